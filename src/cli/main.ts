@@ -1,0 +1,67 @@
+/**
+ * CLI entry: yargs over the library API. User errors (LsmscopeError, fs errors) become one line on
+ * stderr and a non-zero exit; anything else is a bug and keeps its stack.
+ */
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { loadCommands } from "./commands/index.js";
+import { isUserError, fromFsError } from "../util/errors.js";
+
+function packageVersion(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const rel of ["../../../package.json", "../../package.json"]) {
+    try {
+      return (JSON.parse(readFileSync(join(here, rel), "utf8")) as { version: string }).version;
+    } catch {
+      // try the next layout (dist/src/cli vs src/cli)
+    }
+  }
+  return "unknown";
+}
+
+export function reportError(err: unknown): number {
+  const user = isUserError(err) ? err : fromFsError(err);
+  if (user) {
+    process.stderr.write(`lsmscope: ${user.oneLine()}\n`);
+    return user.exitCode;
+  }
+  process.stderr.write(
+    `lsmscope: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
+  return 70;
+}
+
+export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
+  const commands = await loadCommands();
+  let exitCode = 0;
+  const parser = yargs(argv)
+    .scriptName("lsmscope")
+    .usage("$0 <command> [options]\n\nForensic inspector for RocksDB and LevelDB stores.")
+    .version(packageVersion())
+    .strict()
+    .demandCommand(1, "name a command (see --help)")
+    .recommendCommands()
+    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .exitProcess(false)
+    .fail((msg, err) => {
+      if (err) throw err;
+      throw new UsageError(msg);
+    });
+  for (const c of commands) parser.command(c);
+  try {
+    await parser.parseAsync();
+    exitCode = typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`lsmscope: ${err.message}\nRun 'lsmscope --help' for usage.\n`);
+      return 2;
+    }
+    return reportError(err);
+  }
+  return exitCode;
+}
+
+class UsageError extends Error {}

@@ -1,0 +1,8 @@
+/**
+ * lsmscope library API. The CLI and TUI are thin layers over what is exported here; scripts can import
+ * the same functions.
+ */
+export * from "./util/errors.js";
+export * from "./util/bytes.js";
+export { createProgress } from "./util/progress.js";
+export type { Progress, ProgressOptions } from "./util/progress.js";
