@@ -1,1 +1,44 @@
-process.exit(0);
+#!/usr/bin/env node
+// Builds the optional RocksDB engine addon (binding.gyp → build/Release/lsmscope_engine.node) against the
+// system RocksDB (Debian librocksdb-dev). `--optional` (used by `npm install`): a missing header or a
+// failed build prints one note and exits 0, since everything read-only works without the engine.
+// Without it (`npm run build:addon`) any failure is an error.
+import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const optional = process.argv.includes("--optional");
+const header = "/usr/include/rocksdb/db.h";
+const installHint = "sudo apt-get install -y librocksdb-dev && npm run build:addon";
+
+function giveUp(why) {
+  if (optional) {
+    console.log(
+      `lsmscope: engine addon not built (${why}); read-only features work; to enable: ${installHint}`,
+    );
+    process.exit(0);
+  }
+  console.error(`lsmscope: engine addon build failed: ${why}`);
+  process.exit(1);
+}
+
+if (!existsSync(header)) giveUp(`${header} not found: librocksdb-dev is not installed`);
+
+const nodeGyp = join(root, "node_modules", ".bin", "node-gyp");
+if (!existsSync(nodeGyp)) giveUp("node-gyp not found in node_modules (run npm install first)");
+
+// Debian ships the Node headers under /usr/include/node; --nodedir=/usr avoids a download.
+const args = ["rebuild", "--release"];
+if (existsSync("/usr/include/node/node_api.h")) args.push("--nodedir=/usr");
+const r = spawnSync(nodeGyp, args, { cwd: root, stdio: optional ? ["ignore", "ignore", "pipe"] : "inherit" });
+if (r.error) giveUp(r.error.message);
+if (r.status !== 0) {
+  if (optional && r.stderr)
+    process.stderr.write(r.stderr.toString().split("\n").slice(-15).join("\n") + "\n");
+  giveUp(`node-gyp exited with status ${r.status}`);
+}
+if (!existsSync(join(root, "build", "Release", "lsmscope_engine.node")))
+  giveUp("no build/Release/lsmscope_engine.node");
+if (!optional) console.log("lsmscope: engine addon built: build/Release/lsmscope_engine.node");

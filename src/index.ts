@@ -6,3 +6,4 @@ export * from "./util/errors.js";
 export * from "./util/bytes.js";
 export { createProgress } from "./util/progress.js";
 export type { Progress, ProgressOptions } from "./util/progress.js";
+export * as engine from "./engine/index.js";

@@ -1,0 +1,13 @@
+{
+  "targets": [
+    {
+      "target_name": "lsmscope_engine",
+      "sources": ["native/engine.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wno-unused-parameter"],
+      "libraries": ["-lrocksdb"]
+    }
+  ]
+}
