@@ -42,7 +42,7 @@ export function translateEngineError(err: unknown, dir?: string): unknown {
     /(^IO error: lock |While lock file).*(Resource temporarily unavailable|No locks available)/.test(status)
   )
     return new StoreLockedError(status, dir ?? "");
-  if (/^Incomplete: Manual compaction (paused|canceled)/i.test(status))
+  if (/^(Result incomplete|Incomplete): .*(paused|cancel)/i.test(status))
     return new CompactionCanceledError(status, dir);
   if (/Unknown Footer version|Unsupported .*format_version|Unknown checksum type/i.test(status))
     return new EngineError(
