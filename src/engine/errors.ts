@@ -44,7 +44,13 @@ export function translateEngineError(err: unknown, dir?: string): unknown {
     return new StoreLockedError(status, dir ?? "");
   if (/^(Result incomplete|Incomplete): .*(paused|cancel)/i.test(status))
     return new CompactionCanceledError(status, dir);
-  if (/Unknown Footer version|Unsupported .*format_version|Unknown checksum type/i.test(status))
+  if (/Unsupported BlockBasedTable format_version/.test(status))
+    return new EngineError(
+      `the store's OPTIONS ask for a table format_version the system RocksDB cannot write (newer writer): ${status}`,
+      status,
+      dir,
+    );
+  if (/Unknown Footer version|Unknown checksum type/i.test(status))
     return new EngineError(
       `the system RocksDB cannot read this table format (newer writer?): ${status}`,
       status,
