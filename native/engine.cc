@@ -378,7 +378,8 @@ class Db : public Napi::ObjectWrap<Db> {
     return Napi::Buffer<char>::Copy(env, value.data(), value.size());
   }
 
-  // getManyWithStats(cf, keys[], fillCache) -> {found[], valueBytes, stats: {perf, perLevel, iostats, tickers}}
+  // getManyWithStats(cf, keys[], fillCache, countOnly) -> {found[], valueBytes, stats: {perf, perLevel, iostats, tickers}}
+  // countOnly: PerfLevel kEnableCount (no timers: cheaper, for benchmarks); else timers as well.
   Napi::Value GetManyWithStats(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     auto* cf = Cf(info[0]);
@@ -393,7 +394,9 @@ class Db : public Napi::ObjectWrap<Db> {
       for (auto& t : rocksdb::TickersNameMap) tickers_before.push_back(statistics_->getTickerCount(t.first));
 
     // PerfContext and IOStatsContext are thread-local: set up, reset, run the gets, read, switch off.
-    rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableTimeAndCPUTimeExceptForMutex);
+    bool count_only = info[3].IsBoolean() && info[3].As<Napi::Boolean>().Value();
+    rocksdb::SetPerfLevel(count_only ? rocksdb::PerfLevel::kEnableCount
+                                     : rocksdb::PerfLevel::kEnableTimeAndCPUTimeExceptForMutex);
     rocksdb::PerfContext* pc = rocksdb::get_perf_context();
     pc->EnablePerLevelPerfContext();
     pc->Reset();

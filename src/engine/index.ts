@@ -156,17 +156,18 @@ export class EngineDb {
   }
 
   /**
-   * A batch of point gets (fill_cache=false by default) measured with PerfContext (perf level
-   * kEnableTimeAndCPUTimeExceptForMutex, per-level on), IOStatsContext and Statistics tickers.
+   * A batch of point gets (fill_cache=false by default) measured with PerfContext (per-level on),
+   * IOStatsContext and Statistics tickers. Perf level kEnableTimeAndCPUTimeExceptForMutex, or
+   * kEnableCount with `countOnly` (no timers, so the *_time/*_nanos counters stay 0).
    */
   getManyWithStats(
     cf: CfName,
     keys: Buffer[],
-    opts: { fillCache?: boolean } = {},
+    opts: { fillCache?: boolean; countOnly?: boolean } = {},
   ): { found: boolean[]; valueBytes: number; stats: GetStats } {
     return this.#call(
       (db) =>
-        db.getManyWithStats(cfBytes(cf), keys, opts.fillCache ?? false) as {
+        db.getManyWithStats(cfBytes(cf), keys, opts.fillCache ?? false, opts.countOnly ?? false) as {
           found: boolean[];
           valueBytes: number;
           stats: GetStats;

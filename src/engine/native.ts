@@ -24,7 +24,7 @@ export interface NativeDb {
     opts: { disableWal?: boolean; sync?: boolean },
   ): void;
   get(cf: Buffer, key: Buffer, fillCache: boolean): Buffer | undefined;
-  getManyWithStats(cf: Buffer, keys: Buffer[], fillCache: boolean): unknown;
+  getManyWithStats(cf: Buffer, keys: Buffer[], fillCache: boolean, countOnly: boolean): unknown;
   flush(cf?: Buffer): void;
   compactRange(cf: Buffer, opts: object): void;
   compactRangeAsync(cf: Buffer, opts: object): Promise<void>;

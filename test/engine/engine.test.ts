@@ -275,6 +275,56 @@ describe.skipIf(!available)("engine addon (RocksDB 7.8.3)", () => {
     db.close();
   });
 
+  it("accepts the client option strings the samples use, and the tables carry them", () => {
+    const d = join(root, "client-options");
+    const cfs = [
+      { name: Buffer.from([0x01]), options: FILTERED + ";enable_blob_files=true;min_blob_size=100" },
+      {
+        name: "ribbon",
+        options:
+          "compression=kLZ4Compression;block_based_table_factory={block_size=16000;filter_policy=ribbonfilter:10}",
+      },
+      {
+        name: "twolevel",
+        options:
+          "compression=kSnappyCompression;optimize_filters_for_hits=true;block_based_table_factory={index_type=kTwoLevelIndexSearch;partition_filters=true;filter_policy=bloomfilter:10:false}",
+      },
+    ];
+    const db = openDb(d, { createIfMissing: true, columnFamilies: cfs });
+    expect(db.notes).toEqual([]);
+    for (const { name } of cfs) {
+      for (let i = 0; i < 1000; i++) db.put(name, key(i), Buffer.alloc(i % 2 ? 20 : 300, i & 0xff));
+      db.flush(name);
+    }
+    db.close();
+    expect(readdirSync(d).some((f) => f.endsWith(".blob"))).toBe(true);
+    const props = new Map(
+      sstFiles(d).map((f) => {
+        const p = sstProperties(f);
+        return [Buffer.from(p["column family name"]!, "latin1").toString("hex"), p];
+      }),
+    );
+    expect(props.get("01")!["filter policy name"]).toBe("bloomfilter");
+    expect(Number(props.get("01")!["raw value size"])).toBeLessThan(1000 * 300); // large values went to blobs
+    expect(props.get(Buffer.from("ribbon").toString("hex"))!["filter policy name"]).toBe("ribbonfilter");
+    const tl = props.get(Buffer.from("twolevel").toString("hex"))!;
+    expect(tl["SST file compression algo"]).toBe("Snappy");
+    expect(tl["# rocksdb.block.based.table.index.type"]).toBe("0x02000000"); // kTwoLevelIndexSearch
+    expect(Number(tl["# index partitions"])).toBeGreaterThanOrEqual(1);
+    const loaded = loadLatestOptions(d).columnFamilies.find((c) => c.name.toString() === "twolevel")!;
+    expect(loaded.tableOptions).toMatch(/(^|;)partition_filters=true(;|$)/);
+    expect(loaded.options).toMatch(/(^|;)optimize_filters_for_hits=true(;|$)/);
+
+    // countOnly: counters without timers
+    const ro = openDb(d, { readOnly: true, useLatestOptionsFile: true });
+    const r = ro.getManyWithStats(Buffer.from([0x01]), [key(2), key(3), absentKey(4)], { countOnly: true });
+    expect(r.found).toEqual([true, true, false]);
+    expect(r.valueBytes).toBe(320);
+    expect(r.stats.perf.blob_read_count).toBe(1);
+    expect(r.stats.perf.get_from_output_files_time).toBe(0);
+    ro.close();
+  });
+
   it("a store held open read-write by another process gives the clear 'locked' error", async () => {
     const addonPath = join(import.meta.dirname, "..", "..", "build", "Release", "lsmscope_engine.node");
     const holder: ChildProcess = spawn(
