@@ -5,6 +5,7 @@
  * table format this RocksDB cannot read) said plainly.
  */
 import { LsmscopeError } from "../util/errors.js";
+import { escapeText } from "../util/bytes.js";
 
 /** A failed RocksDB call. `status` is RocksDB's own Status::ToString(); `code` its leading category. */
 export class EngineError extends LsmscopeError {
@@ -37,7 +38,8 @@ export class CompactionCanceledError extends EngineError {
 /** Turn an error thrown by the addon into an EngineError; programming errors (TypeError) pass through. */
 export function translateEngineError(err: unknown, dir?: string): unknown {
   if (!(err instanceof Error) || err instanceof TypeError || err instanceof LsmscopeError) return err;
-  const status = err.message;
+  // Statuses can quote column family names or keys: escape them before they reach a terminal.
+  const status = escapeText(err.message);
   if (
     /(^IO error: lock |While lock file).*(Resource temporarily unavailable|No locks available)/.test(status)
   )

@@ -211,7 +211,16 @@ describe.skipIf(!available)("engine addon (RocksDB 7.8.3)", () => {
     db.compactRange(BESU_CF, { bottommost: "force", exclusive: true });
     expect(levels()).toEqual([0, 0, 0, 0, 0, 0, 1]);
     expect(db.get(BESU_CF, key(42))).toEqual(value(42));
+    // close() while an async compaction runs: it cancels and waits, the promise settles.
+    for (let i = 0; i < N; i += 2) db.put(BESU_CF, key(i), value(i + 2));
+    db.flush(BESU_CF);
+    const running = db.compactRangeAsync(BESU_CF, { bottommost: "force", exclusive: true }).then(
+      () => "done",
+      (e: unknown) => e,
+    );
     db.close();
+    const settled = await running;
+    if (settled !== "done") expect(settled).toBeInstanceOf(CompactionCanceledError);
     db.close(); // idempotent
     expect(() => db.get(BESU_CF, key(1))).toThrow(/closed/);
   });
@@ -365,7 +374,7 @@ describe.skipIf(!available)("engine addon (RocksDB 7.8.3)", () => {
     }
   });
 
-  it("errors name the store and carry RocksDB's status", () => {
+  it("errors name the store, carry RocksDB's status, and never show raw name bytes", () => {
     let err: unknown;
     try {
       openDb(join(root, "does-not-exist"), { readOnly: true });
@@ -377,6 +386,17 @@ describe.skipIf(!available)("engine addon (RocksDB 7.8.3)", () => {
     expect(() => openDb(join(root, "x"), { createIfMissing: true, dbOptions: "no_such_option=1" })).toThrow(
       /Invalid argument/,
     );
+    // Opening read-write without naming every CF: RocksDB lists the missing ones (here 0x06), escaped.
+    let missing: unknown;
+    try {
+      openDb(dir, {});
+    } catch (e) {
+      missing = e;
+    }
+    const line = (missing as LsmscopeError).oneLine();
+    expect(line).toMatch(/Column famil(y|ies) not opened/);
+    expect(line).toContain("\\x06");
+    expect(line).not.toMatch(/[\x00-\x1f]/);
   });
 
   it("dropFileCache does not throw on a table and names a missing file", () => {
