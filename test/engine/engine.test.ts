@@ -370,7 +370,12 @@ describe.skipIf(!available)("engine addon (RocksDB 7.8.3)", () => {
       expect(ro.get(BESU_CF, key(3))).toEqual(value(3));
       ro.close();
     } finally {
-      holder.kill();
+      // Wait for the exit: the next tests open the same store read-write.
+      if (holder.exitCode === null && holder.signalCode === null) {
+        const exited = new Promise((resolve) => holder.once("exit", resolve));
+        holder.kill();
+        await exited;
+      }
     }
   });
 
