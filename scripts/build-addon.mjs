@@ -33,13 +33,9 @@ if (!existsSync(nodeGyp)) giveUp("node-gyp not found in node_modules (run npm in
 // Debian ships the Node headers under /usr/include/node; --nodedir=/usr avoids a download.
 const args = ["rebuild", "--release"];
 if (existsSync("/usr/include/node/node_api.h")) args.push("--nodedir=/usr");
-const r = spawnSync(nodeGyp, args, { cwd: root, stdio: optional ? ["ignore", "ignore", "pipe"] : "inherit" });
+const r = spawnSync(nodeGyp, args, { cwd: root, stdio: optional ? "ignore" : "inherit" });
 if (r.error) giveUp(r.error.message);
-if (r.status !== 0) {
-  if (optional && r.stderr)
-    process.stderr.write(r.stderr.toString().split("\n").slice(-15).join("\n") + "\n");
-  giveUp(`node-gyp exited with status ${r.status}`);
-}
+if (r.status !== 0) giveUp(`node-gyp exited with status ${r.status}; run \`npm run build:addon\` to see why`);
 if (!existsSync(join(root, "build", "Release", "lsmscope_engine.node")))
   giveUp("no build/Release/lsmscope_engine.node");
-if (!optional) console.log("lsmscope: engine addon built: build/Release/lsmscope_engine.node");
+console.log("lsmscope: engine addon built: build/Release/lsmscope_engine.node");
