@@ -1,0 +1,27 @@
+/**
+ * The datadir model: every store under a directory, read from CURRENT, MANIFEST, OPTIONS, WAL and blob
+ * files without an engine. Entry point: inspectDatadir().
+ */
+export { inspectDatadir } from "./inspect.js";
+export type * from "./model.js";
+export type {
+  OptionsFileModel,
+  CfOptionsModel,
+  DbOptionsModel,
+  TableOptionsModel,
+  FilterPolicyInfo,
+} from "./options_file.js";
+export { parseOptionsFile, parseFilterPolicy, parseOptionMap, findOptionsFiles } from "./options_file.js";
+export { replayManifest, readCurrent } from "./manifest.js";
+export type { ManifestReplay, ReplayedColumnFamily, ReplayedBlobFile, CurrentFile } from "./manifest.js";
+export { decodeVersionEdit, decodeInternalKey, VALUE_TYPE_NAMES } from "./version_edit.js";
+export type { VersionEdit, NewFileEntry, InternalKey } from "./version_edit.js";
+export { scanLogFile, scanLogBuffer } from "./log_reader.js";
+export type { LogRecord, LogIssue, LogScanResult, LogScanOptions } from "./log_reader.js";
+export { decodeWriteBatch } from "./write_batch.js";
+export type { DecodedBatch } from "./write_batch.js";
+export { scanWal } from "./wal.js";
+export type { WalScan } from "./wal.js";
+export { readBlobFile } from "./blob_file.js";
+export { BESU_SEGMENTS, displayCfName, gethKeyCategory } from "./clients.js";
+export { renderDatadirText } from "./text_dump.js";

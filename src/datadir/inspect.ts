@@ -1,0 +1,618 @@
+/**
+ * inspectDatadir(): a directory → the typed picture of every store in it (model.ts), without an engine,
+ * without a lock, without writing a byte. Every file is opened read-only; damaged input becomes
+ * findings (file, offset, message) and the model carries whatever could be read.
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { LsmscopeError } from "../util/errors.js";
+import { toHex } from "../util/bytes.js";
+import { discoverStores, type DiscoveredStore } from "./discover.js";
+import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js";
+import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
+import { scanWal } from "./wal.js";
+import { readBlobFile } from "./blob_file.js";
+import {
+  displayCfName,
+  gethKeyCategory,
+  looksLikePebble,
+  nethermindPlace,
+  readBesuMetadata,
+} from "./clients.js";
+import { VALUE_TYPE_NAMES, type InternalKey, type NewFileEntry } from "./version_edit.js";
+import type {
+  BlobFileModel,
+  ClientInfo,
+  ClientKind,
+  ColumnFamilyModel,
+  DatadirModel,
+  Finding,
+  InspectOptions,
+  InstanceModel,
+  InternalKeyInfo,
+  LevelModel,
+  SstFileModel,
+  TableDetails,
+  WalCfStats,
+  WalFileModel,
+} from "./model.js";
+import { loadTableDetailsReader, type TableDetailsReader } from "./table_details.js";
+
+const fileName = (n: number, ext: string) => `${String(n).padStart(6, "0")}.${ext}`;
+
+function keyInfo(k: InternalKey): InternalKeyInfo {
+  return {
+    userKey: toHex(k.userKey),
+    seqno: k.seqno,
+    type: k.type,
+    typeName: VALUE_TYPE_NAMES[k.type] ?? `unknown(${k.type})`,
+  };
+}
+
+function sizeOf(dir: string, name: string): number | undefined {
+  try {
+    return statSync(join(dir, name)).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Build the model of every store found in `dir` (the directory itself or below it). */
+export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Promise<DatadirModel> {
+  const t0 = performance.now();
+  const root = isAbsolute(dir) ? dir : resolve(dir);
+  let st;
+  try {
+    st = statSync(root);
+  } catch {
+    throw new LsmscopeError("no such directory", { file: root });
+  }
+  if (!st.isDirectory()) throw new LsmscopeError("not a directory", { file: root });
+
+  const findings: Finding[] = [];
+  const stores = discoverStores(root, opts.maxDepth ?? 4, findings);
+  const besu = readBesuMetadata(root) ?? readBesuMetadata(join(root, ".."));
+  const client: ClientInfo = { kind: "unknown", evidence: [] };
+  if (besu) {
+    client.kind = "besu";
+    client.evidence.push(besu.metadataFile);
+    client.besu = {
+      metadataFile: besu.metadataFile,
+      format: besu.format,
+      version: besu.version,
+      raw: besu.raw,
+    };
+    if (besu.error)
+      findings.push({
+        severity: "warn",
+        code: "besu-metadata",
+        file: besu.metadataFile,
+        message: `unreadable Besu metadata: ${besu.error}`,
+      });
+  }
+
+  const tableReader =
+    opts.tableDetails === "cheap" ? await loadTableDetailsReader(findings, root) : undefined;
+
+  const instances: InstanceModel[] = [];
+  for (const s of stores) {
+    const inst = inspectStore(root, s, besu !== undefined, opts, tableReader);
+    instances.push(inst);
+  }
+  if (stores.length === 0)
+    findings.push({
+      severity: "error",
+      code: "no-store",
+      file: root,
+      message: "no store found (no directory with CURRENT or a Pebble marker)",
+    });
+
+  // datadir-level client verdict
+  if (client.kind === "unknown") {
+    const kinds = new Set(instances.map((i) => i.client));
+    if (instances.some((i) => i.client === "nethermind")) {
+      client.kind = "nethermind";
+      const nets = new Set(instances.map((i) => i.clientDetail?.network).filter((x): x is string => !!x));
+      client.nethermind = {
+        network: nets.size === 1 ? [...nets][0] : undefined,
+        databases: instances.filter((i) => i.client === "nethermind").map((i) => i.clientDetail!.database!),
+      };
+      client.evidence.push("nethermind_db/<network>/<database> layout");
+    } else if (instances.some((i) => i.engine === "pebble")) {
+      client.kind = "pebble";
+      client.evidence.push("Pebble store (current geth)");
+    } else if (kinds.has("geth")) {
+      client.kind = "geth";
+      client.evidence.push("LevelDB store with geth key shapes");
+    } else if (instances.length > 0) client.kind = "generic";
+  }
+  for (const i of instances) findings.push(...i.findings);
+  const complete = !findings.some((f) => f.severity === "error");
+  return { root, client, instances, findings, complete, elapsedMs: Math.round(performance.now() - t0) };
+}
+
+function inspectStore(
+  root: string,
+  store: DiscoveredStore,
+  besuRoot: boolean,
+  opts: InspectOptions,
+  tableReader: TableDetailsReader | undefined,
+): InstanceModel {
+  const dir = store.path;
+  const names = store.names;
+  const nameSet = new Set(names);
+  const inst: InstanceModel = {
+    path: dir,
+    relPath: relative(root, dir) || ".",
+    engine: "unknown",
+    client: "generic",
+    readable: false,
+    columnFamilies: [],
+    wal: [],
+    unreferencedTables: [],
+    unreferencedBlobFiles: [],
+    totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobBytes: 0, walBytes: 0 },
+    findings: [],
+  };
+  const F = inst.findings;
+
+  if (looksLikePebble(dir, names)) {
+    inst.engine = "pebble";
+    inst.client = "geth";
+    inst.clientDetail = { role: "chaindata (Pebble)" };
+    F.push({
+      severity: "warn",
+      code: "pebble-unsupported",
+      file: dir,
+      message: "Pebble store (current geth): recognised, not readable by lsmscope yet",
+    });
+    return inst;
+  }
+
+  // client for this instance
+  const nm = nethermindPlace(dir);
+  if (besuRoot) {
+    inst.client = "besu";
+  } else if (nm) {
+    inst.client = "nethermind";
+    inst.clientDetail = { network: nm.network, database: nm.database };
+  } else if (readBesuMetadata(join(dir, ".."))) {
+    inst.client = "besu";
+  }
+  const rocksSignals = nameSet.has("IDENTITY") || names.some((n) => /^OPTIONS-\d+$/.test(n));
+
+  // OPTIONS
+  const opt = findOptionsFiles(dir, names);
+  if (opt.newest) {
+    try {
+      const parsed = parseOptionsFile(join(dir, opt.newest), opt.newest, opt.others);
+      inst.options = parsed.model;
+      F.push(...parsed.findings);
+    } catch (e) {
+      F.push({
+        severity: "error",
+        code: "options-unreadable",
+        file: join(dir, opt.newest),
+        message: `cannot read OPTIONS: ${(e as Error).message}`,
+      });
+    }
+  }
+
+  // CURRENT → MANIFEST
+  let replay: ManifestReplay | undefined;
+  const cur = readCurrent(dir);
+  if ("manifestName" in cur) {
+    inst.current = cur.manifestName;
+    const mpath = join(dir, cur.manifestName);
+    if (existsSync(mpath)) {
+      replay = safeReplay(mpath, cur.manifestName, F);
+    } else {
+      F.push({
+        severity: "error",
+        code: "current-dangling",
+        file: join(dir, "CURRENT"),
+        offset: 0,
+        message: `CURRENT names ${cur.manifestName}, which does not exist`,
+      });
+    }
+  } else {
+    F.push(cur);
+  }
+  if (!replay) {
+    // best effort: the newest MANIFEST present, clearly flagged
+    const manifests = names
+      .map((n) => /^MANIFEST-(\d+)$/.exec(n))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .sort((a, b) => Number(b[1]) - Number(a[1]));
+    if (manifests.length > 0) {
+      const m = manifests[0]![0];
+      F.push({
+        severity: "warn",
+        code: "manifest-fallback",
+        file: join(dir, m),
+        message: `reading ${m} (the newest MANIFEST present) instead of what CURRENT names`,
+      });
+      replay = safeReplay(join(dir, m), m, F);
+    }
+  }
+
+  inst.engine = rocksSignals || (replay && !replay.levelDbStyle) ? "rocksdb" : "leveldb";
+  if (!replay) return inst;
+  inst.readable = true;
+  inst.manifest = replay.summary;
+  F.push(...replay.findings);
+  if (inst.engine === "leveldb" && inst.client === "generic") inst.client = "geth-candidate" as ClientKind;
+
+  // files on disk
+  const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
+  const referencedTables = new Set<string>();
+  const referencedBlobs = new Set<string>();
+
+  const levelCount = (cf: ManifestReplay["columnFamilies"][number]) => {
+    let max = 0;
+    for (const f of cf.files.values()) max = Math.max(max, f.level);
+    const configured = optionsForCf(inst.options, toHex(cf.name))?.numLevels;
+    return Math.max(max + 1, configured ?? (inst.engine === "leveldb" ? 7 : 7));
+  };
+
+  const allFiles: { model: SstFileModel; entry: NewFileEntry }[] = [];
+  for (const rcf of replay.columnFamilies) {
+    const nameHex = toHex(rcf.name);
+    const printable = rcf.name.length > 0 && [...rcf.name].every((b) => b >= 0x20 && b <= 0x7e);
+    const cfOptions = optionsForCf(inst.options, nameHex);
+    if (inst.options && !cfOptions)
+      F.push({
+        severity: "warn",
+        code: "options-cf-missing",
+        file: inst.options.path,
+        message: `OPTIONS file has no section for column family ${printable ? Buffer.from(rcf.name).toString("latin1") : "0x" + nameHex}`,
+      });
+    const levels: LevelModel[] = [];
+    const n = levelCount(rcf);
+    for (let l = 0; l < n; l++) levels.push({ level: l, files: [], bytes: 0 });
+    for (const f of rcf.files.values()) {
+      let name: string | undefined;
+      let disk: number | undefined;
+      if (f.pathId === 0) {
+        for (const ext of sstExt) {
+          const cand = fileName(f.fileNumber, ext);
+          if (nameSet.has(cand)) {
+            name = cand;
+            disk = sizeOf(dir, cand);
+            break;
+          }
+        }
+      }
+      const fname = name ?? fileName(f.fileNumber, sstExt[0]!);
+      referencedTables.add(fname);
+      const m: SstFileModel = {
+        fileNumber: f.fileNumber,
+        fileName: fname,
+        path: join(dir, fname),
+        pathId: f.pathId,
+        fileSize: f.fileSize,
+        diskSize: disk,
+        present: name !== undefined,
+        level: f.level,
+        smallestKey: toHex(f.smallest.userKey),
+        largestKey: toHex(f.largest.userKey),
+        smallest: keyInfo(f.smallest),
+        largest: keyInfo(f.largest),
+        smallestSeqno: f.smallestSeqno,
+        largestSeqno: f.largestSeqno,
+        epochNumber: f.epochNumber,
+        oldestBlobFileNumber: f.oldestBlobFileNumber,
+        oldestAncesterTime: f.oldestAncesterTime,
+        fileCreationTime: f.fileCreationTime,
+        fileChecksum: f.fileChecksum,
+        fileChecksumFuncName: f.fileChecksumFuncName,
+        markedForCompaction: f.markedForCompaction,
+        temperature: f.temperature,
+        tailSize: f.tailSize,
+        compensatedRangeDeletionSize: f.compensatedRangeDeletionSize,
+        uniqueId: f.uniqueId,
+      };
+      if (f.pathId !== 0) {
+        F.push({
+          severity: "warn",
+          code: "sst-other-path",
+          file: m.path,
+          message: `file ${f.fileNumber} lives on db_paths/cf_paths entry ${f.pathId}; not checked`,
+        });
+      } else if (!m.present) {
+        F.push({
+          severity: "error",
+          code: "sst-missing",
+          file: m.path,
+          message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
+        });
+      } else if (disk !== f.fileSize) {
+        F.push({
+          severity: "error",
+          code: "sst-size-mismatch",
+          file: m.path,
+          message: `size on disk ${disk} differs from the MANIFEST's ${f.fileSize}`,
+        });
+      }
+      while (levels.length <= f.level) levels.push({ level: levels.length, files: [], bytes: 0 });
+      levels[f.level]!.files.push(m);
+      levels[f.level]!.bytes += f.fileSize;
+      allFiles.push({ model: m, entry: f });
+    }
+    // L0 newest first (by epoch number, then largest seqno, then file number), other levels by key
+    for (const lv of levels) {
+      if (lv.level === 0)
+        lv.files.sort(
+          (a, b) =>
+            (b.epochNumber ?? 0) - (a.epochNumber ?? 0) ||
+            (b.largestSeqno ?? 0) - (a.largestSeqno ?? 0) ||
+            b.fileNumber - a.fileNumber,
+        );
+      else
+        lv.files.sort((a, b) => (a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0));
+    }
+
+    const blobFiles: BlobFileModel[] = [];
+    const linked = new Map<number, number[]>();
+    for (const f of rcf.files.values())
+      if (f.oldestBlobFileNumber) {
+        const arr = linked.get(f.oldestBlobFileNumber) ?? [];
+        arr.push(f.fileNumber);
+        linked.set(f.oldestBlobFileNumber, arr);
+      }
+    for (const b of [...rcf.blobFiles.values()].sort((a, b) => a.blobFileNumber - b.blobFileNumber)) {
+      const bname = fileName(b.blobFileNumber, "blob");
+      referencedBlobs.add(bname);
+      const present = nameSet.has(bname);
+      const bm: BlobFileModel = {
+        fileNumber: b.blobFileNumber,
+        fileName: bname,
+        path: join(dir, bname),
+        present,
+        totalBlobCount: b.totalBlobCount,
+        totalBlobBytes: b.totalBlobBytes,
+        checksumMethod: b.checksumMethod,
+        checksumValue: b.checksumValue,
+        garbageBlobCount: b.garbageBlobCount,
+        garbageBlobBytes: b.garbageBlobBytes,
+        linkedSsts: (linked.get(b.blobFileNumber) ?? []).sort((x, y) => x - y),
+      };
+      if (present) {
+        try {
+          const r = readBlobFile(bm.path);
+          bm.diskSize = r.size;
+          bm.header = r.header;
+          bm.footer = r.footer;
+          F.push(...r.findings);
+          if (r.header && r.header.columnFamilyId !== rcf.id)
+            F.push({
+              severity: "warn",
+              code: "blob-cf-mismatch",
+              file: bm.path,
+              offset: 8,
+              message: `blob header names column family ${r.header.columnFamilyId}, MANIFEST puts it in ${rcf.id}`,
+            });
+          if (r.footer && r.footer.blobCount !== b.totalBlobCount)
+            F.push({
+              severity: "warn",
+              code: "blob-count-mismatch",
+              file: bm.path,
+              message: `footer counts ${r.footer.blobCount} blobs, MANIFEST ${b.totalBlobCount}`,
+            });
+        } catch (e) {
+          F.push({
+            severity: "error",
+            code: "blob-unreadable",
+            file: bm.path,
+            message: (e as Error).message,
+          });
+        }
+      } else {
+        F.push({
+          severity: "error",
+          code: "blob-missing",
+          file: bm.path,
+          message: `the MANIFEST lists blob file ${b.blobFileNumber} but it is not on disk`,
+        });
+      }
+      blobFiles.push(bm);
+    }
+
+    const cfName = printable ? Buffer.from(rcf.name).toString("latin1") : nameHex;
+    const cf: ColumnFamilyModel = {
+      id: rcf.id,
+      name: cfName,
+      nameHex,
+      displayName: displayCfName(
+        inst.client === "besu" ? "besu" : inst.client === "nethermind" ? "nethermind" : "generic",
+        rcf.name,
+        inst.clientDetail?.database,
+      ),
+      comparator: rcf.comparator,
+      logNumber: rcf.logNumber,
+      options: cfOptions,
+      levels,
+      blobFiles,
+      fullHistoryTsLow: rcf.fullHistoryTsLow,
+      totals: {
+        files: rcf.files.size,
+        bytes: levels.reduce((s, l) => s + l.bytes, 0),
+        blobFiles: blobFiles.length,
+        blobBytes: blobFiles.reduce((s, b) => s + (b.diskSize ?? 0), 0),
+        garbageBlobBytes: blobFiles.reduce((s, b) => s + b.garbageBlobBytes, 0),
+        unflushedWrites: 0,
+      },
+    };
+    inst.columnFamilies.push(cf);
+  }
+
+  // files on disk nobody references
+  for (const n of names) {
+    if (/^\d+\.(sst|ldb)$/.test(n) && !referencedTables.has(n)) inst.unreferencedTables.push(n);
+    if (/^\d+\.blob$/.test(n) && !referencedBlobs.has(n)) inst.unreferencedBlobFiles.push(n);
+  }
+  if (inst.unreferencedTables.length)
+    F.push({
+      severity: "info",
+      code: "sst-unreferenced",
+      file: dir,
+      message: `${inst.unreferencedTables.length} table file(s) on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
+    });
+
+  // geth recognition for LevelDB stores: key shapes at the file boundaries, or the path
+  if ((inst.client as string) === "geth-candidate") {
+    const pathHint = /(^|[\\/])(geth|chaindata)([\\/]|$)/.test(dir);
+    let gethKeys = 0;
+    let keys = 0;
+    for (const { entry } of allFiles)
+      for (const k of [entry.smallest.userKey, entry.largest.userKey]) {
+        keys++;
+        if (gethKeyCategory(k) !== "other") gethKeys++;
+      }
+    inst.client = pathHint || (keys > 0 && gethKeys / keys >= 0.9) ? "geth" : "generic";
+    if (inst.client === "geth") inst.clientDetail = { role: "chaindata (LevelDB, legacy geth)" };
+  }
+
+  // WALs
+  const walDir = inst.options?.db.walDir;
+  let walPath = dir;
+  if (walDir && walDir !== "" && resolve(dir, walDir) !== resolve(dir)) {
+    if (existsSync(resolve(dir, walDir))) walPath = resolve(dir, walDir);
+    F.push({
+      severity: "info",
+      code: "wal-dir",
+      file: dir,
+      message: `OPTIONS sets wal_dir=${walDir}; ${walPath === dir ? "not found, looking in the store directory" : "reading WALs there"}`,
+    });
+  }
+  if (opts.readWal !== false) inspectWals(inst, walPath, walPath === dir ? names : undefined);
+
+  // totals
+  for (const cf of inst.columnFamilies) {
+    inst.totals.sstFiles += cf.totals.files;
+    inst.totals.sstBytes += cf.totals.bytes;
+    inst.totals.blobFiles += cf.totals.blobFiles;
+    inst.totals.blobBytes += cf.totals.blobBytes;
+  }
+  inst.totals.walBytes = inst.wal.reduce((s, w) => s + w.size, 0);
+
+  // per-file table details (SST reader)
+  if (tableReader) {
+    const present = allFiles.filter((f) => f.model.present);
+    let done = 0;
+    for (const { model } of present) {
+      const d: TableDetails = tableReader(model.path);
+      model.details = d;
+      if (d.error)
+        F.push({
+          severity: "warn",
+          code: "sst-unreadable",
+          file: model.path,
+          message: `table reader: ${d.error}`,
+        });
+      done++;
+      if (opts.onProgress && (done % 64 === 0 || done === present.length))
+        opts.onProgress(done, present.length, inst.relPath);
+    }
+  }
+  return inst;
+}
+
+function safeReplay(path: string, name: string, F: Finding[]): ManifestReplay | undefined {
+  try {
+    return replayManifest(path, name);
+  } catch (e) {
+    F.push({ severity: "error", code: "manifest-unreadable", file: path, message: (e as Error).message });
+    return undefined;
+  }
+}
+
+function inspectWals(inst: InstanceModel, walDir: string, names: string[] | undefined): void {
+  let list = names;
+  if (!list) {
+    try {
+      list = readdirSync(walDir);
+    } catch {
+      list = [];
+    }
+  }
+  const wals = list
+    .map((n) => /^(\d+)\.log$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ name: m[0], number: Number(m[1]) }))
+    .sort((a, b) => a.number - b.number);
+  const cfs = new Map(inst.columnFamilies.map((c) => [c.id, c]));
+  const leveldb = inst.engine === "leveldb";
+  const man = inst.manifest!;
+  const minCfLog = inst.columnFamilies.length ? Math.min(...inst.columnFamilies.map((c) => c.logNumber)) : 0;
+  for (const w of wals) {
+    const path = join(walDir, w.name);
+    let scan;
+    try {
+      scan = scanWal(path, w.number);
+    } catch (e) {
+      inst.findings.push({
+        severity: "error",
+        code: "wal-unreadable",
+        file: path,
+        message: (e as Error).message,
+      });
+      continue;
+    }
+    inst.findings.push(...scan.findings);
+    const live = leveldb
+      ? w.number >= man.logNumber || (man.prevLogNumber !== 0 && w.number === man.prevLogNumber)
+      : w.number >= minCfLog;
+    const perColumnFamily: WalCfStats[] = [];
+    let unflushed = 0;
+    const unflushedCfs: string[] = [];
+    for (const [id, s] of [...scan.perCf].sort((a, b) => a[0] - b[0])) {
+      const cf = cfs.get(id);
+      const isUnflushed = cf !== undefined && (leveldb ? live : w.number >= cf.logNumber) && s.writes > 0;
+      perColumnFamily.push({
+        columnFamilyId: id,
+        name: cf?.displayName,
+        ops: s.ops,
+        writes: s.writes,
+        keyBytes: s.keyBytes,
+        valueBytes: s.valueBytes,
+        unflushed: isUnflushed,
+      });
+      if (isUnflushed) {
+        unflushed += s.writes;
+        cf.totals.unflushedWrites += s.writes;
+        unflushedCfs.push(cf.displayName);
+      }
+    }
+    const model: WalFileModel = {
+      file: w.name,
+      path,
+      logNumber: w.number,
+      size: scan.size,
+      records: scan.records,
+      bytes: scan.bytes,
+      firstSeq: scan.firstSeq,
+      lastSeq: scan.lastSeq,
+      ops: scan.ops,
+      perColumnFamily,
+      unflushedWrites: unflushed,
+      live,
+      summary:
+        unflushed > 0
+          ? `holds ${unflushed} unflushed writes for CFs ${unflushedCfs.join(", ")}`
+          : `inert: ${scan.size} bytes, nothing unflushed`,
+      recyclable: scan.recyclable,
+      tail: scan.tail
+        ? {
+            kind: scan.tail.kind,
+            offset: scan.tail.offset,
+            bytes: scan.tail.bytes,
+            message: scan.tail.message,
+          }
+        : undefined,
+      compressionType: scan.compressionType,
+    };
+    inst.wal.push(model);
+  }
+}

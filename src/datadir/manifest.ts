@@ -1,0 +1,367 @@
+/**
+ * CURRENT → MANIFEST → the current version of every column family, replayed the way RocksDB's
+ * recovery does (db/version_edit_handler.cc, db/version_builder.cc): edits apply in order to their
+ * column family; an atomic group (kInAtomicGroup) applies only once complete; blob files are kept when
+ * some live SST links to them or they still hold live blobs, and only from the oldest blob file that a
+ * live SST references. See manifest_format.md.
+ *
+ *   CURRENT  : "MANIFEST-<number>\n" (the newline is required; RocksDB writes it via a temp file)
+ *   MANIFEST : a log file (log_reader.ts) whose records are VersionEdits (version_edit.ts)
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { scanLogFile } from "./log_reader.js";
+import {
+  decodeVersionEdit,
+  EditDecodeError,
+  type BlobFileAdditionEntry,
+  type NewFileEntry,
+  type VersionEdit,
+} from "./version_edit.js";
+import type { Finding, ManifestSummary } from "./model.js";
+import { LIMITS } from "../util/limits.js";
+
+export interface ReplayedBlobFile extends BlobFileAdditionEntry {
+  garbageBlobCount: number;
+  garbageBlobBytes: number;
+}
+
+export interface ReplayedColumnFamily {
+  id: number;
+  name: Uint8Array;
+  comparator?: string;
+  logNumber: number;
+  /** Live files by file number. */
+  files: Map<number, NewFileEntry>;
+  blobFiles: Map<number, ReplayedBlobFile>;
+  fullHistoryTsLow?: string;
+}
+
+export interface ManifestReplay {
+  summary: ManifestSummary;
+  columnFamilies: ReplayedColumnFamily[];
+  findings: Finding[];
+  /** False when the MANIFEST could not be read to its end (beyond a torn tail). */
+  complete: boolean;
+  /** Only LevelDB tags seen (no column families, no NewFile2+): a LevelDB MANIFEST, or an empty RocksDB one. */
+  levelDbStyle: boolean;
+}
+
+export interface CurrentFile {
+  manifestName: string;
+  manifestNumber: number;
+}
+
+/** Read and validate CURRENT. Returns a finding instead when it is unusable. */
+export function readCurrent(dir: string): CurrentFile | Finding {
+  const path = join(dir, "CURRENT");
+  let text: string;
+  try {
+    const st = statSync(path);
+    if (st.size > LIMITS.maxTextFileBytes)
+      return { severity: "error", code: "current-bad", file: path, message: `CURRENT is ${st.size} bytes` };
+    text = readFileSync(path, "latin1");
+  } catch (e) {
+    return {
+      severity: "error",
+      code: "current-unreadable",
+      file: path,
+      message: `cannot read CURRENT: ${(e as Error).message}`,
+    };
+  }
+  const m = /^(MANIFEST-(\d+))\n?$/.exec(text);
+  if (!m)
+    return {
+      severity: "error",
+      code: "current-bad",
+      file: path,
+      offset: 0,
+      message: `CURRENT does not name a MANIFEST: ${JSON.stringify(text.slice(0, 60))}`,
+    };
+  return { manifestName: m[1]!, manifestNumber: Number(m[2]) };
+}
+
+class Replayer {
+  readonly cfs = new Map<number, ReplayedColumnFamily>();
+  readonly findings: Finding[] = [];
+  readonly summary: ManifestSummary;
+  private readonly trackedWals = new Map<number, { logNumber: number; syncedSize?: number }>();
+  private dropped = 0;
+  isLevelDb = true;
+
+  constructor(
+    private readonly path: string,
+    file: string,
+    size: number,
+  ) {
+    this.summary = {
+      file,
+      path,
+      size,
+      records: 0,
+      edits: 0,
+      logNumber: 0,
+      prevLogNumber: 0,
+      nextFileNumber: 0,
+      lastSequence: 0,
+      maxColumnFamily: 0,
+      minLogNumberToKeep: 0,
+      trackedWals: [],
+      droppedColumnFamilies: 0,
+    };
+    // the default column family exists from the start (ID 0)
+    this.cfs.set(0, this.newCf(0, Buffer.from("default")));
+  }
+
+  private newCf(id: number, name: Uint8Array): ReplayedColumnFamily {
+    return { id, name, logNumber: 0, files: new Map(), blobFiles: new Map() };
+  }
+
+  private finding(severity: Finding["severity"], code: string, offset: number, message: string): void {
+    this.findings.push({ severity, code, file: this.path, offset, message });
+  }
+
+  apply(edit: VersionEdit, offset: number): void {
+    this.summary.edits++;
+    const s = this.summary;
+    if (edit.dbId !== undefined) s.dbId = edit.dbId;
+    if (edit.prevLogNumber !== undefined) s.prevLogNumber = edit.prevLogNumber;
+    if (edit.nextFileNumber !== undefined) s.nextFileNumber = edit.nextFileNumber;
+    if (edit.lastSequence !== undefined) s.lastSequence = edit.lastSequence;
+    if (edit.maxColumnFamily !== undefined)
+      s.maxColumnFamily = Math.max(s.maxColumnFamily, edit.maxColumnFamily);
+    if (edit.minLogNumberToKeep !== undefined)
+      s.minLogNumberToKeep = Math.max(s.minLogNumberToKeep, edit.minLogNumberToKeep);
+    for (const w of edit.walAdditions) this.trackedWals.set(w.logNumber, w);
+    for (const d of edit.walDeletions)
+      for (const n of [...this.trackedWals.keys()]) if (n < d) this.trackedWals.delete(n);
+
+    if (edit.columnFamilyAdd !== undefined) {
+      if (this.cfs.has(edit.columnFamily)) {
+        this.finding("error", "manifest-cf", offset, `column family ${edit.columnFamily} added twice`);
+        return;
+      }
+      this.isLevelDb = false;
+      const cf = this.newCf(edit.columnFamily, edit.columnFamilyAdd);
+      this.cfs.set(edit.columnFamily, cf);
+      s.maxColumnFamily = Math.max(s.maxColumnFamily, edit.columnFamily);
+      if (edit.comparator !== undefined) cf.comparator = edit.comparator;
+      if (edit.logNumber !== undefined) cf.logNumber = edit.logNumber;
+      return;
+    }
+    const cf = this.cfs.get(edit.columnFamily);
+    if (!cf) {
+      this.finding(
+        "error",
+        "manifest-cf",
+        offset,
+        `edit for column family ${edit.columnFamily} that does not exist (or was dropped)`,
+      );
+      return;
+    }
+    if (edit.columnFamilyDrop) {
+      this.cfs.delete(edit.columnFamily);
+      this.dropped++;
+      return;
+    }
+    if (edit.comparator !== undefined) {
+      if (cf.comparator !== undefined && cf.comparator !== edit.comparator)
+        this.finding(
+          "warn",
+          "manifest-comparator",
+          offset,
+          `comparator changes from ${cf.comparator} to ${edit.comparator}`,
+        );
+      cf.comparator = edit.comparator;
+    }
+    if (edit.logNumber !== undefined) {
+      cf.logNumber = edit.logNumber;
+      if (edit.columnFamily === 0) s.logNumber = edit.logNumber;
+    }
+    if (edit.fullHistoryTsLow !== undefined) cf.fullHistoryTsLow = edit.fullHistoryTsLow;
+    for (const d of edit.deletedFiles) {
+      const f = cf.files.get(d.fileNumber);
+      if (!f || f.level !== d.level) {
+        this.finding(
+          "error",
+          "manifest-delete-missing",
+          offset,
+          `edit deletes file ${d.fileNumber} from level ${d.level} of column family ${cf.id}, which is not there`,
+        );
+        continue;
+      }
+      cf.files.delete(d.fileNumber);
+    }
+    for (const f of edit.newFiles) {
+      if (f.tag !== 7) this.isLevelDb = false;
+      if (cf.files.has(f.fileNumber) && !edit.deletedFiles.some((d) => d.fileNumber === f.fileNumber))
+        this.finding("warn", "manifest-dup-file", offset, `file ${f.fileNumber} added twice`);
+      cf.files.set(f.fileNumber, f);
+    }
+    for (const b of edit.blobFileAdditions) {
+      if (cf.blobFiles.has(b.blobFileNumber))
+        this.finding("error", "manifest-blob", offset, `blob file ${b.blobFileNumber} added twice`);
+      cf.blobFiles.set(b.blobFileNumber, { ...b, garbageBlobCount: 0, garbageBlobBytes: 0 });
+    }
+    for (const g of edit.blobFileGarbage) {
+      const b = cf.blobFiles.get(g.blobFileNumber);
+      if (!b) {
+        this.finding(
+          "error",
+          "manifest-blob",
+          offset,
+          `garbage recorded for unknown blob file ${g.blobFileNumber}`,
+        );
+        continue;
+      }
+      b.garbageBlobCount += g.garbageBlobCount;
+      b.garbageBlobBytes += g.garbageBlobBytes;
+      if (b.garbageBlobCount > b.totalBlobCount)
+        this.finding(
+          "warn",
+          "manifest-blob",
+          offset,
+          `blob file ${g.blobFileNumber}: garbage count ${b.garbageBlobCount} exceeds total ${b.totalBlobCount}`,
+        );
+    }
+  }
+
+  finish(): void {
+    const s = this.summary;
+    s.trackedWals = [...this.trackedWals.values()].sort((a, b) => a.logNumber - b.logNumber);
+    s.droppedColumnFamilies = this.dropped;
+    // LevelDB has one log number; RocksDB's DB-wide log number is the smallest over the CFs
+    if (!this.isLevelDb && this.cfs.size > 0)
+      s.logNumber = Math.min(...[...this.cfs.values()].map((c) => c.logNumber));
+    s.comparator = this.cfs.get(0)?.comparator;
+    for (const cf of this.cfs.values()) pruneBlobFiles(cf);
+  }
+}
+
+/** Keep only the blob files RocksDB's VersionBuilder::SaveBlobFilesTo keeps. */
+function pruneBlobFiles(cf: ReplayedColumnFamily): void {
+  const linked = new Map<number, number>();
+  let minOldest = 0;
+  for (const f of cf.files.values()) {
+    const o = f.oldestBlobFileNumber ?? 0;
+    if (o === 0) continue;
+    linked.set(o, (linked.get(o) ?? 0) + 1);
+    if (minOldest === 0 || o < minOldest) minOldest = o;
+  }
+  for (const [num, b] of [...cf.blobFiles]) {
+    const keep =
+      minOldest !== 0 && num >= minOldest && (linked.has(num) || b.garbageBlobCount < b.totalBlobCount);
+    if (!keep) cf.blobFiles.delete(num);
+  }
+}
+
+/** Replay a MANIFEST file into the current version per column family. Never throws on bad content. */
+export function replayManifest(path: string, file: string): ManifestReplay {
+  const size = statSync(path).size;
+  const r = new Replayer(path, file, size);
+  let complete = true;
+  // atomic group: edits buffered until the group's last edit
+  let group:
+    { edits: { edit: VersionEdit; offset: number }[]; remaining: number; offset: number } | undefined;
+  let stopped = false;
+
+  const scan = scanLogFile(path, (rec) => {
+    if (stopped) return;
+    r.summary.records++;
+    let edit: VersionEdit;
+    try {
+      edit = decodeVersionEdit(rec.data);
+    } catch (e) {
+      const at = e instanceof EditDecodeError ? e.at : 0;
+      r.findings.push({
+        severity: "error",
+        code: "manifest-corrupt",
+        file: path,
+        offset: rec.offset,
+        message: `VersionEdit record undecodable at byte ${at} of the record: ${(e as Error).message}; replay stopped here`,
+      });
+      complete = false;
+      stopped = true; // RocksDB refuses the MANIFEST from here; the version so far is what we show
+      return;
+    }
+    if (edit.atomicGroupRemaining !== undefined) {
+      if (!group) group = { edits: [], remaining: edit.atomicGroupRemaining, offset: rec.offset };
+      else if (edit.atomicGroupRemaining !== group.remaining - 1) {
+        r.findings.push({
+          severity: "error",
+          code: "manifest-atomic-group",
+          file: path,
+          offset: rec.offset,
+          message: `atomic group count jumps from ${group.remaining} to ${edit.atomicGroupRemaining}`,
+        });
+        group.remaining = edit.atomicGroupRemaining;
+      } else group.remaining = edit.atomicGroupRemaining;
+      group.edits.push({ edit, offset: rec.offset });
+      if (group.remaining === 0) {
+        for (const g of group.edits) r.apply(g.edit, g.offset);
+        group = undefined;
+      }
+      return;
+    }
+    if (group) {
+      r.findings.push({
+        severity: "error",
+        code: "manifest-atomic-group",
+        file: path,
+        offset: group.offset,
+        message: `atomic group of ${group.edits.length} edits interrupted by an edit outside it; group ignored`,
+      });
+      group = undefined;
+    }
+    r.apply(edit, rec.offset);
+  });
+
+  if (group) {
+    r.findings.push({
+      severity: "warn",
+      code: "manifest-atomic-group",
+      file: path,
+      offset: group.offset,
+      message: `MANIFEST ends inside an atomic group (${group.edits.length} edits, ${group.remaining} missing); ignored as RocksDB does`,
+    });
+  }
+  for (const issue of scan.issues) {
+    if (issue.kind === "torn-tail" || issue.kind === "zero-tail") {
+      if (issue.kind === "torn-tail") r.summary.tornTailAt = issue.offset;
+      r.findings.push({
+        severity: "info",
+        code: issue.kind === "torn-tail" ? "manifest-torn-tail" : "manifest-zero-tail",
+        file: path,
+        offset: issue.offset,
+        message: `${issue.message} (${issue.bytes} bytes ignored)`,
+      });
+    } else {
+      complete = false;
+      r.findings.push({
+        severity: "error",
+        code: "manifest-corrupt",
+        file: path,
+        offset: issue.offset,
+        message: `${issue.message} (${issue.bytes} bytes skipped)`,
+      });
+    }
+  }
+  if (r.summary.edits === 0) {
+    complete = false;
+    r.findings.push({
+      severity: "error",
+      code: "manifest-empty",
+      file: path,
+      offset: 0,
+      message: "MANIFEST holds no readable VersionEdit",
+    });
+  }
+  r.finish();
+  return {
+    summary: r.summary,
+    columnFamilies: [...r.cfs.values()].sort((a, b) => a.id - b.id),
+    findings: r.findings,
+    complete,
+    levelDbStyle: r.isLevelDb,
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The typed picture of a datadir that inspectDatadir() returns. Plain data only (JSON-serialisable:
+ * numbers, strings, booleans, arrays, objects), so `--json` prints it as is and the report/TUI/check
+ * layers consume it without touching files again. Byte strings (keys, raw CF names) are hex.
+ */
+import type { OptionsFileModel } from "./options_file.js";
+
+export type Severity = "error" | "warn" | "info";
+
+/** A problem met while reading: the model still comes out, with what could be read. */
+export interface Finding {
+  severity: Severity;
+  /** Stable machine id, e.g. "manifest-corrupt", "sst-missing", "wal-torn-tail". */
+  code: string;
+  /** Path of the file concerned (absolute), or the directory. */
+  file: string;
+  /** Byte offset inside `file`, when known. */
+  offset?: number;
+  message: string;
+}
+
+export type EngineKind = "rocksdb" | "leveldb" | "pebble" | "unknown";
+export type ClientKind = "besu" | "nethermind" | "geth" | "generic";
+
+export interface InternalKeyInfo {
+  /** User key, hex. */
+  userKey: string;
+  /** Sequence number (the 2^56−1 range-deletion sentinel is shown approximately). */
+  seqno: number;
+  /** Value type byte (db/dbformat.h) and its name. */
+  type: number;
+  typeName: string;
+}
+
+/** What the SST reader told us about one table (only with tableDetails: "cheap"). */
+export interface TableDetails {
+  formatVersion?: number;
+  checksum?: string;
+  compression?: string;
+  filter?: { kind: string; partitioned?: boolean; bitsPerKey?: number };
+  indexType?: string;
+  numEntries?: number;
+  numDataBlocks?: number;
+  dataSize?: number;
+  indexSize?: number;
+  filterSize?: number;
+  rawKeySize?: number;
+  rawValueSize?: number;
+  filterPolicy?: string;
+  columnFamilyName?: string;
+  /** Every property as the reader gave it (RocksDB names → value). */
+  properties?: Record<string, string | number>;
+  /** The reader failed on this file: why. */
+  error?: string;
+}
+
+export interface SstFileModel {
+  fileNumber: number;
+  /** "000123.sst" (or ".ldb" for LevelDB), as found on disk; the expected name if missing. */
+  fileName: string;
+  path: string;
+  /** Index into db_paths / cf_paths (0 = the store's own directory). */
+  pathId: number;
+  /** Size recorded in the MANIFEST. */
+  fileSize: number;
+  /** Size on disk, when the file exists. */
+  diskSize?: number;
+  present: boolean;
+  level: number;
+  /** Smallest/largest user key, hex. */
+  smallestKey: string;
+  largestKey: string;
+  smallest: InternalKeyInfo;
+  largest: InternalKeyInfo;
+  /** Absent for LevelDB, whose MANIFEST records no sequence numbers per file. */
+  smallestSeqno?: number;
+  largestSeqno?: number;
+  epochNumber?: number;
+  oldestBlobFileNumber?: number;
+  oldestAncesterTime?: number;
+  fileCreationTime?: number;
+  fileChecksum?: string;
+  fileChecksumFuncName?: string;
+  markedForCompaction?: boolean;
+  temperature?: number;
+  tailSize?: number;
+  compensatedRangeDeletionSize?: number;
+  uniqueId?: string;
+  details?: TableDetails;
+}
+
+export interface LevelModel {
+  level: number;
+  files: SstFileModel[];
+  /** Sum of the MANIFEST file sizes. */
+  bytes: number;
+}
+
+export interface BlobFileHeaderInfo {
+  version: number;
+  columnFamilyId: number;
+  compression: number;
+  compressionName: string;
+  hasTtl: boolean;
+  expirationRange: [number, number];
+}
+
+export interface BlobFileFooterInfo {
+  blobCount: number;
+  expirationRange: [number, number];
+  crcOk: boolean;
+}
+
+export interface BlobFileModel {
+  fileNumber: number;
+  fileName: string;
+  path: string;
+  present: boolean;
+  diskSize?: number;
+  /** From the MANIFEST (BlobFileAddition). */
+  totalBlobCount: number;
+  totalBlobBytes: number;
+  checksumMethod: string;
+  checksumValue: string;
+  /** From the MANIFEST (BlobFileGarbage, summed). */
+  garbageBlobCount: number;
+  garbageBlobBytes: number;
+  /** SSTs whose oldest blob file is this one. */
+  linkedSsts: number[];
+  header?: BlobFileHeaderInfo;
+  /** Absent when the file has no footer (still being written, or torn). */
+  footer?: BlobFileFooterInfo;
+}
+
+/** Writes by operation, as counted in WAL WriteBatches. */
+export interface WalOpCounts {
+  put: number;
+  delete: number;
+  singleDelete: number;
+  deleteRange: number;
+  merge: number;
+  blobIndex: number;
+  putEntity: number;
+  timedPut: number;
+  /** LogData, Noop and 2PC markers: carried, not applied. */
+  other: number;
+}
+
+export interface WalCfStats {
+  columnFamilyId: number;
+  /** Name when the CF is known from the MANIFEST. */
+  name?: string;
+  ops: WalOpCounts;
+  /** Writes (ops that take a sequence number) for this CF in this WAL. */
+  writes: number;
+  keyBytes: number;
+  valueBytes: number;
+  /** This WAL is at or after the CF's log number: its writes are not in any SST yet. */
+  unflushed: boolean;
+}
+
+export interface WalFileModel {
+  file: string;
+  path: string;
+  logNumber: number;
+  size: number;
+  /** Logical log records (= WriteBatches). */
+  records: number;
+  /** Sum of the WriteBatch sizes. */
+  bytes: number;
+  /** Sequence range of the writes; absent for an empty WAL. */
+  firstSeq?: number;
+  lastSeq?: number;
+  ops: WalOpCounts;
+  perColumnFamily: WalCfStats[];
+  /** Writes that are in this WAL and in no SST yet. */
+  unflushedWrites: number;
+  /** Needed for recovery: its number is at or after some live CF's log number. */
+  live: boolean;
+  /** "inert: N bytes, nothing unflushed" or "holds K unflushed writes for CFs …". */
+  summary: string;
+  recyclable: boolean;
+  /** Torn tail / stale recycled bytes / zero-filled tail at the end (normal). */
+  tail?: { kind: string; offset: number; bytes: number; message: string };
+  /** WAL compression type when the WAL is compressed (records then not decoded). */
+  compressionType?: number;
+}
+
+export interface ColumnFamilyModel {
+  id: number;
+  /** The name as text when printable ASCII, else hex of the raw bytes. */
+  name: string;
+  /** The raw name bytes, hex. */
+  nameHex: string;
+  /** Client-aware name, e.g. "cf06 ACCOUNT_INFO_STATE", "flat/Account", "default". */
+  displayName: string;
+  comparator?: string;
+  /** WALs with a smaller number hold nothing for this CF. */
+  logNumber: number;
+  /** Typed options from the newest OPTIONS file (absent when that file lacks this CF). */
+  options?: import("./options_file.js").CfOptionsModel;
+  levels: LevelModel[];
+  blobFiles: BlobFileModel[];
+  fullHistoryTsLow?: string;
+  totals: {
+    files: number;
+    bytes: number;
+    blobFiles: number;
+    blobBytes: number;
+    garbageBlobBytes: number;
+    /** Writes for this CF in live WALs, not yet flushed. */
+    unflushedWrites: number;
+  };
+}
+
+export interface ManifestSummary {
+  file: string;
+  path: string;
+  size: number;
+  records: number;
+  edits: number;
+  comparator?: string;
+  dbId?: string;
+  logNumber: number;
+  prevLogNumber: number;
+  nextFileNumber: number;
+  lastSequence: number;
+  maxColumnFamily: number;
+  minLogNumberToKeep: number;
+  /** WALs tracked in the MANIFEST (track_and_verify_wals_in_manifest). */
+  trackedWals: { logNumber: number; syncedSize?: number }[];
+  droppedColumnFamilies: number;
+  /** The MANIFEST ended in a torn record (normal) at this offset. */
+  tornTailAt?: number;
+}
+
+export interface InstanceModel {
+  /** Absolute path of the store directory. */
+  path: string;
+  /** Path relative to the scanned root ("." for the root itself). */
+  relPath: string;
+  engine: EngineKind;
+  client: ClientKind;
+  /** Client-specific naming: Nethermind database name and network, Besu metadata, geth role. */
+  clientDetail?: {
+    database?: string;
+    network?: string;
+    besuFormat?: string;
+    besuVersion?: number;
+    role?: string;
+  };
+  /** False for Pebble and for stores whose MANIFEST could not be read at all. */
+  readable: boolean;
+  /** What CURRENT names. */
+  current?: string;
+  manifest?: ManifestSummary;
+  options?: OptionsFileModel;
+  columnFamilies: ColumnFamilyModel[];
+  wal: WalFileModel[];
+  /** Files on disk that no live version references (obsolete, or left by a crash). */
+  unreferencedTables: string[];
+  unreferencedBlobFiles: string[];
+  totals: { sstFiles: number; sstBytes: number; blobFiles: number; blobBytes: number; walBytes: number };
+  findings: Finding[];
+}
+
+export interface ClientInfo {
+  kind: ClientKind | "pebble" | "unknown";
+  /** Why we think so: files seen. */
+  evidence: string[];
+  besu?: { metadataFile: string; format?: string; version?: number; raw?: unknown };
+  nethermind?: { network?: string; databases: string[] };
+}
+
+export interface DatadirModel {
+  /** Absolute path scanned. */
+  root: string;
+  client: ClientInfo;
+  instances: InstanceModel[];
+  /** Every finding, datadir-level and per instance. */
+  findings: Finding[];
+  /** True when nothing kept the picture from being whole (no error findings). */
+  complete: boolean;
+  /** Time spent building the model, milliseconds. */
+  elapsedMs: number;
+}
+
+export interface InspectOptions {
+  /** Per-SST details through the SST reader: "none" (MANIFEST only, default) or "cheap" (footer + properties). */
+  tableDetails?: "none" | "cheap";
+  /** Read WAL files (default true). */
+  readWal?: boolean;
+  /** How deep to look for stores below `dir` (default 4). */
+  maxDepth?: number;
+  /** Progress callback for large stores. */
+  onProgress?: (done: number, total: number, what: string) => void;
+}
