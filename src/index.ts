@@ -7,3 +7,4 @@ export * from "./util/bytes.js";
 export { createProgress } from "./util/progress.js";
 export type { Progress, ProgressOptions } from "./util/progress.js";
 export * as engine from "./engine/index.js";
+export * from "./datadir/index.js";
