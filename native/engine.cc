@@ -182,8 +182,6 @@ Napi::Value DropFileCache(const Napi::CallbackInfo& info) {
 
 class Db : public Napi::ObjectWrap<Db> {
  public:
-  static Napi::FunctionReference* constructor;
-
   static Napi::Function Init(Napi::Env env) {
     Napi::Function f = DefineClass(
         env, "Db",
@@ -203,7 +201,6 @@ class Db : public Napi::ObjectWrap<Db> {
          InstanceMethod("latestSequenceNumber", &Db::LatestSequenceNumber),
          InstanceMethod("createColumnFamily", &Db::CreateColumnFamily),
          InstanceMethod("close", &Db::Close)});
-    constructor = new Napi::FunctionReference(Napi::Persistent(f));
     return f;
   }
 
@@ -563,8 +560,6 @@ class Db : public Napi::ObjectWrap<Db> {
     return info.Env().Undefined();
   }
 };
-
-Napi::FunctionReference* Db::constructor = nullptr;
 
 // CompactRange on a libuv worker thread; resolves or rejects a Promise on the JS thread.
 class CompactWorker : public Napi::AsyncWorker {
