@@ -8,3 +8,4 @@ export { createProgress } from "./util/progress.js";
 export type { Progress, ProgressOptions } from "./util/progress.js";
 export * as engine from "./engine/index.js";
 export * from "./datadir/index.js";
+export * from "./format/index.js";

@@ -1,0 +1,313 @@
+/**
+ * Blocks of key/value entries: data, index, metaindex, properties and range-deletion blocks
+ * (table/block_based/block.cc, block_builder.cc, data_block_footer.h, data_block_hash_index.cc).
+ *
+ *   entry*                      prefix-compressed, see below
+ *   [hash index]                only with the footer's hash bit (data blocks, kDataBlockBinaryAndHash):
+ *                               bucket bytes [num_buckets] | num_buckets fixed16
+ *   restart offsets             fixed32 * num_restarts, offsets of entries stored with shared == 0
+ *   footer                      fixed32: bits 0-27 num_restarts, bit 31 hash index present,
+ *                               bit 29 "uniform keys" hint, bit 28 separated key/value storage
+ *                               (newer RocksDB; refused), bit 30 reserved. LevelDB: plain num_restarts.
+ *
+ * entry (data and meta blocks):   shared varint32 | non_shared varint32 | value_length varint32 |
+ *                                 key delta [non_shared] | value [value_length]
+ * entry (index blocks with index_value_is_delta_encoded, format_version >= 4):
+ *                                 shared varint32 | non_shared varint32 | key delta [non_shared] |
+ *                                 value: shared == 0 -> BlockHandle (varint64 offset, varint64 size)
+ *                                        shared != 0 -> varsigned64 (size - previous size); offset is
+ *                                                       previous offset + previous size + 5
+ *                                 [first key: varint32 length + bytes, index type kBinarySearchWithFirstKey]
+ * The key of an entry is the previous key's first `shared` bytes followed by the delta. Index values
+ * without delta encoding are an encoded BlockHandle (+ length-prefixed first key) in the value bytes.
+ */
+import { LsmscopeError } from "../util/errors.js";
+import { blockCorruption } from "./errors.js";
+import { BLOCK_TRAILER_SIZE } from "./handle.js";
+
+const HASH_INDEX_BIT = 0x80000000;
+const RESERVED_BIT = 0x40000000;
+const SEPARATED_KV_BIT = 0x10000000;
+const RESTARTS_MASK = 0x0fffffff;
+
+/** Where a block came from, for error messages. */
+export interface BlockOrigin {
+  file: string;
+  kind: string;
+  offset: number;
+}
+
+export class Block {
+  readonly data: Buffer;
+  /** Offset of the restart array (= end of the entries). */
+  readonly restartsOffset: number;
+  readonly numRestarts: number;
+  /** The data-block hash index footer bit. */
+  readonly hasHashIndex: boolean;
+  readonly origin: BlockOrigin;
+
+  constructor(data: Buffer, origin: BlockOrigin) {
+    this.data = data;
+    this.origin = origin;
+    const n = data.length;
+    if (n < 4) throw this.corrupt(`block too short (${n} bytes)`);
+    const packed = data.readUInt32LE(n - 4);
+    let limit = n - 4;
+    this.hasHashIndex = (packed & HASH_INDEX_BIT) !== 0;
+    if (packed & SEPARATED_KV_BIT) {
+      throw new LsmscopeError(
+        `${origin.kind} block uses separated key/value storage (a newer RocksDB feature) that this reader does not support`,
+        { file: origin.file, offset: origin.offset },
+      );
+    }
+    if (packed & RESERVED_BIT)
+      throw this.corrupt(`block footer has a reserved bit set (0x${packed.toString(16)})`);
+    const numRestarts = packed & RESTARTS_MASK;
+    if (this.hasHashIndex) {
+      if (limit < 2) throw this.corrupt("hash index does not fit in the block");
+      const buckets = data.readUInt16LE(limit - 2);
+      if (buckets === 0 || buckets + 2 > limit) throw this.corrupt(`bad hash index (${buckets} buckets)`);
+      limit -= 2 + buckets;
+    }
+    if (numRestarts * 4 > limit) throw this.corrupt(`${numRestarts} restart points do not fit in ${n} bytes`);
+    this.numRestarts = numRestarts;
+    this.restartsOffset = limit - numRestarts * 4;
+  }
+
+  restartPoint(i: number): number {
+    const p = this.data.readUInt32LE(this.restartsOffset + 4 * i);
+    if (p >= this.restartsOffset && !(p === 0 && this.restartsOffset === 0)) {
+      throw this.corrupt(`restart point ${i} (${p}) outside the entries`);
+    }
+    return p;
+  }
+
+  corrupt(what: string, at?: number): Error {
+    const where = at === undefined ? "" : ` (at byte ${at} of the block)`;
+    return blockCorruption(this.origin.file, this.origin.kind, this.origin.offset, what + where);
+  }
+}
+
+/**
+ * A forward cursor over a block's entries. The key is decoded into a reused buffer (`key`, valid bytes
+ * [0, keyLength)); the value is the range [valueOffset, valueOffset + valueLength) of `block.data`.
+ * Nothing is allocated per entry.
+ */
+export class BlockCursor {
+  block!: Block;
+  data!: Buffer;
+  key: Buffer = Buffer.allocUnsafe(256);
+  keyLength = 0;
+  valueOffset = 0;
+  valueLength = 0;
+  /** Offset of the current entry, and of the next one. */
+  entryOffset = 0;
+  nextOffset = 0;
+  private end = 0;
+  shared = 0;
+
+  /** Index mode: values are (delta-encoded) block handles, optionally followed by a first key. */
+  indexValueDelta = false;
+  indexHasFirstKey = false;
+  handleOffset = 0;
+  handleSize = 0;
+  firstKeyOffset = 0;
+  firstKeyLength = 0;
+  private isIndex = false;
+
+  constructor(opts: { index?: boolean; valueDelta?: boolean; firstKey?: boolean } = {}) {
+    this.isIndex = Boolean(opts.index);
+    this.indexValueDelta = Boolean(opts.valueDelta);
+    this.indexHasFirstKey = Boolean(opts.firstKey);
+  }
+
+  reset(block: Block): this {
+    this.block = block;
+    this.data = block.data;
+    this.end = block.restartsOffset;
+    this.nextOffset = 0;
+    this.keyLength = 0;
+    this.handleOffset = 0;
+    this.handleSize = 0;
+    return this;
+  }
+
+  seekToRestart(i: number): void {
+    this.nextOffset = this.block.restartPoint(i);
+    this.keyLength = 0;
+  }
+
+  /** Decode the next entry; false at the end of the block. */
+  next(): boolean {
+    const d = this.data;
+    let p = this.nextOffset;
+    const end = this.end;
+    if (p >= end) return false;
+    this.entryOffset = p;
+    let shared: number;
+    let nonShared: number;
+    let valueLength = 0;
+    // fast path: the two or three varints are single bytes
+    const delta = this.isIndex && this.indexValueDelta;
+    if (p + 3 <= end && (d[p]! | d[p + 1]! | (delta ? 0 : d[p + 2]!)) < 0x80) {
+      shared = d[p]!;
+      nonShared = d[p + 1]!;
+      if (delta) p += 2;
+      else {
+        valueLength = d[p + 2]!;
+        p += 3;
+      }
+    } else {
+      shared = this.varint(p);
+      p = this.vpos;
+      nonShared = this.varint(p);
+      p = this.vpos;
+      if (!delta) {
+        valueLength = this.varint(p);
+        p = this.vpos;
+      }
+    }
+    if (shared > this.keyLength)
+      throw this.block.corrupt(
+        `entry shares ${shared} bytes of a ${this.keyLength}-byte key`,
+        this.entryOffset,
+      );
+    if (nonShared > end - p) throw this.block.corrupt("entry key runs past the entries", this.entryOffset);
+    const keyLength = shared + nonShared;
+    if (keyLength > this.key.length) this.growKey(keyLength);
+    const k = this.key;
+    if (nonShared < 32) {
+      for (let i = 0; i < nonShared; i++) k[shared + i] = d[p + i]!;
+    } else {
+      d.copy(k, shared, p, p + nonShared);
+    }
+    p += nonShared;
+    this.keyLength = keyLength;
+    this.shared = shared;
+    if (!this.isIndex) {
+      if (valueLength > end - p)
+        throw this.block.corrupt("entry value runs past the entries", this.entryOffset);
+      this.valueOffset = p;
+      this.valueLength = valueLength;
+      this.nextOffset = p + valueLength;
+      return true;
+    }
+    // index entry
+    let vend: number;
+    if (delta) {
+      vend = end;
+    } else {
+      if (valueLength > end - p)
+        throw this.block.corrupt("entry value runs past the entries", this.entryOffset);
+      vend = p + valueLength;
+    }
+    this.valueOffset = p;
+    if (delta && shared !== 0) {
+      const z = this.varint64(p, vend);
+      p = this.vpos;
+      const diff = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+      const prevEnd = this.handleOffset + this.handleSize + BLOCK_TRAILER_SIZE;
+      this.handleOffset = prevEnd;
+      this.handleSize = this.handleSize + diff;
+      if (this.handleSize < 0)
+        throw this.block.corrupt("delta-encoded block handle has a negative size", this.entryOffset);
+    } else {
+      this.handleOffset = this.varint64(p, vend);
+      p = this.vpos;
+      this.handleSize = this.varint64(p, vend);
+      p = this.vpos;
+    }
+    if (this.indexHasFirstKey) {
+      const n = this.varint(p, vend);
+      p = this.vpos;
+      if (n > vend - p) throw this.block.corrupt("first key runs past the entry", this.entryOffset);
+      this.firstKeyOffset = p;
+      this.firstKeyLength = n;
+      p += n;
+    }
+    if (delta) {
+      this.valueLength = p - this.valueOffset;
+      this.nextOffset = p;
+    } else {
+      this.valueLength = valueLength;
+      this.nextOffset = vend;
+    }
+    return true;
+  }
+
+  private vpos = 0;
+
+  private varint(p: number, end = this.end): number {
+    const d = this.data;
+    let result = 0;
+    for (let shift = 0; shift <= 28; shift += 7) {
+      if (p >= end) throw this.block.corrupt("varint runs past the entries", this.entryOffset);
+      const b = d[p++]!;
+      result |= (b & 0x7f) << shift;
+      if (b < 0x80) {
+        this.vpos = p;
+        return result >>> 0;
+      }
+    }
+    throw this.block.corrupt("varint32 too long", this.entryOffset);
+  }
+
+  private varint64(p: number, end: number): number {
+    const d = this.data;
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (p >= end) throw this.block.corrupt("varint64 runs past the entry", this.entryOffset);
+      const b = d[p++]!;
+      result += (b & 0x7f) * mul;
+      if (b < 0x80) {
+        if (result > Number.MAX_SAFE_INTEGER)
+          throw this.block.corrupt("varint64 beyond 2^53", this.entryOffset);
+        this.vpos = p;
+        return result;
+      }
+      mul *= 128;
+    }
+    throw this.block.corrupt("varint64 too long", this.entryOffset);
+  }
+
+  private growKey(n: number): void {
+    const nk = Buffer.allocUnsafe(Math.max(n, this.key.length * 2));
+    this.key.copy(nk, 0, 0, this.keyLength);
+    this.key = nk;
+  }
+
+  /** Copy of the current key. */
+  keyCopy(): Buffer {
+    return Buffer.from(this.key.subarray(0, this.keyLength));
+  }
+
+  /** Copy of the current value. */
+  valueCopy(): Buffer {
+    return Buffer.from(this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength));
+  }
+
+  /**
+   * Position at the first entry whose key, compared by `cmp(entryKey, entryKeyLength)` (< 0 when the
+   * entry sorts before the target), is not before the target. False if every entry sorts before it.
+   */
+  seek(cmp: (key: Buffer, keyLength: number) => number): boolean {
+    const b = this.block;
+    if (b.numRestarts === 0) return false;
+    let lo = 0;
+    let hi = b.numRestarts - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      this.seekToRestart(mid);
+      if (!this.next()) throw b.corrupt(`restart point ${mid} holds no entry`);
+      if (this.shared !== 0) throw b.corrupt(`restart point ${mid} entry is prefix-compressed`);
+      if (cmp(this.key, this.keyLength) < 0) lo = mid;
+      else hi = mid - 1;
+    }
+    this.seekToRestart(lo);
+    while (this.next()) {
+      if (cmp(this.key, this.keyLength) >= 0) return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * Block decompression (util/compression.h in RocksDB; snappy only in LevelDB).
+ *
+ * The trailer's type byte says how a block is stored:
+ *   0x00 none    0x01 Snappy   0x02 zlib (LevelDB >= 1.23: zstd)   0x03 bzip2   0x04 LZ4
+ *   0x05 LZ4HC   0x06 XPRESS   0x07 ZSTD   0x40 ZSTD (pre-1.0 "not final" id)
+ *
+ * Stored payloads (RocksDB "compress_format_version" 2, used from table format_version 2):
+ *   Snappy            raw Snappy (carries its own uncompressed length)
+ *   zlib              varint32 uncompressed size, then a raw deflate stream (window_bits -14 by
+ *                     default; a positive window_bits writes a zlib header, which we also accept)
+ *   LZ4 / LZ4HC       varint32 uncompressed size, then one raw LZ4 block (optionally with dictionary)
+ *   ZSTD              varint32 uncompressed size, then one zstd frame (optionally with dictionary)
+ * compress_format_version 1 (format_version 0/1 tables): zlib without size prefix; LZ4 with an 8-byte
+ * header whose first 4 bytes are the uncompressed size.
+ *
+ * lz4-napi wants the size as a 4-byte LE prefix: we rewrite it in place over the varint (every block
+ * buffer keeps BLOCK_HEADROOM spare bytes in front, so nothing is copied).
+ */
+import { inflateRawSync, inflateSync } from "node:zlib";
+import { uncompressSync as lz4Uncompress } from "lz4-napi";
+import { uncompressSync as snappyUncompress } from "snappy";
+import { Decompressor } from "zstd-napi";
+import { LIMITS } from "../util/limits.js";
+
+export enum CompressionType {
+  None = 0x00,
+  Snappy = 0x01,
+  Zlib = 0x02,
+  BZip2 = 0x03,
+  LZ4 = 0x04,
+  LZ4HC = 0x05,
+  Xpress = 0x06,
+  ZSTD = 0x07,
+  ZSTDNotFinal = 0x40,
+}
+
+/** Names as RocksDB prints them in the "rocksdb.compression" property. */
+export function compressionName(t: number): string {
+  switch (t) {
+    case CompressionType.None:
+      return "NoCompression";
+    case CompressionType.Snappy:
+      return "Snappy";
+    case CompressionType.Zlib:
+      return "Zlib";
+    case CompressionType.BZip2:
+      return "BZip2";
+    case CompressionType.LZ4:
+      return "LZ4";
+    case CompressionType.LZ4HC:
+      return "LZ4HC";
+    case CompressionType.Xpress:
+      return "Xpress";
+    case CompressionType.ZSTD:
+      return "ZSTD";
+    case CompressionType.ZSTDNotFinal:
+      return "ZSTDNotFinal";
+    default:
+      return `Unknown(0x${t.toString(16).padStart(2, "0")})`;
+  }
+}
+
+/** Spare bytes kept in front of every block buffer so the LZ4 size prefix can be rewritten in place. */
+export const BLOCK_HEADROOM = 8;
+
+/** Thrown for a block that cannot be decompressed; the table reader adds file/block/offset. */
+export class DecompressError extends Error {}
+
+export interface Codecs {
+  /** compress_format_version: 2 for table format_version >= 2, else 1. */
+  compressFormatVersion: 1 | 2;
+  /** LevelDB tables: type 0x02 is zstd, not zlib. */
+  leveldb: boolean;
+  /** Raw dictionary from the "rocksdb.compression_dict" meta block, if any. */
+  dictionary?: Uint8Array;
+  zstd?: Decompressor;
+}
+
+export function createCodecs(formatVersion: number, leveldb: boolean): Codecs {
+  return { compressFormatVersion: formatVersion >= 2 ? 2 : 1, leveldb };
+}
+
+function readSizeVarint(buf: Uint8Array, start: number, end: number): [size: number, payload: number] {
+  let result = 0;
+  let p = start;
+  for (let shift = 0; shift <= 28; shift += 7) {
+    if (p >= end) throw new DecompressError("uncompressed size prefix runs past the block end");
+    const b = buf[p++]!;
+    result += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) {
+      if (result > LIMITS.maxUncompressedBlockBytes) {
+        throw new DecompressError(`declared uncompressed size ${result} exceeds the limit`);
+      }
+      return [result, p];
+    }
+  }
+  throw new DecompressError("bad uncompressed size prefix");
+}
+
+function checkLength(got: number, want: number, codec: string): void {
+  if (got !== want) throw new DecompressError(`${codec}: decompressed ${got} bytes, block declares ${want}`);
+}
+
+function getZstd(codecs: Codecs): Decompressor {
+  if (!codecs.zstd) {
+    const d = new Decompressor();
+    if (codecs.dictionary && codecs.dictionary.length > 0) d.loadDictionary(codecs.dictionary);
+    codecs.zstd = d;
+  }
+  return codecs.zstd;
+}
+
+/**
+ * Decompress the stored block `buf[start, end)` of compression `type`. `buf` must have
+ * BLOCK_HEADROOM writable bytes before `start` (LZ4 rewrites its size prefix there).
+ * Returns the uncompressed contents (a view of `buf` for type none).
+ */
+export function decompressBlock(
+  codecs: Codecs,
+  type: number,
+  buf: Buffer,
+  start: number,
+  end: number,
+): Uint8Array {
+  switch (type) {
+    case CompressionType.None:
+      return buf.subarray(start, end);
+    case CompressionType.Snappy: {
+      const out = snappyUncompress(buf.subarray(start, end), { asBuffer: true }) as Buffer;
+      if (out.length > LIMITS.maxUncompressedBlockBytes) throw new DecompressError("Snappy block too large");
+      return out;
+    }
+    case CompressionType.Zlib: {
+      if (codecs.leveldb) return zstdFrame(codecs, buf.subarray(start, end), -1);
+      let size = -1;
+      let p = start;
+      if (codecs.compressFormatVersion === 2) [size, p] = readSizeVarint(buf, start, end);
+      const input = buf.subarray(p, end);
+      const maxOutputLength = size >= 0 ? Math.max(size, 1) : LIMITS.maxUncompressedBlockBytes;
+      let out: Buffer;
+      try {
+        out = inflateRawSync(input, { maxOutputLength });
+      } catch {
+        try {
+          out = inflateSync(input, { maxOutputLength });
+        } catch (err) {
+          throw new DecompressError(`zlib: ${(err as Error).message}`);
+        }
+      }
+      if (size >= 0) checkLength(out.length, size, "zlib");
+      return out;
+    }
+    case CompressionType.LZ4:
+    case CompressionType.LZ4HC: {
+      let size: number;
+      let p: number;
+      if (codecs.compressFormatVersion === 2) {
+        [size, p] = readSizeVarint(buf, start, end);
+      } else {
+        if (end - start < 8) throw new DecompressError("LZ4: block shorter than its header");
+        size = buf.readUInt32LE(start);
+        if (size > LIMITS.maxUncompressedBlockBytes)
+          throw new DecompressError("LZ4: declared size too large");
+        p = start + 8;
+      }
+      // rewrite the size as the 4-byte LE prefix lz4-napi expects, in place (headroom before start)
+      const q = p - 4;
+      buf.writeUInt32LE(size, q);
+      let out: Buffer;
+      try {
+        out = codecs.dictionary
+          ? lz4Uncompress(buf.subarray(q, end), Buffer.from(codecs.dictionary))
+          : lz4Uncompress(buf.subarray(q, end));
+      } catch (err) {
+        throw new DecompressError(`LZ4: ${(err as Error).message}`);
+      }
+      checkLength(out.length, size, "LZ4");
+      return out;
+    }
+    case CompressionType.ZSTD:
+    case CompressionType.ZSTDNotFinal: {
+      let size = -1;
+      let p = start;
+      if (codecs.compressFormatVersion === 2) [size, p] = readSizeVarint(buf, start, end);
+      return zstdFrame(codecs, buf.subarray(p, end), size);
+    }
+    case CompressionType.BZip2:
+    case CompressionType.Xpress:
+      throw new DecompressError(`${compressionName(type)} compression is not supported by this reader`);
+    default:
+      throw new DecompressError(`unknown compression type 0x${type.toString(16).padStart(2, "0")}`);
+  }
+}
+
+/** Content size declared in a zstd frame header (-1 if absent); lets us refuse absurd sizes early. */
+function zstdFrameContentSize(input: Uint8Array): number {
+  if (input.length < 5) throw new DecompressError("ZSTD: frame too short");
+  if (input[0] !== 0x28 || input[1] !== 0xb5 || input[2] !== 0x2f || input[3] !== 0xfd) {
+    throw new DecompressError("ZSTD: bad frame magic");
+  }
+  const fhd = input[4]!;
+  const fcsFlag = fhd >> 6;
+  const single = (fhd >> 5) & 1;
+  const dictIdSize = [0, 1, 2, 4][fhd & 3]!;
+  const fcsSize = fcsFlag === 0 ? single : [1, 2, 4, 8][fcsFlag]!;
+  if (fcsSize === 0) return -1;
+  const p = 5 + (single ? 0 : 1) + dictIdSize;
+  if (p + fcsSize > input.length) throw new DecompressError("ZSTD: truncated frame header");
+  let v = 0;
+  for (let i = fcsSize - 1; i >= 0; i--) v = v * 256 + input[p + i]!;
+  return fcsSize === 2 ? v + 256 : v;
+}
+
+function zstdFrame(codecs: Codecs, input: Uint8Array, size: number): Uint8Array {
+  const declared = zstdFrameContentSize(input);
+  if (declared > LIMITS.maxUncompressedBlockBytes || (size >= 0 && declared >= 0 && declared !== size)) {
+    throw new DecompressError(`ZSTD: frame declares ${declared} bytes, block ${size}`);
+  }
+  let out: Buffer;
+  try {
+    out = getZstd(codecs).decompress(input);
+  } catch (err) {
+    throw new DecompressError(`ZSTD: ${(err as Error).message}`);
+  }
+  if (size >= 0) checkLength(out.length, size, "ZSTD");
+  else if (out.length > LIMITS.maxUncompressedBlockBytes) throw new DecompressError("ZSTD: block too large");
+  return out;
+}

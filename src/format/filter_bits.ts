@@ -1,0 +1,264 @@
+/**
+ * Filter bits and their may-contain queries (table/block_based/filter_policy.cc, util/bloom_impl.h,
+ * util/ribbon_impl.h, util/ribbon_alg.h; LevelDB util/bloom.cc).
+ *
+ * A full filter (or one partition) ends in 5 metadata bytes; the first of them tells the kind:
+ *
+ *   legacy Bloom (format_version < 5):  bits [len] | num_probes (1..127) | num_lines fixed32
+ *        hash h = Hash(key, 0xbc9f1d34) (RocksDB flavour); line = h % num_lines; within the
+ *        cache line (len / num_lines bytes): probe bit h & (line_bits - 1), h += rotr(h, 17)
+ *   FastLocalBloom ("newer Bloom"):     bits [len] | 0xff (-1) | sub-impl 0 | block_and_probes |
+ *                                        2 reserved zero bytes
+ *        block_and_probes: low 5 bits num_probes, top 3 bits log2(block bytes) - 6 (only 64 supported)
+ *        h = Hash64(key) (XXPH3); line = FastRange32(lower32(h), len / 64); h2 = upper32(h);
+ *        probes: bit h2 >>> 23 of the 512-bit line, h2 *= 0x9e3779b9
+ *   Standard128Ribbon:                  solution [len] | 0xfe (-2) | seed byte | num_blocks 24-bit LE
+ *        interleaved solution of 128-bit segments; see ribbonMayMatch
+ *   0x00 marker: zero probes, always "may contain"; other negative markers: reserved, same.
+ *   len_with_meta <= 5: empty filter, never contains.
+ *
+ * LevelDB-style filters (LevelDB tables and RocksDB's legacy block-based "filter." blocks) are one
+ * small Bloom per 2^base_lg bytes of data offsets:
+ *   filter data* | filter offsets fixed32 * n | offset-array start fixed32 | base_lg byte
+ *   each filter: bits [len-1] | k (probes); bit = h % bits, h += rotr(h, 17)
+ */
+import { bloomHash32, hash64 } from "./hash.js";
+
+export type FilterBitsKind = "bloom" | "fastbloom" | "ribbon" | "always-true" | "always-false";
+
+export interface FilterBits {
+  kind: FilterBitsKind;
+  /** Filter bytes without the 5 metadata bytes. */
+  dataBytes: number;
+  /** Bloom probes (bloom, fastbloom). */
+  numProbes?: number;
+  /** Ribbon: blocks of 128 slots and seed. */
+  ribbonBlocks?: number;
+  ribbonSeed?: number;
+  mayMatch(key: Uint8Array): boolean;
+}
+
+const M64 = 0xffffffffffffffffn;
+
+/** Decode the 5 metadata bytes at the end of a full filter / partition and build its query. */
+export function decodeFilterBits(data: Uint8Array): FilterBits {
+  const n = data.length;
+  if (n <= 5) return { kind: "always-false", dataBytes: 0, mayMatch: () => false };
+  const len = n - 5;
+  const marker = (data[len]! << 24) >> 24;
+  const alwaysTrue = (): FilterBits => ({ kind: "always-true", dataBytes: len, mayMatch: () => true });
+  if (marker < 1) {
+    if (marker === -1) return fastBloom(data, len);
+    if (marker === -2) return ribbon(data, len);
+    return alwaysTrue();
+  }
+  const numProbes = marker;
+  const numLines = (data[n - 4]! | (data[n - 3]! << 8) | (data[n - 2]! << 16) | (data[n - 1]! << 24)) >>> 0;
+  let log2Line: number;
+  if (numLines * 64 === len) log2Line = 6;
+  else if (numLines === 0 || len % numLines !== 0) return alwaysTrue();
+  else {
+    log2Line = 0;
+    while (numLines * 2 ** log2Line < len) log2Line++;
+    if (numLines * 2 ** log2Line !== len) return alwaysTrue();
+  }
+  const lineBitsMask = (1 << (log2Line + 3)) - 1;
+  return {
+    kind: "bloom",
+    dataBytes: len,
+    numProbes,
+    mayMatch(key) {
+      let h = bloomHash32(key, false);
+      const base = (h % numLines) * 2 ** log2Line;
+      const delta = ((h >>> 17) | (h << 15)) >>> 0;
+      for (let i = 0; i < numProbes; i++) {
+        const bitpos = h & lineBitsMask;
+        if ((data[base + (bitpos >>> 3)]! & (1 << (bitpos & 7))) === 0) return false;
+        h = (h + delta) >>> 0;
+      }
+      return true;
+    },
+  };
+}
+
+function fastBloom(data: Uint8Array, len: number): FilterBits {
+  const n = data.length;
+  const subImpl = data[n - 4]!;
+  const blockAndProbes = data[n - 3]!;
+  const log2BlockBytes = ((blockAndProbes >> 5) & 7) + 6;
+  const numProbes = blockAndProbes & 31;
+  const rest = data[n - 2]! | (data[n - 1]! << 8);
+  if (numProbes < 1 || numProbes > 30 || rest !== 0 || subImpl !== 0 || log2BlockBytes !== 6) {
+    return { kind: "always-true", dataBytes: len, mayMatch: () => true };
+  }
+  const lines = len >>> 6;
+  return {
+    kind: "fastbloom",
+    dataBytes: len,
+    numProbes,
+    mayMatch(key) {
+      const h = hash64(key);
+      const h1 = Number(h & 0xffffffffn);
+      let h2 = Number(h >> 32n);
+      // FastRange32(h1, lines) = (h1 * lines) >> 32, exact in doubles while the product < 2^53
+      const line =
+        lines < 2097152 ? Math.floor((h1 * lines) / 4294967296) : Number((BigInt(h1) * BigInt(lines)) >> 32n);
+      const base = line << 6;
+      for (let i = 0; i < numProbes; i++) {
+        const bitpos = h2 >>> 23;
+        if ((data[base + (bitpos >>> 3)]! & (1 << (bitpos & 7))) === 0) return false;
+        h2 = Math.imul(h2, 0x9e3779b9) >>> 0;
+      }
+      return true;
+    },
+  };
+}
+
+// Standard128Ribbon constants (ribbon_impl.h StandardHasher / StandardRehasherAdapter)
+const REHASH_FACTOR = 0x6193d459236a3a0dn;
+const COEFF_AND_RESULT_FACTOR = 0xc28f82822b650bedn;
+const COEFF_XOR64 = 0xc367844a6e52731dn;
+const TO_RAW_SEED_FACTOR = 0xc78219a23eeadd03n;
+const SEED_MIX_MASK = 0xf0f0f0f0f0f0f0f0n;
+
+function parity32(x: number): number {
+  x ^= x >>> 16;
+  x ^= x >>> 8;
+  x ^= x >>> 4;
+  x &= 0xf;
+  return (0x6996 >>> x) & 1;
+}
+
+function bswap32(x: number): number {
+  return (((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24)) >>> 0;
+}
+
+function ribbon(data: Uint8Array, len: number): FilterBits {
+  const seed = data[len + 1]!;
+  const numBlocks = data[len + 2]! | (data[len + 3]! << 8) | (data[len + 4]! << 16);
+  if (numBlocks < 2) return { kind: "always-true", dataBytes: len, mayMatch: () => true };
+  // SetOrdinalSeed
+  let tmp = (BigInt(seed) * TO_RAW_SEED_FACTOR) & M64;
+  tmp ^= (tmp & SEED_MIX_MASK) >> 4n;
+  const rawSeed = tmp & 0xffffffffn;
+  // InterleavedSolutionStorage::ConfigureForNumBlocks / InternalConfigure
+  const numStarts = numBlocks * 128 - 127;
+  let numSegments = Math.floor(len / 16);
+  let upperNumColumns = Math.floor((numSegments + numBlocks - 1) / numBlocks);
+  let upperStartBlock = upperNumColumns * numBlocks - numSegments;
+  if (upperNumColumns > 32) {
+    upperNumColumns = 32;
+    upperStartBlock = 0;
+    numSegments = numBlocks * 32;
+  }
+  const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const numStartsBig = BigInt(numStarts);
+  const lanes = new Uint32Array(8); // cr_left[0..3], cr_right[0..3]
+  return {
+    kind: "ribbon",
+    dataBytes: len,
+    ribbonBlocks: numBlocks,
+    ribbonSeed: seed,
+    mayMatch(key) {
+      const hash = ((hash64(key) ^ rawSeed) * REHASH_FACTOR) & M64;
+      const start = Number((hash * numStartsBig) >> 64n);
+      const a = (hash * COEFF_AND_RESULT_FACTOR) & M64;
+      const cr = ((a << 64n) ^ (a ^ COEFF_XOR64)) | 1n; // 128-bit coefficient row
+      const expected = bswap32(Number(a >> 32n));
+      const startBlock = Math.floor(start / 128);
+      const startBit = start % 128;
+      let numColumns = upperNumColumns;
+      const segmentNum = startBlock * numColumns - Math.min(startBlock, upperStartBlock);
+      if (startBlock < upperStartBlock) numColumns -= 1;
+      const M128 = (1n << 128n) - 1n;
+      const left = (cr << BigInt(startBit)) & M128;
+      const right = startBit === 0 ? 0n : cr >> BigInt(128 - startBit);
+      for (let j = 0; j < 4; j++) {
+        lanes[j] = Number((left >> BigInt(32 * j)) & 0xffffffffn);
+        lanes[4 + j] = Number((right >> BigInt(32 * j)) & 0xffffffffn);
+      }
+      for (let i = 0; i < numColumns; i++) {
+        const s = (segmentNum + i) * 16;
+        if (s + 16 > len) return true; // corrupt geometry: be safe
+        let x =
+          (dv.getUint32(s, true) & lanes[0]!) ^
+          (dv.getUint32(s + 4, true) & lanes[1]!) ^
+          (dv.getUint32(s + 8, true) & lanes[2]!) ^
+          (dv.getUint32(s + 12, true) & lanes[3]!);
+        if (startBit !== 0) {
+          const t = (segmentNum + numColumns + i) * 16;
+          if (t + 16 > len) return true;
+          x ^=
+            (dv.getUint32(t, true) & lanes[4]!) ^
+            (dv.getUint32(t + 4, true) & lanes[5]!) ^
+            (dv.getUint32(t + 8, true) & lanes[6]!) ^
+            (dv.getUint32(t + 12, true) & lanes[7]!);
+        }
+        if (parity32(x >>> 0) !== ((expected >>> i) & 1)) return false;
+      }
+      return true;
+    },
+  };
+}
+
+/** One LevelDB-format Bloom filter (LevelDB util/bloom.cc; RocksDB legacy block-based filter). */
+export function leveldbBloomMayMatch(filter: Uint8Array, key: Uint8Array, leveldbHash: boolean): boolean {
+  const len = filter.length;
+  if (len < 2) return false;
+  const bits = (len - 1) * 8;
+  const k = filter[len - 1]!;
+  if (k > 30) return true;
+  let h = bloomHash32(key, leveldbHash);
+  const delta = ((h >>> 17) | (h << 15)) >>> 0;
+  for (let j = 0; j < k; j++) {
+    const bitpos = h % bits;
+    if ((filter[bitpos >>> 3]! & (1 << (bitpos & 7))) === 0) return false;
+    h = (h + delta) >>> 0;
+  }
+  return true;
+}
+
+/** A LevelDB-style filter block: per data-block-offset range filters. */
+export interface BlockBasedFilter {
+  baseLg: number;
+  numFilters: number;
+  /** Total bytes of the per-range filters. */
+  dataBytes: number;
+  mayMatch(dataBlockOffset: number, key: Uint8Array): boolean;
+}
+
+export function decodeBlockBasedFilter(
+  contents: Uint8Array,
+  leveldbHash: boolean,
+): BlockBasedFilter | undefined {
+  const n = contents.length;
+  if (n < 5) return undefined;
+  const baseLg = contents[n - 1]!;
+  const arrayStart =
+    (contents[n - 5]! | (contents[n - 4]! << 8) | (contents[n - 3]! << 16) | (contents[n - 2]! << 24)) >>> 0;
+  if (arrayStart > n - 5) return undefined;
+  const numFilters = Math.floor((n - 5 - arrayStart) / 4);
+  const off = (i: number) =>
+    (contents[arrayStart + 4 * i]! |
+      (contents[arrayStart + 4 * i + 1]! << 8) |
+      (contents[arrayStart + 4 * i + 2]! << 16) |
+      (contents[arrayStart + 4 * i + 3]! << 24)) >>>
+    0;
+  return {
+    baseLg,
+    numFilters,
+    dataBytes: arrayStart,
+    mayMatch(dataBlockOffset, key) {
+      const index = Math.floor(dataBlockOffset / 2 ** baseLg);
+      if (index < numFilters) {
+        const start = off(index);
+        // the limit of the last filter is the start of the offset array
+        const limit = index + 1 < numFilters ? off(index + 1) : arrayStart;
+        if (start <= limit && limit <= arrayStart) {
+          return leveldbBloomMayMatch(contents.subarray(start, limit), key, leveldbHash);
+        } else if (start === limit) return false;
+      }
+      return true;
+    },
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * Table footers (table/format.cc Footer::DecodeFrom in RocksDB, table/format.cc in LevelDB).
+ *
+ * The footer is the last bytes of the file; the 8-byte magic number at the very end says which layout.
+ *
+ * Legacy / LevelDB footer (magic 0xdb4775248b80fb57; RocksDB calls it format_version 0), 48 bytes:
+ *   metaindex handle (varint64 offset, varint64 size)
+ *   index handle     (varint64 offset, varint64 size)
+ *   zero padding up to 40 bytes
+ *   magic            fixed64 LE
+ *
+ * Block-based footer, format_version 1..5 (magic 0x88e241b785f4cff7), 53 bytes:
+ *   checksum type    1 byte (0 none, 1 crc32c, 2 xxHash, 3 xxHash64, 4 XXH3)
+ *   metaindex handle, index handle, zero padding up to 40 bytes
+ *   format_version   fixed32 LE
+ *   magic            fixed64 LE
+ *
+ * Block-based footer, format_version >= 6, 53 bytes:
+ *   checksum type          1 byte
+ *   extended magic         4 bytes 0x3e 0x00 0x7a 0x00
+ *   footer checksum        fixed32: checksum (of the footer's checksum type) over all 53 bytes with
+ *                          this field zeroed, plus ChecksumModifierForContext(base, footer offset)
+ *   base context checksum  fixed32 (non-zero); block checksums add a per-offset modifier of it
+ *   metaindex size         fixed32; the metaindex block ends right before the footer (and its trailer)
+ *   16 bytes unchecked padding, 8 bytes that must be zero
+ *   format_version         fixed32 LE
+ *   magic                  fixed64 LE
+ *   The index handle is no longer in the footer: it is the metaindex entry "rocksdb.index".
+ *
+ * Plain (0x8242229663bf9564, legacy 0x4f3418eb7a8f13b8) and cuckoo (0x926789d0c5f17873) tables are
+ * recognised and refused.
+ */
+import { cursor, readFixed32 } from "../util/coding.js";
+import { CorruptionError, LsmscopeError } from "../util/errors.js";
+import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handle.js";
+import {
+  computeChecksum,
+  checksumModifierForContext,
+  ChecksumType,
+  isKnownChecksumType,
+} from "./checksum.js";
+
+export const LEGACY_MAGIC = 0xdb4775248b80fb57n;
+export const BLOCK_BASED_MAGIC = 0x88e241b785f4cff7n;
+export const PLAIN_MAGIC = 0x8242229663bf9564n;
+export const LEGACY_PLAIN_MAGIC = 0x4f3418eb7a8f13b8n;
+export const CUCKOO_MAGIC = 0x926789d0c5f17873n;
+
+export const LEGACY_FOOTER_SIZE = 48;
+export const FOOTER_SIZE = 53;
+/** Newest block-based format_version we know the layout of (7 only adds a compression-manager name). */
+export const LATEST_FORMAT_VERSION = 7;
+
+const EXTENDED_MAGIC = [0x3e, 0x00, 0x7a, 0x00];
+
+export interface Footer {
+  /** "legacy" = LevelDB / RocksDB format_version 0 magic; "block-based" = RocksDB block-based magic. */
+  magic: "legacy" | "block-based";
+  formatVersion: number;
+  checksumType: ChecksumType;
+  metaindexHandle: BlockHandle;
+  /** Absent in the footer for format_version >= 6 (read from the metaindex "rocksdb.index" entry). */
+  indexHandle: BlockHandle | undefined;
+  /** Format >= 6: non-zero seed of the per-block context checksum modifier; else 0. */
+  baseContextChecksum: number;
+  /** File offset of the footer's first byte. */
+  footerOffset: number;
+  /** Format >= 6: stored footer checksum (verified while decoding). */
+  footerChecksum?: number;
+}
+
+function readMagic(buf: Uint8Array, pos: number): bigint {
+  return (BigInt(readFixed32(buf, pos + 4)) << 32n) | BigInt(readFixed32(buf, pos));
+}
+
+/**
+ * Decode the footer from `tail`, the last min(fileSize, 53) bytes of the file (`tailOffset` is the
+ * file offset of tail[0]).
+ */
+export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number): Footer {
+  if (tail.length < LEGACY_FOOTER_SIZE) {
+    throw new CorruptionError(
+      `file too short to be a table (${tailOffset + tail.length} bytes)`,
+      file,
+      tailOffset,
+    );
+  }
+  const magicPos = tail.length - 8;
+  const magic = readMagic(tail, magicPos);
+  const at = (p: number) => tailOffset + p;
+  if (magic === PLAIN_MAGIC || magic === LEGACY_PLAIN_MAGIC || magic === CUCKOO_MAGIC) {
+    throw new LsmscopeError(
+      `${magic === CUCKOO_MAGIC ? "cuckoo" : "plain"} table format is not supported (only block-based and LevelDB tables)`,
+      { file, offset: at(magicPos) },
+    );
+  }
+  if (magic === LEGACY_MAGIC) {
+    const start = tail.length - LEGACY_FOOTER_SIZE;
+    const c = cursor(tail, start, magicPos);
+    let metaindexHandle: BlockHandle;
+    let indexHandle: BlockHandle;
+    try {
+      metaindexHandle = decodeBlockHandle(c);
+      indexHandle = decodeBlockHandle(c);
+    } catch (err) {
+      throw new CorruptionError(`footer: bad block handle (${(err as Error).message})`, file, at(start), err);
+    }
+    return {
+      magic: "legacy",
+      formatVersion: 0,
+      checksumType: ChecksumType.CRC32c,
+      metaindexHandle,
+      indexHandle,
+      baseContextChecksum: 0,
+      footerOffset: at(start),
+    };
+  }
+  if (magic !== BLOCK_BASED_MAGIC) {
+    throw new CorruptionError(
+      `footer: bad table magic number 0x${magic.toString(16).padStart(16, "0")} (not an SST file or truncated)`,
+      file,
+      at(magicPos),
+    );
+  }
+  if (tail.length < FOOTER_SIZE) {
+    throw new CorruptionError("footer: file too short for a block-based footer", file, tailOffset);
+  }
+  const start = tail.length - FOOTER_SIZE;
+  const footerOffset = at(start);
+  const formatVersion = readFixed32(tail, magicPos - 4);
+  if (formatVersion < 1 || formatVersion > LATEST_FORMAT_VERSION) {
+    throw new CorruptionError(
+      `footer: corrupt or unsupported format_version ${formatVersion}`,
+      file,
+      at(magicPos - 4),
+    );
+  }
+  const checksumByte = tail[start]!;
+  if (!isKnownChecksumType(checksumByte)) {
+    throw new CorruptionError(`footer: unknown checksum type ${checksumByte}`, file, footerOffset);
+  }
+  const checksumType = checksumByte as ChecksumType;
+  if (formatVersion >= 6) {
+    for (let i = 0; i < 4; i++) {
+      if (tail[start + 1 + i] !== EXTENDED_MAGIC[i]) {
+        throw new CorruptionError(
+          "footer: bad extended magic number (format_version >= 6)",
+          file,
+          at(start + 1),
+        );
+      }
+    }
+    const stored = readFixed32(tail, start + 5);
+    const base = readFixed32(tail, start + 9);
+    const metaindexSize = readFixed32(tail, start + 13);
+    if (checksumModifierForContext(base, 0) === 0) {
+      throw new CorruptionError("footer: invalid base context checksum 0", file, at(start + 9));
+    }
+    if (checksumType !== ChecksumType.None) {
+      const copy = Uint8Array.from(tail.subarray(start, start + FOOTER_SIZE));
+      copy[5] = copy[6] = copy[7] = copy[8] = 0;
+      const computed =
+        (computeChecksum(checksumType, copy) + checksumModifierForContext(base, footerOffset)) >>> 0;
+      if (computed !== stored) {
+        throw new CorruptionError(
+          `footer: checksum mismatch (stored ${stored}, computed ${computed})`,
+          file,
+          footerOffset,
+        );
+      }
+    }
+    for (let i = start + 37; i < start + 45; i++) {
+      if (tail[i] !== 0) {
+        throw new LsmscopeError("footer: file uses a future feature (reserved bytes are not zero)", {
+          file,
+          offset: at(i),
+        });
+      }
+    }
+    const metaindexEnd = footerOffset - BLOCK_TRAILER_SIZE;
+    if (metaindexSize > metaindexEnd) {
+      throw new CorruptionError(`footer: metaindex size ${metaindexSize} exceeds file`, file, at(start + 13));
+    }
+    return {
+      magic: "block-based",
+      formatVersion,
+      checksumType,
+      metaindexHandle: { offset: metaindexEnd - metaindexSize, size: metaindexSize },
+      indexHandle: undefined,
+      baseContextChecksum: base,
+      footerOffset,
+      footerChecksum: stored,
+    };
+  }
+  const c = cursor(tail, start + 1, magicPos - 4);
+  let metaindexHandle: BlockHandle;
+  let indexHandle: BlockHandle;
+  try {
+    metaindexHandle = decodeBlockHandle(c);
+    indexHandle = decodeBlockHandle(c);
+  } catch (err) {
+    throw new CorruptionError(
+      `footer: bad block handle (${(err as Error).message})`,
+      file,
+      at(start + 1),
+      err,
+    );
+  }
+  return {
+    magic: "block-based",
+    formatVersion,
+    checksumType,
+    metaindexHandle,
+    indexHandle,
+    baseContextChecksum: 0,
+    footerOffset,
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * The pure-TypeScript SST reader: RocksDB block-based tables and LevelDB tables.
+ */
+export {
+  openTable,
+  SstTable,
+  DataBlock,
+  type OpenTableOptions,
+  type TableFormat,
+  type IndexType,
+  type FilterKind,
+  type FilterInfo,
+  type MetaBlockEntry,
+  type IndexEntry,
+  type LookupStats,
+  type GetResult,
+  type EntryView,
+  type ScanSummary,
+} from "./table.js";
+export type { Footer } from "./footer.js";
+export type { BlockHandle } from "./handle.js";
+export type { IoStats } from "./table_file.js";
+export { ChecksumType, CHECKSUM_NAMES } from "./checksum.js";
+export { CompressionType, compressionName } from "./compression.js";
+export { ValueType, valueTypeName, parseInternalKey, type ParsedInternalKey } from "./internal_key.js";
+export { NUMERIC_PROPERTIES, STRING_PROPERTIES, type PropertyValue } from "./properties.js";
+export { hash64 as rocksdbHash64, bloomHash32 } from "./hash.js";
