@@ -25,3 +25,11 @@ export { CompressionType, compressionName } from "./compression.js";
 export { ValueType, valueTypeName, parseInternalKey, type ParsedInternalKey } from "./internal_key.js";
 export { NUMERIC_PROPERTIES, STRING_PROPERTIES, type PropertyValue } from "./properties.js";
 export { hash64 as rocksdbHash64, bloomHash32 } from "./hash.js";
+export {
+  describeTable,
+  buildReport,
+  renderTableText,
+  reportJson,
+  type TableReport,
+  type DescribeOptions,
+} from "./report.js";

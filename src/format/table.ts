@@ -522,6 +522,36 @@ export class SstTable {
     return out;
   }
 
+  /**
+   * Read every block other than the data blocks (meta blocks, index and its partitions, filter
+   * partitions), so that with verifyChecksums every trailer gets checked; `scan()` covers data blocks.
+   */
+  verifyAllBlocks(): { blocks: number; bytes: number } {
+    let blocks = 0;
+    let bytes = 0;
+    const read = (h: BlockHandle, kind: string) => {
+      this.file.readBlock(h, kind);
+      blocks++;
+      bytes += h.size + BLOCK_TRAILER_SIZE;
+    };
+    read(this.footer.metaindexHandle, "metaindex");
+    for (const m of this.metaindex) read(m.handle, `meta block ${m.name}`);
+    if (!this.metaindex.some((m) => m.name === "rocksdb.index")) read(this.indexHandle, "index");
+    if (this.indexType === "two-level") {
+      const tc = this.partitionCursor().reset(this.loadTopIndex());
+      while (this.guard("top-level index", this.indexHandle.offset, () => tc.next())) {
+        read({ offset: tc.handleOffset, size: tc.handleSize }, "index partition");
+      }
+    }
+    if (this.filter.partitioned) {
+      const c = this.partitionCursor().reset(this.loadFilterIndex());
+      while (this.guard("filter partition index", this.filterHandle().offset, () => c.next())) {
+        read({ offset: c.handleOffset, size: c.handleSize }, "filter partition");
+      }
+    }
+    return { blocks, bytes };
+  }
+
   // ---------------------------------------------------------------- filters
 
   /** Filter kind and geometry. Reads the filter's 5 metadata bytes (or the partition index) once. */
@@ -585,7 +615,9 @@ export class SstTable {
     if (!first)
       return { ...base, kind: "none", partitioned: true, blockBased: false, filterBytes, partitions };
     const bits = decodeFilterBits(this.readFilterPartition(first));
-    const d = describeBits(bits, keys, filterBytes);
+    // filter bits proper: without the partition index and each partition's 5 metadata bytes
+    const bitsBytes = Math.max(0, filterBytes - entry.handle.size - 5 * (partitions - 1));
+    const d = describeBits(bits, keys, bitsBytes);
     return { ...base, ...d, partitioned: true, blockBased: false, filterBytes, partitions };
   }
 

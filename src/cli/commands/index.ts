@@ -10,6 +10,7 @@ export type AnyCommand = CommandModule<any, any>;
 export async function loadCommands(): Promise<AnyCommand[]> {
   const modules: Promise<{ command: AnyCommand }>[] = [
     // one line per command:
+    import("./sst.js"),
     import("./inspect.js"),
   ];
   return (await Promise.all(modules)).map((m) => m.command);

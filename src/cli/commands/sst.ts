@@ -1,0 +1,38 @@
+/**
+ * `lsmscope sst FILE [--json] [--scan] [--verify] [--blocks]`: footer, meta blocks, properties and
+ * filter of one table, read by the pure-TypeScript reader (no engine, no lock).
+ */
+import type { CommandModule } from "yargs";
+import { describeTable, renderTableText, reportJson } from "../../format/report.js";
+
+interface Args {
+  file: string;
+  json: boolean;
+  scan: boolean;
+  verify: boolean;
+  blocks: boolean;
+}
+
+export const command: CommandModule<object, Args> = {
+  command: "sst <file>",
+  describe: "Describe one SST/LDB table: footer, meta blocks, properties, filter",
+  builder: (y) =>
+    y
+      .positional("file", { type: "string", demandOption: true, describe: "table file (.sst or .ldb)" })
+      .option("json", { type: "boolean", default: false, describe: "print JSON" })
+      .option("scan", {
+        type: "boolean",
+        default: false,
+        describe: "iterate every entry: counts, raw sizes, first/last key",
+      })
+      .option("verify", { type: "boolean", default: false, describe: "verify the checksum of every block" })
+      .option("blocks", {
+        type: "boolean",
+        default: false,
+        describe: "list the data blocks from the index",
+      }) as never,
+  handler: (argv) => {
+    const r = describeTable(argv.file, { scan: argv.scan, verify: argv.verify, blocks: argv.blocks });
+    process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r));
+  },
+};
