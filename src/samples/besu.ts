@@ -155,13 +155,15 @@ export function writeBesu(
   const cache = new Map<number, Buffer>();
   const inst = "database";
   let levels: Record<string, number[]>;
+  let notes: string[] = [];
   try {
     if (variant === "snapshot") {
       writePuts(db, cfs, besuPuts(world, events.bulk, population, seen, cache), log, inst, "bulk");
       flushAndCompactAll(db, cfs);
       writePuts(db, cfs, besuPuts(world, events["pre-run"], population, seen, cache), log, inst, "pre-run");
       db.flush();
-      writePuts(db, cfs, besuPuts(world, events.wal, population, seen, cache), log, inst, "wal");
+      // the last writes as a node makes them: small batches (one WAL record each), never flushed
+      writePuts(db, cfs, besuPuts(world, events.wal, population, seen, cache), log, inst, "wal", 25);
     } else {
       // a generator writes the final state once: all three phases' newest values, then compacts
       for (const phase of ["bulk", "pre-run", "wal"] as const)
@@ -169,12 +171,13 @@ export function writeBesu(
       flushAndCompactAll(db, cfs);
     }
     levels = levelLayout(db, cfs);
+    notes = db.notes;
   } finally {
     db.close();
   }
   return {
     levels: { [inst]: levels },
-    engineNotes: [],
+    engineNotes: notes,
     cfOptions: { [inst]: Object.fromEntries(cfs.map((c) => [c.label, c.options])) },
     dbOptions: { [inst]: dbOptions },
   };

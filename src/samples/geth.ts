@@ -99,9 +99,9 @@ async function openLevel(dir: string): Promise<Db> {
   return db;
 }
 
-async function write(db: Db, puts: Put[], log: LogicalStore, phase: Phase): Promise<void> {
-  for (let i = 0; i < puts.length; i += 1000) {
-    const chunk = puts.slice(i, i + 1000);
+async function write(db: Db, puts: Put[], log: LogicalStore, phase: Phase, batchSize = 1000): Promise<void> {
+  for (let i = 0; i < puts.length; i += batchSize) {
+    const chunk = puts.slice(i, i + batchSize);
     await db.batch(chunk.map((p) => ({ type: "put" as const, key: p.key, value: p.value })));
     for (const p of chunk) log.put(GETH_INSTANCE, p.cf, p.key, p.value, phase);
   }
@@ -128,7 +128,7 @@ export async function writeGeth(
   await db.close();
   db = await openLevel(dir);
   // last writes: LevelDB never flushes the memtable on close, so they stay in the log
-  await write(db, gethPuts(world, events.wal, seen, cache), log, "wal");
+  await write(db, gethPuts(world, events.wal, seen, cache), log, "wal", 25);
   await db.close();
 }
 
