@@ -1,0 +1,125 @@
+/**
+ * The cross-check every table in the tests goes through: properties against sst_dump, scan against
+ * the properties and sst_dump's scan, filters (no false negatives, false positives at the predicted
+ * rate), point lookups, and checksum verification of every block.
+ */
+import { expect } from "vitest";
+import { openTable, type SstTable } from "../../src/format/index.js";
+import { absentKeys, compareProperties, sstDumpProperties, sstDumpScan } from "./oracle.js";
+
+export interface Expectations {
+  format?: "block-based" | "leveldb";
+  formatVersion?: number;
+  checksum?: string;
+  compression?: string;
+  indexType?: string;
+  filterKind?: "bloom" | "fastbloom" | "ribbon" | "none";
+  partitionedFilter?: boolean;
+  /** Skip sst_dump (LevelDB tables: RocksDB 7.8.3 cannot open them). */
+  noSstDump?: boolean;
+}
+
+export interface CheckResult {
+  entries: number;
+  absentChecked: number;
+  absentAccepted: number;
+  estimatedFpRate?: number;
+}
+
+export function checkTable(file: string, want: Expectations = {}): CheckResult {
+  const t = openTable(file, { verifyChecksums: true });
+  try {
+    return checkOpenTable(t, file, want);
+  } finally {
+    t.close();
+  }
+}
+
+function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckResult {
+  // metadata (footer, metaindex, properties[, compression dictionary]) costs a handful of reads
+  expect(t.io.reads).toBeLessThanOrEqual(4);
+  if (want.format) expect(t.format).toBe(want.format);
+  if (want.formatVersion !== undefined) expect(t.formatVersion).toBe(want.formatVersion);
+  if (want.checksum) expect(t.checksumType).toBe(want.checksum);
+  if (want.compression) expect(t.compression).toBe(want.compression);
+  if (want.indexType) expect(t.indexType).toBe(want.indexType);
+  if (want.filterKind) expect(t.filter.kind).toBe(want.filterKind);
+  if (want.partitionedFilter !== undefined) expect(t.filter.partitioned).toBe(want.partitionedFilter);
+
+  if (!want.noSstDump) expect(compareProperties(t, sstDumpProperties(file))).toEqual([]);
+
+  // full scan
+  const userKeys: Buffer[] = [];
+  const newest = new Map<string, { type: number; seqno: number; value: string }>();
+  const s = t.scan((e) => {
+    if (!e.blockHandle) return; // range deletion
+    const k = e.userKeyCopy();
+    userKeys.push(k);
+    const hex = k.toString("hex");
+    if (!newest.has(hex))
+      newest.set(hex, { type: e.type, seqno: e.seqno, value: e.valueCopy().toString("hex") });
+  });
+  if (t.format === "block-based") {
+    expect(s.entries).toBe(t.properties["rocksdb.num.entries"]);
+    expect(s.rawKeyBytes).toBe(t.properties["rocksdb.raw.key.size"]);
+    expect(s.rawValueBytes).toBe(t.properties["rocksdb.raw.value.size"]);
+    expect(s.dataBlocks).toBe(t.properties["rocksdb.num.data.blocks"]);
+    expect(s.dataBlockBytes + 5 * s.dataBlocks).toBe(t.properties["rocksdb.data.size"]);
+    expect(s.rangeDeletions).toBe(t.properties["rocksdb.num.range-deletions"] ?? 0);
+    expect(s.deletions).toBe(t.properties["rocksdb.deleted.keys"] ?? 0);
+    expect(s.mergeOperands).toBe(t.properties["rocksdb.merge.operands"] ?? 0);
+  }
+  if (!want.noSstDump) {
+    const d = sstDumpScan(file);
+    expect(s.dataEntries).toBe(d.entries);
+    expect(s.firstKey?.toString("hex")).toBe(d.firstKey);
+    expect(s.lastKey?.toString("hex")).toBe(d.lastKey);
+  }
+  expect(s.dataEntries).toBe(userKeys.length);
+
+  // filters: every key present passes; absent keys are rejected at the predicted rate
+  const result: CheckResult = { entries: s.entries, absentChecked: 0, absentAccepted: 0 };
+  const f = t.filter;
+  if (f.kind !== "none") {
+    let falseNegatives = 0;
+    for (const k of userKeys) if (t.mayContain(k) === false) falseNegatives++;
+    expect(falseNegatives).toBe(0);
+    const keyLen = userKeys[0]?.length ?? 16;
+    const absent = absentKeys(20000, keyLen);
+    let accepted = 0;
+    for (const k of absent) if (t.mayContain(k) !== false) accepted++;
+    const est = f.estimatedFpRate;
+    result.absentChecked = absent.length;
+    result.absentAccepted = accepted;
+    result.estimatedFpRate = est;
+    const observed = accepted / absent.length;
+    expect(est).toBeDefined();
+    if (est !== undefined) {
+      const sigma = Math.sqrt(est / absent.length);
+      expect(observed).toBeGreaterThanOrEqual(est * 0.5 - 4 * sigma);
+      expect(observed).toBeLessThanOrEqual(est * 1.6 + 4 * sigma);
+    }
+  }
+
+  // point lookups of a sample of keys: the newest version, as the scan saw it
+  const sample = [...newest.keys()].filter((_, i) => i % 37 === 0);
+  for (const hex of sample) {
+    const r = t.get(Buffer.from(hex, "hex"));
+    const n = newest.get(hex)!;
+    expect(r.found).toBe(true);
+    expect(r.type).toBe(n.type);
+    expect(r.seqno).toBe(n.seqno);
+    expect(r.value?.toString("hex")).toBe(n.value);
+    expect(r.stats.dataBlocksRead).toBe(1);
+  }
+  // absent keys never read more than one data block
+  for (const k of absentKeys(50, 8, 99)) {
+    const r = t.get(k);
+    expect(r.found).toBe(false);
+    expect(r.stats.dataBlocksRead).toBeLessThanOrEqual(1);
+  }
+
+  // every block's checksum (data blocks were verified by the scan)
+  t.verifyAllBlocks();
+  return result;
+}
