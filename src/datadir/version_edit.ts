@@ -218,8 +218,16 @@ export function decodeInternalKey(bytes: Uint8Array): InternalKey {
   };
 }
 
+/** A real copy (Buffer#slice would return a view). */
+function copyBytes(b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(b.length);
+  out.set(b);
+  return out;
+}
+
 function getInternalKey(c: Cursor): InternalKey {
-  return decodeInternalKey(getLengthPrefixed(c));
+  // a copy: the record's buffer is reused by the log reader after the callback
+  return decodeInternalKey(copyBytes(getLengthPrefixed(c)));
 }
 
 function getSeq(c: Cursor): number {
@@ -404,7 +412,7 @@ export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
           edit.columnFamily = getVarint32(c);
           break;
         case Tag.ColumnFamilyAdd:
-          edit.columnFamilyAdd = getLengthPrefixed(c).slice();
+          edit.columnFamilyAdd = copyBytes(getLengthPrefixed(c));
           break;
         case Tag.ColumnFamilyDrop:
           edit.columnFamilyDrop = true;
