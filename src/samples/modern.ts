@@ -66,7 +66,7 @@ export async function writeModern(
   const puts: Put[] = [];
   for (const phase of ["bulk", "pre-run", "wal"] as const)
     puts.push(...modernPuts(world, events[phase], seen, cache));
-  let db = new RocksLevel(dir, { columns });
+  let db = new RocksLevel(dir, { columns, keyEncoding: "buffer", valueEncoding: "buffer" });
   await db.open({ createIfMissing: true, columns });
   for (let i = 0; i < puts.length; i += 1000) {
     const chunk = puts.slice(i, i + 1000);
@@ -78,7 +78,7 @@ export async function writeModern(
   // the binding has no flush: closing leaves the writes in the WAL, and the reopen's recovery writes
   // them into level-0 tables (format 6, dictionary-compressed)
   await db.close();
-  db = new RocksLevel(dir, { columns });
+  db = new RocksLevel(dir, { columns, keyEncoding: "buffer", valueEncoding: "buffer" });
   await db.open({ columns });
   await db.close();
 }
