@@ -9,3 +9,4 @@ export type { Progress, ProgressOptions } from "./util/progress.js";
 export * as engine from "./engine/index.js";
 export * from "./datadir/index.js";
 export * from "./format/index.js";
+export * from "./analysis/knobs.js";
