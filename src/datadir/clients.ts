@@ -123,7 +123,12 @@ export function readBesuMetadata(dir: string): BesuMetadata | undefined {
 }
 
 /** `cf06 ACCOUNT_INFO_STATE` for Besu, the name itself otherwise. */
-export function displayCfName(client: string, nameBytes: Uint8Array, database?: string): string {
+export function displayCfName(
+  client: string,
+  nameBytes: Uint8Array,
+  database?: string,
+  onlyCf = false,
+): string {
   const printable = nameBytes.length > 0 && [...nameBytes].every((b) => b >= 0x20 && b <= 0x7e);
   const text = Buffer.from(nameBytes).toString("latin1");
   const hex = Buffer.from(nameBytes).toString("hex");
@@ -133,7 +138,8 @@ export function displayCfName(client: string, nameBytes: Uint8Array, database?: 
     return printable ? text : `0x${hex}`;
   }
   if (client === "nethermind" && database) {
-    return text === "default" ? database : `${database}/${printable ? text : "0x" + hex}`;
+    if (text === "default") return onlyCf ? database : `${database}/default`;
+    return `${database}/${printable ? text : "0x" + hex}`;
   }
   return printable ? text : `0x${hex}`;
 }

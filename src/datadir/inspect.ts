@@ -428,6 +428,7 @@ function inspectStore(
         inst.client === "besu" ? "besu" : inst.client === "nethermind" ? "nethermind" : "generic",
         rcf.name,
         inst.clientDetail?.database,
+        replay.columnFamilies.length === 1,
       ),
       comparator: rcf.comparator,
       logNumber: rcf.logNumber,
@@ -545,7 +546,10 @@ function inspectWals(inst: InstanceModel, walDir: string, names: string[] | unde
   const cfs = new Map(inst.columnFamilies.map((c) => [c.id, c]));
   const leveldb = inst.engine === "leveldb";
   const man = inst.manifest!;
+  // RocksDB's recovery skips WALs below max(min_log_number_to_keep, the smallest CF log number)
+  // (DBImpl::RecoverLogFiles); in the WALs it replays, a CF takes writes only from its log number on.
   const minCfLog = inst.columnFamilies.length ? Math.min(...inst.columnFamilies.map((c) => c.logNumber)) : 0;
+  const minWal = Math.max(minCfLog, man.minLogNumberToKeep);
   for (const w of wals) {
     const path = join(walDir, w.name);
     let scan;
@@ -563,13 +567,13 @@ function inspectWals(inst: InstanceModel, walDir: string, names: string[] | unde
     inst.findings.push(...scan.findings);
     const live = leveldb
       ? w.number >= man.logNumber || (man.prevLogNumber !== 0 && w.number === man.prevLogNumber)
-      : w.number >= minCfLog;
+      : w.number >= minWal;
     const perColumnFamily: WalCfStats[] = [];
     let unflushed = 0;
     const unflushedCfs: string[] = [];
     for (const [id, s] of [...scan.perCf].sort((a, b) => a[0] - b[0])) {
       const cf = cfs.get(id);
-      const isUnflushed = cf !== undefined && (leveldb ? live : w.number >= cf.logNumber) && s.writes > 0;
+      const isUnflushed = cf !== undefined && live && w.number >= cf.logNumber && s.writes > 0;
       perColumnFamily.push({
         columnFamilyId: id,
         name: cf?.displayName,

@@ -361,18 +361,22 @@ function scanLog(
             }
             break;
           }
-          case LogRecordType.SetCompressionType:
+          case LogRecordType.SetCompressionType: {
             result.compressionType = payload.length > 0 ? payload[0] : 0;
+            const rest = fileSize - (chunkPos + p);
             if (result.compressionType !== 0) {
-              issues.push({
-                kind: "compressed",
-                offset: abs,
-                bytes: fileSize - abs,
-                message: `WAL compression type ${result.compressionType}: records after this are not decoded`,
-              });
+              // records after this one are compressed as one stream: not decoded here
+              if (rest > 0 && !allZero(chunk, p, got))
+                issues.push({
+                  kind: "compressed",
+                  offset: chunkPos + p,
+                  bytes: rest,
+                  message: `WAL compression type ${result.compressionType}: ${rest} bytes of compressed records not decoded`,
+                });
               stop = true;
             }
             break;
+          }
           case LogRecordType.UserDefinedTimestampSize:
           case LogRecordType.RecyclableUserDefinedTimestampSize:
           case LogRecordType.PredecessorWalInfo:

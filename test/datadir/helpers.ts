@@ -75,7 +75,8 @@ export function ldbManifest(dbOrManifest: { db?: string; path?: string }): Oracl
   const args = ["manifest_dump", "--hex"];
   if (dbOrManifest.db) args.push(`--db=${dbOrManifest.db}`);
   if (dbOrManifest.path) args.push(`--path=${dbOrManifest.path}`);
-  const out = ldb(args);
+  // a column family named by the byte 0x0a (Besu's TRIE_LOG_STORAGE) prints as a raw newline
+  const out = ldb(args).replace(/Column family "\n"/g, 'Column family "\\x0a"');
   const cfs: OracleCf[] = [];
   let cf: OracleCf | undefined;
   let level = 0;
