@@ -42,7 +42,12 @@ export function discoverStores(root: string, maxDepth: number, findings: Finding
       return;
     }
     if (depth >= maxDepth) return;
-    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    // real directories before symlinks, so a store reached both ways is named by its real path
+    const order = (e: Dirent) => (e.isSymbolicLink() ? 1 : 0);
+    const sorted = entries.sort(
+      (a, b) => order(a) - order(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
+    for (const e of sorted) {
       const p = join(dir, e.name);
       let isDir = e.isDirectory();
       if (e.isSymbolicLink()) {

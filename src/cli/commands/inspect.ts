@@ -5,6 +5,7 @@
 import type { CommandModule } from "yargs";
 import { inspectDatadir } from "../../datadir/inspect.js";
 import { renderDatadirText } from "../../datadir/text_dump.js";
+import { createProgress, type Progress } from "../../util/progress.js";
 
 interface Args {
   dir: string;
@@ -31,10 +32,22 @@ export const command: CommandModule<object, Args> = {
         describe: "read WAL files (--no-wal to skip)",
       }) as never,
   handler: async (argv) => {
+    // a progress line on stderr while table details are read (large stores)
+    let progress: Progress | undefined;
+    let progressFor = "";
     const model = await inspectDatadir(argv.dir, {
       tableDetails: argv.tables ? "cheap" : "none",
       readWal: argv.wal,
+      onProgress: (done, total, what) => {
+        if (what !== progressFor) {
+          progress?.done();
+          progress = createProgress({ label: `tables of ${what}`, total });
+          progressFor = what;
+        }
+        progress!.update(done);
+      },
     });
+    progress?.done();
     process.stdout.write(argv.json ? JSON.stringify(model, null, 2) + "\n" : renderDatadirText(model));
     if (!model.complete) process.exitCode = 2;
   },
