@@ -39,6 +39,7 @@ export const command: CommandModule<object, Args> = {
       tableDetails: argv.tables ? "cheap" : "none",
       readWal: argv.wal,
       onProgress: (done, total, what) => {
+        if (total < 500) return; // small stores finish before a progress line helps
         if (what !== progressFor) {
           progress?.done();
           progress = createProgress({ label: `tables of ${what}`, total });
