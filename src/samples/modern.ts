@@ -6,7 +6,11 @@
  * readers can. CFs: accounts (keccak(addr) → full account RLP), code (codeHash → code),
  * storage (accHash‖slotHash → value). Only ever opened on a directory the generator created.
  */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Put } from "./engine-writer.js";
 import type { PhasedEvents, StateEvent } from "./events.js";
 import type { LogicalStore } from "./logical.js";
@@ -15,13 +19,6 @@ import { codeHashOf, codeOf, type World } from "./world.js";
 
 export const MODERN_INSTANCE = ".";
 export const MODERN_CFS = ["default", "accounts", "code", "storage"] as const;
-
-interface RocksLevelLike {
-  open(opts: Record<string, unknown>): Promise<void>;
-  close(): Promise<void>;
-  batch(ops: { type: "put"; key: Buffer; value: Buffer; column: unknown }[]): Promise<void>;
-  columns: Record<string, unknown>;
-}
 
 function modernPuts(
   world: World,
@@ -50,6 +47,34 @@ function modernPuts(
   return puts;
 }
 
+/**
+ * The writer runs in a child process: @nxtedition/rocksdb carries its own RocksDB 9.7 and must never
+ * share a process with the engine addon's system RocksDB 7.8.3 (their symbols collide and the process
+ * crashes). Puts go over a temporary JSON file.
+ */
+const CHILD = `
+const fs = require("node:fs");
+const [modulePath, dir, putsFile, cfsJson] = process.argv.slice(1);
+const { RocksLevel } = require(modulePath);
+(async () => {
+  const columns = Object.fromEntries(JSON.parse(cfsJson).map((c) => [c, {}]));
+  const puts = JSON.parse(fs.readFileSync(putsFile, "utf8"));
+  const enc = { columns, keyEncoding: "buffer", valueEncoding: "buffer" };
+  let db = new RocksLevel(dir, enc);
+  await db.open({ createIfMissing: true, columns });
+  for (let i = 0; i < puts.length; i += 1000) {
+    await db.batch(puts.slice(i, i + 1000).map(([cf, k, v]) => ({
+      type: "put", key: Buffer.from(k, "hex"), value: Buffer.from(v, "hex"), column: db.columns[cf] })));
+  }
+  // the binding has no flush: closing leaves the writes in the WAL, and the reopen's recovery writes
+  // them into level-0 tables (format 6, dictionary-compressed)
+  await db.close();
+  db = new RocksLevel(dir, enc);
+  await db.open({ columns });
+  await db.close();
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
 export async function writeModern(
   dir: string,
   world: World,
@@ -57,28 +82,30 @@ export async function writeModern(
   log: LogicalStore,
 ): Promise<void> {
   const require = createRequire(import.meta.url);
-  const { RocksLevel } = require("@nxtedition/rocksdb") as {
-    RocksLevel: new (dir: string, opts: object) => RocksLevelLike;
-  };
-  const columns = Object.fromEntries(MODERN_CFS.map((c) => [c, {}]));
+  const modulePath = require.resolve("@nxtedition/rocksdb");
   const seen = new Set<string>();
   const cache = new Map<number, Buffer>();
   const puts: Put[] = [];
   for (const phase of ["bulk", "pre-run", "wal"] as const)
     puts.push(...modernPuts(world, events[phase], seen, cache));
-  let db = new RocksLevel(dir, { columns, keyEncoding: "buffer", valueEncoding: "buffer" });
-  await db.open({ createIfMissing: true, columns });
-  for (let i = 0; i < puts.length; i += 1000) {
-    const chunk = puts.slice(i, i + 1000);
-    await db.batch(
-      chunk.map((p) => ({ type: "put" as const, key: p.key, value: p.value, column: db.columns[p.cf] })),
+  const tmp = mkdtempSync(join(tmpdir(), "lsmscope-modern-"));
+  try {
+    const putsFile = join(tmp, "puts.json");
+    writeFileSync(
+      putsFile,
+      JSON.stringify(puts.map((p) => [p.cf, p.key.toString("hex"), p.value.toString("hex")])),
     );
-    for (const p of chunk) log.put(MODERN_INSTANCE, p.cf, p.key, p.value, "bulk");
+    const r = spawnSync(
+      process.execPath,
+      ["-e", CHILD, modulePath, dir, putsFile, JSON.stringify(MODERN_CFS)],
+      {
+        encoding: "utf8",
+      },
+    );
+    if (r.status !== 0)
+      throw new Error(`modern sample writer failed (${r.status ?? r.signal}): ${r.stderr || r.error}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
   }
-  // the binding has no flush: closing leaves the writes in the WAL, and the reopen's recovery writes
-  // them into level-0 tables (format 6, dictionary-compressed)
-  await db.close();
-  db = new RocksLevel(dir, { columns, keyEncoding: "buffer", valueEncoding: "buffer" });
-  await db.open({ columns });
-  await db.close();
+  for (const p of puts) log.put(MODERN_INSTANCE, p.cf, p.key, p.value, "bulk");
 }
