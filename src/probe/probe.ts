@@ -1,0 +1,264 @@
+/**
+ * `probe`: what one cold point lookup costs on a store. Resolves the column family in the datadir model,
+ * draws the key set once (seeded), then measures each count of the sweep on the chosen path(s), each
+ * point in a fresh process when cold, and compares reader and engine lookup by lookup with --path both.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { inspectDatadir } from "../datadir/inspect.js";
+import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { LsmscopeError } from "../util/errors.js";
+import { LsmReader } from "./reader_path.js";
+import { absentKeys, keysFromFile, presentKeys, type AddressHashing, type KeyShape } from "./keys.js";
+import { checkEngineOptions } from "./engine_path.js";
+import { runPoint, runPointInChild } from "./point.js";
+import type { ColdMethod } from "./cold.js";
+import type { ProbeCfOptions, ProbeComparison, ProbePath, ProbePoint, ProbeReport, ProbeTarget } from "./types.js";
+
+export type KeySource = "present" | "absent" | { file: string; addresses?: AddressHashing };
+
+export interface ProbeOptions {
+  /** Column family: name, raw-name hex ("06"), display name ("cf06 ACCOUNT_INFO_STATE", "flat/Account"), or "cf06". */
+  cf: string;
+  /** Instance (store) inside the datadir, by relative path, when the CF name is ambiguous. */
+  instance?: string;
+  keys: KeySource;
+  /** Lookups per point; a sweep when several. */
+  counts: number[];
+  path: ProbePath | "both";
+  cold?: boolean;
+  coldMethod?: ColdMethod;
+  /** Key shape for present/absent draws (prefix, length). */
+  shape?: KeyShape;
+  seed?: string;
+  /** Run each point in a fresh process even when not cold (always when cold). */
+  freshProcess?: boolean;
+  /** Keep per-lookup traces in the points (always with --path both). */
+  perLookup?: boolean;
+  /** Called once the target and the options in force are known, before any measurement. */
+  onStart?: (info: { target: ProbeTarget; enginePolicies?: { cf: string; filterPolicy: string }[] }) => void;
+}
+
+function matchesCf(cf: ColumnFamilyModel, want: string): boolean {
+  const w = want.toLowerCase().replace(/^0x/, "");
+  return (
+    cf.name === want ||
+    cf.displayName === want ||
+    cf.nameHex.toLowerCase() === w ||
+    cf.displayName.toLowerCase().split(" ")[0] === want.toLowerCase()
+  );
+}
+
+/** Find the (instance, CF) a name designates in a datadir. */
+export function resolveColumnFamily(
+  instances: InstanceModel[],
+  cfName: string,
+  instance?: string,
+): { instance: InstanceModel; cf: ColumnFamilyModel } {
+  const insts = instances.filter(
+    (i) => i.readable && (!instance || i.relPath === instance || i.relPath.endsWith(instance)),
+  );
+  if (insts.length === 0)
+    throw new LsmscopeError(instance ? `no readable store at ${instance}` : "no readable RocksDB/LevelDB store found");
+  const hits: { instance: InstanceModel; cf: ColumnFamilyModel }[] = [];
+  for (const i of insts) for (const cf of i.columnFamilies) if (matchesCf(cf, cfName)) hits.push({ instance: i, cf });
+  if (hits.length === 1) return hits[0]!;
+  const all = insts.flatMap((i) => i.columnFamilies.map((c) => `${c.displayName} (${i.relPath})`));
+  if (hits.length === 0) throw new LsmscopeError(`no column family "${cfName}"; have: ${all.join(", ")}`);
+  throw new LsmscopeError(
+    `column family "${cfName}" is ambiguous: ${hits.map((h) => `${h.cf.displayName} in ${h.instance.relPath}`).join(", ")}; add --instance`,
+  );
+}
+
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    try {
+      if (statSync(p).isFile()) out.push(p);
+    } catch {
+      /* vanished */
+    }
+  }
+  return out;
+}
+
+/** Everything a probe point needs, from the datadir model. */
+export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): ProbeTarget {
+  if (instance.engine !== "rocksdb" && instance.engine !== "leveldb")
+    throw new LsmscopeError(`${instance.path}: a ${instance.engine} store cannot be probed`);
+  const files = cf.levels.flatMap((l) => l.files);
+  const missing = files.filter((f) => !f.present);
+  if (missing.length > 0)
+    throw new LsmscopeError(`${missing.length} live tables are missing, e.g. ${missing[0]!.fileName}`, {
+      file: instance.path,
+    });
+  const o = cf.options;
+  const t = o?.table;
+  const options: ProbeCfOptions = o
+    ? {
+        source: instance.options?.path ?? "OPTIONS",
+        filterPolicy: t?.filterPolicy.raw ?? "nullptr",
+        wholeKeyFiltering: t?.wholeKeyFiltering ?? true,
+        optimizeFiltersForHits: o.optimizeFiltersForHits ?? false,
+        prefixExtractor: o.prefixExtractor,
+        cacheIndexAndFilterBlocks: t?.cacheIndexAndFilterBlocks,
+        blockSize: t?.blockSize,
+        formatVersion: t?.formatVersion,
+        indexType: t?.indexType,
+        compression: o.compression,
+        enableBlobFiles: o.blob.enableBlobFiles,
+      }
+    : instance.engine === "leveldb"
+      ? {
+          source: "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
+          filterPolicy: "leveldb.BuiltinBloomFilter2",
+          wholeKeyFiltering: true,
+          optimizeFiltersForHits: false,
+        }
+      : {
+          source: "none (no OPTIONS file for this column family; the reader consults the tables' filters)",
+          filterPolicy: "unknown",
+          wholeKeyFiltering: true,
+          optimizeFiltersForHits: false,
+        };
+  const blobFiles: Record<string, string> = {};
+  for (const b of cf.blobFiles) blobFiles[String(b.fileNumber)] = b.path;
+  return {
+    instanceDir: instance.path,
+    engine: instance.engine,
+    cfNameHex: cf.nameHex,
+    cfDisplayName: cf.displayName,
+    cfId: cf.id,
+    cfLogNumber: cf.logNumber,
+    files: files.map((f) => ({
+      fileNumber: f.fileNumber,
+      path: f.path,
+      level: f.level,
+      smallestKey: f.smallestKey,
+      largestKey: f.largestKey,
+      smallestSeqno: f.smallestSeqno,
+      largestSeqno: f.largestSeqno,
+    })),
+    blobFiles,
+    wals: instance.wal.filter((w) => w.logNumber >= cf.logNumber).map((w) => ({ path: w.path, logNumber: w.logNumber })),
+    options,
+    storeFiles: listFiles(instance.path),
+  };
+}
+
+function compare(count: number, keys: string[], r: ProbePoint, e: ProbePoint): ProbeComparison {
+  const rl = r.perLookup ?? [];
+  const el = e.perLookup ?? [];
+  let mismatched = 0;
+  const first: ProbeComparison["firstMismatches"] = [];
+  let rd = 0;
+  let ed = 0;
+  for (let i = 0; i < Math.min(rl.length, el.length); i++) {
+    const a = rl[i]!;
+    const b = el[i]!;
+    rd += a.dataBlocks;
+    ed += b.dataBlocks;
+    if (a.dataBlocks !== b.dataBlocks || a.found !== b.found) {
+      mismatched++;
+      if (first.length < 5)
+        first.push({ index: i, key: keys[i]!, reader: a.dataBlocks, engine: b.dataBlocks, readerFound: a.found, engineFound: b.found });
+    }
+  }
+  return {
+    count,
+    lookups: Math.min(rl.length, el.length),
+    readerDataBlocks: rd,
+    engineDataBlocks: ed,
+    relativeDifference: Math.abs(rd - ed) / Math.max(ed, 1),
+    mismatchedLookups: mismatched,
+    firstMismatches: first,
+  };
+}
+
+/** Run a probe over a datadir. */
+export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeReport> {
+  const counts = [...opts.counts];
+  if (counts.length === 0 || counts.some((c) => !Number.isInteger(c) || c <= 0))
+    throw new LsmscopeError("--count takes positive integers, e.g. --count 100,1000");
+  const model = await inspectDatadir(dir, { readWal: true });
+  const { instance, cf } = resolveColumnFamily(model.instances, opts.cf, opts.instance);
+  const target = buildTarget(instance, cf);
+  const paths: ProbePath[] = opts.path === "both" ? ["reader", "engine"] : [opts.path];
+  const notes: string[] = [];
+
+  // refuse before drawing keys or measuring anything
+  let enginePolicies: { cf: string; filterPolicy: string }[] | undefined;
+  if (paths.includes("engine")) {
+    const inForce = checkEngineOptions(target);
+    enginePolicies = inForce.policies;
+  }
+  opts.onStart?.({ target, enginePolicies });
+
+  // keys: drawn once, in this process
+  const max = Math.max(...counts);
+  let keys: Buffer[];
+  let keyNote: string | undefined;
+  let source: string;
+  const gen = new LsmReader(target);
+  try {
+    notes.push(...gen.openStats.notes);
+    const fu = gen.openStats.filterUse;
+    if (fu.noPolicyInOptions > 0)
+      notes.push(
+        `the options in force give ${cf.displayName} no filter policy: ${fu.noPolicyInOptions} tables carry filters that lookups never consult`,
+      );
+    if (fu.optimizedForHits > 0)
+      notes.push(`optimize_filters_for_hits: the filters of ${fu.optimizedForHits} last-level tables are skipped`);
+    if (opts.keys === "present") {
+      const r = presentKeys(target, gen, max, { seed: opts.seed, shape: opts.shape });
+      keys = r.keys;
+      keyNote = r.note;
+      source = "present";
+    } else if (opts.keys === "absent") {
+      const r = absentKeys(target, gen, max, { seed: opts.seed, shape: opts.shape });
+      keys = r.keys;
+      keyNote = r.note;
+      source = `absent (length ${r.shape.length}${r.shape.prefix ? `, prefix ${r.shape.prefix.toString("hex")}` : ""})`;
+    } else {
+      const all = keysFromFile(opts.keys.file, opts.keys.addresses);
+      keys = all;
+      source = `file ${opts.keys.file}${opts.keys.addresses ? ` (addresses hashed as ${opts.keys.addresses})` : ""}`;
+      if (all.length < max) {
+        keyNote = `the file has ${all.length} keys; the set repeats them to reach ${max}`;
+        for (let i = 0; keys.length < max; i++) keys.push(all[i % all.length]!);
+      }
+    }
+  } finally {
+    gen.close();
+  }
+  const hex = keys.map((k) => k.toString("hex"));
+
+  const points: ProbePoint[] = [];
+  const comparisons: ProbeComparison[] = [];
+  const cold = Boolean(opts.cold);
+  const perLookup = opts.path === "both" || Boolean(opts.perLookup);
+  for (const count of counts) {
+    const byPath: Partial<Record<ProbePath, ProbePoint>> = {};
+    for (const path of paths) {
+      const job = { target, keys: hex.slice(0, count), path, cold, coldMethod: opts.coldMethod, perLookup };
+      const p = cold || opts.freshProcess ? runPointInChild(job) : runPoint(job);
+      byPath[path] = p;
+      points.push(p);
+    }
+    if (byPath.reader && byPath.engine) comparisons.push(compare(count, hex, byPath.reader, byPath.engine));
+  }
+  if (!opts.perLookup) for (const p of points) delete p.perLookup;
+  return {
+    dir: model.root,
+    instance: instance.relPath,
+    cf: cf.name,
+    cfDisplayName: cf.displayName,
+    keys: { source, generated: keys.length, note: keyNote },
+    options: target.options,
+    enginePolicies,
+    points,
+    comparisons: comparisons.length > 0 ? comparisons : undefined,
+    notes,
+  };
+}
