@@ -222,6 +222,10 @@ export function leveldbBloomMayMatch(filter: Uint8Array, key: Uint8Array, leveld
 export interface BlockBasedFilter {
   baseLg: number;
   numFilters: number;
+  /** Probes (k byte) of the first non-empty filter. */
+  numProbes?: number;
+  /** Filters holding at least one key (the others are empty ranges). */
+  nonEmptyFilters: number;
   /** Total bytes of the per-range filters. */
   dataBytes: number;
   mayMatch(dataBlockOffset: number, key: Uint8Array): boolean;
@@ -244,9 +248,21 @@ export function decodeBlockBasedFilter(
       (contents[arrayStart + 4 * i + 2]! << 16) |
       (contents[arrayStart + 4 * i + 3]! << 24)) >>>
     0;
+  let numProbes: number | undefined;
+  let nonEmptyFilters = 0;
+  for (let i = 0; i < numFilters; i++) {
+    const start = off(i);
+    const limit = i + 1 < numFilters ? off(i + 1) : arrayStart;
+    if (limit > start && limit <= arrayStart) {
+      numProbes ??= contents[limit - 1];
+      nonEmptyFilters++;
+    }
+  }
   return {
     baseLg,
     numFilters,
+    numProbes,
+    nonEmptyFilters,
     dataBytes: arrayStart,
     mayMatch(dataBlockOffset, key) {
       const index = Math.floor(dataBlockOffset / 2 ** baseLg);

@@ -169,7 +169,7 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
         );
       }
     }
-    for (let i = start + 37; i < start + 45; i++) {
+    for (let i = start + 33; i < start + 41; i++) {
       if (tail[i] !== 0) {
         throw new LsmscopeError("footer: file uses a future feature (reserved bytes are not zero)", {
           file,

@@ -506,6 +506,12 @@ export class SstTable {
       });
     }
     s.entries = s.dataEntries + s.rangeDeletions;
+    if (!stopped) {
+      const f = this.filter;
+      if (f.blockBased && f.bitsPerKey === undefined && this.blockFilter && s.dataEntries > 0) {
+        setBlockBasedBitsPerKey(f, this.blockFilter, s.dataEntries);
+      }
+    }
     return s;
   }
 
@@ -580,14 +586,11 @@ export class SstTable {
     if (entry.name.startsWith("filter.")) {
       const f = this.loadBlockFilter();
       const bytes = entry.handle.size;
-      return {
-        ...base,
-        kind: "bloom",
-        partitioned: false,
-        blockBased: true,
-        filterBytes: bytes,
-        bitsPerKey: keys > 0 && f ? (f.dataBytes * 8) / keys : undefined,
-      };
+      const info: FilterInfo = { ...base, kind: "bloom", partitioned: false, blockBased: true, filterBytes: bytes };
+      if (f?.numProbes !== undefined) info.numProbes = f.numProbes;
+      // LevelDB tables have no entry count: a full scan() fills bitsPerKey in later
+      if (keys > 0 && f) setBlockBasedBitsPerKey(info, f, keys);
+      return info;
     }
     if (entry.name.startsWith("fullfilter.")) {
       const bits = this.loadFullFilter();
@@ -813,6 +816,12 @@ function describeBits(
   if (bits.ribbonBlocks !== undefined) out.ribbonBlocks = bits.ribbonBlocks;
   if (keys > 0 && out.bitsPerKey) out.estimatedFpRate = estimateFpRate(bits, out.bitsPerKey, keys);
   return out;
+}
+
+function setBlockBasedBitsPerKey(info: FilterInfo, f: BlockBasedFilter, keys: number): void {
+  // bits over all per-range filters (each ends in its k byte)
+  info.bitsPerKey = ((f.dataBytes - f.nonEmptyFilters) * 8) / keys;
+  if (info.numProbes) info.estimatedFpRate = standardFpRate(info.bitsPerKey, info.numProbes);
 }
 
 // util/bloom_impl.h BloomMath

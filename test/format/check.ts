@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import { openTable, type SstTable } from "../../src/format/index.js";
-import { absentKeys, compareProperties, sstDumpProperties, sstDumpScan } from "./oracle.js";
+import { absentKeys, absentKeysLike, compareProperties, sstDumpProperties, sstDumpScan } from "./oracle.js";
 
 export interface Expectations {
   format?: "block-based" | "leveldb";
@@ -84,8 +84,8 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
     let falseNegatives = 0;
     for (const k of userKeys) if (t.mayContain(k) === false) falseNegatives++;
     expect(falseNegatives).toBe(0);
-    const keyLen = userKeys[0]?.length ?? 16;
-    const absent = absentKeys(20000, keyLen);
+    const absent = absentKeysLike(userKeys, 20000);
+    expect(absent.length).toBeGreaterThan(19900);
     let accepted = 0;
     for (const k of absent) if (t.mayContain(k) !== false) accepted++;
     const est = f.estimatedFpRate;
@@ -93,6 +93,7 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
     result.absentAccepted = accepted;
     result.estimatedFpRate = est;
     const observed = accepted / absent.length;
+    if (process.env.LSMSCOPE_DEBUG) console.log(file, f, accepted, absent.length);
     expect(est).toBeDefined();
     if (est !== undefined) {
       const sigma = Math.sqrt(est / absent.length);

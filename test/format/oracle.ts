@@ -195,7 +195,7 @@ export function sstDumpScan(file: string): SstDumpScan {
   return { entries, firstKey, lastKey };
 }
 
-/** Deterministic pseudo-random keys of a given length that share no prefix shape with db_bench keys. */
+/** Deterministic pseudo-random keys spread over the key space (callers drop any that are present). */
 export function absentKeys(n: number, length: number, seed = 12345): Buffer[] {
   let x = seed >>> 0;
   const out: Buffer[] = [];
@@ -205,8 +205,29 @@ export function absentKeys(n: number, length: number, seed = 12345): Buffer[] {
       x = (Math.imul(x, 1103515245) + 12345) >>> 0;
       b[j] = x >>> 24;
     }
-    b[0] = 0xff; // db_bench keys start with 0x00 bytes; 0xff.. keys are never written
     out.push(b);
+  }
+  return out;
+}
+
+/**
+ * Absent keys spread like the present ones: a present key with its last (up to) 4 bytes replaced by
+ * pseudo-random bytes, dropped when that key exists. Keys beyond the table's range would all land in
+ * the last filter partition, which says little about the filter as a whole.
+ */
+export function absentKeysLike(present: Buffer[], n: number, seed = 4242): Buffer[] {
+  const set = new Set(present.map((k) => k.toString("hex")));
+  let x = seed >>> 0;
+  const out: Buffer[] = [];
+  for (let i = 0; out.length < n && i < n * 4 && present.length > 0; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    const base = present[x % present.length]!;
+    const k = Buffer.from(base.length >= 8 ? base : Buffer.concat([base, Buffer.alloc(8 - base.length)]));
+    for (let j = Math.max(0, k.length - 4); j < k.length; j++) {
+      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+      k[j] = x >>> 24;
+    }
+    if (!set.has(k.toString("hex"))) out.push(k);
   }
   return out;
 }
