@@ -10,3 +10,4 @@ export * as engine from "./engine/index.js";
 export * from "./datadir/index.js";
 export * from "./format/index.js";
 export * from "./analysis/knobs.js";
+export * from "./sizes/index.js";

@@ -1,0 +1,393 @@
+/**
+ * computeSizes(dir): value/key size distributions per column family, physical vs logical bytes, and
+ * the Ethereum views (accounts by kind, code sizes, reuse, co-tenancy of maximum-size contracts).
+ *
+ * Full mode: every data block, newest visible version per key (k-way merge, merge.ts), spread over
+ * worker threads by user-key range. Two phases: the code location first (its delegation designators
+ * are needed to tell EIP-7702 delegated EOAs from contracts), then every other column family with
+ * the account view attached. Sample mode: sample.ts.
+ */
+import { availableParallelism } from "node:os";
+import { inspectDatadir } from "../datadir/inspect.js";
+import { openTable } from "../format/table.js";
+import { MAX_CODE_SIZE } from "../eth/code.js";
+import { SizeDist, RatioDist } from "./dist.js";
+import { AccountAcc, CodeAcc } from "./eth_acc.js";
+import { cfKey, locateEth, planCf, resolveLocation, selectCfs, splitPoints, type CfPlan } from "./plan.js";
+import { runTasks } from "./pool.js";
+import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
+import { computeSample } from "./sample.js";
+import type {
+  AccountView,
+  CodeView,
+  CoTenancyBlock,
+  ColumnFamilySizes,
+  EthSizes,
+  Share,
+  SizesOptions,
+  SizesReport,
+} from "./types.js";
+
+/** Column families smaller than this are one task (not split by key range). */
+const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
+
+function share(count: number, of: number): Share {
+  return { count, of, share: of > 0 ? count / of : 0 };
+}
+
+class CfAgg {
+  keySize = new SizeDist();
+  valueSize = new SizeDist();
+  ratio = new RatioDist();
+  live = 0;
+  shadowed = 0;
+  tombstones = 0;
+  rangeDeleted = 0;
+  read = 0;
+  wal = 0;
+  valueTypes: Record<string, number> = {};
+  blob = { count: 0, bytes: 0, compressions: {} as Record<string, number>, files: new Set<number>() };
+  physical = 0;
+  logical = 0;
+  blocks = 0;
+  add(r: PartialResult): void {
+    this.keySize.merge(r.keySize);
+    this.valueSize.merge(r.valueSize);
+    this.ratio.merge(r.ratio);
+    this.live += r.live;
+    this.shadowed += r.shadowed;
+    this.tombstones += r.tombstones;
+    this.rangeDeleted += r.rangeDeleted;
+    this.read += r.read;
+    this.wal += r.wal;
+    for (const [k, v] of Object.entries(r.valueTypes)) this.valueTypes[k] = (this.valueTypes[k] ?? 0) + v;
+    this.blob.count += r.blob.count;
+    this.blob.bytes += r.blob.bytes;
+    for (const [k, v] of Object.entries(r.blob.compressions))
+      this.blob.compressions[k] = (this.blob.compressions[k] ?? 0) + v;
+    for (const f of r.blob.files) this.blob.files.add(f);
+    this.physical += r.physical;
+    this.logical += r.logical;
+    this.blocks += r.blocks;
+  }
+  result(plan: CfPlan): ColumnFamilySizes {
+    return {
+      instance: plan.instance.relPath,
+      name: plan.cf.name,
+      nameHex: plan.cf.nameHex,
+      displayName: plan.cf.displayName,
+      entries: this.live,
+      obsoleteEntries: this.shadowed + this.tombstones + this.rangeDeleted,
+      shadowedVersions: this.shadowed,
+      tombstones: this.tombstones,
+      rangeDeleted: this.rangeDeleted,
+      entriesRead: this.read,
+      walEntries: this.wal,
+      valueTypes: this.valueTypes,
+      keySize: this.keySize.summary(),
+      valueSize: this.valueSize.summary(),
+      blobIndexed: {
+        count: this.blob.count,
+        bytes: this.blob.bytes,
+        compressions: this.blob.compressions,
+        files: this.blob.files.size,
+      },
+      physicalBytes: this.physical,
+      logicalBytes: this.logical,
+      compressionRatio: this.logical > 0 ? this.physical / this.logical : 0,
+      dataBlocks: this.blocks,
+      averageBlockBytes: this.blocks > 0 ? this.physical / this.blocks : 0,
+      averageBlockLogicalBytes: this.blocks > 0 ? this.logical / this.blocks : 0,
+      blockRatio: this.ratio.summary(),
+      sstFiles: plan.files,
+    };
+  }
+}
+
+function tasksFor(
+  plan: CfPlan,
+  parts: number,
+  base: Omit<ScanTask, "id" | "runs" | "walPaths" | "cfId" | "rangeDels" | "loHex" | "hiHex">,
+  nextId: () => number,
+  range?: { loHex?: string; hiHex?: string },
+): ScanTask[] {
+  const common = {
+    runs: plan.runs,
+    walPaths: plan.walPaths,
+    cfId: plan.cf.id,
+    rangeDels: plan.rangeDels,
+    ...base,
+  };
+  if (range) return [{ id: nextId(), ...common, ...range }];
+  const cuts = plan.dataBytes >= SPLIT_MIN_BYTES ? splitPoints(plan, parts) : [];
+  const bounds = [undefined, ...cuts, undefined];
+  const out: ScanTask[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const t: ScanTask = { id: nextId(), ...common };
+    if (bounds[i] !== undefined) t.loHex = bounds[i];
+    if (bounds[i + 1] !== undefined) t.hiHex = bounds[i + 1];
+    out.push(t);
+  }
+  return out;
+}
+
+/** Hex of the smallest key greater than every key starting with `prefixHex`. */
+function prefixEnd(prefixHex: string): string | undefined {
+  const b = Buffer.from(prefixHex, "hex");
+  for (let i = b.length - 1; i >= 0; i--) {
+    if (b[i]! < 0xff) {
+      b[i]!++;
+      return b.subarray(0, i + 1).toString("hex");
+    }
+  }
+  return undefined;
+}
+
+function coTenancy(code: CodeAcc, role: RoleSpec): CodeView["coTenancy"] {
+  const perBlock: CoTenancyBlock[] = [];
+  const prefix = role.prefixHex ? Buffer.from(role.prefixHex, "hex") : Buffer.alloc(0);
+  for (const [id] of code.maxBlocks) {
+    const [path, off, size] = id.split("\0") as [string, string, string];
+    const t = openTable(path);
+    try {
+      const db = t.readDataBlock({ offset: Number(off), size: Number(size) });
+      const c = db.cursor();
+      let records = 0;
+      let bytes = 0;
+      let maxN = 0;
+      let maxBytes = 0;
+      while (c.next()) {
+        records++;
+        const kb = c.userKeyLength + c.valueLength;
+        bytes += kb;
+        const isCode =
+          c.valueLength === MAX_CODE_SIZE &&
+          (role.keyLength === undefined || c.userKeyLength === role.keyLength) &&
+          c.key.subarray(0, prefix.length).equals(prefix);
+        if (isCode) {
+          maxN++;
+          maxBytes += kb;
+        }
+      }
+      perBlock.push({
+        file: path,
+        blockOffset: Number(off),
+        blockBytes: Number(size),
+        records,
+        maxSizeContracts: maxN,
+        otherRecords: records - maxN,
+        otherBytes: bytes - maxBytes,
+      });
+    } finally {
+      t.close();
+    }
+  }
+  const stat = (xs: number[]) => ({
+    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0,
+    min: xs.length ? Math.min(...xs) : 0,
+    max: xs.length ? Math.max(...xs) : 0,
+    total: xs.reduce((a, b) => a + b, 0),
+  });
+  const sorted = [...perBlock].sort((a, b) => b.otherBytes - a.otherBytes || a.blockOffset - b.blockOffset);
+  return {
+    blocks: perBlock.length,
+    maxSizeContracts: perBlock.reduce((s, b) => s + b.maxSizeContracts, 0),
+    otherRecords: stat(perBlock.map((b) => b.otherRecords)),
+    otherBytes: stat(perBlock.map((b) => b.otherBytes)),
+    perBlock: sorted.slice(0, 50),
+  };
+}
+
+export function codeView(code: CodeAcc, role: RoleSpec, location: string): CodeView {
+  const contracts = code.entries - code.delegations;
+  return {
+    location,
+    entries: code.entries,
+    delegations: share(code.delegations, code.entries),
+    distinctContractBytecodes: contracts,
+    atMax: share(code.atMax, contracts),
+    overMax: code.overMax,
+    codeSize: code.sizes.summary(),
+    classes: code.classes,
+    keyedBy: code.keyedByAccountHash ? "account-hash" : "code-hash",
+    coTenancy: coTenancy(code, role),
+  };
+}
+
+export function accountView(acc: AccountAcc, code: CodeAcc | undefined, location: string): AccountView {
+  const distinct = acc.codeHashCounts.size;
+  const view: AccountView = {
+    location,
+    total: acc.total,
+    eoa: share(acc.eoa, acc.total),
+    delegatedEoa: share(acc.delegated, acc.total),
+    contract: share(acc.contract, acc.total),
+    undecodable: acc.undecodable,
+    codeNotFound: 0,
+    distinctCodeHashes: distinct,
+    distinctCodeHashesExact: true,
+    reuseFactor: distinct > 0 ? acc.contract / distinct : 0,
+  };
+  if (code?.codeMap) {
+    const per = new SizeDist();
+    let missing = 0;
+    for (const [h, n] of acc.codeHashCounts) {
+      const s = code.codeMap.get(h);
+      if (s === undefined) missing += n;
+      else per.add(s, n);
+    }
+    view.codeNotFound = missing;
+    view.perContractCodeSize = per.summary();
+  }
+  return view;
+}
+
+/** Size distributions, account population and code co-tenancy of the store(s) under `dir`. */
+export async function computeSizes(dir: string, opts: SizesOptions = {}): Promise<SizesReport> {
+  const t0 = Date.now();
+  const model = opts.model ?? (await inspectDatadir(dir, {}));
+  if (opts.mode === "sample") return computeSample(model, opts, t0);
+  const includeWal = opts.includeWal !== false;
+  const workers = Math.max(1, Math.floor(opts.workers ?? Math.min(2, availableParallelism())));
+  const selected = selectCfs(model, opts);
+  const eth = locateEth(model, opts.eth);
+  const accLoc = resolveLocation(model, eth.accounts);
+  const codeLoc = resolveLocation(model, eth.code);
+  const notes: string[] = [
+    "full mode: every data block of every live SST (and unflushed WAL writes, newest first) merged by user key; only the newest visible version of each key is counted, older versions and tombstones are obsoleteEntries",
+    "physicalBytes: stored data-block bytes including the 5-byte block trailers (as rocksdb.data.size); logicalBytes: uncompressed data blocks",
+  ];
+  if (!includeWal) notes.push("WAL writes were left out (includeWal=false)");
+
+  const plans = new Map<string, CfPlan>();
+  const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => {
+    const k = cfKey(inst, cf);
+    let p = plans.get(k);
+    if (!p) {
+      p = planCf(inst, cf, includeWal);
+      plans.set(k, p);
+    }
+    return p;
+  };
+  for (const s of selected) planFor(s.inst, s.cf);
+  const selectedKeys = new Set(selected.map((s) => cfKey(s.inst, s.cf)));
+
+  let id = 0;
+  const nextId = () => id++;
+  const parts = workers * 2;
+  let totalBytes = 0;
+  let doneBytes = 0;
+  const progress = (b: number) => {
+    doneBytes += b;
+    opts.onProgress?.(doneBytes, totalBytes);
+  };
+
+  // phase A: code
+  const codeAcc = codeLoc ? new CodeAcc() : undefined;
+  const aggs = new Map<string, CfAgg>();
+  let codeWholeCf: string | undefined;
+  const phaseA: { tasks: ScanTask[]; key: string; stats: boolean } | undefined = codeLoc
+    ? (() => {
+        const plan = planFor(codeLoc.inst, codeLoc.cf);
+        const role: RoleSpec = { role: "code", ...codeLoc.role };
+        const whole = !codeLoc.role.prefixHex && selectedKeys.has(plan.key);
+        if (whole) codeWholeCf = plan.key;
+        const range = codeLoc.role.prefixHex
+          ? { loHex: codeLoc.role.prefixHex, hiHex: prefixEnd(codeLoc.role.prefixHex) }
+          : undefined;
+        const tasks = tasksFor(
+          plan,
+          parts,
+          { collectStats: whole, roles: [role], delegationHashes: [] },
+          nextId,
+          range,
+        );
+        return { tasks, key: plan.key, stats: whole };
+      })()
+    : undefined;
+  // phase B planned now so the progress total is known; delegation hashes are filled in after phase A
+  const phaseB: { tasks: ScanTask[]; key: string }[] = [];
+  for (const s of selected) {
+    const plan = planFor(s.inst, s.cf);
+    if (plan.key === codeWholeCf) continue;
+    const roles: RoleSpec[] = [];
+    if (accLoc && cfKey(accLoc.inst, accLoc.cf) === plan.key)
+      roles.push({ role: "accounts", ...accLoc.role });
+    phaseB.push({
+      key: plan.key,
+      tasks: tasksFor(plan, parts, { collectStats: true, roles, delegationHashes: [] }, nextId),
+    });
+  }
+  for (const p of plans.values()) if (selectedKeys.has(p.key)) totalBytes += p.dataBytes;
+  if (phaseA && !phaseA.stats) totalBytes += plans.get(phaseA.key)!.dataBytes; // prefix pre-pass reads part of it
+
+  const scanT0 = Date.now();
+  let entriesRead = 0;
+  let workersUsed = 1;
+  if (phaseA) {
+    const { results, workersUsed: w } = await runTasks(phaseA.tasks, workers, progress);
+    workersUsed = Math.max(workersUsed, w);
+    const agg = new CfAgg();
+    for (const r of results) {
+      if (r.code) codeAcc!.merge(r.code);
+      if (phaseA.stats) agg.add(r);
+      entriesRead += r.read;
+    }
+    if (phaseA.stats) aggs.set(phaseA.key, agg);
+  }
+  const delegationHashes = codeAcc ? [...codeAcc.delegationHashes] : [];
+  const accAcc = accLoc ? new AccountAcc(codeAcc?.delegationHashes ?? new Set()) : undefined;
+  const allB = phaseB.flatMap((p) => p.tasks);
+  for (const t of allB) t.delegationHashes = delegationHashes;
+  const { results, workersUsed: wb } = await runTasks(allB, workers, progress);
+  workersUsed = Math.max(workersUsed, wb);
+  const byId = new Map(results.map((r) => [r.id, r]));
+  for (const p of phaseB) {
+    const agg = new CfAgg();
+    for (const t of p.tasks) {
+      const r = byId.get(t.id)!;
+      agg.add(r);
+      entriesRead += r.read;
+      if (r.accounts) accAcc!.merge(r.accounts);
+    }
+    aggs.set(p.key, agg);
+  }
+  const scanMs = Date.now() - scanT0;
+
+  const columnFamilies: ColumnFamilySizes[] = [];
+  for (const s of selected) {
+    const k = cfKey(s.inst, s.cf);
+    columnFamilies.push(aggs.get(k)!.result(plans.get(k)!));
+  }
+
+  let ethOut: EthSizes | undefined;
+  if (opts.eth !== "off" && (accLoc || codeLoc)) {
+    ethOut = { client: eth.client, notes: [...eth.notes] };
+    if (codeLoc && codeAcc)
+      ethOut.code = codeView(codeAcc, { role: "code", ...codeLoc.role }, codeLoc.location);
+    if (
+      accLoc &&
+      accAcc &&
+      accAcc.total + accAcc.undecodable > 0 &&
+      selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
+    )
+      ethOut.accounts = accountView(accAcc, codeAcc, accLoc.location);
+    if (!codeLoc)
+      ethOut.notes.push(
+        "no code column family: delegated EOAs cannot be told from contracts (counted as contracts)",
+      );
+  } else if (eth.notes.length) notes.push(...eth.notes);
+
+  return {
+    root: model.root,
+    client: model.client.kind,
+    mode: "full",
+    confidence: opts.confidence ?? 0.95,
+    workers: workersUsed,
+    columnFamilies,
+    eth: ethOut,
+    notes,
+    elapsedMs: Date.now() - t0,
+    entriesPerSecond: scanMs > 0 ? Math.round((entriesRead / scanMs) * 1000) : undefined,
+  };
+}

@@ -1,0 +1,247 @@
+/**
+ * Newest-version merge of one column family over a user-key range [lo, hi): a k-way merge of sorted
+ * runs (each L0 file on its own, each deeper level's files concatenated in key order, plus the WAL
+ * layer), ordered like internal keys — user key ascending, sequence number descending — so the first
+ * entry seen for a user key is its newest version. Memory: one data block per run plus a heap of runs.
+ *
+ * A run restricted to [lo, hi) skips index entries whose separator (≥ every key of its block) is
+ * below lo, then entries below lo, and ends at the first key ≥ hi. Each data block is counted (bytes,
+ * ratio) by exactly one range: the one holding the block's first key, so ranges processed by
+ * different workers add up to the whole column family.
+ */
+import { openTable, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
+import type { BlockHandle } from "../format/handle.js";
+import type { MemEntry } from "./memtable.js";
+
+/** Bytewise comparison of a[0, al) and b[0, bl) (user keys), without a native call. */
+export function cmpBytes(a: Uint8Array, al: number, b: Uint8Array, bl: number): number {
+  const n = al < bl ? al : bl;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return al - bl;
+}
+
+export interface BlockEvent {
+  path: string;
+  handle: BlockHandle;
+  /** Uncompressed block bytes. */
+  logical: number;
+  /** The block's first key lies in this range: count it. */
+  counted: boolean;
+}
+
+/** One position of a run: what the merge reads. */
+export interface Run {
+  key: Uint8Array;
+  /** User key length (key bytes [0, ukLen)). */
+  ukLen: number;
+  seqno: number;
+  type: number;
+  data: Uint8Array;
+  vOff: number;
+  vLen: number;
+  /** Current data block (undefined for the WAL layer). */
+  path: string | undefined;
+  block: BlockHandle | undefined;
+  /** Move to the next entry in range; false when the run is exhausted. */
+  advance(): boolean;
+  close(): void;
+}
+
+/** Sorted, non-overlapping files (one level) or a single L0 file, read block by block. */
+export class TableRun implements Run {
+  key: Uint8Array = Buffer.alloc(0);
+  ukLen = 0;
+  seqno = 0;
+  type = 0;
+  data: Uint8Array = Buffer.alloc(0);
+  vOff = 0;
+  vLen = 0;
+  path: string | undefined;
+  block: BlockHandle | undefined;
+
+  private fileIdx = -1;
+  private table: SstTable | undefined;
+  private index: Generator<IndexEntry> | undefined;
+  private cursor: (EntryView & { next(): boolean }) | undefined;
+  private done = false;
+
+  constructor(
+    private readonly paths: string[],
+    private readonly lo: Buffer | undefined,
+    private readonly hi: Buffer | undefined,
+    private readonly onBlock: (e: BlockEvent) => void,
+  ) {}
+
+  private openNext(): boolean {
+    this.closeTable();
+    while (++this.fileIdx < this.paths.length) {
+      const t = openTable(this.paths[this.fileIdx]!);
+      this.table = t;
+      this.path = t.path;
+      this.index = t.iterateIndex();
+      return true;
+    }
+    return false;
+  }
+
+  private closeTable(): void {
+    this.table?.close();
+    this.table = undefined;
+    this.index = undefined;
+    this.cursor = undefined;
+  }
+
+  /** Load the next data block in range; false at the end of the run. */
+  private nextBlock(): boolean {
+    for (;;) {
+      if (!this.index && !this.openNext()) return false;
+      const r = this.index!.next();
+      if (r.done) {
+        this.index = undefined;
+        continue;
+      }
+      const ie = r.value;
+      const lo = this.lo;
+      if (lo !== undefined) {
+        const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
+        if (cmpBytes(ie.separator, sl, lo, lo.length) < 0) continue; // whole block below lo
+      }
+      const db = this.table!.readDataBlock(ie.handle);
+      const c = db.cursor();
+      if (!c.next()) continue; // empty block
+      const first = c.key;
+      const fl = c.keyLength - 8;
+      const hi = this.hi;
+      if (hi !== undefined && cmpBytes(first, fl, hi, hi.length) >= 0) return false;
+      const counted = lo === undefined || cmpBytes(first, fl, lo, lo.length) >= 0;
+      this.block = ie.handle;
+      this.onBlock({ path: this.path!, handle: ie.handle, logical: db.block.data.length, counted });
+      this.cursor = c;
+      // skip entries below lo (only in the block that straddles lo)
+      if (!counted) {
+        while (cmpBytes(c.key, c.keyLength - 8, lo!, lo!.length) < 0) {
+          if (!c.next()) {
+            this.cursor = undefined;
+            break;
+          }
+        }
+        if (!this.cursor) continue;
+      }
+      return true;
+    }
+  }
+
+  private load(): boolean {
+    const c = this.cursor!;
+    const kl = c.keyLength;
+    if (kl < 8) throw new RangeError(`internal key of ${kl} bytes`);
+    const hi = this.hi;
+    if (hi !== undefined && cmpBytes(c.key, kl - 8, hi, hi.length) >= 0) return false;
+    this.key = c.key;
+    this.ukLen = kl - 8;
+    this.seqno = c.seqno;
+    this.type = c.key[kl - 8]!;
+    this.data = c.data;
+    this.vOff = c.valueOffset;
+    this.vLen = c.valueLength;
+    return true;
+  }
+
+  advance(): boolean {
+    if (this.done) return false;
+    if (this.cursor) {
+      if (this.cursor.next()) {
+        if (this.load()) return true;
+        return this.finish();
+      }
+      this.cursor = undefined;
+    }
+    if (this.nextBlock() && this.load()) return true;
+    return this.finish();
+  }
+
+  private finish(): boolean {
+    this.done = true;
+    this.closeTable();
+    return false;
+  }
+
+  close(): void {
+    this.done = true;
+    this.closeTable();
+  }
+}
+
+/** The WAL layer: sorted MemEntry[] (already restricted to the range). */
+export class MemRun implements Run {
+  key: Uint8Array = Buffer.alloc(0);
+  ukLen = 0;
+  seqno = 0;
+  type = 0;
+  data: Uint8Array = Buffer.alloc(0);
+  vOff = 0;
+  vLen = 0;
+  path: string | undefined = undefined;
+  block: BlockHandle | undefined = undefined;
+  private i = -1;
+  constructor(private readonly entries: MemEntry[]) {}
+  advance(): boolean {
+    const e = this.entries[++this.i];
+    if (!e) return false;
+    this.key = e.key;
+    this.ukLen = e.key.length;
+    this.seqno = e.seqno;
+    this.type = e.type;
+    this.data = e.value;
+    this.vOff = 0;
+    this.vLen = e.value.length;
+    return true;
+  }
+  close(): void {
+    this.i = this.entries.length;
+  }
+}
+
+function before(a: Run, b: Run): boolean {
+  const c = cmpBytes(a.key, a.ukLen, b.key, b.ukLen);
+  return c < 0 || (c === 0 && a.seqno > b.seqno);
+}
+
+/**
+ * Merge runs and call `visit` for every entry in internal-key order. `visit` gets the run positioned
+ * on the entry (valid during the call only).
+ */
+export function mergeRuns(runs: Run[], visit: (r: Run) => void): void {
+  const heap: Run[] = [];
+  for (const r of runs) if (r.advance()) heap.push(r);
+  const n0 = heap.length;
+  for (let i = (n0 >> 1) - 1; i >= 0; i--) siftDown(heap, i);
+  while (heap.length > 0) {
+    const top = heap[0]!;
+    visit(top);
+    if (!top.advance()) {
+      const last = heap.pop()!;
+      if (heap.length === 0) break;
+      heap[0] = last;
+    }
+    if (heap.length > 1) siftDown(heap, 0);
+  }
+}
+
+function siftDown(h: Run[], i: number): void {
+  const n = h.length;
+  for (;;) {
+    const l = 2 * i + 1;
+    if (l >= n) return;
+    const r = l + 1;
+    const m = r < n && before(h[r]!, h[l]!) ? r : l;
+    if (!before(h[m]!, h[i]!)) return;
+    const t = h[i]!;
+    h[i] = h[m]!;
+    h[m] = t;
+    i = m;
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * What to scan: the column families selected from the datadir model, each with its sorted runs
+ * (L0 files alone, deeper levels concatenated), its live WAL files, its range deletions, and where
+ * the Ethereum views live (accounts / code column family and key prefix) for the recognised client.
+ */
+import { openTable } from "../format/table.js";
+import { toHex } from "../util/bytes.js";
+import { LsmscopeError } from "../util/errors.js";
+import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
+import type { EthViewLocation, SizesOptions } from "./types.js";
+import type { RoleSpec } from "./scan.js";
+
+export interface CfPlan {
+  key: string;
+  instance: InstanceModel;
+  cf: ColumnFamilyModel;
+  runs: string[][];
+  walPaths: string[];
+  rangeDels: { startHex: string; endHex: string; seqno: number }[];
+  /** Stored data-block bytes (rocksdb.data.size; LevelDB: file size). */
+  dataBytes: number;
+  dataBlocks: number;
+  files: number;
+}
+
+export interface EthPlan {
+  client: string;
+  accounts?: { plan: CfPlan; role: RoleSpec; location: string };
+  code?: { plan: CfPlan; role: RoleSpec; location: string };
+  notes: string[];
+}
+
+export function cfKey(inst: InstanceModel, cf: ColumnFamilyModel): string {
+  return `${inst.relPath}\0${cf.nameHex}`;
+}
+
+function cfMatches(sel: string, inst: InstanceModel, cf: ColumnFamilyModel): boolean {
+  const s = sel.toLowerCase();
+  const names = [cf.name, cf.displayName, cf.nameHex, `0x${cf.nameHex}`];
+  const own = names.map((n) => n.toLowerCase());
+  if (own.includes(s)) return true;
+  // "cf06" (Besu display prefix) and "instance/name"
+  if (cf.displayName.toLowerCase().split(" ")[0] === s) return true;
+  const slash = s.lastIndexOf("/");
+  if (slash > 0) {
+    const i = s.slice(0, slash);
+    const n = s.slice(slash + 1);
+    const rel = inst.relPath.toLowerCase();
+    const db = inst.clientDetail?.database?.toLowerCase();
+    if ((rel === i || rel.endsWith("/" + i) || db === i) && own.includes(n)) return true;
+  }
+  return false;
+}
+
+export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: boolean): CfPlan {
+  const runs: string[][] = [];
+  let files = 0;
+  for (const lvl of cf.levels) {
+    const present = lvl.files.filter((f) => f.present);
+    files += present.length;
+    if (present.length === 0) continue;
+    if (lvl.level === 0) for (const f of present) runs.push([f.path]);
+    else {
+      const sorted = [...present].sort((a, b) =>
+        a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0,
+      );
+      runs.push(sorted.map((f) => f.path));
+    }
+  }
+  const rangeDels: CfPlan["rangeDels"] = [];
+  let dataBytes = 0;
+  let dataBlocks = 0;
+  for (const run of runs) {
+    for (const path of run) {
+      const t = openTable(path);
+      try {
+        const ds = t.properties["rocksdb.data.size"];
+        dataBytes += typeof ds === "number" ? ds : t.fileSize;
+        const nb = t.properties["rocksdb.num.data.blocks"];
+        if (typeof nb === "number") dataBlocks += nb;
+        const nrd = t.properties["rocksdb.num.range-deletions"];
+        if (typeof nrd === "number" && nrd > 0) {
+          for (const r of t.rangeDeletions())
+            rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
+        }
+      } finally {
+        t.close();
+      }
+    }
+  }
+  const walPaths = includeWal
+    ? inst.wal.filter((w) => w.logNumber >= cf.logNumber && w.size > 0).map((w) => w.path)
+    : [];
+  return {
+    key: cfKey(inst, cf),
+    instance: inst,
+    cf,
+    runs,
+    walPaths,
+    rangeDels,
+    dataBytes,
+    dataBlocks,
+    files,
+  };
+}
+
+/** Selected column families (readable RocksDB/LevelDB instances only). */
+export function selectCfs(
+  model: DatadirModel,
+  opts: SizesOptions,
+): { inst: InstanceModel; cf: ColumnFamilyModel }[] {
+  const sel = opts.cf === undefined ? [] : Array.isArray(opts.cf) ? opts.cf : [opts.cf];
+  const out: { inst: InstanceModel; cf: ColumnFamilyModel }[] = [];
+  for (const inst of model.instances) {
+    if (!inst.readable || (inst.engine !== "rocksdb" && inst.engine !== "leveldb")) continue;
+    for (const cf of inst.columnFamilies) {
+      if (sel.length === 0 || sel.some((s) => cfMatches(s, inst, cf))) out.push({ inst, cf });
+    }
+  }
+  if (sel.length > 0 && out.length === 0) {
+    const all = model.instances.flatMap((i) => i.columnFamilies.map((c) => c.displayName));
+    throw new LsmscopeError(`no column family matches ${sel.join(", ")} (have: ${all.join(", ")})`, {
+      exitCode: 2,
+    });
+  }
+  return out;
+}
+
+function findCf(
+  model: DatadirModel,
+  loc: EthViewLocation,
+): { inst: InstanceModel; cf: ColumnFamilyModel } | undefined {
+  for (const inst of model.instances) {
+    if (inst.relPath !== loc.instance && !(loc.instance === "." && inst.relPath === "")) continue;
+    for (const cf of inst.columnFamilies) {
+      if (cf.name === loc.cf || `0x${cf.nameHex}` === loc.cf.toLowerCase() || cf.displayName === loc.cf)
+        return { inst, cf };
+    }
+  }
+  return undefined;
+}
+
+/** Where accounts and code live for the recognised client (shared/reference/clients.md). */
+export function locateEth(
+  model: DatadirModel,
+  eth: SizesOptions["eth"],
+): { client: string; accounts?: EthViewLocation; code?: EthViewLocation; notes: string[] } {
+  const notes: string[] = [];
+  if (eth === "off") return { client: model.client.kind, notes };
+  if (eth && typeof eth === "object")
+    return { client: "explicit", accounts: eth.accounts, code: eth.code, notes };
+  let accounts: EthViewLocation | undefined;
+  let code: EthViewLocation | undefined;
+  for (const inst of model.instances) {
+    if (inst.client === "besu") {
+      for (const cf of inst.columnFamilies) {
+        if (cf.nameHex === "06") accounts = { instance: inst.relPath, cf: "0x06", keyLength: 32 };
+        if (cf.nameHex === "07") code = { instance: inst.relPath, cf: "0x07", keyLength: 32 };
+      }
+    } else if (inst.client === "nethermind") {
+      const db = inst.clientDetail?.database;
+      for (const cf of inst.columnFamilies) {
+        if (db === "flat" && cf.name === "Account")
+          accounts = { instance: inst.relPath, cf: cf.name, keyLength: 20 };
+        if (db === "code" && cf.name === "default")
+          code = { instance: inst.relPath, cf: cf.name, keyLength: 32 };
+      }
+    } else if (inst.client === "geth" && inst.engine === "leveldb") {
+      accounts = { instance: inst.relPath, cf: "default", prefixHex: "61", keyLength: 33 };
+      code = { instance: inst.relPath, cf: "default", prefixHex: "63", keyLength: 33 };
+    }
+  }
+  if (!accounts && !code)
+    notes.push(`client ${model.client.kind}: no account or code column family recognised`);
+  return { client: model.client.kind, accounts, code, notes };
+}
+
+export function resolveLocation(
+  model: DatadirModel,
+  loc: EthViewLocation | undefined,
+):
+  { inst: InstanceModel; cf: ColumnFamilyModel; role: Omit<RoleSpec, "role">; location: string } | undefined {
+  if (!loc) return undefined;
+  const f = findCf(model, loc);
+  if (!f) return undefined;
+  const role: Omit<RoleSpec, "role"> = {};
+  if (loc.prefixHex) role.prefixHex = loc.prefixHex;
+  if (loc.keyLength !== undefined) role.keyLength = loc.keyLength;
+  const where = `${f.inst.relPath}/${f.cf.displayName}`;
+  const location = loc.prefixHex ? `${where} prefix 0x${loc.prefixHex}` : where;
+  return { ...f, role, location };
+}
+
+/**
+ * Split a column family into about `parts` user-key ranges of similar data size, from index
+ * separators (every k-th, so memory stays small). Returns the cut points (hex), ascending.
+ */
+export function splitPoints(plan: CfPlan, parts: number): string[] {
+  if (parts <= 1) return [];
+  const samples: { key: string; w: number }[] = [];
+  for (const run of plan.runs) {
+    for (const path of run) {
+      const t = openTable(path);
+      try {
+        const nb = t.properties["rocksdb.num.data.blocks"];
+        const stride = typeof nb === "number" && nb > 256 ? Math.ceil(nb / 256) : 1;
+        let i = 0;
+        for (const ie of t.iterateIndex()) {
+          if (i++ % stride !== 0) continue;
+          const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
+          samples.push({ key: toHex(ie.separator.subarray(0, sl)), w: ie.handle.size * stride });
+        }
+      } finally {
+        t.close();
+      }
+    }
+  }
+  samples.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const total = samples.reduce((s, x) => s + x.w, 0);
+  const cuts: string[] = [];
+  let acc = 0;
+  let k = 1;
+  for (const s of samples) {
+    acc += s.w;
+    if (acc >= (total * k) / parts && k < parts) {
+      if (cuts.length === 0 || cuts[cuts.length - 1]! < s.key) cuts.push(s.key);
+      k++;
+    }
+  }
+  return cuts;
+}

@@ -1,0 +1,218 @@
+/**
+ * Public types of `computeSizes()`: what a store holds, record by record, per column family, plus the
+ * Ethereum views (account population, code sizes, block co-tenancy of maximum-size contracts).
+ * Plain data only (JSON-serialisable), sizes in bytes.
+ */
+import type { DatadirModel } from "../datadir/model.js";
+
+/** A confidence interval [low, high] at `SizesReport.confidence`. */
+export type Interval = [number, number];
+
+export interface HistogramBucket {
+  /** Upper bound (inclusive) of the log2 bucket: sizes in (le/2, le]; the first bucket is le = 0. */
+  le: number;
+  count: number;
+}
+
+export interface SizeSummary {
+  count: number;
+  totalBytes: number;
+  min: number;
+  max: number;
+  mean: number;
+  /** Nearest-rank percentiles. */
+  p50: number;
+  p90: number;
+  p99: number;
+  histogram: HistogramBucket[];
+  /** Sizes ≥ 64 KiB are kept in 1/256-octave bins: percentiles above that are bin bounds (< 0.4% off). */
+  approximate?: boolean;
+  /** Sample mode: block-bootstrap intervals of the figures (percentile method). */
+  intervals?: { mean: Interval; p50: Interval; p90: Interval; p99: Interval };
+}
+
+/** A share of a population with its interval (sample mode) — counts are sample counts. */
+export interface Share {
+  /** Records in the sample (full mode: in the store) with the property. */
+  count: number;
+  /** Of how many. */
+  of: number;
+  share: number;
+  /** Sample mode: cluster-adjusted Wilson interval (see sample.ts). */
+  interval?: Interval;
+}
+
+export interface ColumnFamilySizes {
+  /** Instance path relative to the scanned root ("." for the root). */
+  instance: string;
+  /** Column family name (text when printable, else hex). */
+  name: string;
+  nameHex: string;
+  /** Client-aware name, e.g. "cf06 ACCOUNT_INFO_STATE". */
+  displayName: string;
+  /**
+   * Full mode: live keys (newest visible version is a value, blob index, merge or entity).
+   * Sample mode: estimated number of stored value records (all versions; no dedup is possible).
+   */
+  entries: number;
+  entriesInterval?: Interval;
+  /**
+   * Full mode: entries read that are not a live key's newest version: shadowed versions + tombstones
+   * (+ entries covered by range deletions). Sample mode: null (needs the whole key space).
+   */
+  obsoleteEntries: number | null;
+  /** Full mode breakdown of obsoleteEntries. */
+  shadowedVersions?: number;
+  tombstones?: number;
+  rangeDeleted?: number;
+  /** Every entry read (data blocks + WAL), all versions. */
+  entriesRead: number;
+  /** Unflushed WAL writes merged in as the newest layer (full mode). */
+  walEntries: number;
+  /** Sample mode: share of sampled entries that are tombstones. */
+  tombstoneShare?: Share;
+  /** Entries by value type name ("value", "deletion", "blob-index", ...) among those read. */
+  valueTypes: Record<string, number>;
+  keySize: SizeSummary;
+  valueSize: SizeSummary;
+  /** Values stored in blob files: sized from the blob index (stored blob size, after blob compression). */
+  blobIndexed: { count: number; bytes: number; compressions: Record<string, number>; files: number };
+  /** Data blocks: stored bytes (block + 5-byte trailer, as rocksdb.data.size) and uncompressed bytes. */
+  physicalBytes: number;
+  logicalBytes: number;
+  /** physicalBytes / logicalBytes. */
+  compressionRatio: number;
+  dataBlocks: number;
+  averageBlockBytes: number;
+  averageBlockLogicalBytes: number;
+  /** Per-block physical/logical ratio: distribution over blocks (full mode: every block; sample: sampled). */
+  blockRatio: { p50: number; min: number; max: number; histogram: { le: number; count: number }[] };
+  /** Sample mode: blocks drawn and blocks in the column family. */
+  sampledBlocks?: number;
+  totalBlocks?: number;
+  /** Sample mode: intervals for the totals extrapolated from the sample. */
+  physicalBytesInterval?: Interval;
+  logicalBytesInterval?: Interval;
+  sstFiles: number;
+}
+
+export interface CoTenancyBlock {
+  file: string;
+  blockOffset: number;
+  blockBytes: number;
+  /** Records in the block (all versions). */
+  records: number;
+  /** Maximum-size contracts in the block. */
+  maxSizeContracts: number;
+  /** Records and key+value bytes in the block other than the maximum-size contracts. */
+  otherRecords: number;
+  otherBytes: number;
+}
+
+export interface CodeView {
+  /** "instance/cf" (+ " prefix c" for geth). */
+  location: string;
+  /** Live code entries (full) / code records in the sample. */
+  entries: number;
+  /** EIP-7702 delegation designators (23 bytes, 0xef0100‖address). */
+  delegations: Share;
+  /** Distinct contract bytecodes (code entries that are not delegations). */
+  distinctContractBytecodes: number;
+  /** Contract code of exactly 24,576 bytes (EIP-170 maximum), and above it (pre-EIP-170). */
+  atMax: Share;
+  overMax: number;
+  /** Contract code sizes (delegations excluded), one per stored bytecode. */
+  codeSize: SizeSummary;
+  /** Counts per class of eth/code.ts CODE_SIZE_CLASSES. */
+  classes: Record<string, number>;
+  /** Code keyed by code hash (normal) or by account hash (legacy Besu): keys are then re-hashed. */
+  keyedBy: "code-hash" | "account-hash";
+  coTenancy: {
+    /** Data blocks holding at least one maximum-size contract. */
+    blocks: number;
+    maxSizeContracts: number;
+    otherRecords: { mean: number; min: number; max: number; total: number };
+    otherBytes: { mean: number; min: number; max: number; total: number };
+    /** Up to 50 blocks, largest co-tenancy first. */
+    perBlock: CoTenancyBlock[];
+  };
+}
+
+export interface AccountView {
+  location: string;
+  total: number;
+  eoa: Share;
+  delegatedEoa: Share;
+  contract: Share;
+  /** Records that did not decode as an account (wrong key length or RLP). */
+  undecodable: number;
+  /** Accounts with a code hash that no code entry has (counted as contracts). */
+  codeNotFound: number;
+  /** Distinct code hashes of contract accounts (exact up to 4M, else a HyperLogLog estimate). */
+  distinctCodeHashes: number;
+  distinctCodeHashesExact: boolean;
+  /** Contract accounts per distinct code hash. */
+  reuseFactor: number;
+  /** Code size of every contract account (reuse counted), when the code map fitted. */
+  perContractCodeSize?: SizeSummary;
+}
+
+export interface EthSizes {
+  client: string;
+  accounts?: AccountView;
+  code?: CodeView;
+  notes: string[];
+}
+
+export interface SizesReport {
+  root: string;
+  client: string;
+  mode: "full" | "sample";
+  /** Sample mode: blocks requested per column family, and the seed. */
+  sampleBlocks?: number;
+  seed?: number;
+  confidence: number;
+  workers: number;
+  columnFamilies: ColumnFamilySizes[];
+  eth?: EthSizes;
+  /** What the mode measures, and anything that could not be measured. */
+  notes: string[];
+  elapsedMs: number;
+  /** Entries read per second over the data scan (full mode). */
+  entriesPerSecond?: number;
+}
+
+/** Which column family (and key prefix) holds accounts / code, when not recognised from the client. */
+export interface EthViewLocation {
+  /** Instance path relative to the root ("." for the root). */
+  instance: string;
+  /** Column family name (text) or "0x"-hex of its raw name. */
+  cf: string;
+  /** Only keys with this prefix (geth: "a" / "c"), given as hex. */
+  prefixHex?: string;
+  /** Only keys of this length (prefix included). */
+  keyLength?: number;
+}
+
+export interface SizesOptions {
+  /** Column families to report (name, display name, hex, or "instance/name"); default all. */
+  cf?: string | string[];
+  /** "full" (default): every block, newest version per key; "sample": N blocks per column family. */
+  mode?: "full" | "sample";
+  /** Sample mode: data blocks drawn per column family (default 1000). */
+  sampleBlocks?: number;
+  /** Sample mode: PRNG seed (default 1): same seed, same blocks. */
+  seed?: number;
+  /** Full mode: worker threads (default min(2, cores)); 1 runs in this thread. */
+  workers?: number;
+  /** Merge unflushed WAL writes as the newest layer (default true). */
+  includeWal?: boolean;
+  /** Ethereum views: "auto" (default: from the recognised client), "off", or explicit locations. */
+  eth?: "auto" | "off" | { accounts?: EthViewLocation; code?: EthViewLocation };
+  /** Confidence level of intervals (default 0.95). */
+  confidence?: number;
+  /** A model already built by inspectDatadir(dir). */
+  model?: DatadirModel;
+  /** Progress: data-block bytes done / total. */
+  onProgress?: (done: number, total: number) => void;
+}
