@@ -161,9 +161,8 @@ export function computeTruth(t: TruthInput): SampleTruth {
       columnFamilies: Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1))),
     };
   }
-  const hasHistory = [...log.instances.values()].some((cfs) =>
-    [...cfs.values()].some((r) => r.puts["pre-run"] > 0),
-  );
+  // the pre-run counts only where accounts were actually rewritten in a separate phase
+  const hasHistory = accRec.puts["pre-run"] > 0;
 
   return {
     sample: t.sample,
