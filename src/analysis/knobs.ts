@@ -765,7 +765,7 @@ export function compareConfiguredToCarried(
         finding({
           id: "filter-none",
           knob: "filter",
-          severity: "warn",
+          severity: "info",
           message: `no filter configured and ${none.files} of ${all.filesRead} files carry none (${levels.join(", ")}): every point lookup that reaches a file reads its index and a data block`,
           configured: "none",
           carried: fmtTallies(all.filterKind),

@@ -1,55 +1,109 @@
 /**
- * `lsmscope inspect DIR [--json]`: the datadir model. Exit 0 when the picture is complete, 2 when some
- * error finding left it incomplete (the report is still printed).
+ * `lsmscope inspect DIR [--json] [--deep]`: the inspect report (src/report/) over the datadir model.
+ * `--json` prints the model itself (with `deep` measurements by SST path under --deep).
+ * Exit 0 when the picture is complete, 2 when some error finding left it incomplete (the report is
+ * still printed).
  */
 import type { CommandModule } from "yargs";
 import { inspectDatadir } from "../../datadir/inspect.js";
-import { renderDatadirText } from "../../datadir/text_dump.js";
 import { createProgress, type Progress } from "../../util/progress.js";
+import { runInspect, type InspectResult } from "../../report/deep.js";
+import { buildInspectReport } from "../../report/build.js";
+import { renderInspectReport } from "../../report/render.js";
 
 interface Args {
   dir: string;
   json: boolean;
+  deep: boolean;
   tables: boolean;
   wal: boolean;
+  empty: boolean;
+}
+
+/** A progress line on stderr while tables are read (stores with many tables only). */
+export function tableProgress(): {
+  onProgress: (done: number, total: number, what: string) => void;
+  done(): void;
+} {
+  let progress: Progress | undefined;
+  let progressFor = "";
+  return {
+    onProgress: (done, total, what) => {
+      if (total < 500) return; // small stores finish before a progress line helps
+      if (what !== progressFor) {
+        progress?.done();
+        progress = createProgress({ label: `tables of ${what}`, total });
+        progressFor = what;
+      }
+      progress!.update(done);
+    },
+    done: () => progress?.done(),
+  };
+}
+
+/** Build the model the way `inspect` does: cheap table details by default, deep with `deep`. */
+export async function inspectForReport(
+  dir: string,
+  opts: { deep?: boolean; tables?: boolean; wal?: boolean; progress?: boolean },
+): Promise<InspectResult> {
+  const p = opts.progress === false ? undefined : tableProgress();
+  try {
+    if (opts.tables === false && !opts.deep) {
+      const model = await inspectDatadir(dir, {
+        tableDetails: "none",
+        readWal: opts.wal,
+        onProgress: p?.onProgress,
+      });
+      return { model, mode: "cheap" };
+    }
+    return await runInspect(dir, {
+      mode: opts.deep ? "deep" : "cheap",
+      readWal: opts.wal,
+      onProgress: p?.onProgress,
+    });
+  } finally {
+    p?.done();
+  }
 }
 
 export const command: CommandModule<object, Args> = {
   command: "inspect <dir>",
-  describe: "Read every store under DIR (MANIFEST, OPTIONS, WAL, blob files) and report it",
+  describe:
+    "Report every store under DIR: options beside what the files carry, levels, filters, blob files, WAL",
   builder: (y) =>
     y
       .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
-      .option("json", { type: "boolean", default: false, describe: "print the model as JSON" })
-      .option("tables", {
+      .option("json", { type: "boolean", default: false, describe: "print the datadir model as JSON" })
+      .option("deep", {
         type: "boolean",
         default: false,
-        describe: "also read each table's footer and properties",
+        describe: "also walk every table's index (block counts and sizes) and verify the checksums read",
+      })
+      .option("tables", {
+        type: "boolean",
+        default: true,
+        describe: "read each table's footer, properties and filter metadata (--no-tables: MANIFEST only)",
       })
       .option("wal", {
         type: "boolean",
         default: true,
         describe: "read WAL files (--no-wal to skip)",
+      })
+      .option("empty", {
+        type: "boolean",
+        default: false,
+        describe: "show empty column families in full",
       }) as never,
   handler: async (argv) => {
-    // a progress line on stderr while table details are read (large stores)
-    let progress: Progress | undefined;
-    let progressFor = "";
-    const model = await inspectDatadir(argv.dir, {
-      tableDetails: argv.tables ? "cheap" : "none",
-      readWal: argv.wal,
-      onProgress: (done, total, what) => {
-        if (total < 500) return; // small stores finish before a progress line helps
-        if (what !== progressFor) {
-          progress?.done();
-          progress = createProgress({ label: `tables of ${what}`, total });
-          progressFor = what;
-        }
-        progress!.update(done);
-      },
-    });
-    progress?.done();
-    process.stdout.write(argv.json ? JSON.stringify(model, null, 2) + "\n" : renderDatadirText(model));
-    if (!model.complete) process.exitCode = 2;
+    const r = await inspectForReport(argv.dir, { deep: argv.deep, tables: argv.tables, wal: argv.wal });
+    if (argv.json) {
+      const out = r.deep ? { ...r.model, deep: Object.fromEntries(r.deep) } : r.model;
+      process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+    } else {
+      process.stdout.write(
+        renderInspectReport(buildInspectReport(r.model, r.mode, r.deep), { showEmpty: argv.empty }),
+      );
+    }
+    if (!r.model.complete) process.exitCode = 2;
   },
 };

@@ -1,0 +1,323 @@
+/**
+ * Text rendering of the inspect report (build.ts): per instance its files, WAL state and findings; per
+ * column family the options in force beside what the files carry, the level layout and the flags.
+ * Every string that came from a file goes through escapeText; byte strings are already hex in the model.
+ */
+import { escapeText, formatBytes } from "../util/bytes.js";
+import {
+  describeConfiguredFilter,
+  type CarriedLevel,
+  type ConfiguredKnobs,
+  type Tally,
+} from "../analysis/knobs.js";
+import type { CfReport, FlagSeverity, InspectReport, InstanceReport } from "./build.js";
+import { relative } from "node:path";
+
+const e = escapeText;
+
+export interface RenderOptions {
+  /** Include column families that hold nothing (default: one summary line). */
+  showEmpty?: boolean;
+}
+
+const MARK: Record<FlagSeverity, string> = { error: "!!", warn: "! ", info: "· " };
+
+export const pct = (x: number): string =>
+  x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+
+export const int = (n: number): string => n.toLocaleString("en-US");
+
+/** Tallies as "LZ4 ×270, Snappy ×7". */
+export function tallies(ts: readonly Tally[]): string {
+  return ts.length === 0 ? "-" : ts.map((t) => `${e(t.key)} ×${t.files}`).join(", ");
+}
+
+/** Left-aligned text table; `right` marks right-aligned columns. */
+export function table(rows: string[][], right: ReadonlySet<number> = new Set(), indent = "  "): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map(
+    (r) =>
+      indent +
+      r
+        .map((c, i) =>
+          i === r.length - 1 && !right.has(i)
+            ? c
+            : right.has(i)
+              ? c.padStart(widths[i]!)
+              : c.padEnd(widths[i]!),
+        )
+        .join("  ")
+        .trimEnd(),
+  );
+}
+
+function compressionConfigured(c: ConfiguredKnobs): string {
+  let s = c.compressionPerLevel ? `per level ${c.compressionPerLevel.join(":")}` : (c.compression ?? "-");
+  if (c.bottommostCompression) s += `, bottommost ${c.bottommostCompression}`;
+  return s;
+}
+
+function blockSizeCarried(all: CarriedLevel): string {
+  const b = all.blockSize;
+  if (!b) return "-";
+  return b.basis === "uncompressed"
+    ? `${formatBytes(Math.round(b.meanBytes))} per block (uncompressed files, ${int(b.dataBlocks)} blocks)`
+    : `≤ ${formatBytes(Math.round(b.meanBytes))} per block (raw key+value bytes / ${int(b.dataBlocks)} blocks)`;
+}
+
+function filterPerLevel(c: CfReport): string {
+  const lv = c.knobs.carried.levels.filter((l) => l.files > 0);
+  if (lv.length === 0) return "-";
+  return lv.map((l) => `L${l.level}: ${l.filesRead ? tallies(l.filter) : "not read"}`).join(" · ");
+}
+
+function knobRows(c: CfReport): string[][] {
+  const k = c.knobs;
+  const cfg = k.configured;
+  const all = k.carried.all;
+  const rows: string[][] = [["knob", "OPTIONS", "files carry"]];
+  const no = "-";
+  const blob = cfg?.blob;
+  const opt = (v: string | number | boolean | undefined): string => (v === undefined ? no : e(String(v)));
+  rows.push(["filter", cfg ? e(describeConfiguredFilter(cfg.filter)) : no, filterPerLevel(c)]);
+  if (all.filterBitsPerKey !== undefined)
+    rows.push([
+      "filter bits/key",
+      cfg?.filter.bitsPerKey !== undefined ? String(cfg.filter.bitsPerKey) : no,
+      `${all.filterBitsPerKey.toFixed(1)} stored (entry-weighted)`,
+    ]);
+  rows.push(["compression", cfg ? e(compressionConfigured(cfg)) : no, tallies(all.compression)]);
+  rows.push(["format version", opt(cfg?.formatVersion), tallies(all.formatVersion)]);
+  rows.push(["index type", opt(cfg?.indexType), tallies(all.indexType)]);
+  rows.push(["checksum", opt(cfg?.checksum), tallies(all.checksum)]);
+  rows.push(["block size", opt(cfg?.blockSize), blockSizeCarried(all)]);
+  if (cfg?.partitionFilters !== undefined || all.filterPartitioned > 0)
+    rows.push([
+      "partition filters",
+      cfg?.partitionFilters === undefined
+        ? no
+        : `${cfg.partitionFilters}${cfg.partitionFilters && !cfg.partitionFiltersEffective ? " (no effect)" : ""}`,
+      all.filesRead ? `${all.filterPartitioned} of ${all.filesRead} partitioned` : no,
+    ]);
+  rows.push(["whole key filtering", opt(cfg?.wholeKeyFiltering), tallies(all.wholeKeyFiltering)]);
+  rows.push(["optimize filters for hits", opt(cfg?.optimizeFiltersForHits), ""]);
+  if (cfg?.blockRestartInterval !== undefined || cfg?.dataBlockIndexType !== undefined)
+    rows.push([
+      "restart interval / data index",
+      `${opt(cfg?.blockRestartInterval)} / ${opt(cfg?.dataBlockIndexType)}`,
+      "",
+    ]);
+  if (cfg?.prefixExtractor !== undefined && cfg.prefixExtractor !== "nullptr")
+    rows.push(["prefix extractor", e(cfg.prefixExtractor), ""]);
+  const lb = c.layout.blob;
+  if (blob?.enableBlobFiles || lb.files > 0)
+    rows.push([
+      "blob files",
+      blob?.enableBlobFiles
+        ? `on, min ${blob.minBlobSize ?? 0} B, ${e(blob.blobCompression ?? "NoCompression")}${blob.enableBlobGarbageCollection ? ", GC" : ""}`
+        : blob
+          ? "off"
+          : no,
+      lb.files > 0
+        ? `${lb.files} files, ${int(lb.blobs)} blobs, ${formatBytes(lb.bytes)}, garbage ${formatBytes(lb.garbageBytes)} (${pct(lb.garbageShare)})` +
+          (lb.missing ? `, ${lb.missing} missing` : "")
+        : "none",
+    ]);
+  return rows;
+}
+
+function levelRows(c: CfReport): string[][] {
+  const rows: string[][] = [
+    ["level", "files", "bytes", "share", "file sizes", "entries", "filters", "compression"],
+  ];
+  const carried = new Map(c.knobs.carried.levels.map((l) => [l.level, l]));
+  for (const l of c.layout.levels) {
+    if (l.files === 0) continue;
+    const k = carried.get(l.level);
+    const sizes =
+      l.minFileBytes === l.maxFileBytes
+        ? formatBytes(l.minFileBytes ?? 0)
+        : `${formatBytes(l.minFileBytes ?? 0)}..${formatBytes(l.maxFileBytes ?? 0)}`;
+    const filters =
+      l.unknownFilterFiles === l.files
+        ? "not read"
+        : `${l.filteredFiles} with, ${l.unfilteredFiles} without` +
+          (l.unknownFilterFiles ? `, ${l.unknownFilterFiles} unread` : "");
+    rows.push([
+      `L${l.level}`,
+      int(l.files),
+      formatBytes(l.bytes),
+      pct(l.shareOfBytes),
+      sizes,
+      l.entries !== undefined ? int(l.entries) : "-",
+      filters,
+      k ? tallies(k.compression) : "-",
+    ]);
+  }
+  return rows;
+}
+
+function deepRows(c: CfReport): string[][] {
+  const rows: string[][] = [
+    ["level", "tables", "data blocks", "stored bytes/block (min..mean..max)", "index≠props", "errors"],
+  ];
+  for (const d of c.deepLevels ?? []) {
+    const mean = d.dataBlocks ? d.dataBlockBytes / d.dataBlocks : 0;
+    rows.push([
+      `L${d.level}`,
+      int(d.tables),
+      int(d.dataBlocks),
+      d.dataBlocks
+        ? `${formatBytes(d.minBlockBytes ?? 0)}..${formatBytes(Math.round(mean))}..${formatBytes(d.maxBlockBytes ?? 0)}`
+        : "-",
+      String(d.disagreeing),
+      String(d.errors),
+    ]);
+  }
+  return rows;
+}
+
+export function renderCf(c: CfReport): string[] {
+  const out: string[] = [];
+  const L = c.layout;
+  const entries = c.knobs.carried.all.filesRead > 0 ? ` · ${int(c.knobs.carried.all.entries)} entries` : "";
+  out.push(
+    `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${int(L.files)} SSTs · ${formatBytes(L.bytes)}${entries}` +
+      (L.blob.files ? ` · ${L.blob.files} blob files ${formatBytes(L.blob.bytes)}` : "") +
+      ` · total ${formatBytes(L.bytes + L.blob.bytes)}`,
+  );
+  if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
+  out.push(...table(knobRows(c)));
+  if (L.files > 0) {
+    out.push("");
+    out.push(...table(levelRows(c), new Set([1, 2, 3, 5])));
+    const bottom = L.bottomLevel!;
+    out.push(
+      `  above the bottom level (L${bottom}): ${int(L.filesAboveBottom)} ${L.filesAboveBottom === 1 ? "file" : "files"}, ${formatBytes(L.bytesAboveBottom)} (${pct(L.shareAboveBottom)} of the bytes)` +
+        (L.entriesAboveBottom !== undefined && L.filesAboveBottom > 0
+          ? `, ${int(L.entriesAboveBottom)} entries`
+          : "") +
+        ` · L0: ${L.l0Files} ${L.l0Files === 1 ? "file" : "files"}${L.l0Trigger !== undefined ? ` (compaction trigger ${L.l0Trigger})` : ""}`,
+    );
+  }
+  if (L.unflushedWrites > 0) out.push(`  unflushed writes in live WALs: ${int(L.unflushedWrites)}`);
+  if (c.keyCategories && c.keyCategories.length)
+    out.push(
+      `  geth key categories (files' smallest/largest keys): ${c.keyCategories.map((t) => `${t.key} ×${t.files}`).join(", ")}`,
+    );
+  if (c.deepLevels && c.deepLevels.length) {
+    out.push("");
+    out.push(...table(deepRows(c), new Set([1, 2, 4, 5])));
+  }
+  for (const f of c.flags) out.push(`  ${MARK[f.severity]} ${f.id}: ${e(f.message)}`);
+  return out;
+}
+
+function instanceHeader(r: InstanceReport, root: string): string[] {
+  const i = r.instance;
+  const out: string[] = [];
+  const d = i.clientDetail;
+  const who = [
+    i.client,
+    d?.database ? `database ${e(d.database)}` : "",
+    d?.network ? `network ${e(d.network)}` : "",
+    d?.besuFormat ? `${e(d.besuFormat)}${d.besuVersion !== undefined ? ` v${d.besuVersion}` : ""}` : "",
+    d?.role ? e(d.role) : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  out.push(`══ ${e(i.relPath)}  [${i.engine}; ${who}]`);
+  if (!i.readable) {
+    out.push(
+      `  not readable${i.engine === "pebble" ? ": Pebble stores are recognised but not yet read" : ""}`,
+    );
+    return out;
+  }
+  const parts: string[] = [];
+  if (i.manifest) parts.push(`${e(i.manifest.file)} (last sequence ${int(i.manifest.lastSequence)})`);
+  if (i.options)
+    parts.push(
+      `${e(i.options.file)}${i.options.rocksdbVersion ? ` written by RocksDB ${e(i.options.rocksdbVersion)}` : ""}`,
+    );
+  else if (i.engine === "rocksdb") parts.push("no OPTIONS file");
+  parts.push(`${i.columnFamilies.length} column families`);
+  out.push("  " + parts.join(" · "));
+  const t = i.totals;
+  out.push(
+    `  totals: ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)} · ${t.blobFiles} blob files ${formatBytes(t.blobBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobBytes + t.walBytes)}`,
+  );
+  if (i.wal.length === 0) out.push("  WAL: none");
+  for (const w of i.wal) {
+    const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
+    out.push(
+      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${int(w.records)} records${seq}, ${w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
+        (w.tail ? ` (tail: ${e(w.tail.kind)}, ${w.tail.bytes} bytes at ${w.tail.offset})` : ""),
+    );
+  }
+  if (i.unreferencedTables.length)
+    out.push(
+      `  unreferenced SSTs on disk: ${i.unreferencedTables.length} (${i.unreferencedTables.slice(0, 5).map(e).join(", ")}${i.unreferencedTables.length > 5 ? ", …" : ""})`,
+    );
+  if (i.unreferencedBlobFiles.length)
+    out.push(`  unreferenced blob files on disk: ${i.unreferencedBlobFiles.length}`);
+  void root;
+  return out;
+}
+
+export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}): string {
+  const out: string[] = [];
+  const modeText =
+    r.mode === "deep"
+      ? "deep: MANIFEST + every table's footer, properties, filter metadata and whole index, checksums verified"
+      : "cheap: MANIFEST + every table's footer, properties and filter metadata";
+  out.push(`lsmscope inspect ${e(r.root)}`);
+  out.push(
+    `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(e).join("; ")})` : ""}`,
+  );
+  out.push(`mode: ${modeText} · ${r.elapsedMs} ms for the model`);
+  for (const inst of r.instances) {
+    out.push("");
+    out.push(...instanceHeader(inst, r.root));
+    if (!inst.instance.readable) continue;
+    const empty: string[] = [];
+    for (const c of inst.cfs) {
+      const isEmpty = c.layout.files === 0 && c.layout.blob.files === 0 && c.layout.unflushedWrites === 0;
+      if (isEmpty && !opts.showEmpty) {
+        empty.push(e(c.cf.displayName));
+        continue;
+      }
+      out.push("");
+      out.push(...renderCf(c));
+    }
+    if (empty.length) {
+      out.push("");
+      out.push(`  empty column families: ${empty.join(", ")}`);
+    }
+    const findings = inst.findings.filter((f) => f.code !== "sst-unreadable" || inst.findings.length < 20);
+    if (findings.length) {
+      out.push("");
+      out.push("  findings:");
+      for (const f of findings.slice(0, 50)) {
+        const file = relative(r.root, f.file) || ".";
+        out.push(
+          `  ${MARK[f.severity]} ${f.code}: ${e(file)}${f.offset !== undefined ? `@${f.offset}` : ""}: ${e(f.message)}`,
+        );
+      }
+      if (findings.length > 50) out.push(`     … ${findings.length - 50} more (see --json)`);
+    }
+  }
+  const rootFindings = r.findings.filter((f) => !r.instances.some((i) => i.findings.includes(f)));
+  if (rootFindings.length) {
+    out.push("");
+    for (const f of rootFindings) out.push(`${MARK[f.severity]} ${f.code}: ${e(f.message)}`);
+  }
+  const t = r.totals;
+  out.push("");
+  out.push(
+    `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +
+      `${t.blobFiles} blob files ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
+      (r.complete ? "" : " · picture incomplete (see findings)"),
+  );
+  return out.join("\n") + "\n";
+}
