@@ -1,0 +1,67 @@
+/**
+ * `compact`: merge column families into their bottom level with the options the store is meant to have,
+ * verified knob by knob and by a logical digest. plan.ts (read only) → run.ts (engine) → verify.ts.
+ */
+import { LsmscopeError } from "../util/errors.js";
+import { digestStore, type StoreDigest } from "./digest.js";
+import { planCompaction, type CompactPlan, type PlanOptions } from "./plan.js";
+import { runCompaction, type RunOptions, type RunResult } from "./run.js";
+import { verifyCompaction, type VerifyReport } from "./verify.js";
+
+export { planCompaction, planForInstance, DISK_HEADROOM_BYTES } from "./plan.js";
+export type { CompactPlan, CfPlan, PlanOptions, LevelLayout } from "./plan.js";
+export { runCompaction, parseTickers } from "./run.js";
+export type { RunOptions, RunResult, CfRunResult, RunProgress } from "./run.js";
+export { verifyCompaction, inspectStore } from "./verify.js";
+export type { VerifyReport, CfVerification } from "./verify.js";
+export { digestStore, digestColumnFamily, resolveStore, cfMatches } from "./digest.js";
+export type { StoreDigest, CfDigest } from "./digest.js";
+export { lockState, lockRefusal, diskState, MAX_ENGINE_FORMAT_VERSION } from "./guards.js";
+export type { Refusal, LockState, DiskState } from "./guards.js";
+export { intendedKnobs, checkFileKnobs, summariseChecks, fastBloomBytes, KNOBS } from "./intended.js";
+export type { IntendedKnobs, FileKnobCheck, KnobRow, Knob } from "./intended.js";
+export { readOptionsSource, optionsToApply, REFERENCE_CF_KEYS } from "./options.js";
+export type { OptionsSource, CfOptionsToApply } from "./options.js";
+export { COMPACT_RATE_ESTIMATE } from "./rate.js";
+export { renderPlanText, renderOutcomeText } from "./render.js";
+
+/** Refused before anything was written: `refusals` holds every reason, the message the first. */
+export class CompactRefusedError extends LsmscopeError {
+  readonly refusals: CompactPlan["refusals"];
+  constructor(plan: CompactPlan) {
+    const r = plan.refusals;
+    super(
+      `refused: ${r[0]!.message}${r.length > 1 ? ` (and ${r.length - 1} more reasons; see the plan)` : ""}`,
+      {
+        file: plan.store,
+      },
+    );
+    this.name = "CompactRefusedError";
+    this.refusals = r;
+  }
+}
+
+export interface CompactOutcome {
+  plan: CompactPlan;
+  digestBefore: StoreDigest;
+  run: RunResult;
+  verify: VerifyReport;
+}
+
+/**
+ * Plan, refuse or run, verify. Throws CompactRefusedError (nothing written) when the plan has refusals.
+ * The digest before is taken from the files before the engine opens the store.
+ */
+export async function compactStore(
+  dir: string,
+  opts: PlanOptions & RunOptions & { plan?: CompactPlan } = {},
+): Promise<CompactOutcome> {
+  const plan = opts.plan ?? (await planCompaction(dir, opts));
+  if (plan.refusals.length > 0) throw new CompactRefusedError(plan);
+  const cfHex = plan.columnFamilies.map((c) => c.nameHex);
+  const digestBefore = await digestStore(plan.store, cfHex);
+  const run = await runCompaction(plan, opts);
+  const before = new Map(plan.columnFamilies.map((c) => [c.nameHex, new Set(c.fileNumbers)]));
+  const verify = await verifyCompaction(plan, digestBefore, before);
+  return { plan, digestBefore, run, verify };
+}

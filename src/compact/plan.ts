@@ -1,0 +1,311 @@
+/**
+ * The compaction plan: what `compact` would do to a store, read without writing anything.
+ *
+ * Per column family: the level layout now, the bytes that get rewritten, the knobs the new files will
+ * carry (from the store's OPTIONS or a reference's) beside what the files carry today, normalisations,
+ * and the refusals that stop the run (held LOCK, format_version > 5, too little free disk, an option
+ * change not accepted with --accept-option-change).
+ *
+ * Estimates, labelled as such:
+ * - bytes written: RocksDB's CompactRange with bottommost_level_compaction=kForce first compacts the
+ *   upper levels into the bottom one (rewriting the bottom files they overlap: with keys spread over the
+ *   whole range, all of them) and then rewrites the whole bottom level once more (kForce does not skip
+ *   files it has just written; kForceOptimized would). So a CF with data above its bottom level (or in
+ *   the WAL) writes about twice its bytes, a CF all in its bottom level once. On besu-snapshot the
+ *   measured compact.write.bytes came within 10 % of this.
+ * - duration: estimated bytes written / COMPACT_RATE_ESTIMATE (rate.ts: a conservative rate measured by
+ *   bench/compact.ts on this machine), not a promise.
+ * - disk needed: the largest chosen CF's SST bytes plus its unflushed WAL bytes (its new copy exists
+ *   next to the old one until the compaction of that CF ends), plus a fixed 64 MiB headroom for
+ *   MANIFEST, OPTIONS and LOG (a policy, not a measurement).
+ */
+import { join } from "node:path";
+import * as engine from "../engine/index.js";
+import { inspectDatadir } from "../datadir/inspect.js";
+import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { optionsForCf } from "../datadir/options_file.js";
+import { LsmscopeError } from "../util/errors.js";
+import { formatBytes } from "../util/bytes.js";
+import { cfMatches } from "./digest.js";
+import { diskState, lockRefusal, MAX_ENGINE_FORMAT_VERSION, type Refusal } from "./guards.js";
+import {
+  checkFileKnobs,
+  intendedKnobs,
+  KNOBS,
+  summariseChecks,
+  type IntendedKnobs,
+  type Knob,
+  type KnobRow,
+} from "./intended.js";
+import { optionsToApply, readOptionsSource, type OptionsSource } from "./options.js";
+import { COMPACT_RATE_ESTIMATE } from "./rate.js";
+
+export const DISK_HEADROOM_BYTES = 64 * 1024 * 1024;
+
+export interface PlanOptions {
+  /** Column families to compact (text name, raw-name hex, or display name); all when absent. */
+  cfs?: string[];
+  /** Reference store directory, datadir, or OPTIONS file. */
+  optionsFrom?: string;
+  /** Knob names whose change is accepted (see KNOBS), or "all". */
+  acceptOptionChange?: string[];
+}
+
+export interface LevelLayout {
+  level: number;
+  files: number;
+  bytes: number;
+}
+
+export interface CfPlan {
+  /** Column family id in the MANIFEST. */
+  id: number;
+  /** Raw name bytes as hex, and the client-aware name. */
+  nameHex: string;
+  displayName: string;
+  levelsBefore: LevelLayout[];
+  files: number;
+  /** File numbers of the tables now (to tell rewritten tables afterwards). */
+  fileNumbers: number[];
+  /** SST bytes (MANIFEST sizes): every one of them is rewritten. */
+  sstBytes: number;
+  /** Writes still only in the WAL (flushed first), and their key+value bytes. */
+  unflushedWrites: number;
+  unflushedBytes: number;
+  blobFiles: number;
+  blobBytes: number;
+  /** Estimate of bytes the compaction writes (see header). */
+  estimatedWriteBytes: number;
+  /** num_levels − 1: where everything ends up. */
+  targetLevel: number;
+  /** Knobs new files will carry. */
+  intended: IntendedKnobs;
+  /** Knob by knob: what the files carry today against the intent. */
+  knobs: KnobRow[];
+  /** Knobs whose value would change for some file (excluding block-size, an estimate). */
+  changes: Knob[];
+  normalisations: string[];
+  /** Option string passed to the engine for this CF on top of the store's OPTIONS ("" = none). */
+  optionString: string;
+  /** Nothing to do: no files, no unflushed writes. */
+  empty: boolean;
+}
+
+export interface CompactPlan {
+  /** Store directory (absolute). */
+  store: string;
+  rocksdbVersion: string;
+  optionsSource: { kind: "store" | "reference"; file: string };
+  columnFamilies: CfPlan[];
+  /** CFs not chosen with --cf: left as they are. */
+  untouched: string[];
+  totals: { sstBytes: number; unflushedBytes: number; estimatedWriteBytes: number; files: number };
+  estimate: { seconds: number; rateBytesPerSecond: number; basis: string };
+  disk: { free: number; needed: number; basis: string };
+  /** Knob changes accepted with --accept-option-change. */
+  accepted: string[];
+  refusals: Refusal[];
+  /** Every normalisation, prefixed with the CF. */
+  normalisations: string[];
+}
+
+function unflushedBytesOf(inst: InstanceModel, cf: ColumnFamilyModel): number {
+  let b = 0;
+  for (const w of inst.wal)
+    for (const p of w.perColumnFamily)
+      if (p.columnFamilyId === cf.id && p.unflushed) b += p.keyBytes + p.valueBytes;
+  return b;
+}
+
+/** Inspect a store and build the plan; writes nothing. Throws only when the store cannot be read at all. */
+export async function planCompaction(dir: string, opts: PlanOptions = {}): Promise<CompactPlan> {
+  engine.requireEngine();
+  const model = await inspectDatadir(dir, { tableDetails: "cheap", readWal: true });
+  const stores = model.instances.filter((i) => i.engine === "rocksdb");
+  if (stores.length === 0) throw new LsmscopeError("no RocksDB store found", { file: dir });
+  if (stores.length > 1)
+    throw new LsmscopeError(
+      `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,
+      { file: dir },
+    );
+  const inst = stores[0]!;
+  if (!inst.readable) throw new LsmscopeError("the store's MANIFEST cannot be read", { file: inst.path });
+  return planForInstance(inst, opts);
+}
+
+export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): CompactPlan {
+  const refusals: Refusal[] = [];
+  const accept = new Set((opts.acceptOptionChange ?? []).flatMap((a) => a.split(",")).map((a) => a.trim()));
+  for (const a of accept)
+    if (a !== "all" && !(KNOBS as readonly string[]).includes(a))
+      throw new LsmscopeError(
+        `--accept-option-change: unknown knob "${a}" (knobs: ${KNOBS.join(", ")}, all)`,
+      );
+
+  const lock = lockRefusal(inst.path);
+  if (lock) refusals.push(lock);
+
+  let store: OptionsSource | undefined;
+  if (!inst.options)
+    refusals.push({
+      code: "options-missing",
+      message: `the store has no OPTIONS file; the engine cannot open it with its own options`,
+    });
+  else store = readOptionsSource(inst.path, "store");
+  const ref = opts.optionsFrom ? readOptionsSource(opts.optionsFrom, "reference") : undefined;
+
+  // format versions the engine cannot write back, anywhere in the store (opening reads them all)
+  const tableRefusals: Refusal[] = [];
+  for (const cf of inst.columnFamilies)
+    for (const l of cf.levels)
+      for (const f of l.files) {
+        const fv = f.details?.formatVersion;
+        if (!f.present) {
+          tableRefusals.push({
+            code: "table-missing",
+            message: `${f.fileName} (${cf.displayName}) is in the MANIFEST but not on disk`,
+          });
+        } else if (fv !== undefined && fv > MAX_ENGINE_FORMAT_VERSION) {
+          tableRefusals.push({
+            code: "format-version",
+            message: `${f.fileName} (${cf.displayName}) has format_version ${fv}; RocksDB ${engine.rocksdbVersion()} writes and reads back up to ${MAX_ENGINE_FORMAT_VERSION}`,
+          });
+        } else if (f.details?.error !== undefined && fv === undefined) {
+          tableRefusals.push({
+            code: "table-unreadable",
+            message: `${f.fileName} (${cf.displayName}): ${f.details.error}`,
+          });
+        }
+      }
+  refusals.push(...tableRefusals.slice(0, 3));
+  if (tableRefusals.length > 3)
+    refusals.push({
+      code: tableRefusals[3]!.code,
+      message: `... and ${tableRefusals.length - 3} more such files`,
+    });
+
+  const chosen = inst.columnFamilies.filter((c) => !opts.cfs || opts.cfs.some((n) => cfMatches(c, n)));
+  if (opts.cfs)
+    for (const n of opts.cfs)
+      if (!inst.columnFamilies.some((c) => cfMatches(c, n)))
+        throw new LsmscopeError(
+          `no column family "${n}" (have: ${inst.columnFamilies.map((c) => c.displayName).join(", ")})`,
+          { file: inst.path },
+        );
+
+  const cfPlans: CfPlan[] = [];
+  const normalisations: string[] = [];
+  const accepted: string[] = [];
+  for (const cf of chosen) {
+    const storeCf = optionsForCf(inst.options, cf.nameHex);
+    let refCf: Parameters<typeof optionsToApply>[2];
+    if (ref) {
+      const m = optionsForCf(ref.model, cf.nameHex);
+      const l = ref.loaded.columnFamilies.find((c) => c.name.toString("hex") === cf.nameHex);
+      if (!m || !l) {
+        refusals.push({
+          code: "reference-cf-missing",
+          message: `the reference ${ref.file} has no column family ${cf.displayName}`,
+        });
+        continue;
+      }
+      refCf = { model: m, options: l.options, tableOptions: l.tableOptions };
+    }
+    if (!storeCf && !refCf) {
+      if (store)
+        refusals.push({
+          code: "options-cf-missing",
+          message: `the store's OPTIONS has no column family ${cf.displayName}`,
+        });
+      continue;
+    }
+    const applied = optionsToApply(cf.displayName, storeCf, refCf);
+    const numLevels = storeCf?.numLevels ?? cf.levels.length;
+    const target = numLevels - 1;
+    const want = intendedKnobs(applied.effective, target);
+    const files = cf.levels.flatMap((l) => l.files);
+    const checks = files
+      .filter((f) => f.details && f.details.formatVersion !== undefined)
+      .map((f) => checkFileKnobs(f.details!, want));
+    const rows = summariseChecks(checks, want);
+    const changes = rows.filter((r) => r.differing > 0 && r.knob !== "block-size").map((r) => r.knob);
+    for (const k of changes) {
+      const row = rows.find((r) => r.knob === k)!;
+      if (accept.has(k) || accept.has("all")) {
+        accepted.push(`${cf.displayName}: ${k} ${row.carried} → ${row.intended}`);
+        continue;
+      }
+      refusals.push({
+        code: "option-change",
+        message: `${cf.displayName}: ${k} would change: files carry ${row.carried}, ${ref ? "the reference" : "the store's OPTIONS"} gives ${row.intended} (accept with --accept-option-change ${k}, or use --options-from with the options the files were written with)`,
+      });
+    }
+    const sstBytes = files.reduce((a, f) => a + f.fileSize, 0);
+    const unflushedBytes = unflushedBytesOf(inst, cf);
+    const levelsWithData = cf.levels.filter((l) => l.files.length > 0).map((l) => l.level);
+    const spread =
+      levelsWithData.length > 1 ||
+      (levelsWithData.length === 1 && (levelsWithData[0] !== target || unflushedBytes > 0));
+    const estimatedWriteBytes = spread ? 2 * (sstBytes + unflushedBytes) : sstBytes;
+    for (const n of applied.normalisations) normalisations.push(`${cf.displayName}: ${n}`);
+    cfPlans.push({
+      id: cf.id,
+      nameHex: cf.nameHex,
+      displayName: cf.displayName,
+      levelsBefore: cf.levels.map((l) => ({ level: l.level, files: l.files.length, bytes: l.bytes })),
+      files: files.length,
+      fileNumbers: files.map((f) => f.fileNumber),
+      sstBytes,
+      unflushedWrites: cf.totals.unflushedWrites,
+      unflushedBytes,
+      blobFiles: cf.blobFiles.length,
+      blobBytes: cf.totals.blobBytes,
+      estimatedWriteBytes,
+      targetLevel: target,
+      intended: want,
+      knobs: rows,
+      changes,
+      normalisations: applied.normalisations,
+      optionString: applied.optionString,
+      empty: files.length === 0 && cf.totals.unflushedWrites === 0,
+    });
+  }
+
+  const totals = {
+    sstBytes: cfPlans.reduce((a, c) => a + c.sstBytes, 0),
+    unflushedBytes: cfPlans.reduce((a, c) => a + c.unflushedBytes, 0),
+    estimatedWriteBytes: cfPlans.reduce((a, c) => a + c.estimatedWriteBytes, 0),
+    files: cfPlans.reduce((a, c) => a + c.files, 0),
+  };
+  const largest = cfPlans.reduce((a, c) => Math.max(a, c.sstBytes + c.unflushedBytes), 0);
+  const disk = diskState(inst.path, largest + DISK_HEADROOM_BYTES);
+  if (disk.free < disk.needed)
+    refusals.push({
+      code: "disk-space",
+      message: `free disk ${formatBytes(disk.free)} is below the ${formatBytes(disk.needed)} the rewrite needs (largest column family's SSTs + unflushed WAL + 64 MiB)`,
+    });
+  const rate = COMPACT_RATE_ESTIMATE.bytesPerSecond;
+  return {
+    store: inst.path,
+    rocksdbVersion: engine.rocksdbVersion(),
+    optionsSource: ref
+      ? { kind: "reference", file: ref.file }
+      : { kind: "store", file: store?.file ?? join(inst.path, "OPTIONS-?") },
+    columnFamilies: cfPlans,
+    untouched: inst.columnFamilies.filter((c) => !chosen.includes(c)).map((c) => c.displayName),
+    totals,
+    estimate: {
+      seconds: totals.estimatedWriteBytes / rate,
+      rateBytesPerSecond: rate,
+      basis: COMPACT_RATE_ESTIMATE.basis,
+    },
+    disk: {
+      free: disk.free,
+      needed: disk.needed,
+      basis: "largest column family's SST bytes + its unflushed WAL bytes + 64 MiB headroom",
+    },
+    accepted,
+    refusals,
+    normalisations,
+  };
+}

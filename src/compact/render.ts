@@ -1,0 +1,123 @@
+/**
+ * Text rendering of a compaction plan and of its outcome (run + verification). Names of column families
+ * and paths come from files: they are escaped before they reach a terminal.
+ */
+import { escapeText, formatBytes } from "../util/bytes.js";
+import type { CompactPlan } from "./plan.js";
+import type { KnobRow } from "./intended.js";
+import type { RunResult } from "./run.js";
+import type { VerifyReport } from "./verify.js";
+
+const e = escapeText;
+
+function knobTable(rows: KnobRow[], indent: string, afterRun: boolean): string[] {
+  const out: string[] = [];
+  const w1 = Math.max(5, ...rows.map((r) => r.knob.length));
+  const w2 = Math.max(8, ...rows.map((r) => r.carried.length));
+  out.push(
+    `${indent}${"knob".padEnd(w1)}  ${(afterRun ? "files carry" : "files carry now").padEnd(w2)}  intended`,
+  );
+  for (const r of rows) {
+    const mark =
+      r.differing === 0
+        ? ""
+        : r.knob === "block-size"
+          ? `  (estimate differs in ${r.differing} files)`
+          : `  ≠ ${r.differing} of ${r.files} files`;
+    const how =
+      r.how && r.knob !== "block-size" ? ` [${r.how}]` : r.knob === "block-size" ? " [estimate]" : "";
+    out.push(`${indent}${r.knob.padEnd(w1)}  ${r.carried.padEnd(w2)}  ${r.intended}${how}${mark}`);
+  }
+  return out;
+}
+
+export function renderPlanText(plan: CompactPlan): string {
+  const L: string[] = [];
+  L.push(`compact plan for ${e(plan.store)} (engine: RocksDB ${plan.rocksdbVersion})`);
+  L.push(
+    `options from: ${plan.optionsSource.kind === "store" ? "the store's own" : "reference"} ${e(plan.optionsSource.file)}`,
+  );
+  if (plan.untouched.length) L.push(`left as they are: ${plan.untouched.map(e).join(", ")}`);
+  for (const cf of plan.columnFamilies) {
+    L.push("");
+    L.push(`${e(cf.displayName)} → L${cf.targetLevel}${cf.empty ? "  (empty: nothing to do)" : ""}`);
+    const layout = cf.levelsBefore
+      .filter((l) => l.files > 0)
+      .map((l) => `L${l.level} ${l.files} file${l.files === 1 ? "" : "s"} ${formatBytes(l.bytes)}`)
+      .join(" · ");
+    L.push(
+      `  levels now: ${layout || "no tables"}${cf.unflushedWrites ? ` · WAL: ${cf.unflushedWrites} unflushed writes (${formatBytes(cf.unflushedBytes)})` : ""}`,
+    );
+    if (cf.blobFiles)
+      L.push(
+        `  blob files: ${cf.blobFiles} (${formatBytes(cf.blobBytes)}), referenced as they are (not rewritten)`,
+      );
+    if (!cf.empty)
+      L.push(
+        `  rewrite: ${formatBytes(cf.sstBytes)} of tables${cf.unflushedBytes ? ` + ${formatBytes(cf.unflushedBytes)} from the WAL` : ""}; estimated bytes written ${formatBytes(cf.estimatedWriteBytes)}`,
+      );
+    if (cf.intended.filter.why) L.push(`  note: ${cf.intended.filter.why}`);
+    L.push(...knobTable(cf.knobs, "  ", false));
+    for (const n of cf.normalisations) L.push(`  normalised: ${n}`);
+    if (cf.optionString) L.push(`  engine options on top of the store's OPTIONS: ${e(cf.optionString)}`);
+  }
+  L.push("");
+  const t = plan.totals;
+  L.push(
+    `total: ${t.files} tables, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes written ${formatBytes(t.estimatedWriteBytes)}`,
+  );
+  L.push(
+    `estimated duration: ~${Math.max(1, Math.round(plan.estimate.seconds))} s at ${formatBytes(plan.estimate.rateBytesPerSecond)}/s (estimate: ${plan.estimate.basis})`,
+  );
+  L.push(
+    `disk: ${formatBytes(plan.disk.free)} free, ${formatBytes(plan.disk.needed)} needed (${plan.disk.basis})`,
+  );
+  for (const a of plan.accepted) L.push(`accepted option change: ${e(a)}`);
+  if (plan.refusals.length) {
+    L.push(`REFUSED (nothing will be written):`);
+    for (const r of plan.refusals) L.push(`  [${r.code}] ${e(r.message)}`);
+  } else {
+    L.push(`ready: run again with --yes to compact`);
+  }
+  return L.join("\n") + "\n";
+}
+
+export function renderOutcomeText(run: RunResult, verify: VerifyReport): string {
+  const L: string[] = [];
+  L.push(
+    `run: ${run.status} in ${(run.elapsedMs / 1000).toFixed(1)} s; compactions wrote ${formatBytes(run.compactWriteBytes)} (read ${formatBytes(run.compactReadBytes)}) at ${formatBytes(Math.round(run.writeRateBytesPerSecond))}/s; flushes wrote ${formatBytes(run.flushWriteBytes)}`,
+  );
+  for (const n of run.engineNotes) L.push(`engine note: ${e(n)}`);
+  for (const c of run.columnFamilies) if (c.status !== "done") L.push(`  ${e(c.displayName)}: ${c.status}`);
+  L.push("");
+  L.push(`verification: ${verify.ok ? "OK" : "PROBLEMS"}`);
+  for (const v of verify.columnFamilies) {
+    const layout = v.levelsAfter
+      .filter((l) => l.files > 0)
+      .map((l) => `L${l.level} ${l.files} file${l.files === 1 ? "" : "s"}`)
+      .join(" · ");
+    L.push(
+      `${e(v.displayName)}: ${v.placementOk ? "all in" : "NOT all in"} L${v.targetLevel} (${layout || "no tables"}); ` +
+        `tables ${formatBytes(v.sstBytesBefore)} → ${formatBytes(v.sstBytesAfter)}` +
+        (v.blobBytesBefore || v.blobBytesAfter
+          ? `, blobs ${formatBytes(v.blobBytesBefore)} → ${formatBytes(v.blobBytesAfter)}`
+          : "") +
+        (v.filesNotRewritten ? `; ${v.filesNotRewritten} tables not rewritten` : ""),
+    );
+    L.push(
+      `  digest: ${v.digestEqual ? "equal" : "DIFFERENT"} — ${v.digestAfter.keys} live keys, sha256 ${v.digestAfter.sha256.slice(0, 16)}…` +
+        (v.digestBefore && !v.digestEqual
+          ? ` (before: ${v.digestBefore.keys} keys ${v.digestBefore.sha256.slice(0, 16)}…)`
+          : "") +
+        (v.digestAfter.blobValues ? `, ${v.digestAfter.blobValues} values from blob files` : ""),
+    );
+    L.push(...knobTable(v.knobs, "  ", true));
+  }
+  const t = verify.totals;
+  L.push("");
+  L.push(
+    `sizes: tables ${formatBytes(t.sstBytesBefore)} → ${formatBytes(t.sstBytesAfter)}, blob files ${formatBytes(t.blobBytesBefore)} → ${formatBytes(t.blobBytesAfter)}`,
+  );
+  for (const p of verify.problems) L.push(`problem: ${e(p)}`);
+  return L.join("\n") + "\n";
+}
