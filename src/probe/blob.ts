@@ -53,14 +53,17 @@ export function readBlobRecord(
   const start = idx.offset! - BLOB_RECORD_HEADER - userKeyLength;
   const len = idx.size! + BLOB_RECORD_HEADER + userKeyLength;
   if (start < 0 || len > LIMITS.maxBlockBytes)
-    throw new LsmscopeError(`blob index offset ${idx.offset} / size ${idx.size} is impossible`, { file: path });
+    throw new LsmscopeError(`blob index offset ${idx.offset} / size ${idx.size} is impossible`, {
+      file: path,
+    });
   const buf = Buffer.allocUnsafe(len);
   const fd = openSync(path, "r");
   try {
     let done = 0;
     while (done < len) {
       const n = readSync(fd, buf, done, len - done, start + done);
-      if (n === 0) throw new LsmscopeError(`blob record runs past the end of the file`, { file: path, offset: start });
+      if (n === 0)
+        throw new LsmscopeError(`blob record runs past the end of the file`, { file: path, offset: start });
       done += n;
     }
   } finally {

@@ -26,7 +26,9 @@ export function coldMethodAvailable(prefer?: ColdMethod): { method?: ColdMethod;
   const canFadvise = engineAvailable();
   if (prefer === "drop_caches") return canDrop ? { method: prefer } : { reason: "drop_caches needs root" };
   if (prefer === "fadvise")
-    return canFadvise ? { method: prefer } : { reason: "posix_fadvise needs the engine addon (npm run build:addon)" };
+    return canFadvise
+      ? { method: prefer }
+      : { reason: "posix_fadvise needs the engine addon (npm run build:addon)" };
   if (canDrop) return { method: "drop_caches" };
   if (canFadvise) return { method: "fadvise" };
   return {
@@ -43,7 +45,9 @@ export function dropPageCache(files: string[], method: ColdMethod): void {
       writeFileSync("/proc/sys/vm/drop_caches", "3\n");
       return;
     } catch (err) {
-      throw new LsmscopeError(`cannot write /proc/sys/vm/drop_caches: ${(err as Error).message}`, { cause: err });
+      throw new LsmscopeError(`cannot write /proc/sys/vm/drop_caches: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
   for (const f of files) if (existsSync(f)) dropFileCache(f);
@@ -78,7 +82,8 @@ export function deviceReadBytes(dev: { major: number; minor: number } | undefine
   try {
     for (const line of readFileSync("/proc/diskstats", "utf8").split("\n")) {
       const f = line.trim().split(/\s+/);
-      if (f.length >= 6 && Number(f[0]) === dev.major && Number(f[1]) === dev.minor) return Number(f[5]) * 512;
+      if (f.length >= 6 && Number(f[0]) === dev.major && Number(f[1]) === dev.minor)
+        return Number(f[5]) * 512;
     }
   } catch {
     return null;

@@ -58,7 +58,9 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
   }
   const { newest } = findOptionsFiles(target.instanceDir);
   if (!newest)
-    throw refuse("no OPTIONS file: the engine would open with default options (no filter policy); not measuring that");
+    throw refuse(
+      "no OPTIONS file: the engine would open with default options (no filter policy); not measuring that",
+    );
   let loaded;
   try {
     loaded = loadLatestOptions(target.instanceDir);
@@ -67,7 +69,8 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
   }
   const want = fromHex(target.cfNameHex);
   const cf = loaded.columnFamilies.find((c) => Buffer.from(c.name).equals(want));
-  if (!cf) throw refuse(`column family ${target.cfDisplayName} is not in ${newest}; not measuring with defaults`);
+  if (!cf)
+    throw refuse(`column family ${target.cfDisplayName} is not in ${newest}; not measuring with defaults`);
   if (cf.tableFactory !== undefined && cf.tableFactory !== "BlockBasedTable")
     throw refuse(`column family ${target.cfDisplayName} uses table factory ${cf.tableFactory}`);
   for (const f of target.files) {
@@ -150,7 +153,8 @@ export class EngineProber {
     const positive = t["rocksdb.bloom.filter.full.positive"] ?? 0;
     let level = "none";
     const found = r.found[0] === true;
-    for (const [lv, c] of Object.entries(s.perLevel)) if ((c["user_key_return_count"] ?? 0) > 0) level = `L${lv}`;
+    for (const [lv, c] of Object.entries(s.perLevel))
+      if ((c["user_key_return_count"] ?? 0) > 0) level = `L${lv}`;
     if (found && level === "none") level = "memtable";
     const trace: LookupTrace = {
       found,

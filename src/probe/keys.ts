@@ -92,7 +92,10 @@ function candidateBlocks(target: ProbeTarget, prefix: Buffer | undefined, opened
 
 function matchesShape(k: Buffer, shape: KeyShape): boolean {
   if (shape.length !== undefined && k.length !== shape.length) return false;
-  if (shape.prefix && (k.length < shape.prefix.length || !k.subarray(0, shape.prefix.length).equals(shape.prefix)))
+  if (
+    shape.prefix &&
+    (k.length < shape.prefix.length || !k.subarray(0, shape.prefix.length).equals(shape.prefix))
+  )
     return false;
   return true;
 }
@@ -114,7 +117,8 @@ export function presentKeys(
   const opened: SstTable[] = [];
   try {
     const blocks = candidateBlocks(target, shape.prefix, opened);
-    if (blocks.length === 0) throw new LsmscopeError(`column family ${target.cfDisplayName} has no data blocks to sample keys from`);
+    if (blocks.length === 0)
+      throw new LsmscopeError(`column family ${target.cfDisplayName} has no data blocks to sample keys from`);
     const seen = new Set<string>();
     const keys: Buffer[] = [];
     const maxAttempts = n * 20 + 1000;
@@ -141,7 +145,8 @@ export function presentKeys(
       seen.add(hex);
       keys.push(k);
     }
-    if (keys.length === 0) throw new LsmscopeError(`no live key of the requested shape in ${target.cfDisplayName}`);
+    if (keys.length === 0)
+      throw new LsmscopeError(`no live key of the requested shape in ${target.cfDisplayName}`);
     let note: string | undefined;
     if (keys.length < n) {
       note = `only ${keys.length} distinct present keys found; the set repeats them to reach ${n}`;
@@ -198,7 +203,8 @@ export function absentKeys(
     const hex = k.toString("hex");
     if (seen.has(hex)) continue;
     if (reader.get(k, false).found) {
-      if (++rejected > n + 1000) throw new LsmscopeError("cannot draw absent keys: the key space of this shape is full");
+      if (++rejected > n + 1000)
+        throw new LsmscopeError("cannot draw absent keys: the key space of this shape is full");
       continue;
     }
     seen.add(hex);
@@ -229,7 +235,8 @@ export function keysFromFile(path: string, hashing?: AddressHashing): Buffer[] {
       throw new LsmscopeError(`line ${i + 1} is not a hex key`, { file: path });
     }
     if (hashing) {
-      if (b.length !== 20) throw new LsmscopeError(`line ${i + 1}: an address is 20 bytes, got ${b.length}`, { file: path });
+      if (b.length !== 20)
+        throw new LsmscopeError(`line ${i + 1}: an address is 20 bytes, got ${b.length}`, { file: path });
       b = addressKey(b, hashing);
     }
     out.push(b);

@@ -12,7 +12,14 @@ import { fromHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LsmReader } from "./reader_path.js";
 import { EngineProber } from "./engine_path.js";
-import { coldMethodAvailable, deviceOf, deviceReadBytes, dropPageCache, procReadBytes, type ColdMethod } from "./cold.js";
+import {
+  coldMethodAvailable,
+  deviceOf,
+  deviceReadBytes,
+  dropPageCache,
+  procReadBytes,
+  type ColdMethod,
+} from "./cold.js";
 import type { LookupTrace, ProbePath, ProbePoint, ProbeTarget } from "./types.js";
 
 export interface PointJob {
@@ -138,8 +145,7 @@ export function runPointInChild(job: PointJob): ProbePoint {
       throw new LsmscopeError(`probe worker failed: ${why}`);
     }
     const out = JSON.parse(readFileSync(outFile, "utf8")) as
-      | { ok: true; point: ProbePoint }
-      | { ok: false; error: string; exitCode?: number };
+      { ok: true; point: ProbePoint } | { ok: false; error: string; exitCode?: number };
     if (!out.ok) throw new LsmscopeError(out.error, { exitCode: out.exitCode });
     return out.point;
   } finally {

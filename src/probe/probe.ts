@@ -13,7 +13,14 @@ import { absentKeys, keysFromFile, presentKeys, type AddressHashing, type KeySha
 import { checkEngineOptions } from "./engine_path.js";
 import { runPoint, runPointInChild } from "./point.js";
 import type { ColdMethod } from "./cold.js";
-import type { ProbeCfOptions, ProbeComparison, ProbePath, ProbePoint, ProbeReport, ProbeTarget } from "./types.js";
+import type {
+  ProbeCfOptions,
+  ProbeComparison,
+  ProbePath,
+  ProbePoint,
+  ProbeReport,
+  ProbeTarget,
+} from "./types.js";
 
 export type KeySource = "present" | "absent" | { file: string; addresses?: AddressHashing };
 
@@ -59,9 +66,12 @@ export function resolveColumnFamily(
     (i) => i.readable && (!instance || i.relPath === instance || i.relPath.endsWith(instance)),
   );
   if (insts.length === 0)
-    throw new LsmscopeError(instance ? `no readable store at ${instance}` : "no readable RocksDB/LevelDB store found");
+    throw new LsmscopeError(
+      instance ? `no readable store at ${instance}` : "no readable RocksDB/LevelDB store found",
+    );
   const hits: { instance: InstanceModel; cf: ColumnFamilyModel }[] = [];
-  for (const i of insts) for (const cf of i.columnFamilies) if (matchesCf(cf, cfName)) hits.push({ instance: i, cf });
+  for (const i of insts)
+    for (const cf of i.columnFamilies) if (matchesCf(cf, cfName)) hits.push({ instance: i, cf });
   if (hits.length === 1) return hits[0]!;
   const all = insts.flatMap((i) => i.columnFamilies.map((c) => `${c.displayName} (${i.relPath})`));
   if (hits.length === 0) throw new LsmscopeError(`no column family "${cfName}"; have: ${all.join(", ")}`);
@@ -111,7 +121,8 @@ export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): Pro
       }
     : instance.engine === "leveldb"
       ? {
-          source: "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
+          source:
+            "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
           filterPolicy: "leveldb.BuiltinBloomFilter2",
           wholeKeyFiltering: true,
           optimizeFiltersForHits: false,
@@ -141,7 +152,9 @@ export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): Pro
       largestSeqno: f.largestSeqno,
     })),
     blobFiles,
-    wals: instance.wal.filter((w) => w.logNumber >= cf.logNumber).map((w) => ({ path: w.path, logNumber: w.logNumber })),
+    wals: instance.wal
+      .filter((w) => w.logNumber >= cf.logNumber)
+      .map((w) => ({ path: w.path, logNumber: w.logNumber })),
     options,
     storeFiles: listFiles(instance.path),
   };
@@ -162,7 +175,14 @@ function compare(count: number, keys: string[], r: ProbePoint, e: ProbePoint): P
     if (a.dataBlocks !== b.dataBlocks || a.found !== b.found) {
       mismatched++;
       if (first.length < 5)
-        first.push({ index: i, key: keys[i]!, reader: a.dataBlocks, engine: b.dataBlocks, readerFound: a.found, engineFound: b.found });
+        first.push({
+          index: i,
+          key: keys[i]!,
+          reader: a.dataBlocks,
+          engine: b.dataBlocks,
+          readerFound: a.found,
+          engineFound: b.found,
+        });
     }
   }
   return {
@@ -209,7 +229,9 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
         `the options in force give ${cf.displayName} no filter policy: ${fu.noPolicyInOptions} tables carry filters that lookups never consult`,
       );
     if (fu.optimizedForHits > 0)
-      notes.push(`optimize_filters_for_hits: the filters of ${fu.optimizedForHits} last-level tables are skipped`);
+      notes.push(
+        `optimize_filters_for_hits: the filters of ${fu.optimizedForHits} last-level tables are skipped`,
+      );
     if (opts.keys === "present") {
       const r = presentKeys(target, gen, max, { seed: opts.seed, shape: opts.shape });
       keys = r.keys;

@@ -48,7 +48,13 @@ export interface ReaderOpenStats {
   /** Bytes read opening the tables (metadata, index, filter). */
   openBytes: number;
   /** Files whose filter the lookups consult, skip, or cannot use (and why). */
-  filterUse: { consulted: number; noFilterInFile: number; noPolicyInOptions: number; optimizedForHits: number; notWholeKey: number };
+  filterUse: {
+    consulted: number;
+    noFilterInFile: number;
+    noPolicyInOptions: number;
+    optimizedForHits: number;
+    notWholeKey: number;
+  };
   memtableEntries: number;
   notes: string[];
 }
@@ -70,7 +76,13 @@ export class LsmReader {
     this.mem = replayWals(target.wals, target.cfId);
     if (this.mem.rangeDeletions > 0)
       notes.push(`${this.mem.rangeDeletions} range deletions in the WAL are not applied by the reader path`);
-    const filterUse = { consulted: 0, noFilterInFile: 0, noPolicyInOptions: 0, optimizedForHits: 0, notWholeKey: 0 };
+    const filterUse = {
+      consulted: 0,
+      noFilterInFile: 0,
+      noPolicyInOptions: 0,
+      optimizedForHits: 0,
+      notWholeKey: 0,
+    };
     const policyConfigured = this.leveldb || !/^(nullptr|)$/.test(target.options.filterPolicy.trim());
     const nonEmpty = target.files.reduce((m, f) => Math.max(m, f.level), -1) + 1; // num_non_empty_levels
     let openBytes = 0;
@@ -92,7 +104,9 @@ export class LsmReader {
       const separators: Buffer[] = [];
       const handles: BlockHandle[] = [];
       for (const e of table.iterateIndex() as Iterable<IndexEntry>) {
-        separators.push(e.separatorIsInternal ? e.separator.subarray(0, e.separator.length - 8) : e.separator);
+        separators.push(
+          e.separatorIsInternal ? e.separator.subarray(0, e.separator.length - 8) : e.separator,
+        );
         handles.push(e.handle);
       }
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
@@ -216,7 +230,14 @@ export class LsmReader {
   private tableGet(t: OpenedTable, key: Buffer, tr: LookupTrace): { found: boolean } | undefined {
     tr.files++;
     if (t.useFilter && !t.filterBlockBased) {
-      const s = { filterChecked: 0, filterRejected: 0, indexBlocksRead: 0, filterBlocksRead: 0, dataBlocksRead: 0, bytesRead: 0 };
+      const s = {
+        filterChecked: 0,
+        filterRejected: 0,
+        indexBlocksRead: 0,
+        filterBlocksRead: 0,
+        dataBlocksRead: 0,
+        bytesRead: 0,
+      };
       const ok = t.table.mayContain(key, s);
       tr.filterChecks += s.filterChecked;
       tr.filterRejections += s.filterRejected;
@@ -236,7 +257,14 @@ export class LsmReader {
     if (lo >= t.handles.length) return undefined;
     if (t.useFilter && t.filterBlockBased) {
       // LevelDB-style filter: one Bloom per 2 KiB of data, queried with the data block's offset
-      const s = { filterChecked: 0, filterRejected: 0, indexBlocksRead: 0, filterBlocksRead: 0, dataBlocksRead: 0, bytesRead: 0 };
+      const s = {
+        filterChecked: 0,
+        filterRejected: 0,
+        indexBlocksRead: 0,
+        filterBlocksRead: 0,
+        dataBlocksRead: 0,
+        bytesRead: 0,
+      };
       const ok = t.table.mayContain(key, s);
       tr.filterChecks += s.filterChecked;
       tr.filterRejections += s.filterRejected;

@@ -138,7 +138,14 @@ export interface ProbeComparison {
   relativeDifference: number;
   /** Lookups whose data-block count or found flag differ. */
   mismatchedLookups: number;
-  firstMismatches: { index: number; key: string; reader: number; engine: number; readerFound: boolean; engineFound: boolean }[];
+  firstMismatches: {
+    index: number;
+    key: string;
+    reader: number;
+    engine: number;
+    readerFound: boolean;
+    engineFound: boolean;
+  }[];
 }
 
 export interface ProbeReport {

@@ -15,7 +15,10 @@ try {
   const job = JSON.parse(readFileSync(jobFile, "utf8")) as PointJob;
   writeFileSync(outFile, JSON.stringify({ ok: true, point: runPoint(job) }));
 } catch (err) {
-  const msg = isUserError(err) ? err.oneLine() : (err as Error).stack ?? String(err);
-  writeFileSync(outFile, JSON.stringify({ ok: false, error: msg, exitCode: isUserError(err) ? err.exitCode : 1 }));
+  const msg = isUserError(err) ? err.oneLine() : ((err as Error).stack ?? String(err));
+  writeFileSync(
+    outFile,
+    JSON.stringify({ ok: false, error: msg, exitCode: isUserError(err) ? err.exitCode : 1 }),
+  );
   process.exitCode = 1;
 }

@@ -1,0 +1,80 @@
+/** The probe report as a table for a terminal (numbers only as measured; "-" where a path has none). */
+import { escapeText, formatBytes } from "../util/bytes.js";
+import type { ProbeReport, ProbeTarget } from "./types.js";
+
+const f = (n: number | null | undefined, digits = 3): string =>
+  n === null || n === undefined ? "-" : Number.isInteger(n) ? String(n) : n.toFixed(digits);
+const b = (n: number | null | undefined): string =>
+  n === null || n === undefined ? "-" : formatBytes(Math.round(n));
+
+/** What the CLI prints before measuring: the options in force. */
+export function renderProbeStart(
+  target: ProbeTarget,
+  enginePolicies?: { cf: string; filterPolicy: string }[],
+): string {
+  const o = target.options;
+  let s = `probe ${escapeText(target.instanceDir)} · ${escapeText(target.cfDisplayName)}\n`;
+  s += `options in force (${escapeText(o.source)}): filter_policy=${escapeText(o.filterPolicy)} whole_key_filtering=${o.wholeKeyFiltering} optimize_filters_for_hits=${o.optimizeFiltersForHits}`;
+  if (o.cacheIndexAndFilterBlocks !== undefined)
+    s += ` cache_index_and_filter_blocks=${o.cacheIndexAndFilterBlocks}`;
+  if (o.prefixExtractor && o.prefixExtractor !== "nullptr")
+    s += ` prefix_extractor=${escapeText(o.prefixExtractor)}`;
+  s += "\n";
+  if (enginePolicies) {
+    s += "engine filter policy per column family (from OPTIONS): ";
+    s += enginePolicies.map((p) => `${escapeText(p.cf)}=${escapeText(p.filterPolicy)}`).join(" ") + "\n";
+  }
+  return s;
+}
+
+export function renderProbeReport(r: ProbeReport): string {
+  const head = [
+    "count",
+    "path",
+    "cold",
+    "found",
+    "files/lk",
+    "filt chk/lk",
+    "filt rej/lk",
+    "index/lk",
+    "data/lk",
+    "bytes/lk",
+    "distinct blk",
+    "distinct B",
+    "block-layer B",
+    "answered at",
+  ];
+  const rows = r.points.map((p) => [
+    String(p.count),
+    p.path,
+    p.cold ? (p.coldMethod ?? "yes") : "no",
+    `${p.found}/${p.lookups}`,
+    f(p.filesPerLookup),
+    f(p.filterChecksPerLookup),
+    f(p.filterRejectionsPerLookup),
+    f(p.indexBlocksPerLookup),
+    f(p.dataBlocksPerLookup, 4),
+    b(p.bytesPerLookup),
+    f(p.distinctDataBlocks),
+    b(p.distinctDataBlockBytes),
+    b(p.blockLayerBytes),
+    Object.entries(p.answeredAtLevel)
+      .sort()
+      .map(([l, n]) => `${l}:${n}`)
+      .join(" "),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i <= 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  let s = `keys: ${escapeText(r.keys.source)}, ${r.keys.generated} drawn${r.keys.note ? ` (${escapeText(r.keys.note)})` : ""}\n`;
+  s += line(head) + "\n" + rows.map(line).join("\n") + "\n";
+  for (const c of r.comparisons ?? []) {
+    s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${c.lookups} lookups differ\n`;
+  }
+  const engine = r.points.find((p) => p.engine);
+  if (engine?.engine)
+    s += `engine data blocks from ${engine.engine.dataBlockSource}; index/filter columns are reads on the engine path, blocks used on the reader path\n`;
+  for (const n of r.notes) s += `note: ${escapeText(n)}\n`;
+  for (const n of engine?.engine?.notes ?? []) s += `engine: ${escapeText(n)}\n`;
+  return s;
+}
