@@ -11,3 +11,6 @@ export * from "./datadir/index.js";
 export * from "./format/index.js";
 export * from "./analysis/knobs.js";
 export * from "./sizes/index.js";
+export * as probe from "./probe/index.js";
+export { runProbe, loadProbeDefinition, renderProbeReport } from "./probe/index.js";
+export type { ProbeOptions, ProbeReport, ProbePoint, ProbeComparison, LookupTrace } from "./probe/index.js";

@@ -12,6 +12,7 @@ export async function loadCommands(): Promise<AnyCommand[]> {
     // one line per command:
     import("./sst.js"),
     import("./inspect.js"),
+    import("./probe.js"),
   ];
   return (await Promise.all(modules)).map((m) => m.command);
 }
