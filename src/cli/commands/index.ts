@@ -12,7 +12,10 @@ export async function loadCommands(): Promise<AnyCommand[]> {
     // one line per command:
     import("./sst.js"),
     import("./inspect.js"),
+    import("./sizes.js"),
+    import("./compact.js"),
     import("./probe.js"),
+    import("./check.js"),
   ];
   return (await Promise.all(modules)).map((m) => m.command);
 }

@@ -1,0 +1,80 @@
+/**
+ * placement-overlay: newest versions concentrated above the bottom level (a pre-run's rewrites flushed
+ * on top of a compacted bulk load). Measured by ../overlay.ts; the finding names the `lsmscope compact`
+ * command that merges the column family into its bottom level. Nothing is reported when every file of a
+ * column family sits in one level (after a bottommost compaction).
+ */
+import { join } from "node:path";
+import type { ColumnFamilyModel, InstanceModel } from "../../datadir/model.js";
+import { formatBytes } from "../../util/bytes.js";
+import { measureOverlay } from "../overlay.js";
+import type { ArmModel, CheckFinding, Rule } from "../types.js";
+import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
+
+const SAFE = /^[A-Za-z0-9_/.:@%+=,-]+$/;
+export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The command that removes the overlay of one column family. */
+export function compactCommand(arm: ArmModel, instance: InstanceModel, cf: ColumnFamilyModel): string {
+  const dir = arm.model.instances.length === 1 ? arm.dir : join(arm.dir, instance.relPath);
+  return `lsmscope compact ${shellQuote(dir)} --cf ${shellQuote(cf.name)} --yes`;
+}
+
+export const rule: Rule = {
+  id: "placement-overlay",
+  describe: "bytes and files above the bottom level; sampled lookups estimate the older versions they shadow",
+  run(ctx) {
+    const out: CheckFinding[] = [];
+    for (const a of arms(ctx)) {
+      for (const r of cfsWithFiles(a)) {
+        ctx.options.onProgress?.(
+          `placement-overlay ${armLabel(a.arm)} ${r.instance.relPath} ${r.cf.displayName}`,
+        );
+        const m = measureOverlay(r.instance, r.cf, {
+          sample: ctx.options.overlaySample,
+          seed: ctx.options.seed,
+        });
+        if (!m || m.filesAboveBottom === 0) continue;
+        const est = m.shadowedEntriesEstimate;
+        const cmd = compactCommand(a, r.instance, r.cf);
+        const range = est.method === "exact" ? "" : ` (95%: ${est.low}–${est.high})`;
+        const above = m.perLevel
+          .filter((l) => l.level < m.bottomLevel)
+          .map((l) => `L${l.level} ${l.files}`)
+          .join(", ");
+        out.push(
+          finding(
+            "placement-overlay",
+            m.sampledShadowing > 0 ? "warn" : "info",
+            a.arm,
+            at(r),
+            `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above L${m.bottomLevel} (${above}; ` +
+              `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in L${m.bottomLevel}; ` +
+              `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
+              `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete; remove: ${cmd}`,
+            {
+              bottomLevel: m.bottomLevel,
+              bytesAboveBottom: m.bytesAboveBottom,
+              bytesInBottom: m.bytesInBottom,
+              filesAboveBottom: m.filesAboveBottom,
+              filesInBottom: m.filesInBottom,
+              byteShareAboveBottom: share(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom),
+              perLevel: m.perLevel,
+              entriesAboveBottom: m.entriesAboveBottom,
+              entriesInBottom: m.entriesInBottom ?? null,
+              sampled: m.sampled,
+              sampledShadowing: m.sampledShadowing,
+              exhaustive: m.exhaustive,
+              shadowedEntriesEstimate: est,
+              obsoleteBytesEstimate: m.obsoleteBytesEstimate,
+              lookups: m.lookups,
+              skippedFiles: m.skippedFiles,
+              compactCommand: cmd,
+            },
+          ),
+        );
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,98 @@
+/**
+ * What `check` produces: findings with a stable rule id, a severity, where (instance, column family,
+ * arm) and the numbers behind them. Plain data, so `--json` / `--report` print it as is.
+ */
+import type { DatadirModel, InstanceModel, ColumnFamilyModel } from "../datadir/model.js";
+import type { CfKnobs } from "../analysis/knobs.js";
+
+export type CheckSeverity = "info" | "warn" | "error";
+
+/** Stable rule ids (never renamed: harnesses match on them). */
+export type RuleId =
+  | "filters-missing"
+  | "options-mismatch"
+  | "options-drift"
+  | "placement-overlay"
+  | "wal-unflushed"
+  | "wal-inert"
+  | "blob-files"
+  | "code-population"
+  | "format-mix"
+  | "datadir-finding";
+
+/** Which store a finding is about: DIR ("subject"), REF_DIR ("reference"), or the pair ("both"). */
+export type Arm = "subject" | "reference" | "both";
+
+export interface CheckFinding {
+  rule: RuleId;
+  severity: CheckSeverity;
+  arm: Arm;
+  /** Instance path relative to the arm's root ("." for the root itself), or "" for the datadir. */
+  instance: string;
+  /** Column family display name (e.g. "cf06 ACCOUNT_INFO_STATE"), or "" when not about one CF. */
+  cf: string;
+  message: string;
+  evidence: Record<string, unknown>;
+}
+
+export interface ArmSummary {
+  root: string;
+  client: string;
+  instances: number;
+  columnFamilies: number;
+  sstFiles: number;
+  sstBytes: number;
+}
+
+export interface CheckReport {
+  /** Report layout version. */
+  version: 1;
+  subject: ArmSummary;
+  reference?: ArmSummary;
+  findings: CheckFinding[];
+  counts: { error: number; warn: number; info: number };
+  elapsedMs: number;
+}
+
+export interface CheckOptions {
+  /** Second arm (REF_DIR) to compare against. */
+  against?: string;
+  /** Keys sampled per column family for placement-overlay (default 2000; all when fewer above bottom). */
+  overlaySample?: number;
+  /** Seed for the overlay sample (default fixed: reruns give the same numbers). */
+  seed?: number;
+  /** code-population: sample this many data blocks per column family instead of reading every block. */
+  codeSampleBlocks?: number;
+  /** Progress on stderr. */
+  onProgress?: (what: string) => void;
+}
+
+/** One arm as the rules see it: the model plus where it came from. */
+export interface ArmModel {
+  arm: Exclude<Arm, "both">;
+  /** The directory as the user named it (for commands we print). */
+  dir: string;
+  model: DatadirModel;
+}
+
+/** A CF located in its instance, for rules that work per column family. */
+export interface CfRef {
+  instance: InstanceModel;
+  cf: ColumnFamilyModel;
+}
+
+/** What every rule gets: the arms, the options, and memoised per-CF knobs. */
+export interface CheckContext {
+  subject: ArmModel;
+  reference?: ArmModel;
+  options: CheckOptions;
+  /** Configured vs carried knobs of one CF (src/analysis/knobs.ts), computed once per CF. */
+  knobs(ref: CfRef): CfKnobs;
+}
+
+export interface Rule {
+  id: RuleId;
+  /** One line for --help and the README. */
+  describe: string;
+  run(ctx: CheckContext): CheckFinding[] | Promise<CheckFinding[]>;
+}

@@ -1,0 +1,103 @@
+/**
+ * `lsmscope check DIR [--against REF_DIR] [--json] [--fail-on warn|error] [--report FILE]`: pre-benchmark
+ * sanity checks. Thin over runCheck() (src/check). Reads only; the one write is --report, never inside
+ * a datadir.
+ */
+import type { CommandModule } from "yargs";
+import { runCheck, exitCodeFor, RULES } from "../../check/runner.js";
+import { renderTable, summaryLine } from "../../check/render.js";
+import { assertReportPathOutside, reportJson, writeReportFile } from "../../check/report_file.js";
+import { DEFAULT_OVERLAY_SAMPLE } from "../../check/overlay.js";
+import { fromFsError, isUserError, LsmscopeError } from "../../util/errors.js";
+import { CheckCannotRunError } from "../../check/arms.js";
+
+interface Args {
+  dir: string;
+  against?: string;
+  json: boolean;
+  "fail-on": "warn" | "error";
+  report?: string;
+  sample: number;
+  "code-sample-blocks"?: number;
+  seed: number;
+}
+
+const EPILOG = `Rules (stable ids in --json "rule"):
+${RULES.map((r) => `  ${r.id.padEnd(18)} ${r.describe}`).join("\n")}
+  wal-inert          (with wal-unflushed) WAL files holding nothing unflushed, with their size
+
+Exit codes:
+  0  clean: no errors (and no warnings under --fail-on warn)
+  1  warnings, with --fail-on warn
+  2  errors (e.g. arms configured differently, filters in one arm only)
+  3  the check itself could not run: missing directory, no store, a Pebble store, an unreadable store,
+     arms of different clients or engines, a --report path inside a datadir
+
+stdout: a table on a terminal, one summary line otherwise; --json prints {"findings": [...], ...}.`;
+
+export const command: CommandModule<object, Args> = {
+  command: "check <dir>",
+  describe: "Pre-benchmark sanity checks on one store, or two arms side by side (--against)",
+  builder: (y) =>
+    y
+      .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
+      .option("against", { type: "string", describe: "reference arm REF_DIR to compare with" })
+      .option("json", { type: "boolean", default: false, describe: 'print {"findings": [...]} as JSON' })
+      .option("fail-on", {
+        choices: ["warn", "error"] as const,
+        default: "error" as const,
+        describe: "lowest severity that makes the exit code non-zero",
+      })
+      .option("report", {
+        type: "string",
+        describe: "also write the JSON report to FILE (outside the datadirs)",
+      })
+      .option("sample", {
+        type: "number",
+        default: DEFAULT_OVERLAY_SAMPLE,
+        describe: "placement-overlay: entries sampled above the bottom level per column family",
+      })
+      .option("code-sample-blocks", {
+        type: "number",
+        describe: "code-population: sample N data blocks per column family instead of reading all",
+      })
+      .option("seed", {
+        type: "number",
+        default: 1,
+        describe: "seed of the samples (same seed, same numbers)",
+      })
+      .epilog(EPILOG) as never,
+  handler: async (argv) => {
+    try {
+      if (!Number.isInteger(argv.sample) || argv.sample < 1)
+        throw new LsmscopeError("--sample must be a positive integer", { exitCode: 3 });
+      const dirs = [argv.dir, ...(argv.against !== undefined ? [argv.against] : [])];
+      // refuse a report path inside a datadir before reading anything
+      if (argv.report !== undefined) assertReportPathOutside(argv.report, dirs);
+      const tty = Boolean(process.stderr.isTTY) && !argv.json;
+      const report = await runCheck(argv.dir, {
+        against: argv.against,
+        overlaySample: argv.sample,
+        seed: argv.seed,
+        codeSampleBlocks: argv["code-sample-blocks"],
+        onProgress: tty
+          ? (what) => process.stderr.write(`\r\x1b[Kchecking: ${what.slice(0, 100)}`)
+          : undefined,
+      });
+      if (tty) process.stderr.write("\r\x1b[K");
+      const code = exitCodeFor(report, argv["fail-on"]);
+      if (argv.report !== undefined) writeReportFile(argv.report, report, dirs);
+      if (argv.json) process.stdout.write(reportJson(report));
+      else if (process.stdout.isTTY)
+        process.stdout.write(renderTable(report, code, process.stdout.columns ?? 100));
+      else process.stdout.write(summaryLine(report, code) + "\n");
+      process.exitCode = code;
+    } catch (e) {
+      // every failure to run the check itself exits 3
+      if (e instanceof CheckCannotRunError || (isUserError(e) && e.exitCode === 3)) throw e;
+      const user = isUserError(e) ? e : fromFsError(e);
+      if (user) throw new CheckCannotRunError(user.oneLine(), undefined, e);
+      throw e;
+    }
+  },
+};
