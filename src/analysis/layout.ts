@@ -218,7 +218,7 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       flags.push({
         id: "above-bottom",
         severity: "info",
-        message: `${c.filesAboveBottom} files (${pct(c.shareAboveBottom)} of the bytes${entries}) above the bottom level L${bottom}`,
+        message: `${c.filesAboveBottom} ${c.filesAboveBottom === 1 ? "file" : "files"} (${pct(c.shareAboveBottom)} of the bytes${entries}) above the bottom level L${bottom}`,
         evidence,
       });
     }

@@ -168,7 +168,13 @@ export function buildCfReport(
     flags.push({ id: n.id, severity: n.severity, source: "knobs", level: n.level, message: n.message });
   for (const f of layout.flags)
     flags.push({ id: f.id, severity: f.severity, source: "layout", message: f.message });
-  flags.push(...clientFlags(inst, cf, knobs));
+  const cflags = clientFlags(inst, cf, knobs);
+  // the client flag says the same as the plain "no filter" note, with why it matters here
+  if (cflags.some((f) => f.id === "filter-none-client")) {
+    const i = flags.findIndex((f) => f.id === "filter-none");
+    if (i >= 0) flags.splice(i, 1);
+  }
+  flags.push(...cflags);
   const unread = knobs.carried.all.filesUnread - layout.missingFiles;
   if (unread > 0 && knobs.carried.all.filesRead > 0)
     flags.push({

@@ -27,6 +27,9 @@ export const pct = (x: number): string =>
 
 export const int = (n: number): string => n.toLocaleString("en-US");
 
+/** "1 file", "3 files". */
+export const plural = (n: number, noun: string): string => `${int(n)} ${noun}${n === 1 ? "" : "s"}`;
+
 /** Tallies as "LZ4 ×270, Snappy ×7". */
 export function tallies(ts: readonly Tally[]): string {
   return ts.length === 0 ? "-" : ts.map((t) => `${e(t.key)} ×${t.files}`).join(", ");
@@ -183,8 +186,8 @@ export function renderCf(c: CfReport): string[] {
   const L = c.layout;
   const entries = c.knobs.carried.all.filesRead > 0 ? ` · ${int(c.knobs.carried.all.entries)} entries` : "";
   out.push(
-    `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${int(L.files)} SSTs · ${formatBytes(L.bytes)}${entries}` +
-      (L.blob.files ? ` · ${L.blob.files} blob files ${formatBytes(L.blob.bytes)}` : "") +
+    `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
+      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.bytes)}` : "") +
       ` · total ${formatBytes(L.bytes + L.blob.bytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
@@ -245,7 +248,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   out.push("  " + parts.join(" · "));
   const t = i.totals;
   out.push(
-    `  totals: ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)} · ${t.blobFiles} blob files ${formatBytes(t.blobBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobBytes + t.walBytes)}`,
+    `  totals: ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)} · ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobBytes + t.walBytes)}`,
   );
   if (i.wal.length === 0) out.push("  WAL: none");
   for (const w of i.wal) {
