@@ -27,6 +27,7 @@ const GENERATOR_TABLE_NO_FILTER =
 const LZ4 = "compression=kLZ4Compression;level_compaction_dynamic_level_bytes=true";
 const BLOBS = "enable_blob_files=true;min_blob_size=100;blob_compression_type=kLZ4Compression";
 
+/** Besu's DB options. 7.8.3 sanitises recycle_log_file_num to 0 under kPointInTimeRecovery (OPTIONS shows 0). */
 export const BESU_DB_OPTIONS_SNAPSHOT =
   "max_open_files=1024;max_total_wal_size=1073741824;recycle_log_file_num=16;avoid_flush_during_shutdown=true";
 export const BESU_DB_OPTIONS_GENERATED = "max_open_files=1024";
