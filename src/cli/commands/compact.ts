@@ -1,0 +1,97 @@
+/**
+ * `lsmscope compact DIR [--cf NAME...] [--options-from REF] [--accept-option-change KNOB...] [--yes]
+ * [--json]`: without --yes the plan only (nothing written); with --yes the forced compaction to the
+ * bottom level, then the verification. Exit: 0 done and verified (or a plan that would run), 2 refused
+ * or verification problems, 130 cancelled with Ctrl-C (the store stays valid).
+ */
+import type { CommandModule } from "yargs";
+import {
+  CompactRefusedError,
+  compactStore,
+  planCompaction,
+  renderOutcomeText,
+  renderPlanText,
+  KNOBS,
+} from "../../compact/index.js";
+import { createProgress } from "../../util/progress.js";
+
+interface Args {
+  dir: string;
+  cf?: string[];
+  optionsFrom?: string;
+  acceptOptionChange?: string[];
+  yes: boolean;
+  json: boolean;
+}
+
+export const command: CommandModule<object, Args> = {
+  command: "compact <dir>",
+  describe:
+    "Merge column families into their bottom level (forced CompactRange) with matched options, verified",
+  builder: (y) =>
+    y
+      .positional("dir", { type: "string", demandOption: true, describe: "store directory or datadir" })
+      .option("cf", {
+        type: "string",
+        array: true,
+        describe: 'column families to compact (name, hex "06", "cf06" or display name); default all',
+      })
+      .option("options-from", {
+        type: "string",
+        describe: "apply another store's per-CF table options: its directory, datadir or OPTIONS file",
+      })
+      .option("accept-option-change", {
+        type: "string",
+        array: true,
+        describe: `let these knobs change from what the files carry: ${KNOBS.join(", ")}, all`,
+      })
+      .option("yes", { type: "boolean", default: false, describe: "run it (without: print the plan only)" })
+      .option("json", { type: "boolean", default: false, describe: "print JSON" }) as never,
+  handler: async (argv) => {
+    const plan = await planCompaction(argv.dir, {
+      cfs: argv.cf,
+      optionsFrom: argv.optionsFrom,
+      acceptOptionChange: argv.acceptOptionChange,
+    });
+    if (!argv.yes) {
+      process.stdout.write(argv.json ? JSON.stringify(plan, null, 2) + "\n" : renderPlanText(plan));
+      if (plan.refusals.length > 0) process.exitCode = 2;
+      return;
+    }
+    if (plan.refusals.length > 0) throw new CompactRefusedError(plan);
+    if (!argv.json)
+      process.stdout.write(renderPlanText(plan).replace(/ready: run again with --yes to compact\n$/, ""));
+    const abort = new AbortController();
+    const onSigint = () => {
+      process.stderr.write("\ncancelling the manual compaction (the store stays valid)...\n");
+      abort.abort();
+      process.removeListener("SIGINT", onSigint); // a second Ctrl-C ends the process
+    };
+    process.on("SIGINT", onSigint);
+    const progress = createProgress({
+      label: "compacting",
+      total: plan.totals.estimatedWriteBytes,
+      unit: "bytes",
+    });
+    try {
+      const out = await compactStore(argv.dir, {
+        plan,
+        signal: abort.signal,
+        onProgress: (p) => progress.update(p.writtenBytes, p.cf),
+      });
+      progress.done(out.run.status);
+      process.stdout.write(
+        argv.json
+          ? JSON.stringify(
+              { plan: out.plan, digestBefore: out.digestBefore, run: out.run, verify: out.verify },
+              null,
+              2,
+            ) + "\n"
+          : "\n" + renderOutcomeText(out.run, out.verify),
+      );
+      process.exitCode = out.run.status === "cancelled" ? 130 : out.verify.ok ? 0 : 2;
+    } finally {
+      process.removeListener("SIGINT", onSigint);
+    }
+  },
+};
