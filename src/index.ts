@@ -14,6 +14,16 @@ export * from "./sizes/index.js";
 export * as probe from "./probe/index.js";
 export { runProbe, loadProbeDefinition, renderProbeReport } from "./probe/index.js";
 export type { ProbeOptions, ProbeReport, ProbePoint, ProbeComparison, LookupTrace } from "./probe/index.js";
+export * as compact from "./compact/index.js";
+export {
+  planCompaction,
+  runCompaction,
+  verifyCompaction,
+  compactStore,
+  digestStore,
+  CompactRefusedError,
+} from "./compact/index.js";
+export type { CompactPlan, CfPlan, RunResult, VerifyReport, StoreDigest, CfDigest, CompactOutcome } from "./compact/index.js";
 export * as check from "./check/index.js";
 export { runCheck, exitCodeFor, CheckCannotRunError, measureOverlay } from "./check/index.js";
 export type { CheckReport, CheckFinding, CheckOptions, CheckSeverity, RuleId, OverlayMeasurement } from "./check/index.js";
