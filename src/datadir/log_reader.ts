@@ -163,7 +163,9 @@ function scanLog(
 ): LogScanResult {
   const verify = opts.verifyChecksums !== false;
   const expectedLogLow = opts.logNumber !== undefined ? opts.logNumber % 2 ** 32 : undefined;
-  const chunk = Buffer.allocUnsafe(LOG_BLOCK_SIZE * CHUNK_BLOCKS);
+  const chunkBuf = Buffer.allocUnsafe(LOG_BLOCK_SIZE * CHUNK_BLOCKS);
+  // records are handed out as plain Uint8Array views: cheaper to slice than Buffer views
+  const chunk = new Uint8Array(chunkBuf.buffer, chunkBuf.byteOffset, chunkBuf.length);
   const issues: LogIssue[] = [];
   const result: LogScanResult = { fileSize, records: 0, validEnd: 0, recyclable: false, issues };
 
@@ -199,11 +201,11 @@ function scanLog(
     asmLen = 0;
   };
 
-  for (let chunkPos = 0; chunkPos < fileSize && !stop; chunkPos += chunk.length) {
-    const want = Math.min(chunk.length, fileSize - chunkPos);
+  for (let chunkPos = 0; chunkPos < fileSize && !stop; chunkPos += chunkBuf.length) {
+    const want = Math.min(chunkBuf.length, fileSize - chunkPos);
     let got = 0;
     while (got < want) {
-      const n = read(chunk.subarray(got) as Buffer, chunkPos + got, want - got);
+      const n = read(chunkBuf.subarray(got), chunkPos + got, want - got);
       if (n <= 0) break;
       got += n;
     }

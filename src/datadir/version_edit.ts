@@ -46,6 +46,7 @@
  */
 import {
   cursor,
+  readFixed32,
   getFixed64,
   getLengthPrefixed,
   getVarint32,
@@ -209,29 +210,39 @@ export function seqToNumber(v: bigint): number {
 export function decodeInternalKey(bytes: Uint8Array): InternalKey {
   if (bytes.length < 8) throw new RangeError(`internal key of ${bytes.length} bytes (< 8)`);
   const n = bytes.length - 8;
-  const c = cursor(bytes, n);
-  const packed = getFixed64(c);
+  // trailer = fixed64 LE (seq << 8 | type): low word holds the type and 24 bits of seq
+  const lo = readFixed32(bytes, n);
+  const hi = readFixed32(bytes, n + 4);
   return {
     userKey: bytes.subarray(0, n),
-    seqno: seqToNumber(packed >> 8n),
-    type: Number(packed & 0xffn),
+    seqno: hi * 2 ** 24 + (lo >>> 8),
+    type: lo & 0xff,
   };
 }
 
 /** A real copy (Buffer#slice would return a view). */
 function copyBytes(b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(b.length);
-  out.set(b);
-  return out;
+  return Uint8Array.prototype.slice.call(b);
 }
 
 function getInternalKey(c: Cursor): InternalKey {
-  // a copy: the record's buffer is reused by the log reader after the callback
-  return decodeInternalKey(copyBytes(getLengthPrefixed(c)));
+  // one copy straight out of the record: the log reader reuses its buffer after the callback
+  const len = getVarint32(c);
+  if (c.pos + len > c.end) throw new RangeError("internal key runs past end of record");
+  const bytes = Uint8Array.prototype.slice.call(c.buf, c.pos, c.pos + len);
+  c.pos += len;
+  return decodeInternalKey(bytes);
 }
 
 function getSeq(c: Cursor): number {
-  return seqToNumber(getVarint64(c));
+  const start = c.pos;
+  try {
+    return getVarint64Number(c);
+  } catch {
+    // above 2^53 (the 2^56−1 sentinel): approximate, never throws for a well-formed varint
+    c.pos = start;
+    return seqToNumber(getVarint64(c));
+  }
 }
 
 function fieldVarint(field: Uint8Array): number {
