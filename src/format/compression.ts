@@ -127,7 +127,20 @@ export function decompressBlock(
     case CompressionType.None:
       return buf.subarray(start, end);
     case CompressionType.Snappy: {
-      const out = snappyUncompress(buf.subarray(start, end), { asBuffer: true }) as Buffer;
+      // Snappy's own length varint: refuse what no Snappy stream of this size can expand to
+      // (the densest Snappy op, a 3-byte copy, yields 64 bytes)
+      const [declared] = readSizeVarint(buf, start, end);
+      if (declared > 32 * (end - start) + 1024) {
+        throw new DecompressError(
+          `Snappy: declared size ${declared} impossible for ${end - start} stored bytes`,
+        );
+      }
+      let out: Buffer;
+      try {
+        out = snappyUncompress(buf.subarray(start, end), { asBuffer: true }) as Buffer;
+      } catch (err) {
+        throw new DecompressError(`Snappy: ${(err as Error).message}`);
+      }
       if (out.length > LIMITS.maxUncompressedBlockBytes) throw new DecompressError("Snappy block too large");
       return out;
     }
@@ -163,6 +176,9 @@ export function decompressBlock(
         if (size > LIMITS.maxUncompressedBlockBytes)
           throw new DecompressError("LZ4: declared size too large");
         p = start + 8;
+      }
+      if (size > 256 * (end - p) + 1024) {
+        throw new DecompressError(`LZ4: declared size ${size} impossible for ${end - p} stored bytes`);
       }
       // rewrite the size as the 4-byte LE prefix lz4-napi expects, in place (headroom before start)
       const q = p - 4;

@@ -22,6 +22,7 @@
  * filter are read on demand and kept; data blocks and partitions are read per call.
  */
 import { LsmscopeError } from "../util/errors.js";
+import { escapeText } from "../util/bytes.js";
 import { LIMITS } from "../util/limits.js";
 import { cursor as makeCursor } from "../util/coding.js";
 import { Block, BlockCursor } from "./block.js";
@@ -586,7 +587,13 @@ export class SstTable {
     if (entry.name.startsWith("filter.")) {
       const f = this.loadBlockFilter();
       const bytes = entry.handle.size;
-      const info: FilterInfo = { ...base, kind: "bloom", partitioned: false, blockBased: true, filterBytes: bytes };
+      const info: FilterInfo = {
+        ...base,
+        kind: "bloom",
+        partitioned: false,
+        blockBased: true,
+        filterBytes: bytes,
+      };
       if (f?.numProbes !== undefined) info.numProbes = f.numProbes;
       // LevelDB tables have no entry count: a full scan() fills bitsPerKey in later
       if (keys > 0 && f) setBlockBasedBitsPerKey(info, f, keys);
@@ -673,9 +680,13 @@ export class SstTable {
   private requireBytewise(): void {
     const cmp = this.comparator;
     if (cmp !== "leveldb.BytewiseComparator" && cmp !== "") {
-      throw new LsmscopeError(`point lookups need a bytewise comparator; this table uses ${cmp}`, {
-        file: this.path,
-      });
+      throw new LsmscopeError(
+        `point lookups need a bytewise comparator; this table uses ${escapeText(cmp)}`,
+        {
+          file: this.path,
+          offset: this.meta("rocksdb.properties")?.offset,
+        },
+      );
     }
   }
 
