@@ -5,3 +5,4 @@
 export { computeSizes } from "./compute.js";
 export { decodeBlobIndex, type BlobIndex } from "./blob_index.js";
 export type * from "./types.js";
+export { renderSizesText, renderSizesSvg, sizesJson } from "./render.js";

@@ -12,7 +12,6 @@ export async function loadCommands(): Promise<AnyCommand[]> {
     // one line per command:
     import("./sst.js"),
     import("./inspect.js"),
-    import("./compact.js"),
     import("./sizes.js"),
     import("./compact.js"),
     import("./probe.js"),

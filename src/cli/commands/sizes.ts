@@ -1,0 +1,85 @@
+/**
+ * `lsmscope sizes DIR [--cf NAME] [--sample N | --full] [--json] [--svg FILE]`: key/value size
+ * distributions per column family (newest version per key in full mode), physical vs logical bytes,
+ * and the Ethereum views (account kinds, code sizes and reuse, max-size co-tenancy). Thin over
+ * computeSizes() (src/sizes/).
+ */
+import { writeFileSync } from "node:fs";
+import type { CommandModule } from "yargs";
+import { computeSizes } from "../../sizes/compute.js";
+import { renderSizesSvg, renderSizesText, sizesJson } from "../../sizes/render.js";
+import { createProgress, type Progress } from "../../util/progress.js";
+import { LsmscopeError } from "../../util/errors.js";
+
+interface Args {
+  dir: string;
+  cf?: string[];
+  sample?: number;
+  full: boolean;
+  json: boolean;
+  svg?: string;
+  workers?: number;
+  seed: number;
+  wal: boolean;
+  eth: boolean;
+}
+
+export const command: CommandModule<object, Args> = {
+  command: "sizes <dir>",
+  describe:
+    "Key/value size distributions per column family, compression, and Ethereum account/code populations",
+  builder: (y) =>
+    y
+      .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
+      .option("cf", {
+        type: "string",
+        array: true,
+        describe: "column family (name, display name like cf06, hex, or instance/name); repeatable",
+      })
+      .option("sample", {
+        type: "number",
+        describe:
+          "draw N data blocks per column family uniformly through the index (all versions; intervals)",
+      })
+      .option("full", {
+        type: "boolean",
+        default: false,
+        describe: "read every block; newest version per key (the default when --sample is not given)",
+      })
+      .conflicts("sample", "full")
+      .option("json", { type: "boolean", default: false, describe: "print the report as JSON" })
+      .option("svg", { type: "string", describe: "write the histograms as an SVG picture to FILE" })
+      .option("workers", { type: "number", describe: "worker threads for --full (default min(2, cores))" })
+      .option("seed", { type: "number", default: 1, describe: "PRNG seed for --sample" })
+      .option("wal", {
+        type: "boolean",
+        default: true,
+        describe: "merge unflushed WAL writes as the newest layer (--no-wal to skip)",
+      })
+      .option("eth", {
+        type: "boolean",
+        default: true,
+        describe: "Ethereum views for a recognised client (--no-eth to skip)",
+      }),
+  handler: async (argv) => {
+    if (argv.sample !== undefined && (!Number.isInteger(argv.sample) || argv.sample < 1))
+      throw new LsmscopeError(`--sample needs a positive whole number of blocks, got ${argv.sample}`);
+    let progress: Progress | undefined;
+    const report = await computeSizes(argv.dir, {
+      cf: argv.cf,
+      mode: argv.sample !== undefined ? "sample" : "full",
+      sampleBlocks: argv.sample,
+      seed: argv.seed,
+      workers: argv.workers,
+      includeWal: argv.wal,
+      eth: argv.eth ? "auto" : "off",
+      onProgress: (done, total) => {
+        if (!progress) progress = createProgress({ label: "sizes: data blocks", total, unit: "bytes" });
+        progress.update(done);
+      },
+    });
+    progress?.done();
+    if (argv.svg) writeFileSync(argv.svg, renderSizesSvg(report));
+    process.stdout.write(argv.json ? sizesJson(report) : renderSizesText(report));
+  },
+};

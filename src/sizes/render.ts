@@ -1,0 +1,256 @@
+/**
+ * Renderings of a SizesReport: a text report for terminals, and an SVG picture of the histograms
+ * (hand-written SVG: one panel per histogram, log2 buckets on x, counts on y as bars).
+ */
+import { escapeText, formatBytes } from "../util/bytes.js";
+import type {
+  ColumnFamilySizes,
+  HistogramBucket,
+  Interval,
+  Share,
+  SizeSummary,
+  SizesReport,
+} from "./types.js";
+
+function num(n: number, digits = 0): string {
+  if (!Number.isFinite(n)) return String(n);
+  return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+function iv(i: Interval | undefined, digits = 0): string {
+  return i ? ` [${num(i[0], digits)}, ${num(i[1], digits)}]` : "";
+}
+
+function pct(s: Share): string {
+  const base = `${num(s.count)} (${(s.share * 100).toFixed(1)}%)`;
+  return s.interval
+    ? `${base} [${(s.interval[0] * 100).toFixed(1)}%, ${(s.interval[1] * 100).toFixed(1)}%]`
+    : base;
+}
+
+function sizeLine(label: string, s: SizeSummary): string {
+  if (s.count === 0) return `  ${label}: none`;
+  const i = s.intervals;
+  return (
+    `  ${label}: n=${num(s.count)} mean ${num(s.mean, 1)}${iv(i?.mean, 1)} p50 ${num(s.p50)}${iv(i?.p50)}` +
+    ` p90 ${num(s.p90)}${iv(i?.p90)} p99 ${num(s.p99)}${iv(i?.p99)} max ${num(s.max)}` +
+    (s.approximate ? " (≥64 KiB binned)" : "")
+  );
+}
+
+/** A one-line bar chart of a histogram: "≤le count" cells. */
+function histLine(h: HistogramBucket[]): string {
+  const nz = h.filter((b) => b.count > 0);
+  if (nz.length === 0) return "";
+  const max = Math.max(...nz.map((b) => b.count));
+  const blocks = " ▁▂▃▄▅▆▇█";
+  const first = h.findIndex((b) => b.count > 0);
+  let last = h.length - 1;
+  while (last > 0 && h[last]!.count === 0) last--;
+  const slice = h.slice(first, last + 1);
+  const bars = slice
+    .map((b) => blocks[b.count === 0 ? 0 : Math.max(1, Math.round((b.count / max) * 8))])
+    .join("");
+  return `    log2 ≤${num(slice[0]!.le)} … ≤${num(slice[slice.length - 1]!.le)}: ${bars}`;
+}
+
+function cfText(c: ColumnFamilySizes, mode: string): string[] {
+  const out: string[] = [];
+  out.push(`${escapeText(c.instance)} ${escapeText(c.displayName)}`);
+  if (mode === "full") {
+    out.push(
+      `  entries ${num(c.entries)} live; obsolete ${num(c.obsoleteEntries ?? 0)}` +
+        ` (shadowed ${num(c.shadowedVersions ?? 0)}, tombstones ${num(c.tombstones ?? 0)}` +
+        (c.rangeDeleted ? `, range-deleted ${num(c.rangeDeleted)}` : "") +
+        `); read ${num(c.entriesRead)}` +
+        (c.walEntries ? ` incl. ${num(c.walEntries)} from the WAL` : ""),
+    );
+  } else {
+    out.push(
+      `  entries ≈ ${num(c.entries)}${iv(c.entriesInterval)} stored value records (all versions);` +
+        ` tombstones ${c.tombstoneShare ? pct(c.tombstoneShare) : "-"}; blocks sampled ${num(c.sampledBlocks ?? 0)} of ${num(c.totalBlocks ?? 0)}`,
+    );
+  }
+  out.push(sizeLine("key bytes", c.keySize));
+  out.push(sizeLine("value bytes", c.valueSize));
+  const h = histLine(c.valueSize.histogram);
+  if (h) out.push(h);
+  if (c.blobIndexed.count > 0)
+    out.push(
+      `  blob-indexed values: ${num(c.blobIndexed.count)}, ${formatBytes(c.blobIndexed.bytes)} stored in ${c.blobIndexed.files} blob file(s) (${Object.entries(
+        c.blobIndexed.compressions,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")})`,
+    );
+  if (c.dataBlocks > 0 || (c.totalBlocks ?? 0) > 0) {
+    out.push(
+      `  data blocks ${num(mode === "full" ? c.dataBlocks : (c.totalBlocks ?? 0))}, avg ${formatBytes(Math.round(c.averageBlockBytes))} stored / ${formatBytes(Math.round(c.averageBlockLogicalBytes))} uncompressed;` +
+        ` physical ${formatBytes(c.physicalBytes)} / logical ${formatBytes(c.logicalBytes)} = ${c.compressionRatio.toFixed(3)}` +
+        ` (per block p50 ${c.blockRatio.p50.toFixed(2)}, ${c.blockRatio.min.toFixed(2)}–${c.blockRatio.max.toFixed(2)})`,
+    );
+  }
+  return out;
+}
+
+export function renderSizesText(r: SizesReport): string {
+  const out: string[] = [];
+  out.push(
+    `sizes of ${escapeText(r.root)} (${r.client}) — ${r.mode} mode` +
+      (r.mode === "sample"
+        ? `, ${r.sampleBlocks} blocks per column family, seed ${r.seed}, ${r.confidence * 100}% intervals`
+        : "") +
+      `, ${r.workers} worker(s), ${(r.elapsedMs / 1000).toFixed(2)} s` +
+      (r.entriesPerSecond ? `, ${num(r.entriesPerSecond)} entries/s` : ""),
+  );
+  out.push("");
+  for (const c of r.columnFamilies) {
+    if (c.entriesRead === 0 && c.dataBlocks === 0 && (c.totalBlocks ?? 0) === 0) continue;
+    out.push(...cfText(c, r.mode), "");
+  }
+  const empty = r.columnFamilies.filter((c) => c.entriesRead === 0 && c.dataBlocks === 0 && !c.totalBlocks);
+  if (empty.length) out.push(`empty: ${empty.map((c) => escapeText(c.displayName)).join(", ")}`, "");
+  const e = r.eth;
+  if (e) {
+    if (e.accounts) {
+      const a = e.accounts;
+      out.push(`accounts (${escapeText(a.location)}): ${num(a.total)}`);
+      out.push(`  plain EOAs ${pct(a.eoa)}`);
+      out.push(`  EIP-7702 delegated EOAs ${pct(a.delegatedEoa)}`);
+      out.push(`  contracts ${pct(a.contract)}`);
+      out.push(
+        `  distinct code hashes ${num(a.distinctCodeHashes)}${a.distinctCodeHashesExact ? "" : " (estimate)"}; reuse ${a.reuseFactor.toFixed(2)} contracts per bytecode` +
+          (a.codeNotFound ? `; ${num(a.codeNotFound)} with no code entry` : "") +
+          (a.undecodable ? `; ${num(a.undecodable)} records not accounts` : ""),
+      );
+      if (a.perContractCodeSize) out.push(sizeLine("code bytes per contract account", a.perContractCodeSize));
+      out.push("");
+    }
+    if (e.code) {
+      const c = e.code;
+      out.push(`code (${escapeText(c.location)}): ${num(c.entries)} entries, keyed by ${c.keyedBy}`);
+      out.push(`  23-byte EIP-7702 delegations ${pct(c.delegations)}`);
+      out.push(
+        `  contract bytecodes ${num(c.distinctContractBytecodes)}; at the 24,576-byte maximum ${pct(c.atMax)}; above it ${num(c.overMax)}`,
+      );
+      out.push(sizeLine("code bytes", c.codeSize));
+      const hl = histLine(c.codeSize.histogram);
+      if (hl) out.push(hl);
+      out.push(
+        `  classes: ${Object.entries(c.classes)
+          .map(([k, v]) => `${k} ${num(v)}`)
+          .join(", ")}`,
+      );
+      const t = c.coTenancy;
+      if (t.blocks > 0)
+        out.push(
+          `  co-tenancy: ${num(t.maxSizeContracts)} max-size contracts in ${num(t.blocks)} data blocks; other records per block mean ${num(t.otherRecords.mean, 1)} (${num(t.otherRecords.min)}–${num(t.otherRecords.max)}), other bytes mean ${formatBytes(Math.round(t.otherBytes.mean))} (${formatBytes(t.otherBytes.min)}–${formatBytes(t.otherBytes.max)})`,
+        );
+      else out.push("  co-tenancy: no data block holds a maximum-size contract");
+      out.push("");
+    }
+    for (const n of e.notes) out.push(`note: ${n}`);
+  }
+  for (const n of r.notes) out.push(`note: ${n}`);
+  return out.join("\n") + "\n";
+}
+
+/** The report as the `--json` shape: the report itself (plain data). */
+export function sizesJson(r: SizesReport): string {
+  return JSON.stringify(r, null, 2) + "\n";
+}
+
+function xmlEscape(s: string): string {
+  return s.replace(
+    /[<>&"']/g,
+    (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!,
+  );
+}
+
+function label(le: number): string {
+  if (le >= 1024 * 1024) return `${le / (1024 * 1024)}M`;
+  if (le >= 1024) return `${le / 1024}K`;
+  return String(le);
+}
+
+/** One histogram panel at (x, y), width w, height h. */
+function panel(title: string, hist: HistogramBucket[], x: number, y: number, w: number, h: number): string {
+  const parts: string[] = [];
+  parts.push(`<g transform="translate(${x},${y})">`);
+  parts.push(`<rect x="0" y="0" width="${w}" height="${h}" fill="#fafafa" stroke="#ccc"/>`);
+  parts.push(
+    `<text x="8" y="16" font-size="12" font-family="sans-serif" fill="#222">${xmlEscape(title)}</text>`,
+  );
+  const nz = hist.filter((b) => b.count > 0);
+  if (nz.length === 0) {
+    parts.push(
+      `<text x="8" y="40" font-size="11" font-family="sans-serif" fill="#888">no records</text></g>`,
+    );
+    return parts.join("");
+  }
+  const first = hist.findIndex((b) => b.count > 0);
+  let last = hist.length - 1;
+  while (last > first && hist[last]!.count === 0) last--;
+  const bins = hist.slice(first, last + 1);
+  const max = Math.max(...bins.map((b) => b.count));
+  const left = 8;
+  const top = 26;
+  const bottom = h - 22;
+  const plotW = w - 16;
+  const bw = plotW / bins.length;
+  bins.forEach((b, i) => {
+    const bh = ((bottom - top) * b.count) / max;
+    const bx = left + i * bw;
+    parts.push(
+      `<rect x="${bx.toFixed(1)}" y="${(bottom - bh).toFixed(1)}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${bh.toFixed(1)}" fill="#4477aa"><title>≤ ${b.le} B: ${b.count}</title></rect>`,
+    );
+    if (bins.length <= 24 || i % 2 === 0)
+      parts.push(
+        `<text x="${(bx + bw / 2).toFixed(1)}" y="${h - 8}" font-size="9" font-family="sans-serif" text-anchor="middle" fill="#555">${label(b.le)}</text>`,
+      );
+  });
+  parts.push(
+    `<text x="${w - 8}" y="16" font-size="10" font-family="sans-serif" text-anchor="end" fill="#555">max count ${max}</text>`,
+  );
+  parts.push("</g>");
+  return parts.join("");
+}
+
+/** SVG with key- and value-size histograms per column family (and code sizes when known). */
+export function renderSizesSvg(r: SizesReport): string {
+  const panels: { title: string; hist: HistogramBucket[] }[] = [];
+  for (const c of r.columnFamilies) {
+    if (c.keySize.count === 0) continue;
+    const name = `${c.instance === "." ? "" : c.instance + " "}${c.displayName}`;
+    panels.push({ title: `${name}: key bytes (log2 buckets, ${r.mode})`, hist: c.keySize.histogram });
+    panels.push({ title: `${name}: value bytes (log2 buckets, ${r.mode})`, hist: c.valueSize.histogram });
+  }
+  if (r.eth?.code)
+    panels.push({
+      title: `contract code bytes (${r.eth.code.location})`,
+      hist: r.eth.code.codeSize.histogram,
+    });
+  if (r.eth?.accounts?.perContractCodeSize)
+    panels.push({
+      title: "code bytes per contract account",
+      hist: r.eth.accounts.perContractCodeSize.histogram,
+    });
+  const w = 420;
+  const h = 170;
+  const cols = 2;
+  const rows = Math.max(1, Math.ceil(panels.length / cols));
+  const W = cols * (w + 10) + 10;
+  const H = rows * (h + 10) + 40;
+  const body = panels
+    .map((p, i) =>
+      panel(p.title, p.hist, 10 + (i % cols) * (w + 10), 30 + Math.floor(i / cols) * (h + 10), w, h),
+    )
+    .join("\n");
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">\n` +
+    `<text x="10" y="20" font-size="14" font-family="sans-serif" fill="#000">${xmlEscape(`lsmscope sizes — ${r.root} (${r.client}, ${r.mode} mode)`)}</text>\n` +
+    body +
+    "\n</svg>\n"
+  );
+}
