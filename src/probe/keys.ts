@@ -198,10 +198,20 @@ export function absentKeys(
   const keys: Buffer[] = [];
   const seen = new Set<string>();
   let rejected = 0;
+  // keep draws inside the CF's key range (an absent key outside it costs nothing), unless that range
+  // holds too few keys of this shape to draw from
+  const lo = target.files.map((f) => fromHex(f.smallestKey)).sort(Buffer.compare)[0];
+  const hi = target.files.map((f) => fromHex(f.largestKey)).sort(Buffer.compare).pop();
+  let outside = 0;
+  let outsideAccepted = 0;
   while (keys.length < n) {
     const k = Buffer.concat([prefix, rnd.bytes(len - prefix.length)]);
     const hex = k.toString("hex");
     if (seen.has(hex)) continue;
+    if (lo && hi && (k.compare(lo) < 0 || k.compare(hi) > 0)) {
+      if (++outside <= 50 * n + 1000) continue;
+      outsideAccepted++;
+    }
     if (reader.get(k, false).found) {
       if (++rejected > n + 1000)
         throw new LsmscopeError("cannot draw absent keys: the key space of this shape is full");
@@ -210,7 +220,10 @@ export function absentKeys(
     seen.add(hex);
     keys.push(k);
   }
-  return { keys, shape, note: rejected > 0 ? `${rejected} drawn keys existed and were redrawn` : undefined };
+  const notes: string[] = [];
+  if (rejected > 0) notes.push(`${rejected} drawn keys existed and were redrawn`);
+  if (outsideAccepted > 0) notes.push(`${outsideAccepted} keys lie outside the column family's key range`);
+  return { keys, shape, note: notes.length > 0 ? notes.join("; ") : undefined };
 }
 
 /** Key for an address as the client keys its accounts. */
