@@ -7,6 +7,7 @@ export * from "./util/bytes.js";
 export { createProgress } from "./util/progress.js";
 export type { Progress, ProgressOptions } from "./util/progress.js";
 export * as engine from "./engine/index.js";
+export * as eth from "./eth/index.js";
 export * from "./datadir/index.js";
 export * from "./format/index.js";
 export * from "./analysis/knobs.js";
