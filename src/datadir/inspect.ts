@@ -24,7 +24,6 @@ import { VALUE_TYPE_NAMES, type InternalKey, type NewFileEntry } from "./version
 import type {
   BlobFileModel,
   ClientInfo,
-  ClientKind,
   ColumnFamilyModel,
   DatadirModel,
   Finding,
@@ -242,7 +241,8 @@ function inspectStore(
   inst.readable = true;
   inst.manifest = replay.summary;
   F.push(...replay.findings);
-  if (inst.engine === "leveldb" && inst.client === "generic") inst.client = "geth-candidate" as ClientKind;
+  // a LevelDB store that no other client claims may be legacy geth: decided below from its keys
+  const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
 
   // files on disk
   const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
@@ -462,7 +462,7 @@ function inspectStore(
     });
 
   // geth recognition for LevelDB stores: key shapes at the file boundaries, or the path
-  if ((inst.client as string) === "geth-candidate") {
+  if (gethCandidate) {
     const pathHint = /(^|[\\/])(geth|chaindata)([\\/]|$)/.test(dir);
     let gethKeys = 0;
     let keys = 0;
