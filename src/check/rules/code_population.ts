@@ -6,7 +6,9 @@
  * block; what shares that block with it, and how often one bytecode serves many accounts, decides what a
  * benchmark of code reads measures.
  */
-import type { SizesReport, SizesOptions, CodeView, AccountView } from "../../sizes/types.js";
+import { computeSizes } from "../../sizes/compute.js";
+import { locateEth } from "../../sizes/plan.js";
+import type { CodeView, AccountView, EthSizes } from "../../sizes/types.js";
 import type { DatadirModel } from "../../datadir/model.js";
 import type { CheckFinding, Rule } from "../types.js";
 import { finding } from "../util.js";
@@ -16,19 +18,6 @@ const REL_TOLERANCE = 0.1;
 /** Absolute difference of class shares (0..1) above which the size mix counts as different. */
 const SHARE_TOLERANCE = 0.05;
 
-type ComputeSizes = (dir: string, opts?: SizesOptions) => Promise<SizesReport>;
-
-async function loadComputeSizes(): Promise<ComputeSizes | undefined> {
-  try {
-    // a variable specifier keeps this module compiling while the sizes engine is absent
-    const spec = "../../sizes/index.js";
-    const mod = (await import(spec)) as { computeSizes?: ComputeSizes };
-    return typeof mod.computeSizes === "function" ? mod.computeSizes : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export interface CodePopulationSide {
   codeEntries: number | null;
   distinctContractBytecodes: number | null;
@@ -37,6 +26,8 @@ export interface CodePopulationSide {
   classShares: Record<string, number> | null;
   atMax: number | null;
   contractAccounts: number | null;
+  /** Code size of every contract account (reuse counted). */
+  perContractCodeSize: { count: number; p50: number; p90: number; p99: number; max: number } | null;
   reuseFactor: number | null;
   coTenancy: {
     blocks: number;
@@ -72,6 +63,15 @@ export function summarise(code: CodeView | undefined, acc: AccountView | undefin
       : null,
     atMax: code?.atMax.count ?? null,
     contractAccounts: acc?.contract.count ?? null,
+    perContractCodeSize: acc?.perContractCodeSize
+      ? {
+          count: acc.perContractCodeSize.count,
+          p50: acc.perContractCodeSize.p50,
+          p90: acc.perContractCodeSize.p90,
+          p99: acc.perContractCodeSize.p99,
+          max: acc.perContractCodeSize.max,
+        }
+      : null,
     reuseFactor: acc ? Math.round(acc.reuseFactor * 100) / 100 : null,
     coTenancy: code
       ? {
@@ -124,10 +124,20 @@ export function populationDifferences(s: CodePopulationSide, r: CodePopulationSi
   return out;
 }
 
-async function ethView(compute: ComputeSizes, model: DatadirModel, sampleBlocks?: number) {
-  const report = await compute(model.root, {
+/**
+ * The Ethereum views of one arm, reading only the account and code column families (the sizes engine
+ * reads the whole store when no column family is named).
+ */
+async function ethView(model: DatadirModel, sampleBlocks?: number): Promise<EthSizes | undefined> {
+  const loc = locateEth(model, "auto");
+  const cfs = [loc.accounts, loc.code]
+    .filter((l): l is NonNullable<typeof l> => l !== undefined)
+    .map((l) => `${l.instance}/${l.cf}`);
+  if (cfs.length === 0) return undefined;
+  const report = await computeSizes(model.root, {
     model,
     eth: "auto",
+    cf: [...new Set(cfs)],
     ...(sampleBlocks ? { mode: "sample" as const, sampleBlocks } : { mode: "full" as const }),
   });
   return report.eth;
@@ -139,26 +149,9 @@ export const rule: Rule = {
   async run(ctx) {
     if (!ctx.reference) return [];
     const out: CheckFinding[] = [];
-    const where = { instance: "", cf: "" };
-    const compute = await loadComputeSizes();
-    if (!compute) {
-      out.push(
-        finding(
-          "code-population",
-          "info",
-          "both",
-          where,
-          "code-population not evaluated: the sizes engine is not available",
-          {
-            evaluated: false,
-          },
-        ),
-      );
-      return out;
-    }
     ctx.options.onProgress?.("code-population: sizes of both arms");
-    const s = await ethView(compute, ctx.subject.model, ctx.options.codeSampleBlocks);
-    const r = await ethView(compute, ctx.reference.model, ctx.options.codeSampleBlocks);
+    const s = await ethView(ctx.subject.model, ctx.options.codeSampleBlocks);
+    const r = await ethView(ctx.reference.model, ctx.options.codeSampleBlocks);
     if (!s?.code && !r?.code) return out; // neither arm holds recognisable contract code
     const ss = summarise(s?.code, s?.accounts);
     const rs = summarise(r?.code, r?.accounts);

@@ -14,8 +14,16 @@ import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.j
 const SAFE = /^[A-Za-z0-9_/.:@%+=,-]+$/;
 export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-/** The command that removes the overlay of one column family. */
-export function compactCommand(arm: ArmModel, instance: InstanceModel, cf: ColumnFamilyModel): string {
+/** Obsolete entries at or above this share of a CF's entries make the overlay a warning. */
+export const OVERLAY_WARN_SHARE = 0.01;
+
+/** The command that removes the overlay of one column family (`lsmscope compact` handles RocksDB only). */
+export function compactCommand(
+  arm: ArmModel,
+  instance: InstanceModel,
+  cf: ColumnFamilyModel,
+): string | undefined {
+  if (instance.engine !== "rocksdb") return undefined;
   const dir = arm.model.instances.length === 1 ? arm.dir : join(arm.dir, instance.relPath);
   return `lsmscope compact ${shellQuote(dir)} --cf ${shellQuote(cf.name)} --yes`;
 }
@@ -37,6 +45,13 @@ export const rule: Rule = {
         if (!m || m.filesAboveBottom === 0) continue;
         const est = m.shadowedEntriesEstimate;
         const cmd = compactCommand(a, r.instance, r.cf);
+        const entries = m.entriesAboveBottom + (m.entriesInBottom ?? 0);
+        const shadowShare = entries > 0 ? est.value / entries : 0;
+        const warn =
+          m.sampledShadowing > 0 && (m.entriesInBottom === undefined || shadowShare >= OVERLAY_WARN_SHARE);
+        const remedy = cmd
+          ? `remove: ${cmd}`
+          : `lsmscope compact rewrites RocksDB stores only; compact this ${r.instance.engine} store with its own tools`;
         const range = est.method === "exact" ? "" : ` (95%: ${est.low}–${est.high})`;
         const above = m.perLevel
           .filter((l) => l.level < m.bottomLevel)
@@ -45,13 +60,13 @@ export const rule: Rule = {
         out.push(
           finding(
             "placement-overlay",
-            m.sampledShadowing > 0 ? "warn" : "info",
+            warn ? "warn" : "info",
             a.arm,
             at(r),
             `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above L${m.bottomLevel} (${above}; ` +
               `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in L${m.bottomLevel}; ` +
               `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
-              `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete; remove: ${cmd}`,
+              `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete; ${remedy}`,
             {
               bottomLevel: m.bottomLevel,
               bytesAboveBottom: m.bytesAboveBottom,
@@ -66,10 +81,11 @@ export const rule: Rule = {
               sampledShadowing: m.sampledShadowing,
               exhaustive: m.exhaustive,
               shadowedEntriesEstimate: est,
+              shadowedShareOfEntries: share(est.value, entries),
               obsoleteBytesEstimate: m.obsoleteBytesEstimate,
               lookups: m.lookups,
               skippedFiles: m.skippedFiles,
-              compactCommand: cmd,
+              compactCommand: cmd ?? null,
             },
           ),
         );
