@@ -114,12 +114,16 @@ export function renderSizesText(r: SizesReport): string {
   if (e) {
     if (e.accounts) {
       const a = e.accounts;
-      out.push(`accounts (${escapeText(a.location)}): ${num(a.total)}`);
+      out.push(
+        `accounts (${escapeText(a.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(a.total)}${iv(a.totalInterval)}`,
+      );
       out.push(`  plain EOAs ${pct(a.eoa)}`);
       out.push(`  EIP-7702 delegated EOAs ${pct(a.delegatedEoa)}`);
       out.push(`  contracts ${pct(a.contract)}`);
       out.push(
-        `  distinct code hashes ${num(a.distinctCodeHashes)}${a.distinctCodeHashesExact ? "" : " (estimate)"}; reuse ${a.reuseFactor.toFixed(2)} contracts per bytecode` +
+        (r.mode === "sample"
+          ? `  distinct code hashes seen in the sample ${num(a.distinctCodeHashes)}; reuse ≈ ${a.reuseFactor.toFixed(2)}${a.reuseFactorInterval ? ` [${a.reuseFactorInterval[0].toFixed(2)}, ${a.reuseFactorInterval[1].toFixed(2)}]` : ""} contracts per bytecode`
+          : `  distinct code hashes ${num(a.distinctCodeHashes)}; reuse ${a.reuseFactor.toFixed(2)} contracts per bytecode`) +
           (a.codeNotFound ? `; ${num(a.codeNotFound)} with no code entry` : "") +
           (a.undecodable ? `; ${num(a.undecodable)} records not accounts` : ""),
       );
@@ -128,7 +132,10 @@ export function renderSizesText(r: SizesReport): string {
     }
     if (e.code) {
       const c = e.code;
-      out.push(`code (${escapeText(c.location)}): ${num(c.entries)} entries, keyed by ${c.keyedBy}`);
+      out.push(
+        `code (${escapeText(c.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(c.entries)}${iv(c.entriesInterval)} entries` +
+          (r.mode === "full" ? `, keyed by ${c.keyedBy}` : ""),
+      );
       out.push(`  23-byte EIP-7702 delegations ${pct(c.delegations)}`);
       out.push(
         `  contract bytecodes ${num(c.distinctContractBytecodes)}; at the 24,576-byte maximum ${pct(c.atMax)}; above it ${num(c.overMax)}`,
@@ -142,6 +149,10 @@ export function renderSizesText(r: SizesReport): string {
           .join(", ")}`,
       );
       const t = c.coTenancy;
+      if (t.blockShare)
+        out.push(
+          `  blocks holding a max-size contract: ${pct(t.blockShare)} of sampled blocks ≈ ${num(t.estimatedBlocks ?? 0)}${iv(t.estimatedBlocksInterval)} blocks`,
+        );
       if (t.blocks > 0)
         out.push(
           `  co-tenancy: ${num(t.maxSizeContracts)} max-size contracts in ${num(t.blocks)} data blocks; other records per block mean ${num(t.otherRecords.mean, 1)} (${num(t.otherRecords.min)}–${num(t.otherRecords.max)}), other bytes mean ${formatBytes(Math.round(t.otherBytes.mean))} (${formatBytes(t.otherBytes.min)}–${formatBytes(t.otherBytes.max)})`,

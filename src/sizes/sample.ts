@@ -1,7 +1,657 @@
+/**
+ * Sample mode: N data blocks per column family drawn uniformly without replacement through the index
+ * blocks (every block of every live SST equally likely), read and measured whole.
+ *
+ * What it measures: the records *stored* in the column family — every version, tombstones included —
+ * because telling a key's newest version needs every file that may hold the key (full mode does that
+ * merge). Totals are extrapolated from the block count B (exact, from the index): B · mean per block.
+ * WAL writes are not sampled. Intervals (intervals.ts): cluster-adjusted Wilson for shares, normal with
+ * finite-population correction for totals, block bootstrap for means and percentiles.
+ *
+ * Ethereum views: an account's code hash is resolved by a point lookup in the code column family
+ * (the newest version across its files, like a read would), so delegated EOAs are told from contracts.
+ */
+import { openTable, type SstTable } from "../format/table.js";
+import { ValueType } from "../format/internal_key.js";
+import type { BlockHandle } from "../format/handle.js";
+import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
-import type { SizesOptions, SizesReport } from "./types.js";
-import { LsmscopeError } from "../util/errors.js";
+import { toHex } from "../util/bytes.js";
+import { EMPTY_CODE_HASH } from "../eth/keccak.js";
+import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
+import { SizeDist, RatioDist } from "./dist.js";
+import { decodeBlobIndex } from "./blob_index.js";
+import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
+import { BlockSizes, clusterShare, clusterTotal, prng, sampleIndices, zFor } from "./intervals.js";
+import { cfKey, locateEth, planCf, resolveLocation, selectCfs, type CfPlan } from "./plan.js";
+import type { RoleSpec } from "./scan.js";
+import type {
+  AccountView,
+  CodeView,
+  CoTenancyBlock,
+  ColumnFamilySizes,
+  EthSizes,
+  Interval,
+  Share,
+  SizesOptions,
+  SizesReport,
+} from "./types.js";
 
-export function computeSample(_model: DatadirModel, _opts: SizesOptions, _t0: number): Promise<SizesReport> {
-  return Promise.reject(new LsmscopeError("sample mode: not yet"));
+const BOOTSTRAP_REPS = 200;
+const TOMBSTONES = new Set<number>([
+  ValueType.Deletion,
+  ValueType.SingleDeletion,
+  ValueType.DeletionWithTimestamp,
+]);
+
+interface Matcher {
+  prefix: Buffer;
+  keyLength?: number;
+}
+
+function matcher(r: Omit<RoleSpec, "role"> | undefined): Matcher | undefined {
+  if (!r) return undefined;
+  return { prefix: r.prefixHex ? Buffer.from(r.prefixHex, "hex") : Buffer.alloc(0), keyLength: r.keyLength };
+}
+
+function matches(m: Matcher, key: Buffer, len: number): boolean {
+  if (m.keyLength !== undefined && len !== m.keyLength) return false;
+  if (len < m.prefix.length) return false;
+  for (let i = 0; i < m.prefix.length; i++) if (key[i] !== m.prefix[i]) return false;
+  return true;
+}
+
+/** Newest version of a code key across the code column family's files, by point lookups. */
+class CodeLookup {
+  private files: { path: string; smallest: string; largest: string }[] = [];
+  private tables = new Map<string, SstTable>();
+  private cache = new Map<number, "delegation" | "contract" | "missing">();
+  lookups = 0;
+
+  constructor(
+    plan: CfPlan,
+    private readonly prefix: Buffer,
+  ) {
+    for (const lvl of plan.cf.levels)
+      for (const f of lvl.files)
+        if (f.present) this.files.push({ path: f.path, smallest: f.smallestKey, largest: f.largestKey });
+  }
+
+  private table(path: string): SstTable {
+    let t = this.tables.get(path);
+    if (!t) {
+      if (this.tables.size >= 64) {
+        const [p0, t0] = this.tables.entries().next().value as [string, SstTable];
+        t0.close();
+        this.tables.delete(p0);
+      }
+      t = openTable(path);
+      this.tables.set(path, t);
+    }
+    return t;
+  }
+
+  classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
+    const h = hash53(codeHash, 0);
+    const hit = this.cache.get(h);
+    if (hit) return hit;
+    this.lookups++;
+    const key = Buffer.concat([this.prefix, codeHash]);
+    const hex = toHex(key);
+    let best: { seqno: number; type: number; value?: Buffer } | undefined;
+    for (const f of this.files) {
+      if (hex < f.smallest || hex > f.largest) continue;
+      const r = this.table(f.path).get(key);
+      if (r.found && (best === undefined || (r.seqno ?? 0) > best.seqno))
+        best = { seqno: r.seqno ?? 0, type: r.type ?? 0, value: r.value };
+    }
+    let out: "delegation" | "contract" | "missing";
+    if (!best || TOMBSTONES.has(best.type)) out = "missing";
+    else if (best.type === ValueType.BlobIndex) {
+      // sized from the blob index: a blob of 23 bytes cannot be told apart without reading it
+      out = "contract";
+    } else out = best.value && isDelegationCode(best.value) ? "delegation" : "contract";
+    this.cache.set(h, out);
+    return out;
+  }
+
+  close(): void {
+    for (const t of this.tables.values()) t.close();
+    this.tables.clear();
+  }
+}
+
+interface BlockRec {
+  /** value records, tombstones, all entries */
+  m: number;
+  t: number;
+  e: number;
+  phys: number;
+  logical: number;
+  acc: number;
+  eoa: number;
+  del: number;
+  contract: number;
+  code: number;
+  codeDel: number;
+  codeContracts: number;
+  codeAtMax: number;
+}
+
+interface CfSample {
+  plan: CfPlan;
+  totalBlocks: number;
+  recs: BlockRec[];
+  keySize: SizeDist;
+  valueSize: SizeDist;
+  keyBoot: BlockSizes;
+  valueBoot: BlockSizes;
+  ratio: RatioDist;
+  valueTypes: Record<string, number>;
+  blob: { count: number; bytes: number; compressions: Record<string, number>; files: Set<number> };
+  codeSize: SizeDist;
+  codeBoot: BlockSizes;
+  codeClasses: Record<string, number>;
+  overMax: number;
+  codeHashes: Set<number>;
+  coTenancy: CoTenancyBlock[];
+  undecodable: number;
+  codeNotFound: number;
+}
+
+function blocksIn(t: SstTable): number {
+  const nb = t.properties["rocksdb.num.data.blocks"];
+  if (typeof nb === "number") return nb;
+  let n = 0;
+  for (const _ of t.iterateIndex()) n++;
+  return n;
+}
+
+function sampleCf(
+  plan: CfPlan,
+  n: number,
+  rand: () => number,
+  roles: { code?: Matcher; accounts?: Matcher },
+  lookup: CodeLookup | undefined,
+  progress: (bytes: number) => void,
+): CfSample {
+  const files = plan.runs.flat();
+  const counts = files.map((p) => {
+    const t = openTable(p);
+    try {
+      return blocksIn(t);
+    } finally {
+      t.close();
+    }
+  });
+  const B = counts.reduce((s, c) => s + c, 0);
+  const chosen = sampleIndices(B, n, rand);
+  const out: CfSample = {
+    plan,
+    totalBlocks: B,
+    recs: [],
+    keySize: new SizeDist(),
+    valueSize: new SizeDist(),
+    keyBoot: new BlockSizes(),
+    valueBoot: new BlockSizes(),
+    ratio: new RatioDist(),
+    valueTypes: {},
+    blob: { count: 0, bytes: 0, compressions: {}, files: new Set() },
+    codeSize: new SizeDist(),
+    codeBoot: new BlockSizes(),
+    codeClasses: {},
+    overMax: 0,
+    codeHashes: new Set(),
+    coTenancy: [],
+    undecodable: 0,
+    codeNotFound: 0,
+  };
+  let ci = 0;
+  let base = 0;
+  for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
+    const nb = counts[fi]!;
+    if (chosen[ci]! >= base + nb) {
+      base += nb;
+      continue;
+    }
+    const t = openTable(files[fi]!);
+    try {
+      let i = base;
+      for (const ie of t.iterateIndex()) {
+        if (ci >= chosen.length) break;
+        if (i === chosen[ci]) {
+          measureBlock(out, t, ie.handle, roles, lookup);
+          progress(ie.handle.size + BLOCK_TRAILER_SIZE);
+          ci++;
+        }
+        i++;
+      }
+    } finally {
+      t.close();
+    }
+    base += nb;
+  }
+  return out;
+}
+
+function measureBlock(
+  s: CfSample,
+  t: SstTable,
+  h: BlockHandle,
+  roles: { code?: Matcher; accounts?: Matcher },
+  lookup: CodeLookup | undefined,
+): void {
+  const db = t.readDataBlock(h);
+  const rec: BlockRec = {
+    m: 0,
+    t: 0,
+    e: 0,
+    phys: h.size + BLOCK_TRAILER_SIZE,
+    logical: db.block.data.length,
+    acc: 0,
+    eoa: 0,
+    del: 0,
+    contract: 0,
+    code: 0,
+    codeDel: 0,
+    codeContracts: 0,
+    codeAtMax: 0,
+  };
+  s.keyBoot.startBlock();
+  s.valueBoot.startBlock();
+  s.codeBoot.startBlock();
+  if (rec.logical > 0) s.ratio.add(rec.phys / rec.logical);
+  const c = db.cursor();
+  let records = 0;
+  let bytes = 0;
+  let maxN = 0;
+  let maxBytes = 0;
+  while (c.next()) {
+    rec.e++;
+    const type = c.type;
+    const name = type.toString();
+    s.valueTypes[name] = (s.valueTypes[name] ?? 0) + 1;
+    const kl = c.userKeyLength;
+    records++;
+    bytes += kl + c.valueLength;
+    if (TOMBSTONES.has(type)) {
+      rec.t++;
+      continue;
+    }
+    rec.m++;
+    let vSize = c.valueLength;
+    if (type === ValueType.BlobIndex) {
+      try {
+        const bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
+        vSize = bi.size;
+        s.blob.count++;
+        s.blob.bytes += bi.size;
+        const cn = bi.compressionName ?? "inlined";
+        s.blob.compressions[cn] = (s.blob.compressions[cn] ?? 0) + 1;
+        if (bi.fileNumber !== undefined) s.blob.files.add(bi.fileNumber);
+      } catch {
+        // sized as stored
+      }
+    }
+    s.keySize.add(kl);
+    s.valueSize.add(vSize);
+    s.keyBoot.add(kl);
+    s.valueBoot.add(vSize);
+    if (roles.code && type !== ValueType.BlobIndex && matches(roles.code, c.key, kl)) {
+      rec.code++;
+      const v = c.data;
+      const o = c.valueOffset;
+      const len = c.valueLength;
+      if (len === DELEGATION_CODE_SIZE && v[o] === 0xef && v[o + 1] === 0x01 && v[o + 2] === 0x00) {
+        rec.codeDel++;
+        s.codeClasses["delegation"] = (s.codeClasses["delegation"] ?? 0) + 1;
+      } else {
+        rec.codeContracts++;
+        s.codeSize.add(len);
+        s.codeBoot.add(len);
+        const cls = codeSizeClass(len);
+        s.codeClasses[cls] = (s.codeClasses[cls] ?? 0) + 1;
+        if (len === MAX_CODE_SIZE) {
+          rec.codeAtMax++;
+          maxN++;
+          maxBytes += kl + len;
+        } else if (len > MAX_CODE_SIZE) s.overMax++;
+      }
+    }
+    if (roles.accounts && matches(roles.accounts, c.key, kl)) {
+      const off = accountCodeHashOffset(c.data, c.valueOffset, c.valueOffset + c.valueLength);
+      if (off === -2) {
+        s.undecodable++;
+        continue;
+      }
+      rec.acc++;
+      if (off === -1 || EMPTY_CODE_HASH.equals(c.data.subarray(off, off + 32))) rec.eoa++;
+      else {
+        const kind = lookup ? lookup.classify(c.data.subarray(off, off + 32)) : "contract";
+        if (kind === "delegation") rec.del++;
+        else {
+          if (kind === "missing") s.codeNotFound++;
+          rec.contract++;
+          s.codeHashes.add(hash53(c.data, off));
+        }
+      }
+    }
+  }
+  if (maxN > 0)
+    s.coTenancy.push({
+      file: t.path,
+      blockOffset: h.offset,
+      blockBytes: h.size,
+      records,
+      maxSizeContracts: maxN,
+      otherRecords: records - maxN,
+      otherBytes: bytes - maxBytes,
+    });
+  s.recs.push(rec);
+}
+
+function shareOf(y: number[], m: number[], B: number, z: number): Share {
+  const count = y.reduce((a, b) => a + b, 0);
+  const of = m.reduce((a, b) => a + b, 0);
+  const { p, interval } = clusterShare(y, m, B, z);
+  return { count, of, share: p, interval };
+}
+
+function cfResult(s: CfSample, z: number, conf: number, rand: () => number): ColumnFamilySizes {
+  const B = s.totalBlocks;
+  const n = s.recs.length;
+  const exact = n >= B;
+  const entries = clusterTotal(
+    s.recs.map((r) => r.m),
+    B,
+    z,
+  );
+  const phys = clusterTotal(
+    s.recs.map((r) => r.phys),
+    B,
+    z,
+  );
+  const logical = clusterTotal(
+    s.recs.map((r) => r.logical),
+    B,
+    z,
+  );
+  const keySize = s.keySize.summary();
+  const valueSize = s.valueSize.summary();
+  const kb = exact ? undefined : s.keyBoot.bootstrap(BOOTSTRAP_REPS, conf, rand);
+  const vb = exact ? undefined : s.valueBoot.bootstrap(BOOTSTRAP_REPS, conf, rand);
+  const point = (x: SizeDist) => ({
+    mean: [x.count ? x.sum / x.count : 0, x.count ? x.sum / x.count : 0] as Interval,
+    p50: [x.percentile(50), x.percentile(50)] as Interval,
+    p90: [x.percentile(90), x.percentile(90)] as Interval,
+    p99: [x.percentile(99), x.percentile(99)] as Interval,
+  });
+  keySize.intervals = kb ?? point(s.keySize);
+  valueSize.intervals = vb ?? point(s.valueSize);
+  const sumPhys = s.recs.reduce((a, r) => a + r.phys, 0);
+  const sumLog = s.recs.reduce((a, r) => a + r.logical, 0);
+  const valueTypes: Record<string, number> = {};
+  for (const [k, v] of Object.entries(s.valueTypes)) {
+    const t = Number(k);
+    const name =
+      t === ValueType.Value
+        ? "value"
+        : t === ValueType.Deletion
+          ? "deletion"
+          : t === ValueType.BlobIndex
+            ? "blob-index"
+            : t === ValueType.Merge
+              ? "merge"
+              : t === ValueType.SingleDeletion
+                ? "single-deletion"
+                : `type-0x${t.toString(16)}`;
+    valueTypes[name] = (valueTypes[name] ?? 0) + v;
+  }
+  const plan = s.plan;
+  return {
+    instance: plan.instance.relPath,
+    name: plan.cf.name,
+    nameHex: plan.cf.nameHex,
+    displayName: plan.cf.displayName,
+    entries: Math.round(entries.total),
+    entriesInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
+    obsoleteEntries: null,
+    entriesRead: s.recs.reduce((a, r) => a + r.e, 0),
+    walEntries: 0,
+    tombstoneShare: shareOf(
+      s.recs.map((r) => r.t),
+      s.recs.map((r) => r.e),
+      B,
+      z,
+    ),
+    valueTypes,
+    keySize,
+    valueSize,
+    blobIndexed: {
+      count: s.blob.count,
+      bytes: s.blob.bytes,
+      compressions: s.blob.compressions,
+      files: s.blob.files.size,
+    },
+    physicalBytes: Math.round(phys.total),
+    logicalBytes: Math.round(logical.total),
+    physicalBytesInterval: [Math.floor(phys.interval[0]), Math.ceil(phys.interval[1])],
+    logicalBytesInterval: [Math.floor(logical.interval[0]), Math.ceil(logical.interval[1])],
+    compressionRatio: sumLog > 0 ? sumPhys / sumLog : 0,
+    dataBlocks: n,
+    averageBlockBytes: n ? sumPhys / n : 0,
+    averageBlockLogicalBytes: n ? sumLog / n : 0,
+    blockRatio: s.ratio.summary(),
+    sampledBlocks: n,
+    totalBlocks: B,
+    sstFiles: plan.files,
+  };
+}
+
+export async function computeSample(
+  model: DatadirModel,
+  opts: SizesOptions,
+  t0: number,
+): Promise<SizesReport> {
+  const N = Math.max(1, Math.floor(opts.sampleBlocks ?? 1000));
+  const seed = opts.seed ?? 1;
+  const conf = opts.confidence ?? 0.95;
+  const z = zFor(conf);
+  const rand = prng(seed);
+  const selected = selectCfs(model, opts);
+  const eth = locateEth(model, opts.eth);
+  const accLoc = resolveLocation(model, eth.accounts);
+  const codeLoc = resolveLocation(model, eth.code);
+  const plans = new Map<string, CfPlan>();
+  const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => {
+    const k = cfKey(inst, cf);
+    let p = plans.get(k);
+    if (!p) {
+      p = planCf(inst, cf, false);
+      plans.set(k, p);
+    }
+    return p;
+  };
+  for (const s of selected) planFor(s.inst, s.cf);
+  const codeKey = codeLoc ? cfKey(codeLoc.inst, codeLoc.cf) : undefined;
+  const accKey = accLoc ? cfKey(accLoc.inst, accLoc.cf) : undefined;
+  const lookup =
+    codeLoc && accLoc
+      ? new CodeLookup(
+          planFor(codeLoc.inst, codeLoc.cf),
+          codeLoc.role.prefixHex ? Buffer.from(codeLoc.role.prefixHex, "hex") : Buffer.alloc(0),
+        )
+      : undefined;
+  if (accLoc) planFor(accLoc.inst, accLoc.cf);
+  const work = [...plans.values()];
+  let total = 0;
+  for (const p of work) total += p.dataBlocks > 0 ? Math.min(1, N / p.dataBlocks) * p.dataBytes : p.dataBytes;
+  let done = 0;
+  const progress = (b: number) => {
+    done += b;
+    opts.onProgress?.(done, Math.max(total, done));
+  };
+  const samples = new Map<string, CfSample>();
+  try {
+    for (const p of work) {
+      const roles: { code?: Matcher; accounts?: Matcher } = {};
+      if (p.key === codeKey) roles.code = matcher(codeLoc!.role);
+      if (p.key === accKey) roles.accounts = matcher(accLoc!.role);
+      samples.set(p.key, sampleCf(p, N, rand, roles, lookup, progress));
+    }
+  } finally {
+    lookup?.close();
+  }
+
+  const columnFamilies = selected.map((s) => cfResult(samples.get(cfKey(s.inst, s.cf))!, z, conf, rand));
+
+  let ethOut: EthSizes | undefined;
+  let codeTotals: { contracts: { total: number; interval: Interval } } | undefined;
+  if (opts.eth !== "off" && (accLoc || codeLoc)) {
+    ethOut = { client: eth.client, notes: [...eth.notes] };
+    if (codeLoc) {
+      const s = samples.get(codeKey!)!;
+      const B = s.totalBlocks;
+      const y = (f: (r: BlockRec) => number) => s.recs.map(f);
+      const entries = clusterTotal(
+        y((r) => r.code),
+        B,
+        z,
+      );
+      const contracts = clusterTotal(
+        y((r) => r.codeContracts),
+        B,
+        z,
+      );
+      codeTotals = { contracts };
+      const codeSize = s.codeSize.summary();
+      const cb = s.recs.length < B ? s.codeBoot.bootstrap(BOOTSTRAP_REPS, conf, rand) : undefined;
+      if (cb) codeSize.intervals = cb;
+      const hasMax = y((r) => (r.codeAtMax > 0 ? 1 : 0));
+      const blockShare = shareOf(
+        hasMax,
+        y(() => 1),
+        B,
+        z,
+      );
+      // blocks are drawn independently of each other: a plain Wilson interval on blocks
+      const ct = s.coTenancy;
+      const stat = (xs: number[]) => ({
+        mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0,
+        min: xs.length ? Math.min(...xs) : 0,
+        max: xs.length ? Math.max(...xs) : 0,
+        total: xs.reduce((a, b) => a + b, 0),
+      });
+      const view: CodeView = {
+        location: codeLoc.location,
+        entries: Math.round(entries.total),
+        entriesInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
+        delegations: shareOf(
+          y((r) => r.codeDel),
+          y((r) => r.code),
+          B,
+          z,
+        ),
+        distinctContractBytecodes: Math.round(contracts.total),
+        distinctContractBytecodesInterval: [
+          Math.floor(contracts.interval[0]),
+          Math.ceil(contracts.interval[1]),
+        ],
+        atMax: shareOf(
+          y((r) => r.codeAtMax),
+          y((r) => r.codeContracts),
+          B,
+          z,
+        ),
+        overMax: s.overMax,
+        codeSize,
+        classes: s.codeClasses,
+        keyedBy: "code-hash",
+        coTenancy: {
+          blocks: ct.length,
+          blockShare,
+          estimatedBlocks: Math.round(blockShare.share * B),
+          estimatedBlocksInterval: [
+            Math.floor(blockShare.interval![0] * B),
+            Math.ceil(blockShare.interval![1] * B),
+          ],
+          maxSizeContracts: ct.reduce((a, b) => a + b.maxSizeContracts, 0),
+          otherRecords: stat(ct.map((b) => b.otherRecords)),
+          otherBytes: stat(ct.map((b) => b.otherBytes)),
+          perBlock: [...ct].sort((a, b) => b.otherBytes - a.otherBytes).slice(0, 50),
+        },
+      };
+      ethOut.code = view;
+      ethOut.notes.push(
+        "sample mode: code figures are over the sampled code records (every version); keyedBy assumed code-hash",
+      );
+    }
+    if (accLoc && selected.some((x) => cfKey(x.inst, x.cf) === accKey)) {
+      const s = samples.get(accKey!)!;
+      const B = s.totalBlocks;
+      const y = (f: (r: BlockRec) => number) => s.recs.map(f);
+      const acc = y((r) => r.acc);
+      const total = clusterTotal(acc, B, z);
+      const contract = shareOf(
+        y((r) => r.contract),
+        acc,
+        B,
+        z,
+      );
+      const view: AccountView = {
+        location: accLoc.location,
+        total: Math.round(total.total),
+        totalInterval: [Math.floor(total.interval[0]), Math.ceil(total.interval[1])],
+        eoa: shareOf(
+          y((r) => r.eoa),
+          acc,
+          B,
+          z,
+        ),
+        delegatedEoa: shareOf(
+          y((r) => r.del),
+          acc,
+          B,
+          z,
+        ),
+        contract,
+        undecodable: s.undecodable,
+        codeNotFound: s.codeNotFound,
+        distinctCodeHashes: s.codeHashes.size,
+        distinctCodeHashesExact: false,
+        reuseFactor: 0,
+      };
+      if (codeTotals && codeTotals.contracts.total > 0) {
+        const c = codeTotals.contracts;
+        view.reuseFactor = (total.total * contract.share) / c.total;
+        const lo = (total.interval[0] * contract.interval![0]) / Math.max(1, c.interval[1]);
+        const hi =
+          c.interval[0] > 0
+            ? (total.interval[1] * contract.interval![1]) / c.interval[0]
+            : Number.POSITIVE_INFINITY;
+        view.reuseFactorInterval = [lo, hi];
+      }
+      ethOut.accounts = view;
+      if (lookup)
+        ethOut.notes.push(`sample mode: ${lookup.lookups} code lookups resolved account code hashes`);
+    }
+  } else if (eth.notes.length) ethOut = undefined;
+
+  return {
+    root: model.root,
+    client: model.client.kind,
+    mode: "sample",
+    sampleBlocks: N,
+    seed,
+    confidence: conf,
+    workers: 1,
+    columnFamilies,
+    eth: ethOut,
+    notes: [
+      `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; every record of a drawn block counts — all versions, tombstones included — since the newest version of a key needs the whole key space (use --full); unflushed WAL writes are not sampled`,
+      "entries, physicalBytes and logicalBytes are block count × mean per sampled block (normal interval with finite-population correction); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
+      "dataBlocks, averageBlockBytes, compressionRatio and blockRatio are over the sampled blocks",
+    ],
+    elapsedMs: Date.now() - t0,
+  };
 }

@@ -112,12 +112,14 @@ export interface CoTenancyBlock {
 export interface CodeView {
   /** "instance/cf" (+ " prefix c" for geth). */
   location: string;
-  /** Live code entries (full) / code records in the sample. */
+  /** Full mode: live code entries. Sample mode: estimated code records (interval beside). */
   entries: number;
+  entriesInterval?: Interval;
   /** EIP-7702 delegation designators (23 bytes, 0xef0100‖address). */
   delegations: Share;
-  /** Distinct contract bytecodes (code entries that are not delegations). */
+  /** Distinct contract bytecodes (code entries that are not delegations); sample mode: estimate. */
   distinctContractBytecodes: number;
+  distinctContractBytecodesInterval?: Interval;
   /** Contract code of exactly 24,576 bytes (EIP-170 maximum), and above it (pre-EIP-170). */
   atMax: Share;
   overMax: number;
@@ -128,8 +130,12 @@ export interface CodeView {
   /** Code keyed by code hash (normal) or by account hash (legacy Besu): keys are then re-hashed. */
   keyedBy: "code-hash" | "account-hash";
   coTenancy: {
-    /** Data blocks holding at least one maximum-size contract. */
+    /** Data blocks holding at least one maximum-size contract (sample mode: among the sampled blocks). */
     blocks: number;
+    /** Sample mode: share of the code column family's blocks holding one, and the estimated count. */
+    blockShare?: Share;
+    estimatedBlocks?: number;
+    estimatedBlocksInterval?: Interval;
     maxSizeContracts: number;
     otherRecords: { mean: number; min: number; max: number; total: number };
     otherBytes: { mean: number; min: number; max: number; total: number };
@@ -140,7 +146,9 @@ export interface CodeView {
 
 export interface AccountView {
   location: string;
+  /** Full mode: account records. Sample mode: estimated account records (interval beside). */
   total: number;
+  totalInterval?: Interval;
   eoa: Share;
   delegatedEoa: Share;
   contract: Share;
@@ -153,6 +161,11 @@ export interface AccountView {
   distinctCodeHashesExact: boolean;
   /** Contract accounts per distinct code hash. */
   reuseFactor: number;
+  /**
+   * Sample mode: reuse estimated as (accounts × contract share) / (code records × contract-code share),
+   * interval from combining the bounds of both; distinctCodeHashes is then the count seen in the sample.
+   */
+  reuseFactorInterval?: Interval;
   /** Code size of every contract account (reuse counted), when the code map fitted. */
   perContractCodeSize?: SizeSummary;
 }

@@ -15,7 +15,7 @@ interface Args {
   dir: string;
   cf?: string[];
   sample?: number;
-  full: boolean;
+  full?: boolean;
   json: boolean;
   svg?: string;
   workers?: number;
@@ -43,7 +43,6 @@ export const command: CommandModule<object, Args> = {
       })
       .option("full", {
         type: "boolean",
-        default: false,
         describe: "read every block; newest version per key (the default when --sample is not given)",
       })
       .conflicts("sample", "full")
