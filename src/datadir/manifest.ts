@@ -81,6 +81,9 @@ export function readCurrent(dir: string): CurrentFile | Finding {
   return { manifestName: m[1]!, manifestNumber: Number(m[2]) };
 }
 
+/** RocksDB has no hard cap on num_levels; anything near this is a corrupt or hostile edit. */
+const MAX_LEVEL = 1000;
+
 class Replayer {
   readonly cfs = new Map<number, ReplayedColumnFamily>();
   readonly findings: Finding[] = [];
@@ -193,6 +196,15 @@ class Replayer {
       cf.files.delete(d.fileNumber);
     }
     for (const f of edit.newFiles) {
+      if (f.level > MAX_LEVEL) {
+        this.finding(
+          "error",
+          "manifest-level",
+          offset,
+          `file ${f.fileNumber} on level ${f.level} (> ${MAX_LEVEL}); ignored`,
+        );
+        continue;
+      }
       if (f.tag !== 7) this.isLevelDb = false;
       if (cf.files.has(f.fileNumber) && !edit.deletedFiles.some((d) => d.fileNumber === f.fileNumber))
         this.finding("warn", "manifest-dup-file", offset, `file ${f.fileNumber} added twice`);
