@@ -103,11 +103,11 @@ function knobRows(c: CfReport): string[][] {
         : `${cfg.partitionFilters}${cfg.partitionFilters && !cfg.partitionFiltersEffective ? " (no effect)" : ""}`,
       all.filesRead ? `${all.filterPartitioned} of ${all.filesRead} partitioned` : no,
     ]);
-  rows.push(["whole key filtering", opt(cfg?.wholeKeyFiltering), tallies(all.wholeKeyFiltering)]);
-  rows.push(["optimize filters for hits", opt(cfg?.optimizeFiltersForHits), ""]);
+  rows.push(["whole-key filtering", opt(cfg?.wholeKeyFiltering), tallies(all.wholeKeyFiltering)]);
+  rows.push(["opt. filters for hits", opt(cfg?.optimizeFiltersForHits), ""]);
   if (cfg?.blockRestartInterval !== undefined || cfg?.dataBlockIndexType !== undefined)
     rows.push([
-      "restart interval / data index",
+      "restart int. / data idx",
       `${opt(cfg?.blockRestartInterval)} / ${opt(cfg?.dataBlockIndexType)}`,
       "",
     ]);

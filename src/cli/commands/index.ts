@@ -16,6 +16,8 @@ export async function loadCommands(): Promise<AnyCommand[]> {
     import("./compact.js"),
     import("./probe.js"),
     import("./check.js"),
+    import("./tui.js"),
+    import("./default.js"),
   ];
   return (await Promise.all(modules)).map((m) => m.command);
 }

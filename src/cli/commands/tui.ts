@@ -1,0 +1,58 @@
+/**
+ * `lsmscope tui DIR`: the Ink TUI over the inspect report. `lsmscope DIR` (the default command) opens it
+ * on a terminal and prints the inspect report otherwise (a pipe, a file, CI).
+ */
+import type { CommandModule } from "yargs";
+import { inspectForReport } from "./inspect.js";
+import { buildInspectReport } from "../../report/build.js";
+import { renderInspectReport } from "../../report/render.js";
+import { LsmscopeError } from "../../util/errors.js";
+
+interface Args {
+  dir: string;
+  deep: boolean;
+}
+
+const isTerminal = (): boolean => Boolean(process.stdout.isTTY && process.stdin.isTTY);
+
+async function openTui(dir: string, deep: boolean): Promise<void> {
+  const result = await inspectForReport(dir, { deep });
+  // the TUI module (ink, react) loads only when a terminal will show it
+  const { runTui } = await import("../../tui/run.js");
+  await runTui(result);
+  if (!result.model.complete) process.exitCode = 2;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const builder = (y: any) =>
+  (y as import("yargs").Argv)
+    .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
+    .option("deep", {
+      type: "boolean",
+      default: false,
+      describe: "walk every table's index too (as inspect --deep)",
+    }) as never;
+
+export const command: CommandModule<object, Args> = {
+  command: "tui <dir>",
+  describe: "Browse a datadir in a terminal UI: column families, level layout, files, WAL, blob files",
+  builder,
+  handler: async (argv) => {
+    if (!isTerminal())
+      throw new LsmscopeError("tui needs a terminal on stdin and stdout (use inspect for text)");
+    await openTui(argv.dir, argv.deep);
+  },
+};
+
+/** `lsmscope DIR`: TUI on a terminal, the inspect report otherwise. */
+export const defaultCommand: CommandModule<object, Args> = {
+  command: "$0 <dir>",
+  describe: "Open DIR in the TUI on a terminal; print the inspect report otherwise",
+  builder,
+  handler: async (argv) => {
+    if (isTerminal()) return openTui(argv.dir, argv.deep);
+    const r = await inspectForReport(argv.dir, { deep: argv.deep });
+    process.stdout.write(renderInspectReport(buildInspectReport(r.model, r.mode, r.deep)));
+    if (!r.model.complete) process.exitCode = 2;
+  },
+};

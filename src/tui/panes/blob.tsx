@@ -1,0 +1,52 @@
+/** Blob files of the selected column family: counts, bytes, garbage, header/footer, linked SSTs. */
+import { Text } from "ink";
+import { formatBytes } from "../../util/bytes.js";
+import { ScrollText } from "../scroll.js";
+import type { PaneProps, TuiPane } from "./types.js";
+import { pct } from "../../report/render.js";
+
+export function blobLines(p: PaneProps): string[] {
+  const cf = p.cf;
+  if (!cf) return ["no column family selected"];
+  const b = cf.knobs.configured?.blob;
+  const out: string[] = [];
+  out.push(
+    b
+      ? `OPTIONS: enable_blob_files=${b.enableBlobFiles ?? "-"} min_blob_size=${b.minBlobSize ?? "-"} blob_compression=${b.blobCompression ?? "-"} gc=${b.enableBlobGarbageCollection ?? "-"}`
+      : "no OPTIONS for this column family",
+  );
+  const L = cf.layout.blob;
+  out.push(
+    `${L.files} blob files, ${L.blobs} blobs, ${formatBytes(L.bytes)}, garbage ${formatBytes(L.garbageBytes)} (${pct(L.garbageShare)})`,
+  );
+  out.push("");
+  for (const f of cf.cf.blobFiles) {
+    out.push(
+      `${f.fileName}${f.present ? "" : " (MISSING)"}  ${f.diskSize !== undefined ? formatBytes(f.diskSize) : "-"}  ${f.totalBlobCount} blobs ${formatBytes(f.totalBlobBytes)}  garbage ${f.garbageBlobCount} / ${formatBytes(f.garbageBlobBytes)}`,
+    );
+    const h = f.header;
+    out.push(
+      `  header: ${h ? `v${h.version}, cf ${h.columnFamilyId}, ${h.compressionName}${h.hasTtl ? ", ttl" : ""}` : "-"}  footer: ${
+        f.footer ? `${f.footer.blobCount} blobs, crc ${f.footer.crcOk ? "ok" : "BAD"}` : "none (open or torn)"
+      }  linked SSTs: ${f.linkedSsts.length}`,
+    );
+  }
+  if (cf.cf.blobFiles.length === 0) out.push("no blob files");
+  return out;
+}
+
+export function BlobPane(p: PaneProps) {
+  if (!p.cf) return <Text>no column family selected</Text>;
+  return (
+    <ScrollText lines={blobLines(p)} width={p.width} height={p.height} focused={p.focused} resetKey={p.cf} />
+  );
+}
+
+export const blobPane: TuiPane = {
+  id: "blob",
+  title: "Blob",
+  key: "b",
+  order: 50,
+  help: "↑↓ scroll",
+  Component: BlobPane,
+};
