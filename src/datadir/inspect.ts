@@ -253,7 +253,9 @@ function inspectStore(
     let max = 0;
     for (const f of cf.files.values()) max = Math.max(max, f.level);
     const configured = optionsForCf(inst.options, toHex(cf.name))?.numLevels;
-    return Math.max(max + 1, configured ?? (inst.engine === "leveldb" ? 7 : 7));
+    // LevelDB has 7 levels, RocksDB 7 by default; an absurd num_levels in OPTIONS is not trusted
+    const want = configured !== undefined && configured > 0 && configured <= 1000 ? configured : 7;
+    return Math.max(max + 1, want);
   };
 
   const allFiles: { model: SstFileModel; entry: NewFileEntry }[] = [];
