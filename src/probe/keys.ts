@@ -201,7 +201,10 @@ export function absentKeys(
   // keep draws inside the CF's key range (an absent key outside it costs nothing), unless that range
   // holds too few keys of this shape to draw from
   const lo = target.files.map((f) => fromHex(f.smallestKey)).sort(Buffer.compare)[0];
-  const hi = target.files.map((f) => fromHex(f.largestKey)).sort(Buffer.compare).pop();
+  const hi = target.files
+    .map((f) => fromHex(f.largestKey))
+    .sort(Buffer.compare)
+    .pop();
   let outside = 0;
   let outsideAccepted = 0;
   while (keys.length < n) {

@@ -26,6 +26,10 @@ import { Block, BlockCursor } from "../format/block.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
 import { ValueType } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
+import { cursor, getVarint32 } from "../util/coding.js";
+import { TableFile } from "../format/table_file.js";
+import { createCodecs } from "../format/compression.js";
+import { murmurHash32 } from "../format/hash.js";
 import { decodeBlobIndex, readBlobRecord } from "./blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
@@ -39,8 +43,62 @@ interface OpenedTable {
   separators: Buffer[];
   handles: BlockHandle[];
   indexLevels: number;
+  separatorsInternal: boolean;
   useFilter: boolean;
   filterBlockBased: boolean;
+  hashIndex?: HashIndex;
+}
+
+/**
+ * The prefix hash index of a kHashSearch table (table/block_based/block_prefix_index.cc), used by
+ * RocksDB for Get when the CF's prefix extractor is the one the table was built with:
+ *   "rocksdb.hashindex.prefixes": the distinct key prefixes, concatenated
+ *   "rocksdb.hashindex.metadata": per prefix varint32 length | varint32 first block | varint32 blocks
+ * Buckets: prefixes + 1, bucket = Hash(prefix, seed 0) % buckets; prefixes of one bucket whose block
+ * spans touch (distance <= 1) are merged; a bucket lists the block ids of its spans in order.
+ */
+interface HashIndex {
+  prefixLength: number;
+  fixed: boolean;
+  buckets: number[][];
+}
+
+function prefixExtractorLength(name: string | undefined): { length: number; fixed: boolean } | undefined {
+  const m = /^(?:rocksdb\.)?(CappedPrefix|FixedPrefix|capped|fixed)[.:](\d+)$/.exec((name ?? "").trim());
+  if (!m) return undefined;
+  return { length: Number(m[2]), fixed: /fixed/i.test(m[1]!) };
+}
+
+function buildHashIndex(prefixes: Buffer, meta: Buffer, pl: { length: number; fixed: boolean }): HashIndex {
+  const recs: { prefix: Buffer; start: number; end: number }[] = [];
+  const c = cursor(meta);
+  let pos = 0;
+  while (c.pos < c.end) {
+    const size = getVarint32(c);
+    const start = getVarint32(c);
+    const n = getVarint32(c);
+    if (pos + size > prefixes.length) throw new RangeError("hash index metadata overruns the prefixes block");
+    recs.push({ prefix: prefixes.subarray(pos, pos + size), start, end: start + n - 1 });
+    pos += size;
+  }
+  const numBuckets = recs.length + 1;
+  const spans: { start: number; end: number }[][] = Array.from({ length: numBuckets }, () => []);
+  for (const r of recs) {
+    const b = murmurHash32(r.prefix, 0, false) % numBuckets;
+    const list = spans[b]!;
+    const prev = list[list.length - 1];
+    if (prev && r.start - prev.end <= 1) {
+      prev.end = r.end;
+      continue;
+    }
+    list.push({ start: r.start, end: r.end });
+  }
+  const buckets = spans.map((list) => {
+    const ids: number[] = [];
+    for (const sp of list) for (let i = sp.start; i <= sp.end; i++) ids.push(i);
+    return ids;
+  });
+  return { prefixLength: pl.length, fixed: pl.fixed, buckets };
 }
 
 export interface ReaderOpenStats {
@@ -99,6 +157,7 @@ export class LsmReader {
           b.fileNumber - a.fileNumber,
     );
     let rangeDelFiles = 0;
+    let hashIndexFiles = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
       const table = openTable(f.path);
       const separators: Buffer[] = [];
@@ -125,6 +184,25 @@ export class LsmReader {
         filterUse.consulted++;
       }
       if (table.meta("rocksdb.range_del")) rangeDelFiles++;
+      let hashIndex: HashIndex | undefined;
+      const pl = prefixExtractorLength(target.options.prefixExtractor);
+      const pMeta = table.meta("rocksdb.hashindex.prefixes");
+      const mMeta = table.meta("rocksdb.hashindex.metadata");
+      const builtWith = prefixExtractorLength(
+        String(table.properties["rocksdb.prefix.extractor.name"] ?? ""),
+      );
+      if (
+        table.indexType === "hash-search" &&
+        pl &&
+        pMeta &&
+        mMeta &&
+        builtWith &&
+        builtWith.length === pl.length &&
+        builtWith.fixed === pl.fixed
+      ) {
+        hashIndex = buildHashIndex(readRawMetaBlock(table, pMeta), readRawMetaBlock(table, mMeta), pl);
+        hashIndexFiles++;
+      }
       openBytes += table.io.bytes;
       return {
         file: f,
@@ -134,6 +212,8 @@ export class LsmReader {
         separators,
         handles,
         indexLevels: table.indexType === "two-level" ? 2 : 1,
+        separatorsInternal: !table.indexKeyIsUserKey,
+        hashIndex,
         useFilter,
         filterBlockBased: fi.blockBased,
       };
@@ -146,6 +226,8 @@ export class LsmReader {
       );
       this.levels[lv] = files.map((f, i) => open(f, i === files.length - 1));
     }
+    if (hashIndexFiles > 0)
+      notes.push(`${hashIndexFiles} tables are looked up through their prefix hash index (kHashSearch)`);
     if (rangeDelFiles > 0)
       notes.push(`${rangeDelFiles} tables carry range deletions; the reader path does not apply them`);
     if (filterUse.notWholeKey > 0)
@@ -245,15 +327,22 @@ export class LsmReader {
       tr.bytes += s.bytesRead;
       if (ok === false) return undefined;
     }
-    // index: first separator whose user key is >= key
-    let lo = 0;
-    let hi = t.separators.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (t.separators[mid]!.compare(key) < 0) lo = mid + 1;
-      else hi = mid;
-    }
     tr.indexBlocks += t.indexLevels;
+    let lo: number;
+    if (t.hashIndex && (!t.hashIndex.fixed || key.length >= t.hashIndex.prefixLength)) {
+      const r = hashIndexSeek(t, key);
+      if (r === undefined) return undefined;
+      lo = r;
+    } else {
+      // index: first separator whose user key is >= key
+      lo = 0;
+      let hi = t.separators.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (t.separators[mid]!.compare(key) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+    }
     if (lo >= t.handles.length) return undefined;
     if (t.useFilter && t.filterBlockBased) {
       // LevelDB-style filter: one Bloom per 2 KiB of data, queried with the data block's offset
@@ -295,4 +384,57 @@ export class LsmReader {
     }
     return undefined;
   }
+}
+
+/** A meta block's payload (checksum-checked, decompressed): the hash index blocks are raw bytes, not block format. */
+function readRawMetaBlock(table: SstTable, handle: BlockHandle): Buffer {
+  const f = new TableFile(table.path);
+  try {
+    f.checksumType = table.footer.checksumType;
+    f.baseContextChecksum = table.footer.baseContextChecksum;
+    f.codecs = createCodecs(table.footer.formatVersion, table.footer.magic === "legacy");
+    f.blockAreaEnd = table.footer.footerOffset;
+    return Buffer.from(f.readBlock(handle, "hash index meta block"));
+  } finally {
+    f.close();
+  }
+}
+
+/** Separator i against the target (user key, kMaxSequenceNumber): CompareBlockKey in block.cc. */
+function compareBlockKey(t: OpenedTable, i: number, key: Buffer): number {
+  const c = t.separators[i]!.compare(key);
+  // an internal separator with the same user key carries a real seqno, which sorts after kMaxSequenceNumber
+  return c === 0 && t.separatorsInternal ? 1 : c;
+}
+
+/**
+ * IndexBlockIter::PrefixSeek + BinaryBlockIndexSeek (table/block_based/block.cc): the index entry a Get
+ * reads, or undefined when the hash index rules the key out (no data block is read).
+ */
+function hashIndexSeek(t: OpenedTable, key: Buffer): number | undefined {
+  const h = t.hashIndex!;
+  const prefix = key.subarray(0, Math.min(h.prefixLength, key.length));
+  const ids = h.buckets[murmurHash32(prefix, 0, false) % h.buckets.length]!;
+  if (ids.length === 0) return undefined;
+  let left = 0;
+  let right = ids.length - 1;
+  const leftBound = 0;
+  while (left <= right) {
+    const mid = (left + right) >>> 1;
+    if (compareBlockKey(t, ids[mid]!, key) < 0) left = mid + 1;
+    else {
+      if (left === right) break;
+      right = mid;
+    }
+  }
+  if (left === right) {
+    const id = ids[left]!;
+    if (id > 0 && (left === leftBound || ids[left - 1] !== id - 1) && compareBlockKey(t, id - 1, key) > 0)
+      return undefined;
+    return id;
+  }
+  const rightIndex = ids[right]!;
+  if (rightIndex + 1 < t.separators.length && compareBlockKey(t, rightIndex + 1, key) >= 0)
+    return rightIndex + 1;
+  return undefined;
 }
