@@ -1,0 +1,155 @@
+/**
+ * bench/compact: rewrite rate of `lsmscope compact` (forced CompactRange through the engine, per CF,
+ * kForce + exclusive + change_level to the bottom) against `ldb compact` (RocksDB's own tool: per CF,
+ * kForceOptimized, store OPTIONS loaded), on identical copies of one store, in the same run.
+ *
+ *   node dist/bench/compact.js [--keys N] [--value-bytes N] [--json]
+ *
+ * The store: two Besu-like column families (LZ4, bloom 10, format 5, 32 KiB blocks) of N random keys each,
+ * compacted to L6, then three rounds of 10 % overwrites/deletes flushed to L0 (an overlay), so the
+ * compaction has upper levels to merge. Rates are measured:
+ * - input rate: SST bytes before / wall time of the compaction phase (same definition for both tools);
+ * - write rate (lsmscope only): RocksDB's compact.write.bytes ticker / time in CompactRange; the
+ *   plan's duration estimate (src/compact/rate.ts) is in these units.
+ * Both copies' logical digests are checked equal to the original's afterwards.
+ */
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import * as engine from "../src/engine/index.js";
+import { digestStore, planCompaction, runCompaction } from "../src/compact/index.js";
+import { formatBytes } from "../src/util/bytes.js";
+
+const CF_OPTIONS =
+  "compression=kLZ4Compression;level_compaction_dynamic_level_bytes=false;" +
+  "block_based_table_factory={format_version=5;block_size=32768;filter_policy=bloomfilter:10:false}";
+const CFS = [Buffer.from([6]), Buffer.from([8])];
+
+function arg(args: string[], name: string, def: number): number {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : def;
+}
+
+function writeStore(dir: string, keys: number, valueBytes: number): void {
+  const db = engine.openDb(dir, {
+    createIfMissing: true,
+    columnFamilies: CFS.map((name) => ({ name, options: CF_OPTIONS })),
+  });
+  let seed = 1;
+  const fill = (b: Buffer) => {
+    for (let j = 0; j + 4 <= b.length; j += 4) {
+      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+      b.writeUInt32LE(seed, j);
+    }
+    return b;
+  };
+  const key = (i: number) => createHash("sha256").update(`k${i}`).digest();
+  try {
+    for (const cf of CFS) {
+      for (let i = 0; i < keys; i += 5000) {
+        const ops = [];
+        for (let j = i; j < Math.min(keys, i + 5000); j++)
+          ops.push({ type: "put" as const, cf, key: key(j), value: fill(Buffer.alloc(valueBytes)) });
+        db.write(ops, { disableWal: true });
+      }
+      db.flush(cf);
+      db.compactRange(cf, { bottommost: "force", exclusive: true, changeLevel: true, targetLevel: 6 });
+      for (let round = 1; round <= 3; round++) {
+        const ops = [];
+        for (let n = 0; n < keys / 10; n++) {
+          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+          const i = seed % keys;
+          ops.push(
+            n % 10 === 0
+              ? { type: "delete" as const, cf, key: key(i) }
+              : { type: "put" as const, cf, key: key(i), value: fill(Buffer.alloc(valueBytes)) },
+          );
+        }
+        db.write(ops, { disableWal: true });
+        db.flush(cf);
+      }
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export interface CompactBenchResult {
+  keysPerCf: number;
+  sstBytesBefore: number;
+  lsmscope: { seconds: number; inputMiBps: number; writeBytes: number; writeMiBps: number };
+  ldb: { seconds: number; inputMiBps: number; mode: string };
+  digestsEqual: boolean;
+}
+
+export async function main(args: string[] = process.argv.slice(2)): Promise<CompactBenchResult> {
+  engine.requireEngine();
+  const keys = arg(args, "--keys", 300_000);
+  const valueBytes = arg(args, "--value-bytes", 200);
+  const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-compact-"));
+  try {
+    const orig = join(root, "orig");
+    writeStore(orig, keys, valueBytes);
+    const a = join(root, "a");
+    const b = join(root, "b");
+    cpSync(orig, a, { recursive: true });
+    cpSync(orig, b, { recursive: true });
+    const d0 = await digestStore(orig);
+
+    const plan = await planCompaction(a);
+    if (plan.refusals.length) throw new Error(`refused: ${plan.refusals[0]!.message}`);
+    const t0 = performance.now();
+    const run = await runCompaction(plan);
+    const ourSeconds = (performance.now() - t0) / 1000;
+
+    const t1 = performance.now();
+    for (const cf of CFS)
+      execFileSync("ldb", [`--db=${b}`, `--column_family=${cf.toString("latin1")}`, "compact"]);
+    const ldbSeconds = (performance.now() - t1) / 1000;
+
+    const da = await digestStore(a);
+    const db = await digestStore(b);
+    const sig = (d: typeof d0) => d.columnFamilies.map((c) => c.sha256).join(",");
+    const MB = 1024 * 1024;
+    const res: CompactBenchResult = {
+      keysPerCf: keys,
+      sstBytesBefore: plan.totals.sstBytes,
+      lsmscope: {
+        seconds: ourSeconds,
+        inputMiBps: plan.totals.sstBytes / MB / ourSeconds,
+        writeBytes: run.compactWriteBytes,
+        writeMiBps: run.writeRateBytesPerSecond / MB,
+      },
+      ldb: {
+        seconds: ldbSeconds,
+        inputMiBps: plan.totals.sstBytes / MB / ldbSeconds,
+        mode: "kForceOptimized, per CF",
+      },
+      digestsEqual: sig(da) === sig(d0) && sig(db) === sig(d0),
+    };
+    if (args.includes("--json")) process.stdout.write(JSON.stringify(res) + "\n");
+    else {
+      process.stdout.write(
+        [
+          `compact bench: ${keys} keys × ${CFS.length} CFs, ${valueBytes} B values, ${formatBytes(res.sstBytesBefore)} of tables (L0 overlay over L6)`,
+          `  lsmscope compact (kForce, exclusive, to L6): ${res.lsmscope.seconds.toFixed(2)} s, input ${res.lsmscope.inputMiBps.toFixed(1)} MiB/s, wrote ${formatBytes(res.lsmscope.writeBytes)} at ${res.lsmscope.writeMiBps.toFixed(1)} MiB/s`,
+          `  ldb compact (kForceOptimized):               ${res.ldb.seconds.toFixed(2)} s, input ${res.ldb.inputMiBps.toFixed(1)} MiB/s`,
+          `  digests equal to the original: ${res.digestsEqual}`,
+          "",
+        ].join("\n"),
+      );
+    }
+    return res;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+}
