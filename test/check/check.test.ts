@@ -1,0 +1,334 @@
+/**
+ * `check` on real stores: the committed Besu samples (ground truth from the generator's truth files),
+ * db_bench stores with and without a late overwrite pass (oracle: sst_dump scans of the files above the
+ * bottom level, levels from `ldb manifest_dump`), and bad arms through the real binary.
+ */
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { spawnSync, execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  runCheck,
+  exitCodeFor,
+  wilsonInterval,
+  type CheckFinding,
+  type CheckReport,
+} from "../../src/check/index.js";
+import { dbBench, hashTree, ldbManifest, removeDir, tempDir } from "../datadir/helpers.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const bin = join(root, "bin/lsmscope.js");
+const snapshot = join(root, "samples/besu-snapshot");
+const generated = join(root, "samples/besu-generated");
+
+interface Truth {
+  history: { unflushedWalWrites: number };
+  instances: Record<string, { columnFamilies: Record<string, { keysWritten: { "pre-run": number } }> }>;
+}
+const truth = (name: string) =>
+  JSON.parse(readFileSync(join(root, `samples/${name}.truth.json`), "utf8")) as Truth;
+
+const cli = (args: string[]) => spawnSync(process.execPath, [bin, "check", ...args], { encoding: "utf8" });
+const of = (r: CheckReport, rule: string) => r.findings.filter((f) => f.rule === rule);
+const cfName = (f: CheckFinding) => f.cf.split(" ")[0];
+
+const N = 20_000;
+const bench = [
+  "--value_size=100",
+  "--compression_type=none",
+  "--bloom_bits=10",
+  "--write_buffer_size=1048576",
+];
+
+/** Entries of the files above the bottom level whose key index (8-byte big-endian prefix) is < n: sst_dump + ldb. */
+function oracleShadowed(db: string, n: number): { above: number; shadowing: number } {
+  const m = ldbManifest({ db });
+  const files = m.cfs.flatMap((c) => c.files);
+  const bottom = Math.max(...files.map((f) => f.level));
+  let above = 0;
+  let shadowing = 0;
+  for (const f of files.filter((x) => x.level < bottom)) {
+    const out = execFileSync(
+      "sst_dump",
+      [
+        `--file=${join(db, String(f.fileNumber).padStart(6, "0") + ".sst")}`,
+        "--command=scan",
+        "--output_hex",
+      ],
+      { encoding: "latin1", maxBuffer: 64 * 1024 * 1024 },
+    );
+    for (const line of out.split("\n")) {
+      const k = /^'([0-9A-F]+)' seq:\d+, type:\d+ =>/.exec(line);
+      if (!k) continue;
+      above++;
+      if (Number.parseInt(k[1]!.slice(0, 16), 16) < n) shadowing++;
+    }
+  }
+  return { above, shadowing };
+}
+
+describe("check on the Besu samples", () => {
+  let pair: CheckReport;
+  beforeAll(async () => {
+    pair = await runCheck(snapshot, { against: generated });
+  });
+
+  it("reports filters-missing, options-mismatch (filter), placement-overlay, wal-unflushed, code-population", () => {
+    const state = ["cf06", "cf07", "cf08", "cf09"];
+    const both = of(pair, "filters-missing").filter((f) => f.arm === "both");
+    expect(both.map(cfName).sort()).toEqual(state);
+    expect(both.every((f) => f.severity === "error")).toBe(true);
+    // the generated arm's own files carry none
+    expect(
+      of(pair, "filters-missing")
+        .filter((f) => f.arm === "reference")
+        .map(cfName)
+        .sort(),
+    ).toEqual(state);
+
+    const mism = of(pair, "options-mismatch");
+    expect(mism.map(cfName).sort()).toEqual(state);
+    for (const f of mism) expect((f.evidence.knobs as string[]).includes("filter")).toBe(true);
+
+    const wal = of(pair, "wal-unflushed");
+    expect(wal).toHaveLength(1);
+    expect(wal[0]!.arm).toBe("subject");
+    expect(wal[0]!.evidence.unflushedWrites).toBe(truth("besu-snapshot").history.unflushedWalWrites);
+
+    const code = of(pair, "code-population");
+    expect(code).toHaveLength(1);
+    const diffs = (code[0]!.evidence.differences as { what: string }[]).map((d) => d.what);
+    expect(diffs).toContain("reuseFactor");
+    expect(diffs).toContain("distinctContractBytecodes");
+    expect(exitCodeFor(pair)).toBe(2);
+  });
+
+  it("measures the snapshot's overlay: shadowed entries = the pre-run's rewritten keys", () => {
+    const t = truth("besu-snapshot").instances["database"]!.columnFamilies;
+    const overlay = of(pair, "placement-overlay").filter((f) => f.arm === "subject");
+    const warned = overlay.filter((f) => f.severity === "warn").map(cfName);
+    for (const cf of ["cf06", "cf08", "cf09"]) expect(warned).toContain(cf);
+    for (const f of overlay) {
+      const hex = cfName(f)!.slice(2);
+      const e = f.evidence as {
+        bytesAboveBottom: number;
+        bytesInBottom: number;
+        shadowedEntriesEstimate: { value: number; low: number; high: number };
+        compactCommand: string;
+      };
+      expect(e.bytesAboveBottom).toBeGreaterThan(0);
+      expect(e.bytesInBottom).toBeGreaterThan(0);
+      // pre-run rewrote keys that the bulk load had written (cf01/0a: new keys only)
+      const rewritten = ["01", "0a"].includes(hex) ? 0 : t[hex]!.keysWritten["pre-run"];
+      expect(e.shadowedEntriesEstimate.value).toBe(rewritten);
+      expect(e.compactCommand).toBe(`lsmscope compact ${snapshot} --cf ${hex} --yes`);
+    }
+    // the reference arm is all in its bottom level: nothing to report
+    expect(of(pair, "placement-overlay").filter((f) => f.arm === "reference")).toHaveLength(0);
+  });
+
+  it("reports no mismatch against an exact copy of itself", async () => {
+    const dir = tempDir("lsmscope-check-");
+    try {
+      const copy = join(dir, "copy");
+      cpSync(snapshot, copy, { recursive: true });
+      const r = await runCheck(snapshot, { against: copy });
+      for (const rule of ["options-mismatch", "code-population"]) expect(of(r, rule)).toHaveLength(0);
+      expect(r.findings.filter((f) => f.arm === "both")).toHaveLength(0);
+      expect(r.counts.error).toBe(0);
+      // the same per-arm findings on both sides
+      const sides = (arm: string) =>
+        r.findings
+          .filter((f) => f.arm === arm)
+          .map((f) => `${f.rule}|${f.cf}|${JSON.stringify(f.evidence.shadowedEntriesEstimate ?? null)}`)
+          .sort();
+      expect(sides("reference")).toEqual(sides("subject"));
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
+
+describe("placement-overlay on db_bench stores", () => {
+  let dir: string;
+  let base: string;
+  beforeAll(() => {
+    dir = tempDir("lsmscope-check-");
+    base = join(dir, "base");
+    dbBench(base, ["--benchmarks=fillseq,compact", `--num=${N}`, ...bench]);
+  });
+  afterAll(() => removeDir(dir));
+
+  /** A copy of the base store with a late overwrite pass of `writes` random keys in [0, keySpace), flushed. */
+  function overwritten(name: string, writes: number, keySpace: number): string {
+    const db = join(dir, name);
+    cpSync(base, db, { recursive: true });
+    dbBench(db, [
+      "--use_existing_db=1",
+      "--benchmarks=overwrite,flush",
+      `--num=${keySpace}`,
+      `--writes=${writes}`,
+      "--disable_auto_compactions=1",
+      "--seed=7",
+      ...bench,
+    ]);
+    return db;
+  }
+
+  it("reports nothing when every file sits in the bottom level", async () => {
+    const r = await runCheck(base);
+    expect(of(r, "placement-overlay")).toHaveLength(0);
+  });
+
+  it.each([500, 2000, 4000])(
+    "tracks %i overwritten keys within 10%% (exact below the sample size)",
+    async (k) => {
+      const db = overwritten(`over-${k}`, k, N);
+      const r = await runCheck(db, { overlaySample: 5000 });
+      const f = of(r, "placement-overlay");
+      expect(f).toHaveLength(1);
+      const e = f[0]!.evidence as {
+        entriesAboveBottom: number;
+        exhaustive: boolean;
+        shadowedEntriesEstimate: { value: number; method: string };
+      };
+      const oracle = oracleShadowed(db, N);
+      expect(e.entriesAboveBottom).toBe(oracle.above);
+      expect(e.exhaustive).toBe(true);
+      expect(e.shadowedEntriesEstimate.value).toBe(oracle.shadowing);
+      expect(Math.abs(e.shadowedEntriesEstimate.value - k) / k).toBeLessThanOrEqual(0.1);
+      expect(f[0]!.severity).toBe("warn");
+    },
+  );
+
+  it("samples: the Wilson interval holds the true count when half the keys above are new", async () => {
+    const db = overwritten("half-new", 6000, 2 * N);
+    const oracle = oracleShadowed(db, N);
+    expect(oracle.shadowing).toBeGreaterThan(oracle.above * 0.3);
+    expect(oracle.shadowing).toBeLessThan(oracle.above * 0.7);
+    const r = await runCheck(db, { overlaySample: 600 });
+    const e = of(r, "placement-overlay")[0]!.evidence as {
+      sampled: number;
+      exhaustive: boolean;
+      shadowedEntriesEstimate: { value: number; low: number; high: number; method: string };
+    };
+    expect(e.sampled).toBe(600);
+    expect(e.exhaustive).toBe(false);
+    expect(e.shadowedEntriesEstimate.method).toBe("wilson");
+    expect(e.shadowedEntriesEstimate.low).toBeLessThanOrEqual(oracle.shadowing);
+    expect(e.shadowedEntriesEstimate.high).toBeGreaterThanOrEqual(oracle.shadowing);
+    expect(Math.abs(e.shadowedEntriesEstimate.value - oracle.shadowing) / oracle.shadowing).toBeLessThan(0.1);
+  });
+
+  it("options-mismatch names the knob that differs between two db_bench arms", async () => {
+    const snappy = join(dir, "snappy");
+    dbBench(snappy, [
+      "--benchmarks=fillseq,compact",
+      `--num=${N}`,
+      ...bench.filter((a) => !a.startsWith("--compression_type")),
+      "--compression_type=snappy",
+    ]);
+    const r = await runCheck(base, { against: snappy });
+    const m = of(r, "options-mismatch");
+    expect(m).toHaveLength(1);
+    expect(m[0]!.severity).toBe("error");
+    expect(m[0]!.evidence.knobs).toContain("compression");
+    expect(m[0]!.message).toMatch(/compression NoCompression vs Snappy/);
+  });
+});
+
+describe("check CLI", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = tempDir("lsmscope-check-cli-");
+  });
+  afterAll(() => removeDir(dir));
+
+  it("exit 3 with one clear line when an arm is missing", () => {
+    const r = cli([snapshot, "--against", join(dir, "nope")]);
+    expect(r.status).toBe(3);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/REF_DIR: no such directory/);
+  });
+
+  it("exit 3 when the arms hold different clients", () => {
+    const db = join(dir, "generic");
+    dbBench(db, ["--benchmarks=fillseq", "--num=1000", ...bench]);
+    const r = cli([snapshot, "--against", db]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/different clients: DIR is besu, REF_DIR is generic/);
+  });
+
+  it("exit 3 on a Pebble store", () => {
+    const p = join(dir, "pebble");
+    mkdirSync(p);
+    writeFileSync(join(p, "CURRENT"), "MANIFEST-000001\n");
+    writeFileSync(join(p, "OPTIONS-000003"), "[Version]\n  pebble_version=0.1\n");
+    const r = cli([p]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/Pebble store/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("exit codes by --fail-on; one summary line when stdout is not a terminal", () => {
+    const warn = cli([snapshot]);
+    expect(warn.status).toBe(0);
+    expect(warn.stdout.trim().split("\n")).toHaveLength(1);
+    expect(warn.stdout).toMatch(/0 errors, \d+ warnings.*placement-overlay.*exit 0/);
+    expect(cli([snapshot, "--fail-on", "warn"]).status).toBe(1);
+    expect(cli([snapshot, "--against", generated]).status).toBe(2);
+  });
+
+  it("--json has the findings; --report writes the JSON outside the datadir and nothing inside it", () => {
+    const before = hashTree(snapshot);
+    const report = join(dir, "report.json");
+    const r = cli([snapshot, "--against", generated, "--json", "--report", report]);
+    expect(r.status).toBe(2);
+    const printed = JSON.parse(r.stdout) as { findings: CheckFinding[] };
+    const written = JSON.parse(readFileSync(report, "utf8")) as { findings: CheckFinding[] };
+    expect(written.findings).toEqual(printed.findings);
+    const overlay = printed.findings.find((f) => f.rule === "placement-overlay" && f.severity === "warn")!;
+    expect(Object.keys(overlay.evidence)).toEqual(
+      expect.arrayContaining(["bytesAboveBottom", "bytesInBottom", "shadowedEntriesEstimate"]),
+    );
+    for (const f of printed.findings)
+      expect(Object.keys(f)).toEqual(
+        expect.arrayContaining(["rule", "severity", "instance", "cf", "message", "evidence"]),
+      );
+
+    const inside = join(snapshot, "database", "report.json");
+    const refused = cli([snapshot, "--report", inside]);
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toMatch(/refusing to write the report inside the datadir/);
+    expect(existsSync(inside)).toBe(false);
+    expect(hashTree(snapshot)).toEqual(before);
+  });
+
+  it("--help documents the exit codes and the rules", () => {
+    const r = spawnSync(process.execPath, [bin, "check", "--help"], { encoding: "utf8" });
+    expect(r.stdout).toMatch(/Exit codes:/);
+    for (const id of [
+      "filters-missing",
+      "options-mismatch",
+      "options-drift",
+      "placement-overlay",
+      "wal-unflushed",
+      "wal-inert",
+      "blob-files",
+      "code-population",
+      "format-mix",
+    ])
+      expect(r.stdout).toContain(id);
+  });
+});
+
+describe("wilsonInterval", () => {
+  it("matches the textbook values", () => {
+    const w = wilsonInterval(5, 10);
+    expect(w.low).toBeCloseTo(0.2366, 3);
+    expect(w.high).toBeCloseTo(0.7634, 3);
+    const z = wilsonInterval(0, 10);
+    expect(z.low).toBe(0);
+    expect(z.high).toBeCloseTo(0.2775, 3);
+  });
+});
