@@ -1,0 +1,96 @@
+/**
+ * `lsmscope inspect` end to end (the built binary): the report's sections, no raw bytes on the terminal,
+ * --json is the model, --deep adds index measurements, `lsmscope DIR` off a terminal prints the report.
+ */
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot, samplesDir } from "./helpers.js";
+
+const bin = join(repoRoot, "bin", "lsmscope.js");
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+const have = (s: string) => existsSync(join(samplesDir, s));
+
+/** Nothing below 0x20 but newlines, no DEL/C1 controls: no raw key or name bytes reached stdout. */
+function assertNoRawBytes(s: string) {
+  const bad = [...s].filter((c) => {
+    const n = c.charCodeAt(0);
+    return (n < 0x20 && c !== "\n") || (n >= 0x7f && n <= 0x9f);
+  });
+  expect(bad).toEqual([]);
+}
+
+describe.skipIf(!have("besu-snapshot"))("inspect on besu-snapshot", () => {
+  it("prints options beside files, layout, flags, WAL and totals with client names", () => {
+    const r = run(["inspect", join(samplesDir, "besu-snapshot")]);
+    expect(r.status).toBe(0);
+    const out = r.stdout;
+    assertNoRawBytes(out);
+    expect(out).toContain("── cf06 ACCOUNT_INFO_STATE");
+    expect(out).toMatch(/filter\s+bloomfilter:10\s+L0: fastbloom ~10 ×1 · L6: fastbloom ~10 ×1/);
+    expect(out).toMatch(/compression\s+LZ4\s+LZ4 ×2/);
+    expect(out).toMatch(/above the bottom level \(L6\): 1 file, /);
+    expect(out).toContain("small-files-above-bottom");
+    expect(out).toMatch(/WAL \d+\.log: .*holds \d+ unflushed writes for CFs cf01 BLOCKCHAIN/);
+    expect(out).toMatch(/blob files\s+on, min 100 B, LZ4\s+2 files, /);
+    expect(out).toMatch(/^total: 1 instance, 8 column families, \d+ SSTs/m);
+  });
+
+  it("--json prints the model; --deep adds the index walk per table", () => {
+    const r = run(["inspect", "--json", join(samplesDir, "besu-snapshot")]);
+    expect(r.status).toBe(0);
+    const m = JSON.parse(r.stdout);
+    expect(m.instances[0].columnFamilies.map((c: { displayName: string }) => c.displayName)).toContain(
+      "cf06 ACCOUNT_INFO_STATE",
+    );
+    // inspect reads table details by default: the knobs need them
+    const f = m.instances[0].columnFamilies[1].levels.find((l: { files: unknown[] }) => l.files.length)
+      .files[0];
+    expect(f.details.filter.kind).toBe("fastbloom");
+    const d = JSON.parse(run(["inspect", "--json", "--deep", join(samplesDir, "besu-snapshot")]).stdout);
+    const deep = Object.values(d.deep) as { dataBlocks: number; propertiesAgree: boolean }[];
+    expect(deep.length).toBe(m.instances[0].totals.sstFiles);
+    expect(deep.every((x) => x.dataBlocks > 0 && x.propertiesAgree)).toBe(true);
+  });
+
+  it("--deep shows the measured data blocks per level", () => {
+    const out = run(["inspect", "--deep", join(samplesDir, "besu-snapshot")]).stdout;
+    expect(out).toContain("mode: deep:");
+    expect(out).toMatch(/level\s+tables\s+data blocks\s+stored bytes\/block/);
+  });
+
+  it("`lsmscope DIR` off a terminal prints the same report", () => {
+    const a = run(["inspect", join(samplesDir, "besu-snapshot")]).stdout;
+    const b = run([join(samplesDir, "besu-snapshot")]).stdout;
+    const strip = (s: string) => s.replace(/ · \d+ ms for the model/, "");
+    expect(strip(b)).toBe(strip(a));
+  });
+});
+
+describe.skipIf(!have("nethermind") || !have("geth-leveldb"))("client names", () => {
+  it("Nethermind databases and columns, geth key categories", () => {
+    const n = run(["inspect", join(samplesDir, "nethermind")]).stdout;
+    assertNoRawBytes(n);
+    expect(n).toContain(
+      "══ nethermind_db/mainnet/flat  [rocksdb; nethermind, database flat, network mainnet]",
+    );
+    expect(n).toContain("── flat/Account");
+    expect(n).toMatch(
+      /optimize-filters-for-hits: optimize_filters_for_hits leaves the last level unfiltered \(L6: 4 of 4 files/,
+    );
+    const g = run(["inspect", join(samplesDir, "geth-leveldb")]).stdout;
+    assertNoRawBytes(g);
+    expect(g).toContain("[leveldb; geth");
+    expect(g).toMatch(/geth key categories \(files' smallest\/largest keys\): /);
+  });
+});
+
+describe("bad input", () => {
+  it("a missing directory: one line, non-zero exit", () => {
+    const r = run(["inspect", "/nonexistent/lsmscope-test"]);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
