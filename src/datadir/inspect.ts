@@ -552,6 +552,28 @@ function inspectWals(inst: InstanceModel, walDir: string, names: string[] | unde
   // (DBImpl::RecoverLogFiles); in the WALs it replays, a CF takes writes only from its log number on.
   const minCfLog = inst.columnFamilies.length ? Math.min(...inst.columnFamilies.map((c) => c.logNumber)) : 0;
   const minWal = Math.max(minCfLog, man.minLogNumberToKeep);
+  // WALs the MANIFEST tracks (track_and_verify_wals_in_manifest) must be there, at least as synced
+  for (const t of man.trackedWals) {
+    const name = fileName(t.logNumber, "log");
+    const onDisk = wals.find((w) => w.number === t.logNumber);
+    if (!onDisk)
+      inst.findings.push({
+        severity: "error",
+        code: "wal-tracked-missing",
+        file: join(walDir, name),
+        message: `the MANIFEST tracks WAL ${t.logNumber}${t.syncedSize !== undefined ? ` (${t.syncedSize} bytes synced)` : ""} but it is not on disk`,
+      });
+    else if (t.syncedSize !== undefined) {
+      const size = statSync(join(walDir, onDisk.name)).size;
+      if (size < t.syncedSize)
+        inst.findings.push({
+          severity: "error",
+          code: "wal-tracked-short",
+          file: join(walDir, onDisk.name),
+          message: `WAL is ${size} bytes, the MANIFEST recorded ${t.syncedSize} bytes synced`,
+        });
+    }
+  }
   for (const w of wals) {
     const path = join(walDir, w.name);
     let scan;

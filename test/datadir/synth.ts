@@ -85,6 +85,8 @@ export interface SynthEdit {
   atomicRemaining?: number;
   deleted?: { level: number; number: number }[];
   added?: SynthFile[];
+  /** WalAddition2 (tag 8199): log number and synced size. */
+  walAdded?: { number: number; synced: number }[];
 }
 
 /** VersionEdit::EncodeTo for the tags used in tests. */
@@ -147,6 +149,15 @@ export function encodeEdit(e: SynthEdit): Buffer {
     lenPrefixed(o, e.cfAdd);
   }
   if (e.cfDrop) putVarint32(o, 202);
+  for (const w of e.walAdded ?? []) {
+    const body: number[] = [];
+    putVarint64(body, BigInt(w.number));
+    putVarint32(body, 2); // kSyncedSize
+    putVarint64(body, BigInt(w.synced));
+    putVarint32(body, 1); // kTerminate
+    putVarint32(o, 8199);
+    lenPrefixed(o, Buffer.from(body));
+  }
   if (e.atomicRemaining !== undefined) {
     putVarint32(o, 300);
     putVarint32(o, e.atomicRemaining);

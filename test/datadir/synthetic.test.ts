@@ -231,6 +231,29 @@ describe("WAL edge cases", () => {
     expect(ldbWal(join(store, "000007.log"))).toHaveLength(29);
   });
 
+  it("WALs tracked in the MANIFEST must be on disk with their synced size", async () => {
+    const store = writeStore("tracked", [
+      { comparator: "leveldb.BytewiseComparator", logNumber: 5, nextFile: 20, lastSeq: 100 },
+      {
+        walAdded: [
+          { number: 5, synced: 1_000_000 },
+          { number: 6, synced: 10 },
+        ],
+      },
+    ]);
+    writeFileSync(join(store, "000005.log"), encodeLog(batches(2, 101)));
+    const m = await inspectDatadir(store);
+    expect(m.instances[0]!.manifest!.trackedWals).toEqual([
+      { logNumber: 5, syncedSize: 1_000_000 },
+      { logNumber: 6, syncedSize: 10 },
+    ]);
+    expect(m.findings.find((f) => f.code === "wal-tracked-short")?.file).toBe(join(store, "000005.log"));
+    expect(m.findings.find((f) => f.code === "wal-tracked-missing")?.file).toBe(join(store, "000006.log"));
+    expect(m.complete).toBe(false);
+    // ldb decodes the same edits
+    expect(ldbManifest({ path: join(store, "MANIFEST-000001") }).cfs).toHaveLength(1);
+  });
+
   it("an old WAL below every log number is inert", async () => {
     const store = walStore("inert", "000004.log", encodeLog(batches(3, 1)));
     const m = await inspectDatadir(store);
