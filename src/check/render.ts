@@ -2,8 +2,8 @@
  * What `check` prints: a short table on a terminal, one summary line otherwise (harness logs).
  * Every text that came from a file (CF names, paths) goes through escapeText.
  */
-import { escapeText } from "../util/bytes.js";
-import type { CheckReport } from "./types.js";
+import { escapeText, formatBytes } from "../util/bytes.js";
+import type { CheckFinding, CheckReport } from "./types.js";
 
 const SEV = { error: "ERROR", warn: "WARN", info: "info" } as const;
 const ARM = { subject: "DIR", reference: "REF", both: "both" } as const;
@@ -23,20 +23,49 @@ export function summaryLine(report: CheckReport, exitCode: number): string {
   );
 }
 
+type Ev = Record<string, unknown>;
+const n = (v: unknown) => (typeof v === "number" ? v : 0);
+
+/** The few numbers that matter per rule, for the table (the full message is in --json). */
+export function shortText(f: CheckFinding): string {
+  const e = f.evidence as Ev;
+  switch (f.rule) {
+    case "placement-overlay": {
+      const est = e.shadowedEntriesEstimate as { value: number; low: number; high: number; method: string };
+      const range = est.method === "exact" ? "" : ` (${est.low}–${est.high})`;
+      return (
+        `${formatBytes(n(e.bytesAboveBottom))} above L${n(e.bottomLevel)} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
+        `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${n(e.entriesAboveBottom)} entries shadow older versions`
+      );
+    }
+    case "wal-unflushed":
+      return `${n(e.unflushedWrites)} unflushed writes in ${formatBytes(n(e.walBytes))} of WAL`;
+    case "wal-inert":
+      return `${formatBytes(n(e.walBytes))} of WAL, nothing unflushed`;
+    default:
+      return f.message.replace(/^(DIR|REF_DIR): /, "");
+  }
+}
+
 /** A table of the findings, each row cut to `width` columns. */
 export function renderTable(report: CheckReport, exitCode: number, width = 100): string {
+  const instances = new Set(report.findings.map((f) => f.instance).filter((i) => i));
   const rows = report.findings.map((f) => ({
     sev: SEV[f.severity],
     rule: f.rule,
     arm: ARM[f.arm],
-    where: escapeText([f.instance, f.cf].filter((x) => x && x !== ".").join(" ") || "-"),
-    msg: escapeText(f.message),
+    where: escapeText(
+      (instances.size > 1 ? [f.instance, f.cf] : [f.cf || f.instance])
+        .filter((x) => x && x !== ".")
+        .join(" ") || "-",
+    ),
+    msg: escapeText(shortText(f)),
   }));
   const w = {
     sev: Math.max(3, ...rows.map((r) => r.sev.length)),
     rule: Math.max(4, ...rows.map((r) => r.rule.length)),
     arm: 4,
-    where: Math.min(34, Math.max(5, ...rows.map((r) => r.where.length))),
+    where: Math.min(40, Math.max(5, ...rows.map((r) => r.where.length))),
   };
   const cut = (s: string, n: number) => (s.length > n ? s.slice(0, Math.max(0, n - 1)) + "…" : s.padEnd(n));
   const line = (a: string, b: string, c: string, d: string, e: string) =>
@@ -46,6 +75,22 @@ export function renderTable(report: CheckReport, exitCode: number, width = 100):
   const msgWidth = Math.max(20, width - (w.sev + w.rule + w.arm + w.where + 8));
   for (const r of rows) out.push(line(r.sev, r.rule, r.arm, r.where, cut(r.msg, msgWidth).trimEnd()));
   if (rows.length === 0) out.push("(no findings)");
+  const commands = [
+    ...new Set(
+      report.findings
+        .filter(
+          (f) =>
+            f.rule === "placement-overlay" &&
+            f.severity !== "info" &&
+            typeof f.evidence.compactCommand === "string",
+        )
+        .map((f) => f.evidence.compactCommand as string),
+    ),
+  ];
+  if (commands.length) {
+    out.push("", "To merge the overlays into the bottom level:");
+    for (const c of commands) out.push(`  ${escapeText(c)}`);
+  }
   out.push("");
   out.push(summaryLine(report, exitCode));
   return out.join("\n") + "\n";
