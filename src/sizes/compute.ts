@@ -15,6 +15,8 @@ import { SizeDist, RatioDist } from "./dist.js";
 import { AccountAcc, CodeAcc } from "./eth_acc.js";
 import { cfKey, locateEth, planCf, resolveLocation, selectCfs, splitPoints, type CfPlan } from "./plan.js";
 import { runTasks } from "./pool.js";
+import { loadMemLayer, type MemEntry } from "./memtable.js";
+import { toHex } from "../util/bytes.js";
 import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
 import type {
@@ -107,28 +109,46 @@ class CfAgg {
 function tasksFor(
   plan: CfPlan,
   parts: number,
-  base: Omit<ScanTask, "id" | "runs" | "walPaths" | "cfId" | "rangeDels" | "loHex" | "hiHex">,
+  base: Omit<ScanTask, "id" | "runs" | "mem" | "rangeDels" | "loHex" | "hiHex">,
   nextId: () => number,
   range?: { loHex?: string; hiHex?: string },
 ): ScanTask[] {
-  const common = {
-    runs: plan.runs,
-    walPaths: plan.walPaths,
-    cfId: plan.cf.id,
-    rangeDels: plan.rangeDels,
-    ...base,
+  // the WAL layer is decoded once per column family and sliced per range
+  const mem =
+    plan.walPaths.length > 0 ? loadMemLayer(plan.walPaths, plan.cf.id) : { entries: [], rangeDels: [] };
+  const rangeDels = [
+    ...plan.rangeDels,
+    ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),
+  ];
+  const slice = (loHex?: string, hiHex?: string) => {
+    const lo = loHex === undefined ? 0 : lowerBound(mem.entries, Buffer.from(loHex, "hex"));
+    const hi = hiHex === undefined ? mem.entries.length : lowerBound(mem.entries, Buffer.from(hiHex, "hex"));
+    return mem.entries.slice(lo, hi);
   };
-  if (range) return [{ id: nextId(), ...common, ...range }];
+  const common = { runs: plan.runs, rangeDels, ...base };
+  if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
   const cuts = plan.dataBytes >= SPLIT_MIN_BYTES ? splitPoints(plan, parts) : [];
   const bounds = [undefined, ...cuts, undefined];
   const out: ScanTask[] = [];
   for (let i = 0; i + 1 < bounds.length; i++) {
-    const t: ScanTask = { id: nextId(), ...common };
+    const t: ScanTask = { id: nextId(), ...common, mem: slice(bounds[i], bounds[i + 1]) };
     if (bounds[i] !== undefined) t.loHex = bounds[i];
     if (bounds[i + 1] !== undefined) t.hiHex = bounds[i + 1];
     out.push(t);
   }
   return out;
+}
+
+/** First index whose key is ≥ k (entries sorted by key). */
+function lowerBound(entries: MemEntry[], k: Buffer): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.key.compare(k) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Hex of the smallest key greater than every key starting with `prefixHex`. */

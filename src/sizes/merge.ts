@@ -219,15 +219,28 @@ export function mergeRuns(runs: Run[], visit: (r: Run) => void): void {
   for (const r of runs) if (r.advance()) heap.push(r);
   const n0 = heap.length;
   for (let i = (n0 >> 1) - 1; i >= 0; i--) siftDown(heap, i);
-  while (heap.length > 0) {
+  outer: while (heap.length > 0) {
     const top = heap[0]!;
-    visit(top);
-    if (!top.advance()) {
-      const last = heap.pop()!;
-      if (heap.length === 0) break;
-      heap[0] = last;
+    if (heap.length === 1) {
+      do visit(top);
+      while (top.advance());
+      return;
     }
-    if (heap.length > 1) siftDown(heap, 0);
+    // keep reading the top run while it stays ahead of the runner-up: one comparison per entry
+    const second = heap.length === 2 || before(heap[1]!, heap[2]!) ? heap[1]! : heap[2]!;
+    visit(top);
+    while (top.advance()) {
+      if (before(second, top)) {
+        siftDown(heap, 0);
+        continue outer;
+      }
+      visit(top);
+    }
+    const last = heap.pop()!;
+    if (heap.length > 0 && last !== top) {
+      heap[0] = last;
+      siftDown(heap, 0);
+    }
   }
 }
 

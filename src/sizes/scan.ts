@@ -8,7 +8,7 @@ import { ValueType, valueTypeName } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
 import { decodeBlobIndex } from "./blob_index.js";
-import { loadMemLayer } from "./memtable.js";
+import type { MemEntry } from "./memtable.js";
 import { MemRun, TableRun, cmpBytes, mergeRuns, type BlockEvent, type Run } from "./merge.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
@@ -25,12 +25,12 @@ export interface ScanTask {
   id: number;
   /** Sorted runs: each L0 file alone, then each level's files in key order. */
   runs: string[][];
-  walPaths: string[];
-  cfId: number;
+  /** Unflushed WAL writes in this range, sorted (loaded once per column family by the caller). */
+  mem: MemEntry[];
   /** Range in hex; undefined = unbounded. */
   loHex?: string;
   hiHex?: string;
-  /** Range deletions from the SSTs of the column family (hex keys). */
+  /** Range deletions of the column family: SSTs and WAL (hex keys). */
   rangeDels: { startHex: string; endHex: string; seqno: number }[];
   /** Account the column family's sizes (false for a code-prefix pre-pass). */
   collectStats: boolean;
@@ -59,12 +59,6 @@ export interface PartialResult {
   accounts?: AccountAccData;
   elapsedMs: number;
 }
-
-const TOMBSTONES = new Set<number>([
-  ValueType.Deletion,
-  ValueType.SingleDeletion,
-  ValueType.DeletionWithTimestamp,
-]);
 
 interface RoleMatcher {
   prefix: Buffer;
@@ -95,7 +89,7 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
   const keySize = new SizeDist();
   const valueSize = new SizeDist();
   const ratio = new RatioDist();
-  const typeCounts = new Map<number, number>();
+  const typeCounts = new Float64Array(256);
   const blob = { count: 0, bytes: 0, compressions: {} as Record<string, number>, files: new Set<number>() };
   let live = 0;
   let shadowed = 0;
@@ -130,11 +124,15 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
     end: fromHex(r.endHex),
     seqno: r.seqno,
   }));
-  if (task.walPaths.length > 0) {
-    const mem = loadMemLayer(task.walPaths, task.cfId, lo, hi);
-    walEntries = mem.entries.length;
-    if (mem.entries.length > 0) runs.unshift(new MemRun(mem.entries));
-    rangeDels.push(...mem.rangeDels);
+  if (task.mem.length > 0) {
+    walEntries = task.mem.length;
+    // after a structured clone the keys arrive as Uint8Array: give them Buffer views back
+    const mem = task.mem.map((e) => ({
+      ...e,
+      key: Buffer.from(e.key.buffer, e.key.byteOffset, e.key.byteLength),
+      value: Buffer.from(e.value.buffer, e.value.byteOffset, e.value.byteLength),
+    }));
+    runs.unshift(new MemRun(mem));
   }
 
   let prev = Buffer.allocUnsafe(256);
@@ -145,7 +143,7 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
     mergeRuns(runs, (r) => {
       read++;
       const type = r.type;
-      if (stats) typeCounts.set(type, (typeCounts.get(type) ?? 0) + 1);
+      if (stats) typeCounts[type]!++;
       const kl = r.ukLen;
       const key = r.key;
       if (prevLen === kl && cmpBytes(key, kl, prev, prevLen) === 0) {
@@ -167,7 +165,11 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
           }
         }
       }
-      if (TOMBSTONES.has(type)) {
+      if (
+        type === ValueType.Deletion ||
+        type === ValueType.SingleDeletion ||
+        type === ValueType.DeletionWithTimestamp
+      ) {
         tombstones++;
         return;
       }
@@ -206,7 +208,7 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
   }
 
   const valueTypes: Record<string, number> = {};
-  for (const [t, c] of typeCounts) valueTypes[valueTypeName(t)] = c;
+  for (let t = 0; t < 256; t++) if (typeCounts[t]! > 0) valueTypes[valueTypeName(t)] = typeCounts[t]!;
   const out: PartialResult = {
     id: task.id,
     keySize: keySize.data(),
