@@ -206,7 +206,8 @@ export function decompressBlock(
       } else {
         if (end - start < 8) throw new DecompressError("LZ4: block shorter than its header");
         size = buf.readUInt32LE(start);
-        if (size > LIMITS.maxUncompressedBlockBytes) throw new DecompressError("LZ4: declared size too large");
+        if (size > LIMITS.maxUncompressedBlockBytes)
+          throw new DecompressError("LZ4: declared size too large");
         p = start + 8;
       }
       if (size > 256 * (end - p) + 1024) {
@@ -220,7 +221,9 @@ export function decompressBlock(
         buf.writeUInt32LE(size, q);
         let out: Buffer;
         try {
-          out = dict ? lz4Uncompress(buf.subarray(q, end), Buffer.from(dict)) : lz4Uncompress(buf.subarray(q, end));
+          out = dict
+            ? lz4Uncompress(buf.subarray(q, end), Buffer.from(dict))
+            : lz4Uncompress(buf.subarray(q, end));
         } catch (err) {
           throw new DecompressError(`LZ4: ${(err as Error).message}`);
         }

@@ -39,7 +39,8 @@ export interface TableReport {
     blobIndexes: number;
     dataBlocks: number;
   };
-  verify?: { ok: true; blocksVerified: number; bytesVerified: number };
+  /** `checksums: false` when the table stores none (checksum type none): blocks were only decoded. */
+  verify?: { ok: true; checksums: boolean; blocksVerified: number; bytesVerified: number };
   blocks?: { offset: number; size: number; separator: string; partition?: number }[];
   /** Reads and bytes this report cost. */
   io: { reads: number; bytes: number };
@@ -107,6 +108,7 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
       const v = t.verifyAllBlocks();
       r.verify = {
         ok: true,
+        checksums: t.checksumType !== "none",
         blocksVerified: v.blocks + summary.dataBlocks,
         bytesVerified: v.bytes + (t.io.bytes - before.bytes),
       };

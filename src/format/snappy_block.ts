@@ -25,7 +25,14 @@ export function snappyLength(src: Buffer, ip: number, iend: number): [length: nu
 }
 
 /** Decode elements `src[ip, iend)` into `dst[op, op + size)`. Returns bytes written. */
-export function snappyDecode(src: Buffer, ip: number, iend: number, dst: Buffer, op: number, size: number): number {
+export function snappyDecode(
+  src: Buffer,
+  ip: number,
+  iend: number,
+  dst: Buffer,
+  op: number,
+  size: number,
+): number {
   const start = op;
   const oend = op + size;
   while (ip < iend) {

@@ -76,6 +76,12 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
     expect(s.lastKey?.toString("hex")).toBe(d.lastKey);
   }
   expect(s.dataEntries).toBe(userKeys.length);
+  if (t.indexType === "two-level") {
+    const partitions = new Set<number>();
+    for (const e of t.iterateIndex()) partitions.add(e.partition!.offset);
+    expect(partitions.size).toBe(t.properties["rocksdb.index.partitions"]);
+  }
+  expect(t.rangeDeletions().length).toBe(s.rangeDeletions);
 
   // filters: every key present passes; absent keys are rejected at the predicted rate
   const result: CheckResult = { entries: s.entries, absentChecked: 0, absentAccepted: 0 };

@@ -231,3 +231,23 @@ export function absentKeysLike(present: Buffer[], n: number, seed = 4242): Buffe
   }
   return out;
 }
+
+/**
+ * Create a store with db_bench from an OPTIONS file (one seed key), then `ldb load --disable_wal` the
+ * given hex pairs into it: ldb reuses the store's OPTIONS, and without a WAL closing flushes a table.
+ */
+export function ldbLoad(dir: string, optionsFile: string, pairs: [Buffer, Buffer][]): string[] {
+  execFileSync(
+    "db_bench",
+    ["--benchmarks=fillseq", "--num=1", `--db=${dir}`, `--options_file=${optionsFile}`],
+    {
+      stdio: "ignore",
+    },
+  );
+  const input = pairs.map(([k, v]) => `0x${k.toString("hex")} ==> 0x${v.toString("hex")}`).join("\n") + "\n";
+  execFileSync("ldb", [`--db=${dir}`, "load", "--disable_wal", "--hex"], {
+    input,
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  return tablesIn(dir);
+}

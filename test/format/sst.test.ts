@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dbBench, makeTempDir, removeDir } from "./oracle.js";
+import { dbBench, ldbLoad, makeTempDir, removeDir } from "./oracle.js";
 import { checkTable, type Expectations } from "./check.js";
 
 let root: string;
@@ -142,6 +142,15 @@ const cases: Case[] = [
     want: {},
   },
   {
+    name: "checksum none, zlib, format 3, 2 KiB blocks (OPTIONS file)",
+    flags: [],
+    options: optionsFile(
+      "  compression=kZlibCompression",
+      "  filter_policy=bloomfilter:10:false\n  format_version=3\n  checksum=kNoChecksum\n  block_size=2048",
+    ),
+    want: { checksum: "none", compression: "Zlib", formatVersion: 3, filterKind: "bloom" },
+  },
+  {
     name: "index with first key (OPTIONS file)",
     flags: [],
     options: optionsFile(
@@ -167,4 +176,39 @@ describe("db_bench tables vs sst_dump", () => {
       for (const f of files) checkTable(f, c.want);
     });
   }
+});
+
+describe("ldb-written tables vs sst_dump", () => {
+  it("ldb load of keys of 1-40 random bytes into a format 4 store (legacy Bloom, signed hash tails)", () => {
+    const dir = join(root, "ldb-load");
+    const opt = join(root, "ldb-load.ini");
+    writeFileSync(
+      opt,
+      optionsFile(
+        "  compression=kLZ4Compression",
+        "  filter_policy=bloomfilter:10:false\n  format_version=4\n  checksum=kxxHash",
+      ),
+    );
+    let x = 7;
+    const byte = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0), x >>> 24);
+    const pairs: [Buffer, Buffer][] = [];
+    for (let i = 0; i < 5000; i++) {
+      const k = Buffer.alloc(1 + (byte() % 40));
+      for (let j = 0; j < k.length; j++) k[j] = byte();
+      const v = Buffer.alloc(30);
+      for (let j = 0; j < v.length; j++) v[j] = byte();
+      pairs.push([k, v]);
+    }
+    const files = ldbLoad(dir, opt, pairs);
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    let entries = 0;
+    for (const f of files)
+      entries += checkTable(f, {
+        formatVersion: 4,
+        checksum: "xxhash",
+        filterKind: "bloom",
+        compression: "LZ4",
+      }).entries;
+    expect(entries).toBeGreaterThan(4900); // minus duplicate random keys, plus db_bench's one seed key
+  });
 });
