@@ -47,6 +47,8 @@ export interface OverlayMeasurement {
   entriesInBottom?: number;
   /** Entries checked below, and how many of them had an older version there. */
   sampled: number;
+  /** Sampled entries whose lookup could not finish (a file below was unreadable): left out of `sampled`. */
+  unresolved: number;
   sampledShadowing: number;
   /** True when every entry above the bottom was checked (the estimate is then exact). */
   exhaustive: boolean;
@@ -139,6 +141,7 @@ export function measureOverlay(
     perLevel: levels.map((l) => ({ level: l.level, files: l.files.length, bytes: l.bytes })),
     entriesAboveBottom: 0,
     sampled: 0,
+    unresolved: 0,
     sampledShadowing: 0,
     exhaustive: true,
     shadowedEntriesEstimate: { value: 0, low: 0, high: 0, confidence: 0.95, method: "exact" },
@@ -198,24 +201,30 @@ export function measureOverlay(
         if (f) candidates.push(f);
       }
       let older: { bytes: number } | undefined;
+      let unreadable = false;
       for (const f of candidates) {
-        if (!f.present) continue;
-        let t: SstTable;
+        let r;
         try {
-          t = cache.get(f.path);
+          if (!f.present) throw new Error("missing");
+          const t = cache.get(f.path);
+          m.lookups.tablesConsulted++;
+          r = t.get(s.key);
         } catch (e) {
+          unreadable = true;
           if (!m.skippedFiles.some((x) => x.file === f.fileName))
             m.skippedFiles.push({ file: f.fileName, reason: (e as Error).message });
           continue;
         }
-        m.lookups.tablesConsulted++;
-        const r = t.get(s.key);
         if (r.filterRejected) m.lookups.filterRejections++;
         m.lookups.dataBlocksRead += r.stats.dataBlocksRead;
         if (r.found && r.seqno !== undefined && r.seqno < s.seqno) {
           older = { bytes: s.key.length + 8 + (r.value?.length ?? 0) };
           break;
         }
+      }
+      if (!older && unreadable) {
+        m.unresolved++;
+        continue;
       }
       m.sampled++;
       if (older) {
@@ -230,7 +239,7 @@ export function measureOverlay(
   // 4: scale the sampled share to every entry above the bottom
   const n = m.sampled;
   const N = m.entriesAboveBottom;
-  m.exhaustive = n === N;
+  m.exhaustive = n === N && m.unresolved === 0;
   const meanBytes = m.sampledShadowing > 0 ? shadowBytes / m.sampledShadowing : 0;
   if (m.exhaustive) {
     m.shadowedEntriesEstimate = {
@@ -243,7 +252,7 @@ export function measureOverlay(
     m.obsoleteBytesEstimate = { value: shadowBytes, low: shadowBytes, high: shadowBytes };
   } else {
     const w = wilsonInterval(m.sampledShadowing, n);
-    const value = Math.round((m.sampledShadowing / n) * N);
+    const value = n > 0 ? Math.round((m.sampledShadowing / n) * N) : 0;
     m.shadowedEntriesEstimate = {
       value,
       low: Math.floor(w.low * N),

@@ -47,8 +47,10 @@ export const rule: Rule = {
         const cmd = compactCommand(a, r.instance, r.cf);
         const entries = m.entriesAboveBottom + (m.entriesInBottom ?? 0);
         const shadowShare = entries > 0 ? est.value / entries : 0;
+        // unresolved lookups (unreadable files below) cannot rule the overlay out
         const warn =
-          m.sampledShadowing > 0 && (m.entriesInBottom === undefined || shadowShare >= OVERLAY_WARN_SHARE);
+          m.unresolved > 0 ||
+          (m.sampledShadowing > 0 && (m.entriesInBottom === undefined || shadowShare >= OVERLAY_WARN_SHARE));
         const remedy = cmd
           ? `remove: ${cmd}`
           : `lsmscope compact rewrites RocksDB stores only; compact this ${r.instance.engine} store with its own tools`;
@@ -66,7 +68,11 @@ export const rule: Rule = {
             `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above L${m.bottomLevel} (${above}; ` +
               `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in L${m.bottomLevel}; ` +
               `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
-              `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete; ${remedy}`,
+              `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete` +
+              (m.unresolved > 0
+                ? ` (${m.unresolved} sampled lookups unresolved: ${m.skippedFiles.length} unreadable files)`
+                : "") +
+              `; ${remedy}`,
             {
               bottomLevel: m.bottomLevel,
               bytesAboveBottom: m.bytesAboveBottom,
@@ -79,6 +85,7 @@ export const rule: Rule = {
               entriesInBottom: m.entriesInBottom ?? null,
               sampled: m.sampled,
               sampledShadowing: m.sampledShadowing,
+              unresolved: m.unresolved,
               exhaustive: m.exhaustive,
               shadowedEntriesEstimate: est,
               shadowedShareOfEntries: share(est.value, entries),
