@@ -32,6 +32,8 @@ export interface IntendedKnobs {
   filter: {
     /** "none" | "fastbloom" | "bloom" | "ribbon" (the kind the filter block's marker shows). */
     kind: string;
+    /** Kinds a file at this level may carry under the options (a hybrid Ribbon policy builds Bloom on flush). */
+    acceptKinds: string[];
     bitsPerKey?: number;
     blockBased: boolean;
     partitioned: boolean;
@@ -48,14 +50,19 @@ export interface IntendedKnobs {
   blockSize?: number;
 }
 
-export function intendedKnobs(options: CfOptionsModel, level: number): IntendedKnobs {
+/**
+ * Knobs of a file written to `level` under `options`; `isBottom`: the deepest level with data (where
+ * optimize_filters_for_hits and bottommost_compression apply).
+ */
+export function intendedKnobs(options: CfOptionsModel, level: number, isBottom = true): IntendedKnobs {
   const c = configuredKnobs(options);
   const f: ConfiguredFilter = c.filter;
   const fv = c.formatVersion;
   let kind: string;
   let why: string | undefined;
+  let accept: string[] | undefined;
   if (f.kind === "none") kind = "none";
-  else if (c.optimizeFiltersForHits) {
+  else if (c.optimizeFiltersForHits && isBottom) {
     kind = "none";
     why = "optimize_filters_for_hits=true: no filter on the bottommost level";
   } else if (f.kind === "bloom")
@@ -64,18 +71,27 @@ export function intendedKnobs(options: CfOptionsModel, level: number): IntendedK
     const bbl = f.bloomBeforeLevel ?? 0;
     kind = level < bbl ? "fastbloom" : "ribbon";
     if (level < bbl) why = `ribbonfilter with bloom_before_level=${bbl}: Bloom at L${level}`;
+    // flushes build at "level -1" (Bloom unless bloom_before_level is -1); files keep their filter when
+    // moved down, so a Bloom-built file may sit at a Ribbon level
+    if (bbl >= 0 && (level === 0 || bbl > 0)) accept = ["ribbon", "fastbloom"];
   } else kind = f.kind;
   return {
     level,
     filter: {
       kind,
+      acceptKinds: accept ?? [kind],
       bitsPerKey: kind === "none" ? undefined : f.bitsPerKey,
       blockBased: Boolean(f.blockBased),
       partitioned: kind !== "none" && c.partitionFiltersEffective,
       policy: f.policy,
       why,
     },
-    compression: expectedCompression(c, level, true, c.levelCompactionDynamicLevelBytes ? level : undefined),
+    compression: expectedCompression(
+      c,
+      level,
+      isBottom,
+      c.levelCompactionDynamicLevelBytes ? level : undefined,
+    ),
     formatVersion: fv,
     indexType: c.indexType,
     checksum: c.checksum,
@@ -139,8 +155,13 @@ export function checkFileKnobs(
 ): FileKnobCheck[] {
   const out: FileKnobCheck[] = [];
   const fk = d.filter?.kind ?? "none";
-  out.push({ knob: "filter", carried: fk, intended: want.filter.kind, ok: fk === want.filter.kind });
-  if (fk !== "none" && want.filter.kind === fk && want.filter.bitsPerKey !== undefined) {
+  out.push({
+    knob: "filter",
+    carried: fk,
+    intended: want.filter.acceptKinds.join(" or "),
+    ok: want.filter.acceptKinds.includes(fk),
+  });
+  if (fk !== "none" && want.filter.acceptKinds.includes(fk) && want.filter.bitsPerKey !== undefined) {
     const fe = num(d.properties?.["rocksdb.num.filter_entries"]);
     const keys = fe !== undefined && fe > 0 ? fe : (d.numEntries ?? 0);
     const measured = d.filter?.bitsPerKey;
@@ -281,7 +302,7 @@ export function summariseChecks(perFile: FileKnobCheck[][], want: IntendedKnobs)
 function intendedShown(k: Knob, w: IntendedKnobs): string | undefined {
   switch (k) {
     case "filter":
-      return w.filter.kind;
+      return w.filter.acceptKinds.join(" or ");
     case "filter-bits":
       return w.filter.bitsPerKey !== undefined ? `${w.filter.bitsPerKey} bits/key` : undefined;
     case "filter-partitioned":

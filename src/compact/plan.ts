@@ -24,6 +24,7 @@ import * as engine from "../engine/index.js";
 import { inspectDatadir } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { optionsForCf } from "../datadir/options_file.js";
+import { bottomLevelOf } from "../analysis/knobs.js";
 import { LsmscopeError } from "../util/errors.js";
 import { formatBytes } from "../util/bytes.js";
 import { cfMatches } from "./digest.js";
@@ -84,6 +85,8 @@ export interface CfPlan {
   knobs: KnobRow[];
   /** Knobs whose value would change for some file (excluding block-size, an estimate). */
   changes: Knob[];
+  /** Knob values the move to the bottom level changes by the options' own design (optimize_filters_for_hits...). */
+  consequences: string[];
   normalisations: string[];
   /** Option string passed to the engine for this CF on top of the store's OPTIONS ("" = none). */
   optionString: string;
@@ -224,13 +227,30 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
     const target = numLevels - 1;
     const want = intendedKnobs(applied.effective, target);
     const files = cf.levels.flatMap((l) => l.files);
-    const checks = files
-      .filter((f) => f.details && f.details.formatVersion !== undefined)
-      .map((f) => checkFileKnobs(f.details!, want));
-    const rows = summariseChecks(checks, want);
-    const changes = rows.filter((r) => r.differing > 0 && r.knob !== "block-size").map((r) => r.knob);
+    const readable = files.filter((f) => f.details && f.details.formatVersion !== undefined);
+    // display: what the files carry now against what the new files at the target level will carry
+    const rows = summariseChecks(
+      readable.map((f) => checkFileKnobs(f.details!, want)),
+      want,
+    );
+    // an option change: a file carries something the applied options would not give it at its own level
+    // (what the move to the bottom level changes by the options' own design is a consequence, not a change)
+    const deepest = bottomLevelOf(cf.levels);
+    const atOwnLevel = summariseChecks(
+      readable.map((f) =>
+        checkFileKnobs(f.details!, intendedKnobs(applied.effective, f.level, f.level === deepest)),
+      ),
+      want,
+    );
+    const changes = atOwnLevel.filter((r) => r.differing > 0 && r.knob !== "block-size").map((r) => r.knob);
+    const consequences = rows
+      .filter((r) => r.differing > 0 && r.knob !== "block-size" && !changes.includes(r.knob))
+      .map(
+        (r) =>
+          `${r.knob}: ${r.differing} of ${r.files} files carry ${r.carried} and get ${r.intended} at L${target}, as the options prescribe for the bottom level`,
+      );
     for (const k of changes) {
-      const row = rows.find((r) => r.knob === k)!;
+      const row = atOwnLevel.find((r) => r.knob === k)!;
       if (accept.has(k) || accept.has("all")) {
         accepted.push(`${cf.displayName}: ${k} ${row.carried} → ${row.intended}`);
         continue;
@@ -265,6 +285,7 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
       intended: want,
       knobs: rows,
       changes,
+      consequences,
       normalisations: applied.normalisations,
       optionString: applied.optionString,
       empty: files.length === 0 && cf.totals.unflushedWrites === 0,

@@ -58,6 +58,7 @@ export function renderPlanText(plan: CompactPlan): string {
       );
     if (cf.intended.filter.why) L.push(`  note: ${cf.intended.filter.why}`);
     L.push(...knobTable(cf.knobs, "  ", false));
+    for (const n of cf.consequences) L.push(`  by design: ${n}`);
     for (const n of cf.normalisations) L.push(`  normalised: ${n}`);
     if (cf.optionString) L.push(`  engine options on top of the store's OPTIONS: ${e(cf.optionString)}`);
   }

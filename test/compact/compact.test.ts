@@ -168,6 +168,31 @@ describe.skipIf(!available)("compact", () => {
     );
   });
 
+  it("Nethermind state (optimize_filters_for_hits, two-level index): filters dropped at L6 by design, not refused", async () => {
+    const root = copySample("nethermind");
+    const state = join(root, "nethermind_db", "mainnet", "state");
+    const dump = ldbScanAll(state);
+    const plan = await planCompaction(state);
+    expect(plan.refusals).toEqual([]);
+    const cf = plan.columnFamilies[0]!;
+    expect(cf.intended.filter.why).toMatch(/optimize_filters_for_hits/);
+    expect(cf.consequences.join("\n")).toMatch(
+      /^filter: \d+ of \d+ files carry .*fastbloom.* and get none at L6/,
+    );
+    const out = await compactStore(state, { plan });
+    expect(out.verify.ok).toBe(true);
+    const v = out.verify.columnFamilies[0]!;
+    expect(v.knobs.find((k) => k.knob === "index-type")!.carried).toBe(`two-level ×${v.files}`);
+    expect(v.knobs.find((k) => k.knob === "filter")!.carried).toBe(`none ×${v.files}`);
+    const after = ldbScanAll(state);
+    for (const [name, d] of dump) {
+      expect(after.get(name) === d).toBe(true);
+      expect(digestOfLdbScan(d).sha256).toBe(
+        out.digestBefore.columnFamilies.find((c) => c.cf === name)!.sha256,
+      );
+    }
+  });
+
   it("format_version 6 files (RocksDB 9.7 sample): refused, nothing written", async () => {
     const root = copySample("modern");
     const snap = snapshotDir(root);
