@@ -109,8 +109,13 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
 
   // datadir-level client verdict
   if (client.kind === "unknown") {
-    const kinds = new Set(instances.map((i) => i.client));
-    if (instances.some((i) => i.client === "nethermind")) {
+    const kinds = new Set(instances.map((i) => (i.engine === "pebble" ? "pebble" : i.client)));
+    kinds.delete("generic");
+    if (kinds.size > 1) {
+      // e.g. a directory holding several datadirs: each instance carries its own client
+      client.kind = "generic";
+      client.evidence.push(`stores of several clients: ${[...kinds].sort().join(", ")}`);
+    } else if (instances.some((i) => i.client === "nethermind")) {
       client.kind = "nethermind";
       const nets = new Set(instances.map((i) => i.clientDetail?.network).filter((x): x is string => !!x));
       client.nethermind = {
@@ -171,13 +176,13 @@ function inspectStore(
 
   // client for this instance
   const nm = nethermindPlace(dir);
-  if (besuRoot) {
+  const besuMeta = readBesuMetadata(join(dir, "..")) ?? (besuRoot ? readBesuMetadata(root) : undefined);
+  if (besuRoot || besuMeta) {
     inst.client = "besu";
+    inst.clientDetail = { besuFormat: besuMeta?.format, besuVersion: besuMeta?.version };
   } else if (nm) {
     inst.client = "nethermind";
     inst.clientDetail = { network: nm.network, database: nm.database };
-  } else if (readBesuMetadata(join(dir, ".."))) {
-    inst.client = "besu";
   }
   const rocksSignals = nameSet.has("IDENTITY") || names.some((n) => /^OPTIONS-\d+$/.test(n));
 
