@@ -53,9 +53,10 @@ export function fileDetailLines(f: SstFileModel, nowSec: number): string[] {
   try {
     const r = describeTable(f.path);
     out.push("");
-    out.push(
-      `format ${r.format} v${r.formatVersion} · checksum ${r.checksum} · compression ${r.compression} · index ${r.indexType}`,
-    );
+    out.push(`format: ${r.format}, format_version ${r.formatVersion}`);
+    out.push(`checksum: ${r.checksum}`);
+    out.push(`compression: ${r.compression}`);
+    out.push(`index: ${r.indexType}`);
     const fl = r.filter;
     out.push(
       `filter: ${fl.kind}${fl.partitioned ? " partitioned" : ""}${fl.blockBased ? " block-based" : ""}` +
