@@ -1,5 +1,12 @@
 /** Cold point-lookup probes: reader path (TypeScript LSM walk) and engine path (RocksDB with the store's OPTIONS). */
-export { runProbe, resolveColumnFamily, buildTarget, type ProbeOptions, type KeySource } from "./probe.js";
+export {
+  runProbe,
+  probeColumnFamily,
+  resolveColumnFamily,
+  buildTarget,
+  type ProbeOptions,
+  type KeySource,
+} from "./probe.js";
 export { LsmReader, type ReaderOpenStats } from "./reader_path.js";
 export {
   EngineProber,

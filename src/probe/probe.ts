@@ -203,6 +203,19 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
     throw new LsmscopeError("--count takes positive integers, e.g. --count 100,1000");
   const model = await inspectDatadir(dir, { readWal: true });
   const { instance, cf } = resolveColumnFamily(model.instances, opts.cf, opts.instance);
+  return probeColumnFamily(model.root, instance, cf, opts);
+}
+
+/** Run a probe on a column family of an already built datadir model (the TUI pane uses this). */
+export function probeColumnFamily(
+  root: string,
+  instance: InstanceModel,
+  cf: ColumnFamilyModel,
+  opts: Omit<ProbeOptions, "cf" | "instance">,
+): ProbeReport {
+  const counts = [...opts.counts];
+  if (counts.length === 0 || counts.some((c) => !Number.isInteger(c) || c <= 0))
+    throw new LsmscopeError("--count takes positive integers, e.g. --count 100,1000");
   const target = buildTarget(instance, cf);
   const paths: ProbePath[] = opts.path === "both" ? ["reader", "engine"] : [opts.path];
   const notes: string[] = [];
@@ -272,7 +285,7 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
   }
   if (!opts.perLookup) for (const p of points) delete p.perLookup;
   return {
-    dir: model.root,
+    dir: root,
     instance: instance.relPath,
     cf: cf.name,
     cfDisplayName: cf.displayName,

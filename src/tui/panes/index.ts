@@ -4,6 +4,7 @@
  * your own module imported here).
  */
 import "./builtin.js";
+import "./probe.js";
 
 export { registerPane, unregisterPane, listPanes, getPane } from "./registry.js";
 export type { TuiPane, PaneProps } from "./types.js";

@@ -1,0 +1,42 @@
+/** The probe pane in the TUI (ink-testing-library) on the committed besu-snapshot sample. */
+import { afterEach, describe, expect, it } from "vitest";
+import { render, cleanup } from "ink-testing-library";
+import { join } from "node:path";
+import { App } from "../../src/tui/app.js";
+import { runInspect } from "../../src/report/deep.js";
+import { getPane } from "../../src/tui/panes/index.js";
+import { SAMPLES } from "./helpers.js";
+
+const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+afterEach(() => cleanup());
+
+async function waitFor(frame: () => string | undefined, re: RegExp, ms = 10_000): Promise<string> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const f = frame() ?? "";
+    if (re.test(f)) return f;
+    await tick(50);
+  }
+  return frame() ?? "";
+}
+
+describe("probe pane", () => {
+  it("is registered with hotkey p", () => {
+    expect(getPane("probe")?.key).toBe("p");
+  });
+
+  it("runs an absent-key probe on the selected column family at 80×24", async () => {
+    const result = await runInspect(join(SAMPLES, "besu-snapshot"));
+    const { lastFrame, stdin } = render(<App result={result} width={80} height={24} initialPane="probe" />);
+    await tick();
+    expect(lastFrame()).toContain("Probe]");
+    expect(lastFrame()).toContain("a: absent keys");
+    stdin.write("\t"); // focus the pane
+    await tick(200);
+    stdin.write("a");
+    const f = await waitFor(lastFrame, /1000\s+reader\s+no\s+0\/1000/);
+    expect(f).toMatch(/1000\s+reader\s+no\s+0\/1000/);
+    expect(f).toContain("keys: absent");
+    expect(f.split("\n").every((l) => [...l].length <= 80)).toBe(true);
+  });
+});
