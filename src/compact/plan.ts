@@ -102,6 +102,8 @@ export interface CompactPlan {
   columnFamilies: CfPlan[];
   /** CFs not chosen with --cf: left as they are. */
   untouched: string[];
+  /** Untouched CFs with writes only in the WAL: the read-write open flushes them into L0 (RocksDB recovery). */
+  untouchedFlushed: string[];
   totals: { sstBytes: number; unflushedBytes: number; estimatedWriteBytes: number; files: number };
   estimate: { seconds: number; rateBytesPerSecond: number; basis: string };
   disk: { free: number; needed: number; basis: string };
@@ -249,6 +251,11 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
         (r) =>
           `${r.knob}: ${r.differing} of ${r.files} files carry ${r.carried} and get ${r.intended} at L${target}, as the options prescribe for the bottom level`,
       );
+    if (want.formatVersion !== undefined && want.formatVersion > MAX_ENGINE_FORMAT_VERSION)
+      refusals.push({
+        code: "format-version",
+        message: `${cf.displayName}: the ${ref ? "reference" : "store's"} options ask for format_version ${want.formatVersion}; RocksDB ${engine.rocksdbVersion()} writes up to ${MAX_ENGINE_FORMAT_VERSION}`,
+      });
     for (const k of changes) {
       const row = atOwnLevel.find((r) => r.knob === k)!;
       if (accept.has(k) || accept.has("all")) {
@@ -314,6 +321,9 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
       : { kind: "store", file: store?.file ?? join(inst.path, "OPTIONS-?") },
     columnFamilies: cfPlans,
     untouched: inst.columnFamilies.filter((c) => !chosen.includes(c)).map((c) => c.displayName),
+    untouchedFlushed: inst.columnFamilies
+      .filter((c) => !chosen.includes(c) && c.totals.unflushedWrites > 0)
+      .map((c) => `${c.displayName} (${c.totals.unflushedWrites} writes)`),
     totals,
     estimate: {
       seconds: totals.estimatedWriteBytes / rate,

@@ -38,6 +38,10 @@ export function renderPlanText(plan: CompactPlan): string {
     `options from: ${plan.optionsSource.kind === "store" ? "the store's own" : "reference"} ${e(plan.optionsSource.file)}`,
   );
   if (plan.untouched.length) L.push(`left as they are: ${plan.untouched.map(e).join(", ")}`);
+  if (plan.untouchedFlushed.length)
+    L.push(
+      `  but opening the store read-write flushes their WAL writes into L0: ${plan.untouchedFlushed.map(e).join(", ")}`,
+    );
   for (const cf of plan.columnFamilies) {
     L.push("");
     L.push(`${e(cf.displayName)} → L${cf.targetLevel}${cf.empty ? "  (empty: nothing to do)" : ""}`);

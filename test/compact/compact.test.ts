@@ -204,6 +204,27 @@ describe.skipIf(!available)("compact", () => {
     expect(snapshotDir(root)).toEqual(snap);
   });
 
+  it("--options-from a RocksDB 9.7 store (format_version 6): refused, the engine could not write it", async () => {
+    const store = join(tempDir(), "fv5");
+    const db = engine.openDb(store, {
+      createIfMissing: true,
+      columnFamilies: [
+        { name: "accounts", options: "compression=kZSTD;block_based_table_factory={format_version=5}" },
+      ],
+    });
+    for (let i = 0; i < 100; i++) db.put("accounts", Buffer.from(`k${i}`), Buffer.from(`v${i}`));
+    db.flush("accounts");
+    db.close();
+    const plan = await planCompaction(store, {
+      cfs: ["accounts"],
+      optionsFrom: join(import.meta.dirname, "..", "..", "samples", "modern"),
+    });
+    expect(plan.refusals.map((r) => r.code)).toContain("format-version");
+    expect(plan.refusals.find((r) => r.code === "format-version")!.message).toMatch(
+      /accounts: the reference options ask for format_version 6; RocksDB 7\.8\.3 writes up to 5/,
+    );
+  });
+
   it("a store held open by another process: refused from /proc/locks, nothing written", async () => {
     const root = copySample("besu-snapshot");
     const store = join(root, "database");

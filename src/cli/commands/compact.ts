@@ -77,7 +77,8 @@ export const command: CommandModule<object, Args> = {
       const out = await compactStore(argv.dir, {
         plan,
         signal: abort.signal,
-        onProgress: (p) => progress.update(p.writtenBytes, p.cf),
+        // RocksDB may write more than estimated: hold the bar at the total, the report gives the real bytes
+        onProgress: (p) => progress.update(Math.min(p.writtenBytes, plan.totals.estimatedWriteBytes), p.cf),
       });
       progress.done(out.run.status);
       process.stdout.write(
