@@ -21,6 +21,9 @@ let tmp: string;
 let bloom: string; // bloom 10, compacted to one level
 let plain: string; // no filter, compacted
 let layered: string; // bloom 10, L0..L2 with overwrites, deletes and unflushed WAL writes
+let partitioned: string; // partitioned index and filters, ten overlapping L0 files, memtable
+let ribbon: string; // ribbon filter, L0..L2 after overwrites
+let blobs: string; // values in blob files
 
 beforeAll(() => {
   tmp = tempDir();
@@ -34,6 +37,34 @@ beforeAll(() => {
     "--write_buffer_size=200000",
     "--target_file_size_base=200000",
     "--max_bytes_for_level_base=1000000",
+  ]);
+  partitioned = dbBench(join(tmp, "partitioned"), [
+    "--benchmarks=fillrandom",
+    "--num=20000",
+    "--bloom_bits=10",
+    "--partition_index_and_filters=1",
+    "--metadata_block_size=512",
+    "--cache_index_and_filter_blocks=1",
+    "--write_buffer_size=300000",
+    "--disable_auto_compactions=1",
+  ]);
+  ribbon = dbBench(join(tmp, "ribbon"), [
+    "--benchmarks=fillrandom,overwrite",
+    "--num=20000",
+    "--bloom_bits=10",
+    "--use_ribbon_filter=1",
+    "--write_buffer_size=200000",
+    "--target_file_size_base=200000",
+    "--max_bytes_for_level_base=800000",
+    "--level0_file_num_compaction_trigger=8",
+  ]);
+  blobs = dbBench(join(tmp, "blobs"), [
+    "--benchmarks=fillrandom,compact",
+    "--num=5000",
+    "--value_size=400",
+    "--bloom_bits=10",
+    "--enable_blob_files=1",
+    "--min_blob_size=200",
   ]);
 });
 
@@ -82,11 +113,25 @@ describe("reader path against the engine's own counters", () => {
     ["bloom", () => bloom],
     ["plain", () => plain],
     ["layered", () => layered],
+    ["partitioned", () => partitioned],
+    ["ribbon", () => ribbon],
+    ["blobs", () => blobs],
   ] as const) {
     for (const keys of ["present", "absent"] as const) {
       itEngine(`db_bench ${name} ${keys}`, async () => {
         const r = await runProbe(get(), { cf: "default", keys, counts: [1500], path: "both" });
         expectAgreement(r);
+        // what block_read_count includes: every block read from a file (data, index, filter, dictionary);
+        // with a block cache, data blocks alone are the rocksdb.block.cache.data.miss ticker
+        const e = r.points.find((p) => p.path === "engine")!.engine!;
+        expect(
+          e.perf["block_read_count"]! -
+            e.perf["index_block_read_count"]! -
+            e.perf["filter_block_read_count"]! -
+            e.perf["compression_dict_block_read_count"]!,
+        ).toBe(e.tickers["rocksdb.block.cache.data.miss"]);
+        if (name === "blobs" && keys === "present")
+          expect(r.points.find((p) => p.path === "reader")!.blobReadsPerLookup).toBeGreaterThan(0.9);
       });
     }
   }
