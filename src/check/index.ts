@@ -4,7 +4,15 @@
 export { runCheck, checkArms, exitCodeFor, RULES, EXIT } from "./runner.js";
 export { loadArm, vetPair, CheckCannotRunError, EXIT_CANNOT_RUN } from "./arms.js";
 export { pairCfs, allCfs, type CfPair } from "./match.js";
-export { measureOverlay, DEFAULT_OVERLAY_SAMPLE, type OverlayMeasurement, type Interval } from "./overlay.js";
+export {
+  measureOverlay,
+  ratioInterval,
+  DEFAULT_OVERLAY_SAMPLE,
+  DEFAULT_OVERLAY_SCAN_LIMIT,
+  type OverlayMeasurement,
+  type OverlayOptions,
+  type Interval,
+} from "./overlay.js";
 export { wilsonInterval, seededRandom, Reservoir } from "./stats.js";
 export { renderTable, summaryLine } from "./render.js";
 export { writeReportFile, assertReportPathOutside, reportJson } from "./report_file.js";

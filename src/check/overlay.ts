@@ -5,25 +5,30 @@
  *
  * Method (no engine, read-only, through the SST reader):
  *  1. bottom level = the deepest level holding files; "above" = every file in a shallower level.
- *  2. Scan every point entry of the files above (cheap next to the lookups: upper levels are the small
- *     part of an LSM) and keep a uniform reservoir sample of `sample` entries; when there are no more
- *     entries than that, every entry is checked and the count is exact.
+ *  2. Up to `scanLimitBytes` above the bottom: scan every point entry there (cheap next to the lookups:
+ *     upper levels are the small part of an LSM) and keep a uniform reservoir sample of `sample` entries;
+ *     when there are no more entries than that, every entry is checked and the count is exact.
+ *     Beyond it: draw `sample` data blocks uniformly over the upper files (through their indexes) and one
+ *     entry uniformly inside each, weighted by the block's entry count (blockSample below).
  *  3. For each sampled entry (user key k, sequence s, level L) look k up below the entry the way a Get
  *     walks the LSM: older L0 files (L = 0 only), then in each deeper level the one file whose key range
  *     holds k (its own filter first, then index and data block). The entry shadows an older version when
  *     some file below holds k with a sequence number < s. Counting entries that have an older version
  *     below counts obsolete versions exactly once each (every non-oldest version of a key is one entry).
- *  4. shadowedEntriesEstimate = share × entries above bottom, with a 95% Wilson interval on the share;
+ *  4. shadowedEntriesEstimate = share × entries above bottom, with a 95% interval on the share (Wilson for
+ *     the uniform scan sample; for block draws the wider of the ratio estimator's interval and Wilson's);
  *     obsolete bytes = mean (internal key + value) bytes of the shadowed versions found × the estimate.
  * Not counted: several versions of one key inside the same file (only snapshots keep those), range
  * deletions, and what the WAL holds (see wal-unflushed).
  */
-import type { ColumnFamilyModel, InstanceModel, SstFileModel } from "../datadir/model.js";
+import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { toHex } from "../util/bytes.js";
 import { Reservoir, seededRandom, wilsonInterval } from "./stats.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
+/** Above this many bytes above the bottom level, sample data blocks instead of scanning every entry. */
+export const DEFAULT_OVERLAY_SCAN_LIMIT = 1024 * 1024 * 1024;
 /** Tables kept open at once during lookups (bounded file descriptors). */
 const MAX_OPEN_TABLES = 256;
 
@@ -52,8 +57,18 @@ export interface OverlayMeasurement {
   sampledShadowing: number;
   /** True when every entry above the bottom was checked (the estimate is then exact). */
   exhaustive: boolean;
-  /** Obsolete entries (older versions shadowed from above), with a 95% interval. */
-  shadowedEntriesEstimate: Interval & { confidence: number; method: "exact" | "wilson" };
+  /**
+   * How the sample was drawn: "scan" (every entry above the bottom read, uniform reservoir) or "blocks"
+   * (more than the scan limit above the bottom: data blocks drawn uniformly, one entry per block, weighted
+   * by the block's entry count; entriesAboveBottom then comes from the table properties).
+   */
+  sampling: "scan" | "blocks";
+  /**
+   * Obsolete entries (older versions shadowed from above), with a 95% interval: exact when every entry
+   * was checked; else the Wilson interval on the sampled share ("wilson"), or for block sampling the wider
+   * of the ratio estimator's normal interval and the Wilson interval ("ratio").
+   */
+  shadowedEntriesEstimate: Interval & { confidence: number; method: "exact" | "wilson" | "ratio" };
   /** Uncompressed bytes (internal key + value) of those obsolete versions, with the same interval. */
   obsoleteBytesEstimate: Interval;
   /** What the lookups cost. */
@@ -67,6 +82,16 @@ interface Sampled {
   seqno: number;
   level: number;
   file: SstFileModel;
+  /** Block sampling: entries in the block the key was drawn from (its weight). */
+  weight: number;
+}
+
+export interface OverlayOptions {
+  /** Entries to check below (default DEFAULT_OVERLAY_SAMPLE). */
+  sample?: number;
+  seed?: number;
+  /** Bytes above the bottom level up to which every entry is scanned (default DEFAULT_OVERLAY_SCAN_LIMIT). */
+  scanLimitBytes?: number;
 }
 
 /** A small LRU of open tables. */
@@ -125,7 +150,7 @@ const fileAge = (f: SstFileModel) => f.largestSeqno ?? f.fileNumber;
 export function measureOverlay(
   _instance: InstanceModel,
   cf: ColumnFamilyModel,
-  opts: { sample?: number; seed?: number } = {},
+  opts: OverlayOptions = {},
 ): OverlayMeasurement | undefined {
   const levels = cf.levels.filter((l) => l.files.length > 0);
   if (levels.length === 0) return undefined;
@@ -144,6 +169,7 @@ export function measureOverlay(
     unresolved: 0,
     sampledShadowing: 0,
     exhaustive: true,
+    sampling: "scan",
     shadowedEntriesEstimate: { value: 0, low: 0, high: 0, confidence: 0.95, method: "exact" },
     obsoleteBytesEstimate: { value: 0, low: 0, high: 0 },
     lookups: { tablesConsulted: 0, filterRejections: 0, dataBlocksRead: 0 },
@@ -154,35 +180,24 @@ export function measureOverlay(
     m.entriesInBottom = bottomEntries.reduce((s, n) => s! + n!, 0);
   if (upper.length === 0) return m;
 
+  const sampleSize = opts.sample ?? DEFAULT_OVERLAY_SAMPLE;
+  const random = seededRandom(opts.seed ?? 1);
   const cache = new TableCache();
-  let shadowBytes = 0;
+  const skip = (f: SstFileModel, e: unknown) => {
+    if (!m.skippedFiles.some((x) => x.file === f.fileName))
+      m.skippedFiles.push({ file: f.fileName, reason: f.present ? (e as Error).message : "missing" });
+  };
+  // per sampled entry: 1 when it shadows an older version, its weight, and the older version's bytes
+  const results: { y: number; w: number; bytes: number }[] = [];
   try {
-    // 1-2: scan the files above the bottom, reservoir-sample their point entries
-    const reservoir = new Reservoir<Sampled>(
-      opts.sample ?? DEFAULT_OVERLAY_SAMPLE,
-      seededRandom(opts.seed ?? 1),
-    );
-    for (const lv of upper)
-      for (const f of lv.files) {
-        if (!f.present) {
-          m.skippedFiles.push({ file: f.fileName, reason: "missing" });
-          continue;
-        }
-        try {
-          const t = cache.get(f.path);
-          t.scan(
-            (e) => {
-              m.entriesAboveBottom++;
-              const slot = reservoir.slotFor();
-              if (slot >= 0)
-                reservoir.put(slot, { key: e.userKeyCopy(), seqno: e.seqno, level: lv.level, file: f });
-            },
-            { rangeDeletions: false },
-          );
-        } catch (e) {
-          m.skippedFiles.push({ file: f.fileName, reason: (e as Error).message });
-        }
-      }
+    // 1-2: draw the sample
+    let sample: Sampled[];
+    if (m.bytesAboveBottom <= (opts.scanLimitBytes ?? DEFAULT_OVERLAY_SCAN_LIMIT)) {
+      sample = scanSample(upper, cache, sampleSize, random, m, skip);
+    } else {
+      m.sampling = "blocks";
+      sample = blockSample(upper, cache, sampleSize, random, m, skip);
+    }
 
     // 3: look each sampled key up below its own position
     const l0 = (levels.find((l) => l.level === 0)?.files ?? [])
@@ -191,7 +206,7 @@ export function measureOverlay(
     const deeper = levels
       .filter((l) => l.level > 0)
       .map((l) => ({ level: l.level, files: sortedByKey(l.files) }));
-    for (const s of reservoir.items) {
+    for (const s of sample) {
       const hex = toHex(s.key);
       const candidates: SstFileModel[] = [];
       if (s.level === 0) for (const f of l0) if (f !== s.file && inRange(f, hex)) candidates.push(f);
@@ -211,8 +226,7 @@ export function measureOverlay(
           r = t.get(s.key);
         } catch (e) {
           unreadable = true;
-          if (!m.skippedFiles.some((x) => x.file === f.fileName))
-            m.skippedFiles.push({ file: f.fileName, reason: (e as Error).message });
+          skip(f, e);
           continue;
         }
         if (r.filterRejected) m.lookups.filterRejections++;
@@ -227,10 +241,8 @@ export function measureOverlay(
         continue;
       }
       m.sampled++;
-      if (older) {
-        m.sampledShadowing++;
-        shadowBytes += older.bytes;
-      }
+      if (older) m.sampledShadowing++;
+      results.push({ y: older ? 1 : 0, w: s.weight, bytes: older?.bytes ?? 0 });
     }
   } finally {
     cache.closeAll();
@@ -239,8 +251,9 @@ export function measureOverlay(
   // 4: scale the sampled share to every entry above the bottom
   const n = m.sampled;
   const N = m.entriesAboveBottom;
-  m.exhaustive = n === N && m.unresolved === 0;
+  const shadowBytes = results.reduce((a, r) => a + r.bytes, 0);
   const meanBytes = m.sampledShadowing > 0 ? shadowBytes / m.sampledShadowing : 0;
+  m.exhaustive = m.sampling === "scan" && n === N && m.unresolved === 0;
   if (m.exhaustive) {
     m.shadowedEntriesEstimate = {
       value: m.sampledShadowing,
@@ -250,21 +263,157 @@ export function measureOverlay(
       method: "exact",
     };
     m.obsoleteBytesEstimate = { value: shadowBytes, low: shadowBytes, high: shadowBytes };
-  } else {
-    const w = wilsonInterval(m.sampledShadowing, n);
-    const value = n > 0 ? Math.round((m.sampledShadowing / n) * N) : 0;
-    m.shadowedEntriesEstimate = {
-      value,
-      low: Math.floor(w.low * N),
-      high: Math.ceil(w.high * N),
-      confidence: 0.95,
-      method: "wilson",
-    };
-    m.obsoleteBytesEstimate = {
-      value: Math.round(value * meanBytes),
-      low: Math.round(Math.floor(w.low * N) * meanBytes),
-      high: Math.round(Math.ceil(w.high * N) * meanBytes),
-    };
+    return m;
   }
+  let share: number;
+  let low: number;
+  let high: number;
+  const w = wilsonInterval(m.sampledShadowing, n);
+  if (m.sampling === "scan") {
+    share = n > 0 ? m.sampledShadowing / n : 0;
+    low = w.low;
+    high = w.high;
+  } else {
+    const r = ratioInterval(results);
+    share = r.share;
+    low = Math.min(r.low, w.low);
+    high = Math.max(r.high, w.high);
+  }
+  const value = Math.round(share * N);
+  m.shadowedEntriesEstimate = {
+    value,
+    low: Math.floor(low * N),
+    high: Math.ceil(high * N),
+    confidence: 0.95,
+    method: m.sampling === "scan" ? "wilson" : "ratio",
+  };
+  m.obsoleteBytesEstimate = {
+    value: Math.round(value * meanBytes),
+    low: Math.round(Math.floor(low * N) * meanBytes),
+    high: Math.round(Math.ceil(high * N) * meanBytes),
+  };
   return m;
+}
+
+/** Every point entry of the files above the bottom, reservoir-sampled (uniform, exact count). */
+function scanSample(
+  upper: LevelModel[],
+  cache: TableCache,
+  size: number,
+  random: () => number,
+  m: OverlayMeasurement,
+  skip: (f: SstFileModel, e: unknown) => void,
+): Sampled[] {
+  const reservoir = new Reservoir<Sampled>(size, random);
+  for (const lv of upper)
+    for (const f of lv.files) {
+      try {
+        if (!f.present) throw new Error("missing");
+        cache.get(f.path).scan(
+          (e) => {
+            m.entriesAboveBottom++;
+            const slot = reservoir.slotFor();
+            if (slot >= 0)
+              reservoir.put(slot, {
+                key: e.userKeyCopy(),
+                seqno: e.seqno,
+                level: lv.level,
+                file: f,
+                weight: 1,
+              });
+          },
+          { rangeDeletions: false },
+        );
+      } catch (e) {
+        skip(f, e);
+      }
+    }
+  return reservoir.items;
+}
+
+/**
+ * Data blocks drawn uniformly (with replacement) over every data block above the bottom, one entry drawn
+ * uniformly inside each; the entry's weight is its block's entry count. Files are chosen in proportion
+ * to their data blocks (table properties) and each file's index is walked once for all its draws.
+ * entriesAboveBottom = the files' entry counts (properties) minus range deletions.
+ */
+function blockSample(
+  upper: LevelModel[],
+  cache: TableCache,
+  size: number,
+  random: () => number,
+  m: OverlayMeasurement,
+  skip: (f: SstFileModel, e: unknown) => void,
+): Sampled[] {
+  const files: { f: SstFileModel; level: number; blocks: number }[] = [];
+  for (const lv of upper)
+    for (const f of lv.files) {
+      try {
+        if (!f.present) throw new Error("missing");
+        const p = cache.get(f.path).properties;
+        const blocks = Number(p["rocksdb.num.data.blocks"] ?? 0);
+        const entries = Number(p["rocksdb.num.entries"] ?? 0) - Number(p["rocksdb.num.range-deletions"] ?? 0);
+        m.entriesAboveBottom += Math.max(0, entries);
+        if (blocks > 0) files.push({ f, level: lv.level, blocks });
+      } catch (e) {
+        skip(f, e);
+      }
+    }
+  const total = files.reduce((a, x) => a + x.blocks, 0);
+  if (total === 0) return [];
+  // draw global block numbers, then group them by file
+  const draws = Array.from({ length: size }, () => Math.floor(random() * total)).sort((a, b) => a - b);
+  const out: Sampled[] = [];
+  let base = 0;
+  let d = 0;
+  for (const x of files) {
+    const wanted: number[] = [];
+    while (d < draws.length && draws[d]! < base + x.blocks) wanted.push(draws[d++]! - base);
+    base += x.blocks;
+    if (wanted.length === 0) continue;
+    try {
+      const t = cache.get(x.f.path);
+      let i = 0;
+      let w = 0;
+      for (const ie of t.iterateIndex()) {
+        while (w < wanted.length && wanted[w] === i) {
+          const c = t.readDataBlock(ie.handle).cursor();
+          let count = 0;
+          let pick: { key: Buffer; seqno: number } | undefined;
+          while (c.next()) {
+            count++;
+            if (random() * count < 1) pick = { key: c.userKeyCopy(), seqno: c.seqno };
+          }
+          if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
+          w++;
+        }
+        if (w >= wanted.length) break;
+        i++;
+      }
+    } catch (e) {
+      skip(x.f, e);
+    }
+  }
+  return out;
+}
+
+/**
+ * Ratio estimator of the shadowed share for weighted draws (y_i in {0,1}, weight m_i = entries in the
+ * drawn block): r = Σ m_i y_i / Σ m_i, with the usual linearised variance
+ * Var(r) ≈ Σ (m_i (y_i − r))² / (n (n − 1) m̄²), and a 95% normal interval.
+ */
+export function ratioInterval(draws: { y: number; w: number }[]): {
+  share: number;
+  low: number;
+  high: number;
+} {
+  const n = draws.length;
+  if (n === 0) return { share: 0, low: 0, high: 1 };
+  const sw = draws.reduce((a, d) => a + d.w, 0);
+  const r = draws.reduce((a, d) => a + d.w * d.y, 0) / sw;
+  if (n < 2) return { share: r, low: 0, high: 1 };
+  const mbar = sw / n;
+  const ss = draws.reduce((a, d) => a + (d.w * (d.y - r)) ** 2, 0);
+  const se = Math.sqrt(ss / (n * (n - 1) * mbar * mbar));
+  return { share: r, low: Math.max(0, r - 1.96 * se), high: Math.min(1, r + 1.96 * se) };
 }

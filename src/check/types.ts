@@ -59,6 +59,8 @@ export interface CheckOptions {
   against?: string;
   /** Keys sampled per column family for placement-overlay (default 2000; all when fewer above bottom). */
   overlaySample?: number;
+  /** Bytes above the bottom level up to which placement-overlay scans every entry (default 1 GiB). */
+  overlayScanLimitBytes?: number;
   /** Seed for the overlay sample (default fixed: reruns give the same numbers). */
   seed?: number;
   /** code-population: sample this many data blocks per column family instead of reading every block. */

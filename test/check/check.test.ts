@@ -10,10 +10,12 @@ import { join } from "node:path";
 import {
   runCheck,
   exitCodeFor,
+  measureOverlay,
   wilsonInterval,
   type CheckFinding,
   type CheckReport,
 } from "../../src/check/index.js";
+import { inspectDatadir } from "../../src/datadir/index.js";
 import { dbBench, hashTree, ldbManifest, removeDir, tempDir } from "../datadir/helpers.js";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -175,6 +177,10 @@ describe("placement-overlay on db_bench stores", () => {
     return db;
   }
 
+  /** Half the keys above the bottom are new: 6000 random writes over twice the key space, built once. */
+  let half: string | undefined;
+  const halfNew = () => (half ??= overwritten("half-new", 6000, 2 * N));
+
   it("reports nothing when every file sits in the bottom level", async () => {
     const r = await runCheck(base);
     expect(of(r, "placement-overlay")).toHaveLength(0);
@@ -202,7 +208,7 @@ describe("placement-overlay on db_bench stores", () => {
   );
 
   it("samples: the Wilson interval holds the true count when half the keys above are new", async () => {
-    const db = overwritten("half-new", 6000, 2 * N);
+    const db = halfNew();
     const oracle = oracleShadowed(db, N);
     expect(oracle.shadowing).toBeGreaterThan(oracle.above * 0.3);
     expect(oracle.shadowing).toBeLessThan(oracle.above * 0.7);
@@ -218,6 +224,41 @@ describe("placement-overlay on db_bench stores", () => {
     expect(e.shadowedEntriesEstimate.low).toBeLessThanOrEqual(oracle.shadowing);
     expect(e.shadowedEntriesEstimate.high).toBeGreaterThanOrEqual(oracle.shadowing);
     expect(Math.abs(e.shadowedEntriesEstimate.value - oracle.shadowing) / oracle.shadowing).toBeLessThan(0.1);
+  });
+
+  it("block sampling (beyond the scan limit): the ratio interval holds the true count", async () => {
+    const db = halfNew();
+    const oracle = oracleShadowed(db, N);
+    const r = await runCheck(db, { overlaySample: 600, overlayScanLimitBytes: 0 });
+    const e = of(r, "placement-overlay")[0]!.evidence as {
+      sampling: string;
+      entriesAboveBottom: number;
+      shadowedEntriesEstimate: { value: number; low: number; high: number; method: string };
+    };
+    expect(e.sampling).toBe("blocks");
+    expect(e.entriesAboveBottom).toBe(oracle.above);
+    expect(e.shadowedEntriesEstimate.method).toBe("ratio");
+    expect(e.shadowedEntriesEstimate.low).toBeLessThanOrEqual(oracle.shadowing);
+    expect(e.shadowedEntriesEstimate.high).toBeGreaterThanOrEqual(oracle.shadowing);
+  });
+
+  it("95% intervals cover the true count in about 95% of seeds (scan and block sampling)", async () => {
+    const db = halfNew();
+    const oracle = oracleShadowed(db, N);
+    const model = await inspectDatadir(db, { tableDetails: "cheap" });
+    const inst = model.instances[0]!;
+    const cf = inst.columnFamilies[0]!;
+    for (const scanLimitBytes of [undefined, 0]) {
+      let covered = 0;
+      const seeds = 40;
+      for (let seed = 1; seed <= seeds; seed++) {
+        const m = measureOverlay(inst, cf, { sample: 300, seed, scanLimitBytes })!;
+        const est = m.shadowedEntriesEstimate;
+        if (est.low <= oracle.shadowing && oracle.shadowing <= est.high) covered++;
+      }
+      // P(X <= 33 | n = 40, p = 0.95) < 1%: fewer coverings would mean the interval is too narrow
+      expect(covered).toBeGreaterThanOrEqual(34);
+    }
   });
 
   it("options-mismatch names the knob that differs between two db_bench arms", async () => {

@@ -41,6 +41,7 @@ export const rule: Rule = {
         const m = measureOverlay(r.instance, r.cf, {
           sample: ctx.options.overlaySample,
           seed: ctx.options.seed,
+          scanLimitBytes: ctx.options.overlayScanLimitBytes,
         });
         if (!m || m.filesAboveBottom === 0) continue;
         const est = m.shadowedEntriesEstimate;
@@ -87,6 +88,7 @@ export const rule: Rule = {
               sampledShadowing: m.sampledShadowing,
               unresolved: m.unresolved,
               exhaustive: m.exhaustive,
+              sampling: m.sampling,
               shadowedEntriesEstimate: est,
               shadowedShareOfEntries: share(est.value, entries),
               obsoleteBytesEstimate: m.obsoleteBytesEstimate,

@@ -7,7 +7,7 @@ import type { CommandModule } from "yargs";
 import { runCheck, exitCodeFor, RULES } from "../../check/runner.js";
 import { renderTable, summaryLine } from "../../check/render.js";
 import { assertReportPathOutside, reportJson, writeReportFile } from "../../check/report_file.js";
-import { DEFAULT_OVERLAY_SAMPLE } from "../../check/overlay.js";
+import { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_SCAN_LIMIT } from "../../check/overlay.js";
 import { fromFsError, isUserError, LsmscopeError } from "../../util/errors.js";
 import { CheckCannotRunError } from "../../check/arms.js";
 
@@ -18,6 +18,7 @@ interface Args {
   "fail-on": "warn" | "error";
   report?: string;
   sample: number;
+  "overlay-scan-limit": number;
   "code-sample-blocks"?: number;
   seed: number;
 }
@@ -57,6 +58,12 @@ export const command: CommandModule<object, Args> = {
         default: DEFAULT_OVERLAY_SAMPLE,
         describe: "placement-overlay: entries sampled above the bottom level per column family",
       })
+      .option("overlay-scan-limit", {
+        type: "number",
+        default: DEFAULT_OVERLAY_SCAN_LIMIT / 1024 / 1024,
+        describe:
+          "placement-overlay: MiB above the bottom level up to which every entry is scanned (beyond: block sampling)",
+      })
       .option("code-sample-blocks", {
         type: "number",
         describe: "code-population: sample N data blocks per column family instead of reading all",
@@ -71,6 +78,8 @@ export const command: CommandModule<object, Args> = {
     try {
       if (!Number.isInteger(argv.sample) || argv.sample < 1)
         throw new LsmscopeError("--sample must be a positive integer", { exitCode: 3 });
+      if (!(argv["overlay-scan-limit"] >= 0))
+        throw new LsmscopeError("--overlay-scan-limit must be a number of MiB >= 0", { exitCode: 3 });
       const dirs = [argv.dir, ...(argv.against !== undefined ? [argv.against] : [])];
       // refuse a report path inside a datadir before reading anything
       if (argv.report !== undefined) assertReportPathOutside(argv.report, dirs);
@@ -78,6 +87,7 @@ export const command: CommandModule<object, Args> = {
       const report = await runCheck(argv.dir, {
         against: argv.against,
         overlaySample: argv.sample,
+        overlayScanLimitBytes: argv["overlay-scan-limit"] * 1024 * 1024,
         seed: argv.seed,
         codeSampleBlocks: argv["code-sample-blocks"],
         onProgress: tty
