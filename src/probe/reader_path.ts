@@ -30,6 +30,7 @@ import { cursor, getVarint32 } from "../util/coding.js";
 import { TableFile } from "../format/table_file.js";
 import { createCodecs } from "../format/compression.js";
 import { murmurHash32 } from "../format/hash.js";
+import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
 import { decodeBlobIndex, readBlobRecord } from "./blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
@@ -47,6 +48,8 @@ interface OpenedTable {
   useFilter: boolean;
   filterBlockBased: boolean;
   hashIndex?: HashIndex;
+  /** whole_key_filtering=false with a prefix extractor: the full filter holds prefixes (PrefixMayMatch). */
+  prefixFilter?: { bits: FilterBits; length: number; fixed: boolean };
 }
 
 /**
@@ -170,6 +173,7 @@ export class LsmReader {
       }
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
       let useFilter = false;
+      let prefixFilter: OpenedTable["prefixFilter"];
       if (fi.kind === "none") filterUse.noFilterInFile++;
       else if (!policyConfigured || !WHOLE_KEY_POLICIES.test(fi.policy ?? "")) filterUse.noPolicyInOptions++;
       else if (
@@ -178,8 +182,25 @@ export class LsmReader {
         f.level === nonEmpty - 1
       )
         filterUse.optimizedForHits++;
-      else if (!fi.wholeKeyFiltering) filterUse.notWholeKey++;
-      else {
+      else if (!fi.wholeKeyFiltering) {
+        const pl = prefixExtractorLength(target.options.prefixExtractor);
+        const builtWith = prefixExtractorLength(
+          String(table.properties["rocksdb.prefix.extractor.name"] ?? ""),
+        );
+        const fh = fi.metaBlock ? table.meta(fi.metaBlock) : undefined;
+        if (
+          pl &&
+          builtWith &&
+          builtWith.length === pl.length &&
+          builtWith.fixed === pl.fixed &&
+          fh &&
+          !fi.partitioned &&
+          !fi.blockBased
+        ) {
+          prefixFilter = { bits: decodeFilterBits(readRawMetaBlock(table, fh)), ...pl };
+          filterUse.consulted++;
+        } else filterUse.notWholeKey++;
+      } else {
         useFilter = true;
         filterUse.consulted++;
       }
@@ -214,6 +235,7 @@ export class LsmReader {
         indexLevels: table.indexType === "two-level" ? 2 : 1,
         separatorsInternal: !table.indexKeyIsUserKey,
         hashIndex,
+        prefixFilter,
         useFilter,
         filterBlockBased: fi.blockBased,
       };
@@ -232,7 +254,7 @@ export class LsmReader {
       notes.push(`${rangeDelFiles} tables carry range deletions; the reader path does not apply them`);
     if (filterUse.notWholeKey > 0)
       notes.push(
-        `${filterUse.notWholeKey} tables have whole_key_filtering=false (prefix-only filters): the reader path does not query prefix filters for them`,
+        `${filterUse.notWholeKey} tables have whole_key_filtering=false and a partitioned or block-based prefix filter, or a prefix extractor other than the one they were built with: the reader path does not query their filters`,
       );
     this.openStats = {
       tables: this.l0.length + this.levels.reduce((n, l) => n + (l?.length ?? 0), 0),
@@ -311,6 +333,15 @@ export class LsmReader {
   /** The table-level lookup; undefined when the table has no entry for the key (search goes on). */
   private tableGet(t: OpenedTable, key: Buffer, tr: LookupTrace): { found: boolean } | undefined {
     tr.files++;
+    const pf = t.prefixFilter;
+    if (pf && (!pf.fixed || key.length >= pf.length)) {
+      // BlockBasedTable::FullFilterKeyMayMatch without whole keys: PrefixMayMatch(prefix)
+      tr.filterChecks++;
+      if (!pf.bits.mayMatch(key.subarray(0, Math.min(pf.length, key.length)))) {
+        tr.filterRejections++;
+        return undefined;
+      }
+    }
     if (t.useFilter && !t.filterBlockBased) {
       const s = {
         filterChecked: 0,

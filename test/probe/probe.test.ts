@@ -24,6 +24,8 @@ let layered: string; // bloom 10, L0..L2 with overwrites, deletes and unflushed 
 let partitioned: string; // partitioned index and filters, ten overlapping L0 files, memtable
 let ribbon: string; // ribbon filter, L0..L2 after overwrites
 let blobs: string; // values in blob files
+let prefixOnly: string; // whole_key_filtering=false, fixed 12-byte prefix extractor: prefix filter
+let hashIndex: string; // kHashSearch index over an 8-byte prefix, no filter
 
 beforeAll(() => {
   tmp = tempDir();
@@ -65,6 +67,20 @@ beforeAll(() => {
     "--bloom_bits=10",
     "--enable_blob_files=1",
     "--min_blob_size=200",
+  ]);
+  prefixOnly = dbBench(join(tmp, "prefix"), [
+    "--benchmarks=fillrandom,compact",
+    "--num=20000",
+    "--bloom_bits=10",
+    "--whole_key_filtering=0",
+    "--prefix_size=12",
+  ]);
+  hashIndex = dbBench(join(tmp, "hash"), [
+    "--benchmarks=fillrandom,compact",
+    "--num=20000",
+    "--bloom_bits=-1",
+    "--use_hash_search=1",
+    "--prefix_size=8",
   ]);
 });
 
@@ -116,6 +132,8 @@ describe("reader path against the engine's own counters", () => {
     ["partitioned", () => partitioned],
     ["ribbon", () => ribbon],
     ["blobs", () => blobs],
+    ["prefix-filter", () => prefixOnly],
+    ["hash-index", () => hashIndex],
   ] as const) {
     for (const keys of ["present", "absent"] as const) {
       itEngine(`db_bench ${name} ${keys}`, async () => {
