@@ -114,7 +114,10 @@ export interface GetResult {
   type?: number;
   typeName?: string;
   seqno?: number;
-  /** Value bytes (copy); for blob-index entries the blob index, for merges one operand. */
+  /**
+   * Value bytes (copy); for blob-index entries the blob index (see decodeBlobIndex), for merges one
+   * operand, for a covering range deletion (type 0xf) its end key.
+   */
   value?: Buffer;
   stats: LookupStats;
 }
@@ -749,6 +752,35 @@ export class SstTable {
     return ok;
   }
 
+  private tombstones?: { start: Buffer; end: Buffer; seqno: number }[];
+
+  /**
+   * The newest range deletion of this table covering `key`, as a GetResult builder (RocksDB's Get treats
+   * entries older than it as deleted). The range-deletion block is read once and kept.
+   */
+  private coveringRangeDeletion(
+    key: Buffer,
+  ): (((s: LookupStats, filterRejected: boolean) => GetResult) & { seqno: number }) | undefined {
+    if (!this.meta("rocksdb.range_del")) return undefined;
+    this.tombstones ??= this.rangeDeletions();
+    let best: { start: Buffer; end: Buffer; seqno: number } | undefined;
+    for (const t of this.tombstones) {
+      if (t.start.compare(key) <= 0 && key.compare(t.end) < 0 && (!best || t.seqno > best.seqno)) best = t;
+    }
+    if (!best) return undefined;
+    const b = best;
+    const build = (s: LookupStats, filterRejected: boolean): GetResult => ({
+      found: true,
+      filterRejected,
+      type: ValueType.RangeDeletion,
+      typeName: valueTypeName(ValueType.RangeDeletion),
+      seqno: b.seqno,
+      value: Buffer.from(b.end),
+      stats: s,
+    });
+    return Object.assign(build, { seqno: b.seqno });
+  }
+
   /** Data block handle whose key range may hold `userKey` (reads index partitions); undefined if none. */
   private seekIndex(key: Buffer): BlockHandle | undefined {
     const top = this.loadTopIndex();
@@ -780,21 +812,23 @@ export class SstTable {
     const key = Buffer.from(userKey.buffer, userKey.byteOffset, userKey.byteLength);
     this.statsStack.push(s);
     try {
+      // like TableCache::Get, the table's range tombstones apply whatever the filter says
+      const tomb = this.coveringRangeDeletion(key);
       const f = this.filter;
       if (!f.blockBased && this.queryFilter(key, s, undefined) === false) {
-        return { found: false, filterRejected: true, stats: s };
+        return tomb ? tomb(s, true) : { found: false, filterRejected: true, stats: s };
       }
       const h = this.seekIndex(key);
-      if (!h) return { found: false, filterRejected: false, stats: s };
+      if (!h) return tomb ? tomb(s, false) : { found: false, filterRejected: false, stats: s };
       if (f.blockBased && this.queryFilter(key, s, h.offset) === false) {
-        return { found: false, filterRejected: true, stats: s };
+        return tomb ? tomb(s, true) : { found: false, filterRejected: true, stats: s };
       }
       const db = this.readDataBlock(h);
       const c = new DataCursor().reset(db.block);
       const found = this.guard("data", h.offset, () => c.seek(SstTable.cmpUser(key, true)));
-      if (!found || c.keyLength < 8 || key.compare(c.key, 0, c.keyLength - 8) !== 0) {
-        return { found: false, filterRejected: false, stats: s };
-      }
+      const hit = found && c.keyLength >= 8 && key.compare(c.key, 0, c.keyLength - 8) === 0;
+      if (tomb && (!hit || c.seqno < tomb.seqno)) return tomb(s, false);
+      if (!hit) return { found: false, filterRejected: false, stats: s };
       const type = c.type;
       return {
         found: true,
