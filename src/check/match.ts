@@ -18,10 +18,16 @@ export function allCfs(model: DatadirModel): CfRef[] {
   return model.instances.flatMap((instance) => instance.columnFamilies.map((cf) => ({ instance, cf })));
 }
 
-/** Pairs of column families across the arms; one side is absent when the other arm lacks it. */
+/**
+ * Pairs of column families across the arms; one side is absent when the other arm lacks it. Two arms of
+ * one store each pair their stores whatever their paths (a datadir against a bare store directory).
+ */
 export function pairCfs(subject: DatadirModel, reference: DatadirModel): CfPair[] {
   const out: CfPair[] = [];
-  const refInstances = new Map(reference.instances.map((i) => [i.relPath, i]));
+  const single = subject.instances.length === 1 && reference.instances.length === 1;
+  const refInstances = new Map(
+    reference.instances.map((i) => [single ? subject.instances[0]!.relPath : i.relPath, i]),
+  );
   const seen = new Set<InstanceModel>();
   for (const si of subject.instances) {
     const ri = refInstances.get(si.relPath);

@@ -11,6 +11,8 @@ import {
   runCheck,
   exitCodeFor,
   measureOverlay,
+  renderTable,
+  summaryLine,
   wilsonInterval,
   type CheckFinding,
   type CheckReport,
@@ -148,6 +150,18 @@ describe("check on the Besu samples", () => {
     } finally {
       removeDir(dir);
     }
+  });
+});
+
+describe("check output", () => {
+  it("pairs a datadir with a bare store directory of the same client; the table names the compact commands", async () => {
+    const r = await runCheck(snapshot, { against: join(snapshot, "database") });
+    expect(r.findings.filter((f) => f.arm === "both")).toHaveLength(0);
+    const table = renderTable(r, exitCodeFor(r), 120);
+    expect(table).toMatch(/^SEV\s+RULE\s+ARM\s+WHERE\s+FINDING/);
+    expect(table).toContain(`lsmscope compact ${snapshot} --cf 06 --yes`);
+    expect(table).toContain(`lsmscope compact ${join(snapshot, "database")} --cf 06 --yes`);
+    expect(table.trimEnd().split("\n").at(-1)).toBe(summaryLine(r, 0));
   });
 });
 
