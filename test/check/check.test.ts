@@ -275,6 +275,32 @@ describe("placement-overlay on db_bench stores", () => {
     }
   });
 
+  it("format-mix and options-drift when a reopen with another compression adds files", async () => {
+    const db = join(dir, "mixed");
+    cpSync(base, db, { recursive: true });
+    dbBench(db, [
+      "--use_existing_db=1",
+      "--benchmarks=overwrite,flush",
+      `--num=${N}`,
+      "--writes=1000",
+      "--disable_auto_compactions=1",
+      ...bench.filter((a) => !a.startsWith("--compression_type")),
+      "--compression_type=snappy",
+    ]);
+    const r = await runCheck(db);
+    const mix = of(r, "format-mix");
+    expect(mix).toHaveLength(1);
+    expect(mix[0]!.severity).toBe("warn");
+    const comp = mix[0]!.evidence.compression as { value: string; files: number }[];
+    expect(comp.map((c) => c.value).sort()).toEqual(["NoCompression", "Snappy"]);
+    const drift = of(r, "options-drift");
+    expect(drift).toHaveLength(1);
+    const ds = drift[0]!.evidence.disagreements as { knob: string; carried: string; level?: number }[];
+    expect(ds.some((d) => d.knob === "compression" && d.level === 1 && /NoCompression/.test(d.carried))).toBe(
+      true,
+    );
+  });
+
   it("options-mismatch names the knob that differs between two db_bench arms", async () => {
     const snappy = join(dir, "snappy");
     dbBench(snappy, [
