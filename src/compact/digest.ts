@@ -21,7 +21,7 @@ import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { ValueType } from "../format/internal_key.js";
 import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "../format/compression.js";
-import { cursor, getVarint64Number, putVarint32 } from "../util/coding.js";
+import { cursor, getVarint64Number } from "../util/coding.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { walWritesForCf, type WalRangeDeletion } from "./wal_entries.js";
@@ -234,10 +234,35 @@ function covered(tombstones: WalRangeDeletion[], key: Buffer, keyLen: number, se
   return false;
 }
 
-function lenPrefix(n: number): Buffer {
-  const out: number[] = [];
-  putVarint32(out, n);
-  return Buffer.from(out);
+/** Feeds length-prefixed records to a hash through one scratch buffer (few, large update() calls). */
+class RecordHasher {
+  private readonly buf = Buffer.allocUnsafe(1 << 16);
+  private pos = 0;
+  constructor(private readonly hash: ReturnType<typeof createHash>) {}
+  private varint(n: number): void {
+    let v = n;
+    while (v >= 0x80) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.pos++] = v;
+  }
+  /** varint32 len ‖ bytes */
+  field(b: Uint8Array): void {
+    if (this.pos + 5 + b.length > this.buf.length) this.flush();
+    this.varint(b.length);
+    if (b.length > this.buf.length - this.pos) {
+      this.flush();
+      this.hash.update(b);
+      return;
+    }
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+  flush(): void {
+    if (this.pos > 0) this.hash.update(this.buf.subarray(0, this.pos));
+    this.pos = 0;
+  }
 }
 
 /** Digest of one column family of a store described by the datadir model. */
@@ -282,28 +307,32 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
       s.next();
       heap.push(s);
     }
-    let last: Buffer | undefined;
+    // the last user key seen, copied into a reused buffer
+    let lastBuf = Buffer.allocUnsafe(256);
+    let lastLen = -1;
+    const rh = new RecordHasher(hash);
     while (heap.size > 0) {
       const s = heap.top();
       out.entriesRead++;
-      const isNewest = last === undefined || s.key.compare(last, 0, last.length, 0, s.userKeyLength) !== 0;
+      const isNewest = lastLen < 0 || s.key.compare(lastBuf, 0, lastLen, 0, s.userKeyLength) !== 0;
       if (isNewest) {
-        last = Buffer.from(s.key.subarray(0, s.userKeyLength));
+        if (s.userKeyLength > lastBuf.length) lastBuf = Buffer.allocUnsafe(s.userKeyLength * 2);
+        s.key.copy(lastBuf, 0, 0, s.userKeyLength);
+        lastLen = s.userKeyLength;
+        const last = lastBuf.subarray(0, lastLen);
         const t = s.type;
         if (t === ValueType.Value || t === ValueType.BlobIndex || t === 0x18) {
           if (!covered(tombstones, s.key, s.userKeyLength, s.seqno)) {
             let value = s.data.subarray(s.valueOffset, s.valueOffset + s.valueLength);
             if (t === ValueType.BlobIndex) {
-              value = blobs.resolve(Buffer.from(value), () => last!.toString("hex"));
+              value = blobs.resolve(Buffer.from(value), () => last.toString("hex"));
               out.blobValues++;
             } else if (t === 0x18) {
               // value with preferred seqno: value ‖ fixed64 unix write time / seqno
               value = value.subarray(0, Math.max(0, value.length - 8));
             }
-            hash.update(lenPrefix(last.length));
-            hash.update(last);
-            hash.update(lenPrefix(value.length));
-            hash.update(value);
+            rh.field(last);
+            rh.field(value);
             out.keys++;
             out.keyBytes += last.length;
             out.valueBytes += value.length;
@@ -316,6 +345,7 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
       }
       heap.advanceTop();
     }
+    rh.flush();
   } finally {
     heap.closeAll();
     blobs.close();
