@@ -82,6 +82,11 @@ export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): P
     throw new LsmscopeError(`refused: ${plan.refusals[0]!.message}`, { file: plan.store });
   const lock = lockRefusal(plan.store);
   if (lock) throw new LsmscopeError(`refused: ${lock.message}`, { file: plan.store });
+  if (opts.signal?.aborted)
+    throw new LsmscopeError("cancelled before the store was opened; nothing written", {
+      file: plan.store,
+      exitCode: 130,
+    });
   const started = Date.now();
   let db: engine.EngineDb;
   try {
