@@ -187,6 +187,10 @@ export function absentKeys(
 ): KeySetResult & { shape: KeyShape } {
   let shape = opts.shape ?? {};
   if (shape.length === undefined) {
+    if (target.files.length === 0)
+      throw new LsmscopeError(
+        `column family ${target.cfDisplayName} has no tables to take the key shape from; give --key-length (and --prefix)`,
+      );
     const sample = presentKeys(target, reader, 64, { seed: `${opts.seed ?? ""}/shape`, shape }).keys;
     const inferred = inferShape(sample);
     shape = { length: inferred.length, prefix: shape.prefix ?? inferred.prefix };
