@@ -111,6 +111,7 @@ function tasksFor(
   parts: number,
   base: Omit<ScanTask, "id" | "runs" | "mem" | "rangeDels" | "loHex" | "hiHex">,
   nextId: () => number,
+  splitMin: number,
   range?: { loHex?: string; hiHex?: string },
 ): ScanTask[] {
   // the WAL layer is decoded once per column family and sliced per range
@@ -127,7 +128,7 @@ function tasksFor(
   };
   const common = { runs: plan.runs, rangeDels, ...base };
   if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
-  const cuts = plan.dataBytes >= SPLIT_MIN_BYTES ? splitPoints(plan, parts) : [];
+  const cuts = plan.dataBytes >= splitMin ? splitPoints(plan, parts) : [];
   const bounds = [undefined, ...cuts, undefined];
   const out: ScanTask[] = [];
   for (let i = 0; i + 1 < bounds.length; i++) {
@@ -295,6 +296,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
   let id = 0;
   const nextId = () => id++;
   const parts = workers * 2;
+  const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
   let totalBytes = 0;
   let doneBytes = 0;
   const progress = (b: number) => {
@@ -320,6 +322,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
           parts,
           { collectStats: whole, roles: [role], delegationHashes: [] },
           nextId,
+          splitMin,
           range,
         );
         return { tasks, key: plan.key, stats: whole };
@@ -335,7 +338,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
       roles.push({ role: "accounts", ...accLoc.role });
     phaseB.push({
       key: plan.key,
-      tasks: tasksFor(plan, parts, { collectStats: true, roles, delegationHashes: [] }, nextId),
+      tasks: tasksFor(plan, parts, { collectStats: true, roles, delegationHashes: [] }, nextId, splitMin),
     });
   }
   for (const p of plans.values()) if (selectedKeys.has(p.key)) totalBytes += p.dataBytes;

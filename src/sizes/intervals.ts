@@ -6,9 +6,12 @@
  *     var(p) = (1 − n/B) / (n · m̄²) · Σ (y_i − p·m_i)² / (n − 1)
  *   turned into an effective sample size n_eff = p(1−p)/var (≤ Σm), then a Wilson score interval on
  *   n_eff: Wilson's good behaviour near 0 and 1, with the width clustering really gives.
- * - totals (B · mean per block): normal interval with the finite-population correction.
+ * - totals (B · mean per block, or a known total × a sampled ratio): Student-t interval (n − 1 degrees
+ *   of freedom) with the finite-population correction.
  * - percentiles and means of record sizes: block bootstrap (resample blocks with replacement, R times,
- *   percentile method), which keeps whatever correlation records of one block have.
+ *   percentile method), which keeps whatever correlation records of one block have; percentiles are
+ *   joined with the distribution-free order-statistic interval of the pooled records, whose upper end
+ *   is unbounded (Infinity, null in JSON) when the sample is too small to bound the quantile.
  * With every block sampled (n = B) the figures are exact and intervals collapse to the point.
  */
 import type { Interval } from "./types.js";
@@ -52,6 +55,21 @@ export function zFor(confidence: number): number {
   );
 }
 
+/** Student t quantile for `df` degrees of freedom at the z of a two-sided level (Cornish–Fisher, df ≥ 1). */
+export function tFor(z: number, df: number): number {
+  if (!Number.isFinite(df) || df > 1e6) return z;
+  const d = Math.max(1, df);
+  const z3 = z ** 3;
+  const z5 = z ** 5;
+  const z7 = z ** 7;
+  return (
+    z +
+    (z3 + z) / (4 * d) +
+    (5 * z5 + 16 * z3 + 3 * z) / (96 * d * d) +
+    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * d * d * d)
+  );
+}
+
 export function wilson(p: number, n: number, z: number): Interval {
   if (n <= 0) return [0, 1];
   const z2 = z * z;
@@ -83,16 +101,45 @@ export function clusterShare(
   return { p, interval: wilson(p, nEff, z) };
 }
 
-/** B · mean(x) with a normal interval and the finite-population correction. */
+/** B · mean(x) with a Student-t interval and the finite-population correction. */
 export function clusterTotal(x: number[], B: number, z: number): { total: number; interval: Interval } {
   const n = x.length;
   if (n === 0) return { total: 0, interval: [0, 0] };
-  const mean = x.reduce((s, v) => s + v, 0) / n;
-  const total = B * mean;
+  const sum = x.reduce((s, v) => s + v, 0);
+  const mean = sum / n;
+  const total = sum * (B / n);
   if (n >= B || n < 2) return { total, interval: n >= B ? [total, total] : [0, Number.POSITIVE_INFINITY] };
   const s2 = x.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1);
   const se = B * Math.sqrt(((1 - n / B) * s2) / n);
-  return { total, interval: [Math.max(0, total - z * se), total + z * se] };
+  const t = tFor(z, n - 1);
+  return { total, interval: [Math.max(0, total - t * se), total + t * se] };
+}
+
+/**
+ * Ratio estimate Y ≈ X · Σy/Σx for a known total X (e.g. uncompressed bytes from stored bytes), with
+ * the ratio estimator's variance (1 − n/B)/(n·x̄²) · Σ(y_i − R·x_i)²/(n − 1).
+ */
+export function ratioTotal(
+  y: number[],
+  x: number[],
+  X: number,
+  B: number,
+  z: number,
+): { total: number; interval: Interval } {
+  const n = y.length;
+  const sy = y.reduce((s, v) => s + v, 0);
+  const sx = x.reduce((s, v) => s + v, 0);
+  if (n === 0 || sx === 0) return { total: 0, interval: [0, 0] };
+  const R = sy / sx;
+  const total = X * R;
+  if (n >= B) return { total: sy, interval: [sy, sy] };
+  if (n < 2) return { total, interval: [0, Number.POSITIVE_INFINITY] };
+  const xbar = sx / n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (y[i]! - R * x[i]!) ** 2;
+  const se = X * Math.sqrt(((1 - n / B) / (n * xbar * xbar)) * (ss / (n - 1)));
+  const t = tFor(z, n - 1);
+  return { total, interval: [Math.max(0, total - t * se), total + t * se] };
 }
 
 /** Seeded PRNG (mulberry32): same seed, same blocks. */
@@ -190,6 +237,34 @@ export class BlockSizes {
       const at = (f: number) => s[Math.min(s.length - 1, Math.max(0, Math.round(f * (s.length - 1))))]!;
       return [at(lo), at(1 - lo)];
     };
-    return { mean: pick(stats[0]!), p50: pick(stats[1]!), p90: pick(stats[2]!), p99: pick(stats[3]!) };
+    // distribution-free order-statistic interval of each quantile over the pooled records, joined with
+    // the bootstrap one: the bootstrap cannot reach past the sample's extremes (a p99 from a few hundred
+    // records), the order statistics say when the sample is too small to bound a quantile at all
+    const pooled = new Float64Array(sizes.length);
+    for (const sp of sparse) for (let i = 0; i < sp.length; i += 2) pooled[sp[i]!]! += sp[i + 1]!;
+    let N = 0;
+    for (const c of pooled) N += c;
+    const z = zFor(confidence);
+    const valueAtRank = (rank: number): number => {
+      let seen = 0;
+      for (let i = 0; i < sizes.length; i++) {
+        seen += pooled[i]!;
+        if (seen >= rank) return sizes[i]!;
+      }
+      return sizes[sizes.length - 1]!;
+    };
+    const orderStat = (q: number): Interval => {
+      const sd = Math.sqrt(N * q * (1 - q));
+      const l = Math.floor(N * q - z * sd);
+      const u = Math.ceil(N * q + z * sd) + 1;
+      return [l < 1 ? 0 : valueAtRank(l), u > N ? Number.POSITIVE_INFINITY : valueAtRank(u)];
+    };
+    const join = (a: Interval, b: Interval): Interval => [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
+    return {
+      mean: pick(stats[0]!),
+      p50: join(pick(stats[1]!), orderStat(0.5)),
+      p90: join(pick(stats[2]!), orderStat(0.9)),
+      p99: join(pick(stats[3]!), orderStat(0.99)),
+    };
   }
 }

@@ -21,6 +21,10 @@ export interface CfPlan {
   dataBytes: number;
   dataBlocks: number;
   files: number;
+  /** Stored records that are not deletions (num.entries − num.deletions), when every table has properties. */
+  valueRecords?: number;
+  /** Every table carries rocksdb.data.size (dataBytes is then exact). */
+  dataBytesExact: boolean;
 }
 
 export interface EthPlan {
@@ -70,12 +74,21 @@ export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: b
   const rangeDels: CfPlan["rangeDels"] = [];
   let dataBytes = 0;
   let dataBlocks = 0;
+  let valueRecords: number | undefined = 0;
+  let dataBytesExact = true;
   for (const run of runs) {
     for (const path of run) {
       const t = openTable(path);
       try {
         const ds = t.properties["rocksdb.data.size"];
         dataBytes += typeof ds === "number" ? ds : t.fileSize;
+        if (typeof ds !== "number") dataBytesExact = false;
+        const ne = t.properties["rocksdb.num.entries"];
+        const nd = t.properties["rocksdb.deleted.keys"];
+        const nr = t.properties["rocksdb.num.range-deletions"];
+        if (typeof ne === "number" && valueRecords !== undefined)
+          valueRecords += ne - (typeof nd === "number" ? nd : 0) - (typeof nr === "number" ? nr : 0);
+        else valueRecords = undefined;
         const nb = t.properties["rocksdb.num.data.blocks"];
         if (typeof nb === "number") dataBlocks += nb;
         const nrd = t.properties["rocksdb.num.range-deletions"];
@@ -101,6 +114,8 @@ export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: b
     dataBytes,
     dataBlocks,
     files,
+    valueRecords,
+    dataBytesExact,
   };
 }
 

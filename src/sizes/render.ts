@@ -13,6 +13,7 @@ import type {
 } from "./types.js";
 
 function num(n: number, digits = 0): string {
+  if (n === Number.POSITIVE_INFINITY) return "∞";
   if (!Number.isFinite(n)) return String(n);
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 0 });
 }

@@ -5,7 +5,7 @@
  * What it measures: the records *stored* in the column family — every version, tombstones included —
  * because telling a key's newest version needs every file that may hold the key (full mode does that
  * merge). Totals are extrapolated from the block count B (exact, from the index): B · mean per block.
- * WAL writes are not sampled. Intervals (intervals.ts): cluster-adjusted Wilson for shares, normal with
+ * WAL writes are not sampled. Intervals (intervals.ts): cluster-adjusted Wilson for shares, Student-t with
  * finite-population correction for totals, block bootstrap for means and percentiles.
  *
  * Ethereum views: an account's code hash is resolved by a point lookup in the code column family
@@ -22,7 +22,15 @@ import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } 
 import { SizeDist, RatioDist } from "./dist.js";
 import { decodeBlobIndex } from "./blob_index.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
-import { BlockSizes, clusterShare, clusterTotal, prng, sampleIndices, zFor } from "./intervals.js";
+import {
+  BlockSizes,
+  clusterShare,
+  clusterTotal,
+  prng,
+  ratioTotal,
+  sampleIndices,
+  zFor,
+} from "./intervals.js";
 import { cfKey, locateEth, planCf, resolveLocation, selectCfs, type CfPlan } from "./plan.js";
 import type { RoleSpec } from "./scan.js";
 import type {
@@ -350,6 +358,23 @@ function measureBlock(
   s.recs.push(rec);
 }
 
+/**
+ * Total of a per-block count: with the column family's exact record count (properties) a ratio
+ * estimate against the records per block; else block count × mean per block.
+ */
+function recordsTotal(s: CfSample, y: number[], z: number): { total: number; interval: Interval } {
+  const X = s.plan.valueRecords;
+  if (X !== undefined)
+    return ratioTotal(
+      y,
+      s.recs.map((r) => r.m),
+      X,
+      s.totalBlocks,
+      z,
+    );
+  return clusterTotal(y, s.totalBlocks, z);
+}
+
 function shareOf(y: number[], m: number[], B: number, z: number): Share {
   const count = y.reduce((a, b) => a + b, 0);
   const of = m.reduce((a, b) => a + b, 0);
@@ -361,18 +386,29 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
   const B = s.totalBlocks;
   const n = s.recs.length;
   const exact = n >= B;
-  const entries = clusterTotal(
-    s.recs.map((r) => r.m),
-    B,
-    z,
-  );
-  const phys = clusterTotal(
-    s.recs.map((r) => r.phys),
-    B,
-    z,
-  );
-  const logical = clusterTotal(
+  const plan = s.plan;
+  // exact where the tables say it (properties), estimated from the sample otherwise
+  const entries =
+    plan.valueRecords !== undefined
+      ? { total: plan.valueRecords, interval: [plan.valueRecords, plan.valueRecords] as Interval }
+      : clusterTotal(
+          s.recs.map((r) => r.m),
+          B,
+          z,
+        );
+  const phys = plan.dataBytesExact
+    ? { total: plan.dataBytes, interval: [plan.dataBytes, plan.dataBytes] as Interval }
+    : clusterTotal(
+        s.recs.map((r) => r.phys),
+        B,
+        z,
+      );
+  // ratio against the stored payload (block trailers, 5 bytes per block, are known exactly): blocks that
+  // did not compress then estimate exactly
+  const logical = ratioTotal(
     s.recs.map((r) => r.logical),
+    s.recs.map((r) => r.phys - BLOCK_TRAILER_SIZE),
+    phys.total - BLOCK_TRAILER_SIZE * B,
     B,
     z,
   );
@@ -407,7 +443,6 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
                 : `type-0x${t.toString(16)}`;
     valueTypes[name] = (valueTypes[name] ?? 0) + v;
   }
-  const plan = s.plan;
   return {
     instance: plan.instance.relPath,
     name: plan.cf.name,
@@ -513,14 +548,14 @@ export async function computeSample(
       const s = samples.get(codeKey!)!;
       const B = s.totalBlocks;
       const y = (f: (r: BlockRec) => number) => s.recs.map(f);
-      const entries = clusterTotal(
+      const entries = recordsTotal(
+        s,
         y((r) => r.code),
-        B,
         z,
       );
-      const contracts = clusterTotal(
+      const contracts = recordsTotal(
+        s,
         y((r) => r.codeContracts),
-        B,
         z,
       );
       codeTotals = { contracts };
@@ -591,7 +626,7 @@ export async function computeSample(
       const B = s.totalBlocks;
       const y = (f: (r: BlockRec) => number) => s.recs.map(f);
       const acc = y((r) => r.acc);
-      const total = clusterTotal(acc, B, z);
+      const total = recordsTotal(s, acc, z);
       const contract = shareOf(
         y((r) => r.contract),
         acc,
@@ -649,7 +684,7 @@ export async function computeSample(
     eth: ethOut,
     notes: [
       `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; every record of a drawn block counts — all versions, tombstones included — since the newest version of a key needs the whole key space (use --full); unflushed WAL writes are not sampled`,
-      "entries, physicalBytes and logicalBytes are block count × mean per sampled block (normal interval with finite-population correction); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
+      "entries (stored non-deletion records) and physicalBytes come exactly from the table properties when every table has them (else block count × mean per sampled block, Student-t interval with finite-population correction); logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
       "dataBlocks, averageBlockBytes, compressionRatio and blockRatio are over the sampled blocks",
     ],
     elapsedMs: Date.now() - t0,

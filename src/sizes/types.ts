@@ -5,7 +5,7 @@
  */
 import type { DatadirModel } from "../datadir/model.js";
 
-/** A confidence interval [low, high] at `SizesReport.confidence`. */
+/** A confidence interval [low, high] at `SizesReport.confidence`; an unbounded end is Infinity (null in JSON). */
 export type Interval = [number, number];
 
 export interface HistogramBucket {
@@ -218,6 +218,8 @@ export interface SizesOptions {
   seed?: number;
   /** Full mode: worker threads (default min(2, cores)); 1 runs in this thread. */
   workers?: number;
+  /** Full mode: column families at least this big (stored data bytes) are split by key range (default 4 MiB). */
+  splitMinBytes?: number;
   /** Merge unflushed WAL writes as the newest layer (default true). */
   includeWal?: boolean;
   /** Ethereum views: "auto" (default: from the recognised client), "off", or explicit locations. */

@@ -1,0 +1,82 @@
+/**
+ * Helpers for the sizes tests: the committed samples with their ground truth, temp stores written by
+ * db_bench and the engine addon, and the oracles (ldb scan, sst_dump properties).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const SAMPLES = resolve(import.meta.dirname, "../../samples");
+
+export interface CfTruth {
+  nameHex: string;
+  keys: number;
+}
+
+export interface SizeTruth {
+  count: number;
+  totalBytes: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  atMax: number;
+}
+
+export interface Truth {
+  client: string;
+  accounts: { total: number; eoa: number; delegatedEoa: number; contract: number };
+  code: {
+    entries: number;
+    distinctContractBytecodes: number;
+    distinctDelegationCodes: number;
+    contractsPerDistinctBytecode: number;
+    distinctSizes: SizeTruth;
+    perContractSizes: SizeTruth;
+  };
+  instances: Record<string, { columnFamilies: Record<string, CfTruth> }>;
+}
+
+export function truth(sample: string): Truth {
+  return JSON.parse(readFileSync(join(SAMPLES, `${sample}.truth.json`), "utf8")) as Truth;
+}
+
+export function tempDir(prefix = "lsmscope-sizes-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export function dbBench(db: string, args: string[]): void {
+  const r = spawnSync("db_bench", [`--db=${db}`, "--statistics=0", "--seed=42", ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr}`);
+}
+
+/** Live keys as RocksDB itself iterates them (ldb scan, one line per key). */
+export function ldbScanCount(db: string, cf?: string): number {
+  const args = [`--db=${db}`, "scan", "--hex"];
+  if (cf) args.splice(1, 0, `--column_family=${cf}`);
+  const out = execFileSync("ldb", args, { encoding: "latin1", maxBuffer: 512 * 1024 * 1024 });
+  return out.split("\n").filter((l) => l.includes(" : ")).length;
+}
+
+/** Every property of one SST as sst_dump prints it ("data block size", "# entries", ...). */
+export function sstDumpProperties(file: string): Record<string, string> {
+  const out = execFileSync("sst_dump", [`--file=${file}`, "--show_properties"], {
+    encoding: "latin1",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const props: Record<string, string> = {};
+  for (const line of out.split("\n")) {
+    const m = /^\s*([^:]+?):\s(.*)$/.exec(line);
+    if (m) props[m[1]!.trim()] = m[2]!.trim();
+  }
+  return props;
+}
