@@ -71,6 +71,22 @@ export function renderProbeReport(r: ProbeReport): string {
   for (const c of r.comparisons ?? []) {
     s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${c.lookups} lookups differ\n`;
   }
+  for (const p of r.points) {
+    if (!p.engine) continue;
+    const pf = p.engine.perf;
+    const tk = p.engine.tickers;
+    const pick = (o: Record<string, number>, names: string[]) =>
+      names.map((n) => `${n} ${o[n] ?? 0}`).join(", ");
+    s += `engine counters, count ${p.count}: ${pick(pf, [
+      "block_read_count",
+      "block_read_byte",
+      "index_block_read_count",
+      "filter_block_read_count",
+      "bloom_sst_hit_count",
+      "bloom_sst_miss_count",
+      "blob_read_count",
+    ])}, ${pick(tk, ["rocksdb.block.cache.data.miss", "rocksdb.bloom.filter.useful", "rocksdb.bloom.filter.full.positive"])}\n`;
+  }
   const engine = r.points.find((p) => p.engine);
   if (engine?.engine)
     s += `engine data blocks from ${engine.engine.dataBlockSource}; index/filter columns are reads on the engine path, blocks used on the reader path\n`;
