@@ -162,7 +162,8 @@ function fmtFilter(f: FilterInfo): string {
   if (f.bitsPerKey !== undefined) parts.push(`${f.bitsPerKey.toFixed(2)} bits/key`);
   if (f.numProbes !== undefined) parts.push(`${f.numProbes} probes`);
   if (f.estimatedFpRate !== undefined) parts.push(`est. FP ${(f.estimatedFpRate * 100).toFixed(3)}%`);
-  if (!f.wholeKeyFiltering) parts.push("prefix-only (no whole keys)");
+  if (!f.wholeKeyFiltering)
+    parts.push(`prefixes only (${escapeText(f.prefixExtractor ?? "unknown extractor")})`);
   if (f.metaBlock) parts.push(`block ${escapeText(f.metaBlock)}, ${formatBytes(f.filterBytes)}`);
   return parts.join(", ");
 }

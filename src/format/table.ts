@@ -81,6 +81,12 @@ export interface FilterInfo {
   partitions?: number;
   /** Whether whole user keys were added ("rocksdb.block.based.table.whole.key.filtering"). */
   wholeKeyFiltering: boolean;
+  /**
+   * Prefix extractor of the table ("rocksdb.prefix.extractor.name"). Without whole keys the filter
+   * holds prefixes; may-contain then queries the key's prefix for rocksdb.FixedPrefix.N and
+   * rocksdb.CappedPrefix.N, and cannot answer for other extractors.
+   */
+  prefixExtractor?: string;
 }
 
 /** One index entry: the separator key as stored and the data block it points to. */
@@ -585,7 +591,14 @@ export class SstTable {
     if (!entry)
       return { kind: "none", partitioned: false, blockBased: false, filterBytes: 0, wholeKeyFiltering };
     const policy = entry.name.slice(entry.name.indexOf(".") + 1);
-    const base = { metaBlock: entry.name, policy, wholeKeyFiltering };
+    const pe = this.properties["rocksdb.prefix.extractor.name"];
+    const prefixExtractor = typeof pe === "string" && pe !== "nullptr" && pe !== "" ? pe : undefined;
+    const base = {
+      metaBlock: entry.name,
+      policy,
+      wholeKeyFiltering,
+      ...(prefixExtractor ? { prefixExtractor } : {}),
+    };
     const keys = this.filterEntries();
     if (entry.name.startsWith("filter.")) {
       const f = this.loadBlockFilter();
@@ -712,9 +725,22 @@ export class SstTable {
     }
   }
 
+  /** What the filter holds for `key`: the key itself, its prefix, or undefined (cannot tell). */
+  private filterKeyFor(key: Buffer): Buffer | undefined {
+    const f = this.filter;
+    if (f.wholeKeyFiltering) return key;
+    const m = /^rocksdb\.(Fixed|Capped)Prefix\.(\d+)$/.exec(f.prefixExtractor ?? "");
+    if (!m) return undefined;
+    const n = Number(m[2]);
+    if (m[1] === "Fixed") return key.length >= n ? key.subarray(0, n) : undefined; // out of domain
+    return key.subarray(0, Math.min(n, key.length));
+  }
+
   private queryFilter(key: Buffer, s: LookupStats, dataBlockOffset: number | undefined): boolean | undefined {
     const f = this.filter;
-    if (f.kind === "none" || !f.wholeKeyFiltering) return undefined;
+    if (f.kind === "none") return undefined;
+    const fkey = this.filterKeyFor(key);
+    if (!fkey) return undefined;
     if (f.blockBased) {
       let off = dataBlockOffset;
       if (off === undefined) {
@@ -725,7 +751,7 @@ export class SstTable {
       const bf = this.loadBlockFilter();
       if (!bf) return undefined;
       s.filterChecked++;
-      const ok = bf.mayMatch(off, key);
+      const ok = bf.mayMatch(off, fkey);
       if (!ok) s.filterRejected++;
       return ok;
     }
@@ -747,7 +773,7 @@ export class SstTable {
       bits = decodeFilterBits(this.readFilterPartition({ offset: c.handleOffset, size: c.handleSize }));
     }
     s.filterChecked++;
-    const ok = bits.mayMatch(key);
+    const ok = bits.mayMatch(fkey);
     if (!ok) s.filterRejected++;
     return ok;
   }

@@ -151,6 +151,15 @@ const cases: Case[] = [
     want: { checksum: "none", compression: "Zlib", formatVersion: 3, filterKind: "bloom" },
   },
   {
+    name: "hash-search index, prefix-only filter (OPTIONS file)",
+    flags: [],
+    options: optionsFile(
+      "  compression=kLZ4Compression\n  prefix_extractor=rocksdb.FixedPrefix.7",
+      "  index_type=kHashSearch\n  filter_policy=bloomfilter:10:false\n  whole_key_filtering=false\n  format_version=5",
+    ),
+    want: { indexType: "hash-search", filterKind: "fastbloom" },
+  },
+  {
     name: "index with first key (OPTIONS file)",
     flags: [],
     options: optionsFile(
