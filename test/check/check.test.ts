@@ -275,6 +275,53 @@ describe("placement-overlay on db_bench stores", () => {
     }
   });
 
+  it("multi-level fillrandom store: obsolete entries = sst_dump's entries − distinct keys (exact and sampled)", async () => {
+    const db = join(dir, "random");
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      "--num=100000",
+      "--value_size=100",
+      "--compression_type=lz4",
+      "--bloom_bits=10",
+      "--target_file_size_base=262144",
+      "--write_buffer_size=524288",
+      "--max_bytes_for_level_base=2097152",
+    ]);
+    // oracle: every entry of every table, and the distinct user keys among them
+    let entries = 0;
+    const keys = new Set<string>();
+    for (const f of ldbManifest({ db }).cfs.flatMap((c) => c.files)) {
+      const out = execFileSync(
+        "sst_dump",
+        [
+          `--file=${join(db, String(f.fileNumber).padStart(6, "0") + ".sst")}`,
+          "--command=scan",
+          "--output_hex",
+        ],
+        { encoding: "latin1", maxBuffer: 256 * 1024 * 1024 },
+      );
+      for (const m of out.matchAll(/^'([0-9A-F]+)' seq:\d+, type:\d+ =>/gm)) {
+        entries++;
+        keys.add(m[1]!); // sst_dump prints the user key, then seq and type
+      }
+    }
+    const obsolete = entries - keys.size;
+    expect(obsolete).toBeGreaterThan(1000);
+    const exact = of(await runCheck(db, { overlaySample: 1_000_000 }), "placement-overlay")[0]!.evidence as {
+      perLevel: unknown[];
+      shadowedEntriesEstimate: { value: number; method: string };
+    };
+    expect(exact.perLevel.length).toBeGreaterThanOrEqual(3);
+    expect(exact.shadowedEntriesEstimate.method).toBe("exact");
+    expect(exact.shadowedEntriesEstimate.value).toBe(obsolete);
+    const sampled = of(await runCheck(db), "placement-overlay")[0]!.evidence.shadowedEntriesEstimate as {
+      low: number;
+      high: number;
+    };
+    expect(sampled.low).toBeLessThanOrEqual(obsolete);
+    expect(sampled.high).toBeGreaterThanOrEqual(obsolete);
+  });
+
   it("format-mix and options-drift when a reopen with another compression adds files", async () => {
     const db = join(dir, "mixed");
     cpSync(base, db, { recursive: true });
