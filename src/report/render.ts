@@ -25,7 +25,17 @@ const MARK: Record<FlagSeverity, string> = { error: "!!", warn: "! ", info: "· 
 export const pct = (x: number): string =>
   x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 
-export const int = (n: number): string => n.toLocaleString("en-US");
+/** 1234567 → "1,234,567" (toLocaleString is slow enough to show in a report with thousands of rows). */
+export const int = (n: number): string => {
+  if (!Number.isInteger(n)) return String(n);
+  const s = String(Math.abs(n));
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    if (i > 0 && (s.length - i) % 3 === 0) out += ",";
+    out += s[i];
+  }
+  return n < 0 ? "-" + out : out;
+};
 
 /** "1 file", "3 files". */
 export const plural = (n: number, noun: string): string => `${int(n)} ${noun}${n === 1 ? "" : "s"}`;
