@@ -90,7 +90,7 @@ export function renderPlanText(plan: CompactPlan): string {
 export function renderOutcomeText(run: RunResult, verify: VerifyReport): string {
   const L: string[] = [];
   L.push(
-    `run: ${run.status} in ${(run.elapsedMs / 1000).toFixed(1)} s; compactions wrote ${formatBytes(run.compactWriteBytes)} (read ${formatBytes(run.compactReadBytes)}) at ${formatBytes(Math.round(run.writeRateBytesPerSecond))}/s; flushes wrote ${formatBytes(run.flushWriteBytes)}`,
+    `run: ${run.status} in ${(run.elapsedMs / 1000).toFixed(1)} s; compactions wrote ${formatBytes(run.compactWriteBytes)} (read ${formatBytes(run.compactReadBytes)}) at ${formatBytes(Math.round(run.writeRateBytesPerSecond))}/s; flushes after the open wrote ${formatBytes(run.flushWriteBytes)} (the WAL recovery flush at open is not counted)`,
   );
   for (const n of run.engineNotes) L.push(`engine note: ${e(n)}`);
   for (const c of run.columnFamilies) if (c.status !== "done") L.push(`  ${e(c.displayName)}: ${c.status}`);
