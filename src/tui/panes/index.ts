@@ -5,6 +5,7 @@
  */
 import "./builtin.js";
 import "./probe.js";
+import "./distributions.js";
 
 export { registerPane, unregisterPane, listPanes, getPane } from "./registry.js";
 export type { TuiPane, PaneProps } from "./types.js";

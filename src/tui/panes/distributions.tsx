@@ -1,0 +1,129 @@
+/**
+ * Distributions pane: key and value size distributions of the selected column family (newest version
+ * per key), its compression, and — on a client's account or code column family — the account kinds,
+ * code sizes, reuse and max-size co-tenancy. Keys while focused: r = full scan of this column family,
+ * s = sample 200 blocks. Nothing is read until asked (a full scan of a large column family takes time).
+ */
+import { useEffect, useState } from "react";
+import { Text, useInput } from "ink";
+import { computeSizes } from "../../sizes/compute.js";
+import { renderSizesText } from "../../sizes/render.js";
+import type { HistogramBucket, SizesReport } from "../../sizes/types.js";
+import { isUserError } from "../../util/errors.js";
+import { ScrollText } from "../scroll.js";
+import type { PaneProps, TuiPane } from "./types.js";
+import { registerPane } from "./registry.js";
+
+const SAMPLE_BLOCKS = 200;
+
+function sizeLabel(le: number): string {
+  if (le >= 1024 * 1024) return `${le / (1024 * 1024)} MiB`;
+  if (le >= 1024) return `${le / 1024} KiB`;
+  return `${le} B`;
+}
+
+/** Horizontal bars, one row per non-empty log2 bucket range. */
+export function histogramRows(title: string, h: HistogramBucket[], width: number): string[] {
+  const first = h.findIndex((b) => b.count > 0);
+  if (first < 0) return [];
+  let last = h.length - 1;
+  while (last > first && h[last]!.count === 0) last--;
+  const rows = h.slice(first, last + 1);
+  const max = Math.max(...rows.map((b) => b.count));
+  const barW = Math.max(5, width - 24);
+  const out = [title];
+  for (const b of rows) {
+    const n = Math.round((b.count / max) * barW);
+    out.push(
+      `  ≤ ${sizeLabel(b.le).padStart(8)} ${"█".repeat(n)}${n === 0 && b.count > 0 ? "▏" : ""} ${b.count}`,
+    );
+  }
+  return out;
+}
+
+export function distributionLines(r: SizesReport, width: number): string[] {
+  const lines = renderSizesText(r)
+    .split("\n")
+    .filter((l) => l !== "" && !l.startsWith("note:"));
+  const cf = r.columnFamilies[0];
+  if (cf) {
+    lines.push("", ...histogramRows("value bytes", cf.valueSize.histogram, width));
+    lines.push("", ...histogramRows("key bytes", cf.keySize.histogram, width));
+  }
+  const code = r.eth?.code;
+  if (code && cf && code.location.includes(cf.displayName))
+    lines.push("", ...histogramRows("contract code bytes", code.codeSize.histogram, width));
+  return lines;
+}
+
+export function DistributionsPane(p: PaneProps) {
+  const [pending, setPending] = useState<"full" | "sample" | undefined>();
+  const [lines, setLines] = useState<string[]>([]);
+  const inst = p.instance?.instance;
+  const cf = p.cf?.cf;
+
+  useEffect(() => setLines([]), [cf]);
+
+  useInput(
+    (input) => {
+      if (input === "r") setPending("full");
+      else if (input === "s") setPending("sample");
+    },
+    { isActive: p.focused },
+  );
+
+  useEffect(() => {
+    if (!pending || !inst || !cf) return;
+    setLines([
+      pending === "full" ? "reading every block of this column family…" : `sampling ${SAMPLE_BLOCKS} blocks…`,
+    ]);
+    let cancelled = false;
+    const t = setTimeout(() => {
+      computeSizes(p.result.model.root, {
+        model: p.result.model,
+        cf: `${inst.relPath}/0x${cf.nameHex}`,
+        mode: pending,
+        sampleBlocks: SAMPLE_BLOCKS,
+        workers: 1,
+      })
+        .then((r) => {
+          if (!cancelled) setLines(distributionLines(r, p.width));
+        })
+        .catch((err: unknown) => {
+          if (!cancelled)
+            setLines([`sizes failed: ${isUserError(err) ? err.oneLine() : (err as Error).message}`]);
+        })
+        .finally(() => setPending(undefined));
+    }, 10);
+    return () => {
+      cancelled = true;
+      clearTimeout(t);
+    };
+  }, [pending]);
+
+  if (!inst || !cf) return <Text>no column family selected</Text>;
+  const head = [
+    `r: full scan (newest version per key) · s: sample ${SAMPLE_BLOCKS} blocks`,
+    p.focused ? "" : "(Tab to focus this pane, then r or s)",
+  ];
+  return (
+    <ScrollText
+      lines={[...head, ...lines]}
+      width={p.width}
+      height={p.height}
+      focused={p.focused}
+      resetKey={cf}
+    />
+  );
+}
+
+export const distributionsPane: TuiPane = {
+  id: "distributions",
+  title: "Sizes",
+  key: "d",
+  order: 60,
+  help: "r full scan · s sample",
+  Component: DistributionsPane,
+};
+
+registerPane(distributionsPane);
