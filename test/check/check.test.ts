@@ -409,6 +409,7 @@ describe("check CLI", () => {
 
   it("--json has the findings; --report writes the JSON outside the datadir and nothing inside it", () => {
     const before = hashTree(snapshot);
+    const beforeRef = hashTree(generated);
     const report = join(dir, "report.json");
     const r = cli([snapshot, "--against", generated, "--json", "--report", report]);
     expect(r.status).toBe(2);
@@ -430,6 +431,7 @@ describe("check CLI", () => {
     expect(refused.stderr).toMatch(/refusing to write the report inside the datadir/);
     expect(existsSync(inside)).toBe(false);
     expect(hashTree(snapshot)).toEqual(before);
+    expect(hashTree(generated)).toEqual(beforeRef);
   });
 
   it("--help documents the exit codes and the rules", () => {
