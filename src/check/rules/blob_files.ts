@@ -16,7 +16,7 @@ const separates = (cf: import("../../datadir/model.js").ColumnFamilyModel) =>
 
 export const rule: Rule = {
   id: "blob-files",
-  describe: "blob files per column family, their garbage, which column families separate values",
+  describe: "blob files and garbage per CF; which CFs separate values",
   run(ctx) {
     const out: CheckFinding[] = [];
     for (const a of arms(ctx)) {

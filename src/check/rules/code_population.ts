@@ -145,7 +145,7 @@ async function ethView(model: DatadirModel, sampleBlocks?: number): Promise<EthS
 
 export const rule: Rule = {
   id: "code-population",
-  describe: "with --against: code-size distribution, bytecode reuse and max-size co-tenancy differences",
+  describe: "(--against) code sizes, bytecode reuse, max-size co-tenancy",
   async run(ctx) {
     if (!ctx.reference) return [];
     const out: CheckFinding[] = [];

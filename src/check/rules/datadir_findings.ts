@@ -9,7 +9,7 @@ import { armLabel, arms, finding } from "../util.js";
 
 export const rule: Rule = {
   id: "datadir-finding",
-  describe: "warnings and errors the datadir model met while reading (missing files, damaged records)",
+  describe: "damaged or missing files met while reading the datadir",
   run(ctx) {
     const out: CheckFinding[] = [];
     for (const a of arms(ctx))

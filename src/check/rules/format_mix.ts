@@ -1,5 +1,5 @@
 /**
- * format-mix: mixed format versions, checksum types or compressions inside one column family (files
+ * format-mix: mixed format versions, checksums or compressions in one CF (files
  * written by different programs or option sets at different times). A compression mix that the
  * configured per-level / bottommost compression explains is only informational.
  */
@@ -19,7 +19,7 @@ const describe = (ts: Tally[]) =>
 
 export const rule: Rule = {
   id: "format-mix",
-  describe: "mixed format versions, checksum types or compressions inside one column family",
+  describe: "mixed format versions, checksums or compressions in one CF",
   run(ctx) {
     const out: CheckFinding[] = [];
     for (const a of arms(ctx)) {

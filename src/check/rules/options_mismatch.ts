@@ -55,7 +55,7 @@ const where = (r: KnobComparisonRow) =>
 
 export const rule: Rule = {
   id: "options-mismatch",
-  describe: "knob-by-knob differences between the arms per column family, configured and carried",
+  describe: "knob-by-knob differences between the arms per CF (OPTIONS and files)",
   run(ctx) {
     if (!ctx.reference) return [];
     const out: CheckFinding[] = [];

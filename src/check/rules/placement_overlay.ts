@@ -30,7 +30,7 @@ export function compactCommand(
 
 export const rule: Rule = {
   id: "placement-overlay",
-  describe: "bytes and files above the bottom level; sampled lookups estimate the older versions they shadow",
+  describe: "bytes above the bottom level; the older versions they shadow (sampled)",
   run(ctx) {
     const out: CheckFinding[] = [];
     for (const a of arms(ctx)) {

@@ -9,8 +9,7 @@ import { formatBytes } from "../../util/bytes.js";
 
 export const rule: Rule = {
   id: "wal-unflushed",
-  describe:
-    "WAL files with writes not yet in any SST (wal-unflushed), or WAL files that hold none (wal-inert)",
+  describe: "WAL writes not yet in any SST, and their size",
   run(ctx) {
     const out: CheckFinding[] = [];
     for (const a of arms(ctx)) {

@@ -25,16 +25,16 @@ interface Args {
 
 const EPILOG = `Rules (stable ids in --json "rule"):
 ${RULES.map((r) => `  ${r.id.padEnd(18)} ${r.describe}`).join("\n")}
-  wal-inert          (with wal-unflushed) WAL files holding nothing unflushed, with their size
+  wal-inert          WAL files that hold nothing unflushed, and their size
 
 Exit codes:
   0  clean: no errors (and no warnings under --fail-on warn)
   1  warnings, with --fail-on warn
   2  errors (e.g. arms configured differently, filters in one arm only)
-  3  the check itself could not run: missing directory, no store, a Pebble store, an unreadable store,
-     arms of different clients or engines, a --report path inside a datadir
+  3  the check could not run: missing directory, no store, Pebble store, unreadable
+     store, arms of different clients or engines, --report path inside a datadir
 
-stdout: a table on a terminal, one summary line otherwise; --json prints {"findings": [...], ...}.`;
+stdout: a table on a terminal, else one summary line; --json: {"findings": [...], ...}`;
 
 export const command: CommandModule<object, Args> = {
   command: "check <dir>",
