@@ -429,9 +429,12 @@ export class SstTable {
     return e;
   }
 
-  /** Read one data block (owned buffer) to iterate or seek. */
-  readDataBlock(handle: BlockHandle): DataBlock {
-    const b = this.readBlockParsed(handle, "data");
+  /**
+   * Read one data block to iterate or seek. With `reuse`, the block may live in a scratch buffer that
+   * the next `reuse` read overwrites (no allocation for uncompressed / reused-output blocks).
+   */
+  readDataBlock(handle: BlockHandle, opts: { reuse?: boolean } = {}): DataBlock {
+    const b = this.readBlockParsed(handle, "data", Boolean(opts.reuse));
     this.countRead("data", handle);
     return new DataBlock(b, handle);
   }
@@ -440,7 +443,15 @@ export class SstTable {
    * Visit every entry of every data block in key order (then the range deletions), reusing one read
    * buffer and one entry object. Return `false` from the visitor to stop early.
    */
-  scan(visitor?: (e: EntryView) => boolean | void, opts: { rangeDeletions?: boolean } = {}): ScanSummary {
+  scan(
+    visitor?: (e: EntryView) => boolean | void,
+    opts: {
+      /** Include the range-deletion block (default true; only with a full scan). */
+      rangeDeletions?: boolean;
+      /** Only data blocks [start, end) in index order, e.g. to split a scan between workers. */
+      blocks?: { start: number; end: number };
+    } = {},
+  ): ScanSummary {
     const s: ScanSummary = {
       entries: 0,
       dataEntries: 0,
@@ -456,7 +467,12 @@ export class SstTable {
     };
     const c = new DataCursor();
     let stopped = false;
+    const range = opts.blocks;
+    let blockNo = -1;
     for (const ie of this.iterateIndex()) {
+      blockNo++;
+      if (range && blockNo < range.start) continue;
+      if (range && blockNo >= range.end) break;
       const h = ie.handle;
       const data = this.file.readBlock(h, "data", true);
       const block = new Block(data, { file: this.path, kind: "data", offset: h.offset });
@@ -500,7 +516,7 @@ export class SstTable {
       if (stopped) break;
     }
     const rd = this.meta("rocksdb.range_del");
-    if (!stopped && rd && opts.rangeDeletions !== false) {
+    if (!stopped && rd && opts.rangeDeletions !== false && !range) {
       const rb = this.readBlockParsed(rd, "range deletion");
       c.reset(rb);
       c.blockHandle = undefined;
@@ -516,7 +532,7 @@ export class SstTable {
       });
     }
     s.entries = s.dataEntries + s.rangeDeletions;
-    if (!stopped) {
+    if (!stopped && !range) {
       const f = this.filter;
       if (f.blockBased && f.bitsPerKey === undefined && this.blockFilter && s.dataEntries > 0) {
         setBlockBasedBitsPerKey(f, this.blockFilter, s.dataEntries);

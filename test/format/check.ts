@@ -76,6 +76,13 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
     expect(s.lastKey?.toString("hex")).toBe(d.lastKey);
   }
   expect(s.dataEntries).toBe(userKeys.length);
+  // a scan split by block ranges covers the same entries
+  const half = s.dataBlocks >> 1;
+  const a = t.scan(undefined, { blocks: { start: 0, end: half } });
+  const b = t.scan(undefined, { blocks: { start: half, end: s.dataBlocks } });
+  expect(a.dataEntries + b.dataEntries).toBe(s.dataEntries);
+  expect(a.dataBlocks + b.dataBlocks).toBe(s.dataBlocks);
+  if (b.dataEntries > 0) expect(b.lastKey?.toString("hex")).toBe(s.lastKey?.toString("hex"));
   if (t.indexType === "two-level") {
     const partitions = new Set<number>();
     for (const e of t.iterateIndex()) partitions.add(e.partition!.offset);
