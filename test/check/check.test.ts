@@ -387,7 +387,7 @@ describe("check CLI", () => {
     expect(r.stderr).toMatch(/different clients: DIR is besu, REF_DIR is generic/);
   });
 
-  it("exit 3 on a Pebble store", () => {
+  it("exit 3 on a Pebble store (OPTIONS with pebble_version, or Pebble's marker files)", () => {
     const p = join(dir, "pebble");
     mkdirSync(p);
     writeFileSync(join(p, "CURRENT"), "MANIFEST-000001\n");
@@ -396,6 +396,13 @@ describe("check CLI", () => {
     expect(r.status).toBe(3);
     expect(r.stderr).toMatch(/Pebble store/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    const m = join(dir, "pebble-marker", "geth", "chaindata");
+    mkdirSync(m, { recursive: true });
+    writeFileSync(join(m, "marker.manifest.000001.MANIFEST-000001"), "");
+    writeFileSync(join(m, "MANIFEST-000001"), "");
+    const r2 = cli([snapshot, "--against", join(dir, "pebble-marker")]);
+    expect(r2.status).toBe(3);
+    expect(r2.stderr).toMatch(/REF_DIR: geth\/chaindata is a Pebble store/);
   });
 
   it("exit codes by --fail-on; one summary line when stdout is not a terminal", () => {
