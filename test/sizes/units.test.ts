@@ -1,0 +1,152 @@
+/**
+ * Building blocks: blob index decoding checked against the real blob files of besu-snapshot, size
+ * distributions against a plain sort, interval formulas against known values, the account walker
+ * against eth/account.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { closeSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
+import { openTable } from "../../src/format/table.js";
+import { ValueType } from "../../src/format/internal_key.js";
+import { decodeBlobIndex } from "../../src/sizes/blob_index.js";
+import { SizeDist } from "../../src/sizes/dist.js";
+import { accountCodeHashOffset } from "../../src/sizes/eth_acc.js";
+import { clusterShare, prng, sampleIndices, tFor, wilson, zFor } from "../../src/sizes/intervals.js";
+import {
+  EMPTY_CODE_HASH,
+  EMPTY_TRIE_ROOT,
+  encodeAccountFull,
+  encodeAccountSlim,
+} from "../../src/eth/index.js";
+import { SAMPLES } from "./helpers.js";
+
+describe("blob index", () => {
+  it("file, offset and size point at the blob record RocksDB wrote (besu-snapshot cf01, cf0a)", async () => {
+    const model = await inspectDatadir(join(SAMPLES, "besu-snapshot"));
+    const inst = model.instances[0]!;
+    let checked = 0;
+    for (const cf of inst.columnFamilies.filter((c) => c.nameHex === "01" || c.nameHex === "0a")) {
+      for (const lvl of cf.levels)
+        for (const f of lvl.files) {
+          const t = openTable(f.path);
+          try {
+            t.scan((e) => {
+              if (e.type !== ValueType.BlobIndex) return;
+              const bi = decodeBlobIndex(e.data, e.valueOffset, e.valueOffset + e.valueLength);
+              expect(bi.kind).toBe("blob");
+              expect(bi.compressionName).toBe("LZ4");
+              const blob = inst.columnFamilies
+                .flatMap((c) => c.blobFiles)
+                .find((b) => b.fileNumber === bi.fileNumber)!;
+              expect(blob, `blob file ${bi.fileNumber}`).toBeDefined();
+              // record: key_len u64 | value_len u64 | expiration u64 | header crc u32 | blob crc u32 | key | value
+              const fd = openSync(blob.path, "r");
+              try {
+                const hdr = Buffer.alloc(32);
+                readSync(fd, hdr, 0, 32, bi.offset! - e.userKeyLength - 32);
+                expect(Number(hdr.readBigUInt64LE(0))).toBe(e.userKeyLength);
+                expect(Number(hdr.readBigUInt64LE(8))).toBe(bi.size);
+                const k = Buffer.alloc(e.userKeyLength);
+                readSync(fd, k, 0, k.length, bi.offset! - e.userKeyLength);
+                expect(k.equals(e.userKeyCopy())).toBe(true);
+              } finally {
+                closeSync(fd);
+              }
+              checked++;
+            });
+          } finally {
+            t.close();
+          }
+        }
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+
+  it("rejects truncated and unknown input", () => {
+    expect(() => decodeBlobIndex(Buffer.from([1, 5, 0x80]))).toThrow(RangeError);
+    expect(() => decodeBlobIndex(Buffer.from([9]))).toThrow(/unknown blob index type/);
+    expect(decodeBlobIndex(Buffer.from([0, 7, 1, 2, 3])).size).toBe(3);
+    const ttl = decodeBlobIndex(Buffer.from([2, 100, 12, 200, 1, 50, 4]));
+    expect(ttl).toMatchObject({ kind: "blob-ttl", expiration: 100, fileNumber: 12, offset: 200, size: 50 });
+  });
+});
+
+describe("SizeDist", () => {
+  it("percentiles equal nearest rank over a sort; histogram adds up; merge = union", () => {
+    const rand = prng(3);
+    const xs = Array.from({ length: 5000 }, () => Math.floor(rand() ** 3 * 60000));
+    const a = new SizeDist();
+    const b = new SizeDist();
+    xs.forEach((x, i) => (i % 2 ? a : b).add(x));
+    a.merge(b.data());
+    const sorted = [...xs].sort((p, q) => p - q);
+    for (const p of [50, 90, 99])
+      expect(a.percentile(p)).toBe(sorted[Math.max(1, Math.ceil((p / 100) * xs.length)) - 1]);
+    const s = a.summary();
+    expect(s.approximate).toBeUndefined();
+    expect(s.histogram.reduce((t, h) => t + h.count, 0)).toBe(5000);
+    for (const h of s.histogram) {
+      const n = xs.filter((x) => (h.le === 0 ? x === 0 : x <= h.le && x > h.le / 2)).length;
+      expect(h.count, `le ${h.le}`).toBe(n);
+    }
+  });
+
+  it("sizes above 64 KiB: percentiles within 0.4%, bucket bounds exact at powers of two", () => {
+    const d = new SizeDist();
+    const xs = [65536, 65537, 100_000, 131_072, 1_000_000, 5_000_000];
+    for (const x of xs) d.add(x);
+    expect(d.approximate).toBe(true);
+    const s = d.summary();
+    expect(s.max).toBe(5_000_000);
+    expect(Math.abs(d.percentile(50) - 100_000) / 100_000).toBeLessThan(0.004);
+    const h = new Map(s.histogram.map((b) => [b.le, b.count]));
+    expect(h.get(65536)).toBe(1);
+    expect(h.get(131072)).toBe(3);
+  });
+});
+
+describe("intervals", () => {
+  it("z, t and Wilson match textbook values", () => {
+    expect(zFor(0.95)).toBeCloseTo(1.959964, 5);
+    expect(zFor(0.99)).toBeCloseTo(2.575829, 5);
+    expect(tFor(1.959964, 10)).toBeCloseTo(2.228, 2);
+    const [lo, hi] = wilson(0.5, 100, 1.959964);
+    expect(lo).toBeCloseTo(0.4038, 3);
+    expect(hi).toBeCloseTo(0.5962, 3);
+  });
+
+  it("a clustered share gets a wider interval than the same records drawn independently", () => {
+    const y = [10, 0, 10, 0, 10, 0, 10, 0];
+    const m = [10, 10, 10, 10, 10, 10, 10, 10];
+    const c = clusterShare(y, m, 1000, 1.96);
+    const iid = wilson(0.5, 80, 1.96);
+    expect(c.p).toBe(0.5);
+    expect(c.interval[1] - c.interval[0]).toBeGreaterThan(iid[1] - iid[0]);
+    expect(clusterShare(y, m, 8, 1.96).interval).toEqual([0.5, 0.5]);
+  });
+
+  it("draws distinct indexes uniformly", () => {
+    const counts = new Array(10).fill(0);
+    for (let s = 1; s <= 2000; s++) for (const i of sampleIndices(10, 3, prng(s))) counts[i]++;
+    for (const c of counts) expect(Math.abs(c - 600)).toBeLessThan(100);
+    expect(sampleIndices(5, 9, prng(1))).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe("account walker", () => {
+  it("finds the code hash in full and slim records and rejects others", () => {
+    const code = Buffer.alloc(32, 0xab);
+    const base = { nonce: 5n, balance: 10n ** 20n, storageRoot: EMPTY_TRIE_ROOT };
+    const full = Buffer.from(encodeAccountFull({ ...base, codeHash: code }));
+    const off = accountCodeHashOffset(full, 0, full.length);
+    expect(full.subarray(off, off + 32).equals(code)).toBe(true);
+    const eoaFull = Buffer.from(encodeAccountFull({ ...base, codeHash: EMPTY_CODE_HASH }));
+    const o2 = accountCodeHashOffset(eoaFull, 0, eoaFull.length);
+    expect(eoaFull.subarray(o2, o2 + 32).equals(EMPTY_CODE_HASH)).toBe(true);
+    const slim = Buffer.from(encodeAccountSlim({ ...base, codeHash: EMPTY_CODE_HASH }));
+    expect(accountCodeHashOffset(slim, 0, slim.length)).toBe(-1);
+    expect(accountCodeHashOffset(full, 0, full.length - 1)).toBe(-2);
+    expect(accountCodeHashOffset(Buffer.from([0x82, 1, 2]), 0, 3)).toBe(-2);
+  });
+});
