@@ -160,6 +160,18 @@ const cases: Case[] = [
     want: { indexType: "hash-search", filterKind: "fastbloom" },
   },
   {
+    name: "format 2 partitioned: internal-key separators in index and filter partitions",
+    flags: [
+      "--format_version=2",
+      "--compression_type=zlib",
+      "--partition_index_and_filters=1",
+      "--bloom_bits=10",
+      "--block_size=1024",
+      "--metadata_block_size=512",
+    ],
+    want: { formatVersion: 2, indexType: "two-level", partitionedFilter: true, filterKind: "bloom" },
+  },
+  {
     name: "index with first key (OPTIONS file)",
     flags: [],
     options: optionsFile(
