@@ -5,7 +5,7 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync, execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   runCheck,
@@ -403,6 +403,15 @@ describe("check CLI", () => {
     const r2 = cli([snapshot, "--against", join(dir, "pebble-marker")]);
     expect(r2.status).toBe(3);
     expect(r2.stderr).toMatch(/REF_DIR: geth\/chaindata is a Pebble store/);
+  });
+
+  it("exit 3 on an unreadable store (CURRENT names a MANIFEST that is gone)", () => {
+    const db = join(dir, "no-manifest");
+    dbBench(db, ["--benchmarks=fillseq", "--num=1000", ...bench]);
+    for (const f of readdirSync(db)) if (f.startsWith("MANIFEST-")) rmSync(join(db, f));
+    const r = cli([db]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/DIR: store \. is unreadable: CURRENT names MANIFEST-\d+, which does not exist/);
   });
 
   it("exit codes by --fail-on; one summary line when stdout is not a terminal", () => {
