@@ -40,9 +40,8 @@ interface OpenedTable {
   table: SstTable;
   smallest: Buffer;
   largest: Buffer;
-  /** User-key part of every index separator, with its data block handle, in order. */
-  separators: Buffer[];
-  handles: BlockHandle[];
+  /** User-key part of every index separator and its data block, packed (one table can have millions). */
+  index: PackedIndex;
   indexLevels: number;
   separatorsInternal: boolean;
   useFilter: boolean;
@@ -163,14 +162,12 @@ export class LsmReader {
     let hashIndexFiles = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
       const table = openTable(f.path);
-      const separators: Buffer[] = [];
-      const handles: BlockHandle[] = [];
+      const index = new PackedIndex();
       for (const e of table.iterateIndex() as Iterable<IndexEntry>) {
-        separators.push(
-          e.separatorIsInternal ? e.separator.subarray(0, e.separator.length - 8) : e.separator,
-        );
-        handles.push(e.handle);
+        const sepLen = e.separatorIsInternal ? e.separator.length - 8 : e.separator.length;
+        index.push(e.separator, sepLen, e.handle);
       }
+      index.finish();
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
       let useFilter = false;
       let prefixFilter: OpenedTable["prefixFilter"];
@@ -230,8 +227,7 @@ export class LsmReader {
         table,
         smallest: fromHex(f.smallestKey),
         largest: fromHex(f.largestKey),
-        separators,
-        handles,
+        index,
         indexLevels: table.indexType === "two-level" ? 2 : 1,
         separatorsInternal: !table.indexKeyIsUserKey,
         hashIndex,
@@ -367,14 +363,14 @@ export class LsmReader {
     } else {
       // index: first separator whose user key is >= key
       lo = 0;
-      let hi = t.separators.length;
+      let hi = t.index.count;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (t.separators[mid]!.compare(key) < 0) lo = mid + 1;
+        if (t.index.compare(mid, key) < 0) lo = mid + 1;
         else hi = mid;
       }
     }
-    if (lo >= t.handles.length) return undefined;
+    if (lo >= t.index.count) return undefined;
     if (t.useFilter && t.filterBlockBased) {
       // LevelDB-style filter: one Bloom per 2 KiB of data, queried with the data block's offset
       const s = {
@@ -391,8 +387,8 @@ export class LsmReader {
       if (ok === false) return undefined;
     }
     const cmp = (k: Buffer, len: number) => k.compare(key, 0, key.length, 0, len - 8);
-    for (let i = lo; i < t.handles.length; i++) {
-      const h = t.handles[i]!;
+    for (let i = lo; i < t.index.count; i++) {
+      const h = t.index.handle(i);
       const db = t.table.readDataBlock(h);
       tr.dataBlocks++;
       tr.bytes += h.size + BLOCK_TRAILER_SIZE;
@@ -417,6 +413,58 @@ export class LsmReader {
   }
 }
 
+/** Index separators (user-key parts) in one growing buffer, with their block handles. */
+class PackedIndex {
+  count = 0;
+  private bytes = Buffer.allocUnsafe(4096);
+  private used = 0;
+  private starts = new Float64Array(256);
+  private offsets = new Float64Array(256);
+  private sizes = new Float64Array(256);
+
+  push(sep: Buffer, len: number, h: BlockHandle): void {
+    if (this.used + len > this.bytes.length) {
+      const b = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + len));
+      this.bytes.copy(b, 0, 0, this.used);
+      this.bytes = b;
+    }
+    if (this.count + 1 >= this.starts.length) {
+      const grow = (a: Float64Array) => {
+        const n = new Float64Array(a.length * 2);
+        n.set(a);
+        return n;
+      };
+      this.starts = grow(this.starts);
+      this.offsets = grow(this.offsets);
+      this.sizes = grow(this.sizes);
+    }
+    sep.copy(this.bytes, this.used, 0, len);
+    this.starts[this.count] = this.used;
+    this.offsets[this.count] = h.offset;
+    this.sizes[this.count] = h.size;
+    this.used += len;
+    this.count++;
+    this.starts[this.count] = this.used;
+  }
+
+  /** Trim the buffers to what is used. */
+  finish(): void {
+    this.bytes = Buffer.from(this.bytes.subarray(0, this.used));
+    this.starts = this.starts.slice(0, this.count + 1);
+    this.offsets = this.offsets.slice(0, this.count);
+    this.sizes = this.sizes.slice(0, this.count);
+  }
+
+  /** Sign of separator i against `key`, bytewise. */
+  compare(i: number, key: Buffer): number {
+    return this.bytes.compare(key, 0, key.length, this.starts[i]!, this.starts[i + 1]!);
+  }
+
+  handle(i: number): BlockHandle {
+    return { offset: this.offsets[i]!, size: this.sizes[i]! };
+  }
+}
+
 /** A meta block's payload (checksum-checked, decompressed): the hash index blocks are raw bytes, not block format. */
 function readRawMetaBlock(table: SstTable, handle: BlockHandle): Buffer {
   const f = new TableFile(table.path);
@@ -433,7 +481,7 @@ function readRawMetaBlock(table: SstTable, handle: BlockHandle): Buffer {
 
 /** Separator i against the target (user key, kMaxSequenceNumber): CompareBlockKey in block.cc. */
 function compareBlockKey(t: OpenedTable, i: number, key: Buffer): number {
-  const c = t.separators[i]!.compare(key);
+  const c = t.index.compare(i, key);
   // an internal separator with the same user key carries a real seqno, which sorts after kMaxSequenceNumber
   return c === 0 && t.separatorsInternal ? 1 : c;
 }
@@ -465,7 +513,6 @@ function hashIndexSeek(t: OpenedTable, key: Buffer): number | undefined {
     return id;
   }
   const rightIndex = ids[right]!;
-  if (rightIndex + 1 < t.separators.length && compareBlockKey(t, rightIndex + 1, key) >= 0)
-    return rightIndex + 1;
+  if (rightIndex + 1 < t.index.count && compareBlockKey(t, rightIndex + 1, key) >= 0) return rightIndex + 1;
   return undefined;
 }
