@@ -11,40 +11,26 @@
  *
  * Deep mode builds the model without table details and fills `details` itself, so each table is opened
  * once: footer + metaindex + properties + filter metadata + index, in a handful of positioned reads.
+ * On a store with many tables one worker thread reads the second half while the main thread reads the
+ * first (when the compiled worker module exists and the machine has a second core).
  */
 import { inspectDatadir } from "../datadir/inspect.js";
-import type { DatadirModel, InspectOptions, SstFileModel, TableDetails } from "../datadir/model.js";
-import { openTable, type SstTable } from "../format/table.js";
+import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
+import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+
+export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 
 export type InspectMode = "cheap" | "deep";
-
-/** What deep mode measured in one table. */
-export interface DeepTableInfo {
-  /** Data blocks counted by walking the index. */
-  dataBlocks: number;
-  /** Stored (possibly compressed) bytes of the data blocks, from their handles, without trailers. */
-  dataBlockBytes: number;
-  minBlockBytes?: number;
-  maxBlockBytes?: number;
-  /** Two-level index: partitions of the index. */
-  indexPartitions?: number;
-  /** Partitioned filter: partitions. */
-  filterPartitions?: number;
-  /** "rocksdb.num.data.blocks" equals the count from the index (undefined when there is no property). */
-  propertiesAgree?: boolean;
-  /** Positioned reads and bytes spent on this table. */
-  reads: number;
-  bytesRead: number;
-  /** Checksums were verified on every block read. */
-  checksumsVerified: boolean;
-  error?: string;
-}
 
 export interface InspectResult {
   model: DatadirModel;
   mode: InspectMode;
   /** Deep measurements by SST path (deep mode only). */
   deep?: Map<string, DeepTableInfo>;
+  /** Deep mode: threads that actually read tables (2 when a worker took part). */
+  readThreads?: number;
 }
 
 export interface RunInspectOptions {
@@ -52,93 +38,34 @@ export interface RunInspectOptions {
   readWal?: boolean;
   maxDepth?: number;
   onProgress?: (done: number, total: number, what: string) => void;
+  /** Deep mode: threads reading tables (default: 2 from PARALLEL_MIN_TABLES tables on, if cores allow). */
+  threads?: number;
 }
 
-const num = (v: string | number | undefined): number | undefined => (typeof v === "number" ? v : undefined);
-const str = (v: string | number | undefined): string | undefined => (v === undefined ? undefined : String(v));
+/** Below this many tables a worker's start-up costs more than it saves. */
+export const PARALLEL_MIN_TABLES = 1000;
 
-/** The same fields the datadir model's cheap reader fills. */
-function detailsOf(t: SstTable): TableDetails {
-  const p = t.properties as Record<string, string | number>;
-  const d: TableDetails = {
-    formatVersion: t.formatVersion,
-    checksum: t.checksumType,
-    compression: t.compression,
-    indexType: t.indexType,
-    numEntries: num(p["rocksdb.num.entries"]),
-    numDataBlocks: num(p["rocksdb.num.data.blocks"]),
-    dataSize: num(p["rocksdb.data.size"]),
-    indexSize: num(p["rocksdb.index.size"]),
-    filterSize: num(p["rocksdb.filter.size"]),
-    rawKeySize: num(p["rocksdb.raw.key.size"]),
-    rawValueSize: num(p["rocksdb.raw.value.size"]),
-    filterPolicy: str(p["rocksdb.filter.policy"]),
-    columnFamilyName: str(p["rocksdb.column.family.name"]),
-    properties: p,
-  };
-  try {
-    const f = t.filter;
-    d.filter = { kind: f.kind, partitioned: f.partitioned, bitsPerKey: f.bitsPerKey };
-  } catch (e) {
-    d.error = `filter: ${(e as Error).message}`;
-  }
-  return d;
-}
-
-/** Deep read of one table: details (as cheap mode) and the index walk, checksums verified. */
-export function readTableDeep(path: string): { details: TableDetails; deep: DeepTableInfo } {
-  let t: SstTable | undefined;
-  try {
-    t = openTable(path, { verifyChecksums: true });
-    const details = detailsOf(t);
-    let blocks = 0;
-    let bytes = 0;
-    let min: number | undefined;
-    let max: number | undefined;
-    const partitions = new Set<number>();
-    const deep: DeepTableInfo = {
-      dataBlocks: 0,
-      dataBlockBytes: 0,
-      reads: 0,
-      bytesRead: 0,
-      checksumsVerified: true,
-    };
+/** Read `paths` in a worker thread; undefined when no worker can be started (e.g. running from .ts). */
+function readInWorker(paths: string[]): Promise<DeepTableResult[] | undefined> {
+  return new Promise((resolve) => {
+    let w: Worker;
     try {
-      for (const e of t.iterateIndex()) {
-        blocks++;
-        const s = e.handle.size;
-        bytes += s;
-        if (min === undefined || s < min) min = s;
-        if (max === undefined || s > max) max = s;
-        if (e.partition) partitions.add(e.partition.offset);
-      }
-    } catch (e) {
-      deep.error = `index: ${(e as Error).message}`;
-    }
-    deep.dataBlocks = blocks;
-    deep.dataBlockBytes = bytes;
-    deep.minBlockBytes = min;
-    deep.maxBlockBytes = max;
-    if (t.indexType === "two-level") deep.indexPartitions = partitions.size;
-    try {
-      if (t.filter.partitioned) deep.filterPartitions = t.filter.partitions;
+      w = new Worker(new URL("./deep_worker.js", import.meta.url), { workerData: { paths } });
     } catch {
-      /* reported in details.error */
+      resolve(undefined);
+      return;
     }
-    if (details.numDataBlocks !== undefined && !deep.error)
-      deep.propertiesAgree = details.numDataBlocks === blocks;
-    deep.reads = t.io.reads;
-    deep.bytesRead = t.io.bytes;
-    return { details, deep };
-  } catch (e) {
-    const msg = (e as Error).message;
-    return {
-      details: { error: msg },
-      deep: { dataBlocks: 0, dataBlockBytes: 0, reads: 0, bytesRead: 0, checksumsVerified: true, error: msg },
+    let settled = false;
+    const done = (v: DeepTableResult[] | undefined) => {
+      if (!settled) {
+        settled = true;
+        resolve(v);
+      }
     };
-  } finally {
-    t?.close();
-  }
+    w.once("message", (m: DeepTableResult[]) => done(m));
+    w.once("error", () => done(undefined));
+    w.once("exit", () => done(undefined));
+  });
 }
 
 /** Build the model in the chosen mode (see the header comment). */
@@ -159,9 +86,15 @@ export async function runInspect(dir: string, opts: RunInspectOptions = {}): Pro
   for (const inst of model.instances)
     for (const cf of inst.columnFamilies)
       for (const l of cf.levels) for (const f of l.files) if (f.present) all.push({ inst, f });
+  const threads = Math.max(
+    1,
+    opts.threads ?? (all.length >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
+  );
+  // the worker takes the second half; started first so it runs while this thread reads the first half
+  const split = threads > 1 ? Math.ceil(all.length / threads) : all.length;
+  const workerJob = split < all.length ? readInWorker(all.slice(split).map((x) => x.f.path)) : undefined;
   let done = 0;
-  for (const { inst, f } of all) {
-    const r = readTableDeep(f.path);
+  const record = (inst: (typeof all)[number]["inst"], f: SstFileModel, r: DeepTableResult) => {
     f.details = r.details;
     deep.set(f.path, r.deep);
     const err = r.details.error ?? r.deep.error;
@@ -178,6 +111,13 @@ export async function runInspect(dir: string, opts: RunInspectOptions = {}): Pro
     done++;
     if (opts.onProgress && (done % 64 === 0 || done === all.length))
       opts.onProgress(done, all.length, inst.relPath);
+  };
+  for (const { inst, f } of all.slice(0, split)) record(inst, f, readTableDeep(f.path));
+  if (workerJob) {
+    const rest = all.slice(split);
+    const results = await workerJob;
+    rest.forEach(({ inst, f }, i) => record(inst, f, results?.[i] ?? readTableDeep(f.path)));
+    return { model, mode, deep, readThreads: results ? 2 : 1 };
   }
-  return { model, mode, deep };
+  return { model, mode, deep, readThreads: 1 };
 }

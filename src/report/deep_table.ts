@@ -1,0 +1,121 @@
+/**
+ * Deep read of one table (see deep.ts for what cheap and deep mean): the same details the datadir
+ * model's cheap reader fills, plus the whole index walked and checksums verified on every block read.
+ * Imports only the SST reader, so worker threads load it quickly.
+ */
+import type { TableDetails } from "../datadir/model.js";
+import { openTable, type SstTable } from "../format/table.js";
+
+/** What deep mode measured in one table. */
+export interface DeepTableInfo {
+  /** Data blocks counted by walking the index. */
+  dataBlocks: number;
+  /** Stored (possibly compressed) bytes of the data blocks, from their handles, without trailers. */
+  dataBlockBytes: number;
+  minBlockBytes?: number;
+  maxBlockBytes?: number;
+  /** Two-level index: partitions of the index. */
+  indexPartitions?: number;
+  /** Partitioned filter: partitions. */
+  filterPartitions?: number;
+  /** "rocksdb.num.data.blocks" equals the count from the index (undefined when there is no property). */
+  propertiesAgree?: boolean;
+  /** Positioned reads and bytes spent on this table. */
+  reads: number;
+  bytesRead: number;
+  /** Checksums were verified on every block read. */
+  checksumsVerified: boolean;
+  error?: string;
+}
+
+const num = (v: string | number | undefined): number | undefined => (typeof v === "number" ? v : undefined);
+const str = (v: string | number | undefined): string | undefined => (v === undefined ? undefined : String(v));
+
+/** The same fields the datadir model's cheap reader fills. */
+function detailsOf(t: SstTable): TableDetails {
+  const p = t.properties as Record<string, string | number>;
+  const d: TableDetails = {
+    formatVersion: t.formatVersion,
+    checksum: t.checksumType,
+    compression: t.compression,
+    indexType: t.indexType,
+    numEntries: num(p["rocksdb.num.entries"]),
+    numDataBlocks: num(p["rocksdb.num.data.blocks"]),
+    dataSize: num(p["rocksdb.data.size"]),
+    indexSize: num(p["rocksdb.index.size"]),
+    filterSize: num(p["rocksdb.filter.size"]),
+    rawKeySize: num(p["rocksdb.raw.key.size"]),
+    rawValueSize: num(p["rocksdb.raw.value.size"]),
+    filterPolicy: str(p["rocksdb.filter.policy"]),
+    columnFamilyName: str(p["rocksdb.column.family.name"]),
+    properties: p,
+  };
+  try {
+    const f = t.filter;
+    d.filter = { kind: f.kind, partitioned: f.partitioned, bitsPerKey: f.bitsPerKey };
+  } catch (e) {
+    d.error = `filter: ${(e as Error).message}`;
+  }
+  return d;
+}
+
+/** Deep read of one table: details (as cheap mode) and the index walk, checksums verified. */
+export interface DeepTableResult {
+  details: TableDetails;
+  deep: DeepTableInfo;
+}
+
+export function readTableDeep(path: string): DeepTableResult {
+  let t: SstTable | undefined;
+  try {
+    t = openTable(path, { verifyChecksums: true });
+    const details = detailsOf(t);
+    let blocks = 0;
+    let bytes = 0;
+    let min: number | undefined;
+    let max: number | undefined;
+    const partitions = new Set<number>();
+    const deep: DeepTableInfo = {
+      dataBlocks: 0,
+      dataBlockBytes: 0,
+      reads: 0,
+      bytesRead: 0,
+      checksumsVerified: true,
+    };
+    try {
+      for (const e of t.iterateIndex()) {
+        blocks++;
+        const s = e.handle.size;
+        bytes += s;
+        if (min === undefined || s < min) min = s;
+        if (max === undefined || s > max) max = s;
+        if (e.partition) partitions.add(e.partition.offset);
+      }
+    } catch (e) {
+      deep.error = `index: ${(e as Error).message}`;
+    }
+    deep.dataBlocks = blocks;
+    deep.dataBlockBytes = bytes;
+    deep.minBlockBytes = min;
+    deep.maxBlockBytes = max;
+    if (t.indexType === "two-level") deep.indexPartitions = partitions.size;
+    try {
+      if (t.filter.partitioned) deep.filterPartitions = t.filter.partitions;
+    } catch {
+      /* reported in details.error */
+    }
+    if (details.numDataBlocks !== undefined && !deep.error)
+      deep.propertiesAgree = details.numDataBlocks === blocks;
+    deep.reads = t.io.reads;
+    deep.bytesRead = t.io.bytes;
+    return { details, deep };
+  } catch (e) {
+    const msg = (e as Error).message;
+    return {
+      details: { error: msg },
+      deep: { dataBlocks: 0, dataBlockBytes: 0, reads: 0, bytesRead: 0, checksumsVerified: true, error: msg },
+    };
+  } finally {
+    t?.close();
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * Deep mode: the index walk agrees with the properties and with sst_dump's block counts (knobs.test.ts),
+ * and reading tables in a worker thread gives exactly what one thread gives. The worker runs from the
+ * compiled module (dist/, built by `npm test`'s pretest), as in the CLI.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot, samplesDir } from "./helpers.js";
+
+const distDeep = join(repoRoot, "dist", "src", "report", "deep.js");
+const sample = join(samplesDir, "besu-snapshot");
+
+describe.skipIf(!existsSync(distDeep) || !existsSync(sample))("deep mode threads", () => {
+  it("a worker thread reads the second half exactly as the main thread would", async () => {
+    const { runInspect } = (await import(distDeep)) as typeof import("../../src/report/deep.js");
+    const one = await runInspect(sample, { mode: "deep", threads: 1 });
+    const two = await runInspect(sample, { mode: "deep", threads: 2 });
+    expect(one.readThreads).toBe(1);
+    expect(two.readThreads).toBe(2);
+    expect(two.deep!.size).toBe(one.deep!.size);
+    expect(one.deep!.size).toBeGreaterThan(4);
+    for (const [path, d] of one.deep!) {
+      // reads/bytes differ in nothing either: the same blocks are read
+      expect(two.deep!.get(path)).toEqual(d);
+    }
+    const details = (r: typeof one) =>
+      r.model.instances.flatMap((i) =>
+        i.columnFamilies.flatMap((c) => c.levels.flatMap((l) => l.files.map((f) => f.details))),
+      );
+    expect(details(two)).toEqual(details(one));
+    expect(details(one).every((d) => d && d.filter && !d.error)).toBe(true);
+  });
+});
