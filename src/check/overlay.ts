@@ -40,6 +40,8 @@ export interface Interval {
 
 export interface OverlayMeasurement {
   bottomLevel: number;
+  /** Every file is in L0: the oldest L0 file is taken as the bottom, the newer L0 files as above it. */
+  oldestL0AsBottom: boolean;
   filesAboveBottom: number;
   bytesAboveBottom: number;
   filesInBottom: number;
@@ -155,10 +157,20 @@ export function measureOverlay(
   const levels = cf.levels.filter((l) => l.files.length > 0);
   if (levels.length === 0) return undefined;
   const bottomLevel = Math.max(...levels.map((l) => l.level));
-  const bottom = levels.find((l) => l.level === bottomLevel)!;
-  const upper = levels.filter((l) => l.level < bottomLevel);
+  let bottom: LevelModel = levels.find((l) => l.level === bottomLevel)!;
+  let upper = levels.filter((l) => l.level < bottomLevel);
+  // everything in L0 (flushed, never compacted): the oldest L0 file plays the bottom, the newer ones
+  // overlay it (a bottommost compaction merges them all)
+  const oldestL0AsBottom = bottomLevel === 0 && bottom.files.length > 1;
+  if (oldestL0AsBottom) {
+    const byAge = [...bottom.files].sort((a, b) => fileAge(a) - fileAge(b));
+    const newer = byAge.slice(1);
+    bottom = { level: 0, files: [byAge[0]!], bytes: byAge[0]!.fileSize };
+    upper = [{ level: 0, files: newer, bytes: newer.reduce((a, f) => a + f.fileSize, 0) }];
+  }
   const m: OverlayMeasurement = {
     bottomLevel,
+    oldestL0AsBottom,
     filesAboveBottom: upper.reduce((s, l) => s + l.files.length, 0),
     bytesAboveBottom: upper.reduce((s, l) => s + l.bytes, 0),
     filesInBottom: bottom.files.length,

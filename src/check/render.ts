@@ -34,7 +34,7 @@ export function shortText(f: CheckFinding): string {
       const est = e.shadowedEntriesEstimate as { value: number; low: number; high: number; method: string };
       const range = est.method === "exact" ? "" : ` (${est.low}–${est.high})`;
       return (
-        `${formatBytes(n(e.bytesAboveBottom))} above L${n(e.bottomLevel)} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
+        `${formatBytes(n(e.bytesAboveBottom))} above ${e.oldestL0AsBottom ? "oldest L0 file" : `L${n(e.bottomLevel)}`} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
         `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${n(e.entriesAboveBottom)} entries shadow older versions`
       );
     }

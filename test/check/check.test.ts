@@ -71,6 +71,28 @@ function oracleShadowed(db: string, n: number): { above: number; shadowing: numb
   return { above, shadowing };
 }
 
+/** Obsolete entries in every table: entries − distinct user keys (sst_dump scans; levels from ldb). */
+function oracleObsolete(db: string): number {
+  let entries = 0;
+  const keys = new Set<string>();
+  for (const f of ldbManifest({ db }).cfs.flatMap((c) => c.files)) {
+    const out = execFileSync(
+      "sst_dump",
+      [
+        `--file=${join(db, String(f.fileNumber).padStart(6, "0") + ".sst")}`,
+        "--command=scan",
+        "--output_hex",
+      ],
+      { encoding: "latin1", maxBuffer: 256 * 1024 * 1024 },
+    );
+    for (const m of out.matchAll(/^'([0-9A-F]+)' seq:\d+, type:\d+ =>/gm)) {
+      entries++;
+      keys.add(m[1]!); // sst_dump prints the user key, then seq and type
+    }
+  }
+  return entries - keys.size;
+}
+
 describe("check on the Besu samples", () => {
   let pair: CheckReport;
   beforeAll(async () => {
@@ -287,25 +309,7 @@ describe("placement-overlay on db_bench stores", () => {
       "--write_buffer_size=524288",
       "--max_bytes_for_level_base=2097152",
     ]);
-    // oracle: every entry of every table, and the distinct user keys among them
-    let entries = 0;
-    const keys = new Set<string>();
-    for (const f of ldbManifest({ db }).cfs.flatMap((c) => c.files)) {
-      const out = execFileSync(
-        "sst_dump",
-        [
-          `--file=${join(db, String(f.fileNumber).padStart(6, "0") + ".sst")}`,
-          "--command=scan",
-          "--output_hex",
-        ],
-        { encoding: "latin1", maxBuffer: 256 * 1024 * 1024 },
-      );
-      for (const m of out.matchAll(/^'([0-9A-F]+)' seq:\d+, type:\d+ =>/gm)) {
-        entries++;
-        keys.add(m[1]!); // sst_dump prints the user key, then seq and type
-      }
-    }
-    const obsolete = entries - keys.size;
+    const obsolete = oracleObsolete(db);
     expect(obsolete).toBeGreaterThan(1000);
     const exact = of(await runCheck(db, { overlaySample: 1_000_000 }), "placement-overlay")[0]!.evidence as {
       perLevel: unknown[];
@@ -320,6 +324,28 @@ describe("placement-overlay on db_bench stores", () => {
     };
     expect(sampled.low).toBeLessThanOrEqual(obsolete);
     expect(sampled.high).toBeGreaterThanOrEqual(obsolete);
+  });
+
+  it("everything in L0: the newer L0 files overlay the oldest one", async () => {
+    const db = join(dir, "l0-only");
+    dbBench(db, ["--benchmarks=fillseq", `--num=${N}`, "--disable_auto_compactions=1", ...bench]);
+    const flat = await runCheck(db);
+    // fillseq's flushes hold disjoint key ranges: files above, nothing shadowed
+    expect(of(flat, "placement-overlay").every((f) => f.severity === "info")).toBe(true);
+    dbBench(db, [
+      "--use_existing_db=1",
+      "--benchmarks=overwrite,flush",
+      `--num=${N}`,
+      "--writes=2000",
+      "--disable_auto_compactions=1",
+      "--seed=7",
+      ...bench,
+    ]);
+    const r = await runCheck(db, { overlaySample: 50_000 });
+    const f = of(r, "placement-overlay")[0]!;
+    expect(f.evidence.oldestL0AsBottom).toBe(true);
+    expect((f.evidence.shadowedEntriesEstimate as { value: number }).value).toBe(oracleObsolete(db));
+    expect(f.severity).toBe("warn");
   });
 
   it("format-mix and options-drift when a reopen with another compression adds files", async () => {

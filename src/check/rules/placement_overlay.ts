@@ -56,18 +56,21 @@ export const rule: Rule = {
           ? `remove: ${cmd}`
           : `lsmscope compact rewrites RocksDB stores only; compact this ${r.instance.engine} store with its own tools`;
         const range = est.method === "exact" ? "" : ` (95%: ${est.low}–${est.high})`;
-        const above = m.perLevel
-          .filter((l) => l.level < m.bottomLevel)
-          .map((l) => `L${l.level} ${l.files}`)
-          .join(", ");
+        const above = m.oldestL0AsBottom
+          ? `L0 ${m.filesAboveBottom}`
+          : m.perLevel
+              .filter((l) => l.level < m.bottomLevel)
+              .map((l) => `L${l.level} ${l.files}`)
+              .join(", ");
+        const bottomName = m.oldestL0AsBottom ? "the oldest L0 file" : `L${m.bottomLevel}`;
         out.push(
           finding(
             "placement-overlay",
             warn ? "warn" : "info",
             a.arm,
             at(r),
-            `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above L${m.bottomLevel} (${above}; ` +
-              `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in L${m.bottomLevel}; ` +
+            `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above ${bottomName} (${above}; ` +
+              `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
               `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
               `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete` +
               (m.unresolved > 0
@@ -76,6 +79,7 @@ export const rule: Rule = {
               `; ${remedy}`,
             {
               bottomLevel: m.bottomLevel,
+              oldestL0AsBottom: m.oldestL0AsBottom,
               bytesAboveBottom: m.bytesAboveBottom,
               bytesInBottom: m.bytesInBottom,
               filesAboveBottom: m.filesAboveBottom,
