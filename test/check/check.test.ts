@@ -318,12 +318,12 @@ describe("placement-overlay on db_bench stores", () => {
     expect(exact.perLevel.length).toBeGreaterThanOrEqual(3);
     expect(exact.shadowedEntriesEstimate.method).toBe("exact");
     expect(exact.shadowedEntriesEstimate.value).toBe(obsolete);
+    // the default sample (the store's exact layout depends on db_bench's background compactions, so the
+    // interval's 5% misses are not asserted here; the coverage test above checks the intervals)
     const sampled = of(await runCheck(db), "placement-overlay")[0]!.evidence.shadowedEntriesEstimate as {
-      low: number;
-      high: number;
+      value: number;
     };
-    expect(sampled.low).toBeLessThanOrEqual(obsolete);
-    expect(sampled.high).toBeGreaterThanOrEqual(obsolete);
+    expect(Math.abs(sampled.value - obsolete) / obsolete).toBeLessThan(0.1);
   });
 
   it("everything in L0: the newer L0 files overlay the oldest one", async () => {
