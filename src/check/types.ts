@@ -57,7 +57,7 @@ export interface CheckReport {
 export interface CheckOptions {
   /** Second arm (REF_DIR) to compare against. */
   against?: string;
-  /** Keys sampled per column family for placement-overlay (default 2000; all when fewer above bottom). */
+  /** Entries sampled per column family for placement-overlay (default 4000; all when fewer above bottom). */
   overlaySample?: number;
   /** Bytes above the bottom level up to which placement-overlay scans every entry (default 1 GiB). */
   overlayScanLimitBytes?: number;
