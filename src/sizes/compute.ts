@@ -14,7 +14,8 @@ import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { AccountAcc, CodeAcc } from "./eth_acc.js";
 import { cfKey, locateEth, planCf, resolveLocation, selectCfs, splitPoints, type CfPlan } from "./plan.js";
-import { runTasks } from "./pool.js";
+import { ScanPool } from "./pool.js";
+import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "./memtable.js";
 import { toHex } from "../util/bytes.js";
 import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
@@ -29,6 +30,9 @@ import type {
   SizesOptions,
   SizesReport,
 } from "./types.js";
+
+/** Default: below this much SST data a full scan runs in one thread (worker start-up would dominate). */
+const PARALLEL_MIN_BYTES = 32 * 1024 * 1024;
 
 /** Column families smaller than this are one task (not split by key range). */
 const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
@@ -268,8 +272,29 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
   const t0 = Date.now();
   const model = opts.model ?? (await inspectDatadir(dir, {}));
   if (opts.mode === "sample") return computeSample(model, opts, t0);
+  // threads start before planning (which opens every table), so their module loading overlaps it;
+  // by default only when there is enough to read for two threads to pay for their start-up
+  const storeBytes = model.instances.reduce((s, i) => s + i.totals.sstBytes, 0);
+  const workers = Math.max(
+    1,
+    Math.floor(opts.workers ?? (storeBytes >= PARALLEL_MIN_BYTES ? Math.min(2, availableParallelism()) : 1)),
+  );
+  const pool = new ScanPool(workers);
+  try {
+    return await computeFull(model, opts, t0, pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+async function computeFull(
+  model: DatadirModel,
+  opts: SizesOptions,
+  t0: number,
+  pool: ScanPool,
+): Promise<SizesReport> {
   const includeWal = opts.includeWal !== false;
-  const workers = Math.max(1, Math.floor(opts.workers ?? Math.min(2, availableParallelism())));
+  const workers = pool.size;
   const selected = selectCfs(model, opts);
   const eth = locateEth(model, opts.eth);
   const accLoc = resolveLocation(model, eth.accounts);
@@ -346,10 +371,9 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
 
   const scanT0 = Date.now();
   let entriesRead = 0;
-  let workersUsed = 1;
+  const workersUsed = pool.size;
   if (phaseA) {
-    const { results, workersUsed: w } = await runTasks(phaseA.tasks, workers, progress);
-    workersUsed = Math.max(workersUsed, w);
+    const results = await pool.run(phaseA.tasks, progress);
     const agg = new CfAgg();
     for (const r of results) {
       if (r.code) codeAcc!.merge(r.code);
@@ -362,8 +386,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
   const accAcc = accLoc ? new AccountAcc(codeAcc?.delegationHashes ?? new Set()) : undefined;
   const allB = phaseB.flatMap((p) => p.tasks);
   for (const t of allB) t.delegationHashes = delegationHashes;
-  const { results, workersUsed: wb } = await runTasks(allB, workers, progress);
-  workersUsed = Math.max(workersUsed, wb);
+  const results = await pool.run(allB, progress);
   const byId = new Map(results.map((r) => [r.id, r]));
   for (const p of phaseB) {
     const agg = new CfAgg();

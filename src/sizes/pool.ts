@@ -1,7 +1,8 @@
 /**
  * Runs scan tasks on worker threads (or in this thread when one worker is asked for, or when the
  * compiled worker script cannot be found, e.g. when running from TypeScript sources without a build).
- * Tasks are handed out one at a time to whichever worker is free.
+ * The pool starts its threads before the caller plans (so module loading overlaps with reading the
+ * MANIFEST and indexes) and serves several batches of tasks; tasks go to whichever worker is free.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -35,54 +36,72 @@ function revive(e: WorkerError): Error {
   return err;
 }
 
-export async function runTasks(
-  tasks: ScanTask[],
-  workers: number,
-  progress: (bytes: number) => void,
-): Promise<{ results: PartialResult[]; workersUsed: number }> {
-  const script = workers > 1 ? workerScript() : undefined;
-  if (workers <= 1 || !script || tasks.length === 0) {
-    return { results: tasks.map((t) => runScanTask(t, progress)), workersUsed: 1 };
+type Message = { kind: string; bytes?: number; result?: PartialResult; error?: WorkerError };
+
+export class ScanPool {
+  private readonly workers: Worker[] = [];
+  /** Threads used (1 = in this thread). */
+  readonly size: number;
+
+  constructor(requested: number) {
+    const script = requested > 1 ? workerScript() : undefined;
+    if (script) {
+      // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
+      for (let i = 0; i < requested; i++) this.workers.push(new Worker(script, { execArgv: [] }));
+    }
+    this.size = Math.max(1, this.workers.length);
   }
-  const n = Math.min(workers, tasks.length);
-  const results: PartialResult[] = [];
-  let next = 0;
-  const pool: Worker[] = [];
-  try {
+
+  async run(tasks: ScanTask[], progress: (bytes: number) => void): Promise<PartialResult[]> {
+    if (this.workers.length === 0 || tasks.length === 0) return tasks.map((t) => runScanTask(t, progress));
+    const results: PartialResult[] = [];
+    let next = 0;
+    const active = this.workers.slice(0, Math.min(this.workers.length, tasks.length));
     await Promise.all(
-      Array.from({ length: n }, () => {
-        const w = new Worker(script);
-        pool.push(w);
-        return new Promise<void>((resolve, reject) => {
-          const give = () => {
-            if (next >= tasks.length) {
-              w.postMessage(null);
-              resolve();
-              return;
-            }
-            w.postMessage(tasks[next++]);
-          };
-          w.on(
-            "message",
-            (m: { kind: string; bytes?: number; result?: PartialResult; error?: WorkerError }) => {
+      active.map(
+        (w) =>
+          new Promise<void>((resolve, reject) => {
+            const cleanup = () => {
+              w.off("message", onMessage);
+              w.off("error", onError);
+              w.off("exit", onExit);
+            };
+            const give = () => {
+              if (next >= tasks.length) {
+                cleanup();
+                resolve();
+              } else w.postMessage(tasks[next++]);
+            };
+            const onMessage = (m: Message) => {
               if (m.kind === "progress") progress(m.bytes!);
               else if (m.kind === "result") {
                 results.push(m.result!);
                 give();
-              } else if (m.kind === "error") reject(revive(m.error!));
-            },
-          );
-          w.on("error", reject);
-          w.on("exit", (code) => {
-            if (code !== 0) reject(new Error(`sizes worker exited with code ${code}`));
-          });
-          give();
-        });
-      }),
+              } else if (m.kind === "error") {
+                cleanup();
+                reject(revive(m.error!));
+              }
+            };
+            const onError = (err: Error) => {
+              cleanup();
+              reject(err);
+            };
+            const onExit = (code: number) => {
+              cleanup();
+              reject(new Error(`sizes worker exited with code ${code}`));
+            };
+            w.on("message", onMessage);
+            w.on("error", onError);
+            w.on("exit", onExit);
+            give();
+          }),
+      ),
     );
-  } finally {
-    await Promise.all(pool.map((w) => w.terminate()));
+    results.sort((a, b) => a.id - b.id);
+    return results;
   }
-  results.sort((a, b) => a.id - b.id);
-  return { results, workersUsed: n };
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
 }

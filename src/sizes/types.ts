@@ -216,7 +216,7 @@ export interface SizesOptions {
   sampleBlocks?: number;
   /** Sample mode: PRNG seed (default 1): same seed, same blocks. */
   seed?: number;
-  /** Full mode: worker threads (default min(2, cores)); 1 runs in this thread. */
+  /** Full mode: worker threads (default min(2, cores) for stores of ≥ 32 MiB of SSTs, else 1); 1 runs in this thread. */
   workers?: number;
   /** Full mode: column families at least this big (stored data bytes) are split by key range (default 4 MiB). */
   splitMinBytes?: number;

@@ -1,0 +1,139 @@
+/**
+ * `sizes --full` scan speed against `sst_dump --command=scan` (RocksDB 7.8.3) on the same files in the
+ * same run, with 1 and 2 worker threads, and peak RSS at two store sizes (memory must not grow with
+ * the store). Stores are written fresh by db_bench (fillrandom: overwrites leave several versions, so
+ * the newest-version merge has work to do) into a temp dir and removed afterwards.
+ *
+ * Entries/s counts every entry read from the tables (what sst_dump prints). sizes times include
+ * everything computeSizes does (MANIFEST/OPTIONS model, planning, merge, statistics).
+ *
+ * Env: LSMSCOPE_BENCH_NUM (writes, default 1,000,000), LSMSCOPE_BENCH_BIG (writes of the RSS store,
+ * default 4 × NUM), LSMSCOPE_BENCH_RUNS (best of, default 3).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { computeSizes } from "../src/sizes/index.js";
+
+const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 1_000_000);
+const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? NUM * 4);
+const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
+
+function fill(dir: string, num: number): void {
+  execFileSync(
+    "db_bench",
+    [
+      "--benchmarks=fillrandom",
+      `--num=${num}`,
+      "--seed=1",
+      `--db=${dir}`,
+      "--disable_wal=1",
+      "--key_size=20",
+      "--value_size=100",
+      "--compression_ratio=0.5",
+      "--compression_type=lz4",
+      "--block_size=16384",
+      "--bloom_bits=10",
+    ],
+    { stdio: "ignore" },
+  );
+}
+
+function ssts(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".sst"))
+    .map((f) => join(dir, f));
+}
+
+function sstDumpScan(files: string[]): void {
+  for (const file of files) {
+    const r = spawnSync("sst_dump", [`--file=${file}`, "--command=scan"], {
+      stdio: ["ignore", "ignore", "ignore"],
+    });
+    if (r.status !== 0) throw new Error(`sst_dump --command=scan failed on ${file}`);
+  }
+}
+
+function rate(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : `${(n / 1e3).toFixed(0)} k/s`;
+}
+
+function mib(n: number): string {
+  return `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+/** Peak RSS of a fresh process running `sizes --full` with `workers` on `dir`. */
+function peakRss(dir: string, workers: number): { rssBytes: number; entries: number; seconds: number } {
+  const lib = new URL("../src/sizes/index.js", import.meta.url).href;
+  const script = `
+    const { computeSizes } = await import(${JSON.stringify(lib)});
+    const t0 = Date.now();
+    const r = await computeSizes(${JSON.stringify(dir)}, { workers: ${workers} });
+    const entries = r.columnFamilies.reduce((s, c) => s + c.entriesRead, 0);
+    // workers are threads of this process: their memory is in this RSS
+    console.log(JSON.stringify({ rssBytes: process.resourceUsage().maxRSS * 1024, entries, seconds: (Date.now() - t0) / 1000 }));
+  `;
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").pop()!) as { rssBytes: number; entries: number; seconds: number };
+}
+
+function dirBytes(dir: string): number {
+  return readdirSync(dir).reduce((s, f) => s + statSync(join(dir, f)).size, 0);
+}
+
+export async function run(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-sizes-"));
+  try {
+    const dir = join(root, "store");
+    fill(dir, NUM);
+    const files = ssts(dir);
+    console.log(
+      `sizes: db_bench fillrandom ${NUM} writes (20-byte keys, 100-byte values, LZ4, 16 KiB blocks): ${files.length} tables, ${mib(dirBytes(dir))}; best of ${RUNS}, runs interleaved`,
+    );
+    let entries = 0;
+    let live = 0;
+    const times: Record<string, number> = { w1: Infinity, w2: Infinity, dump: Infinity };
+    for (let i = 0; i < RUNS; i++) {
+      for (const w of [1, 2]) {
+        const t0 = process.hrtime.bigint();
+        const r = await computeSizes(dir, { workers: w, eth: "off" });
+        const s = Number(process.hrtime.bigint() - t0) / 1e9;
+        times[`w${w}`] = Math.min(times[`w${w}`]!, s);
+        entries = r.columnFamilies.reduce((a, c) => a + c.entriesRead, 0);
+        live = r.columnFamilies.reduce((a, c) => a + c.entries, 0);
+      }
+      const t0 = process.hrtime.bigint();
+      sstDumpScan(files);
+      times["dump"] = Math.min(times["dump"]!, Number(process.hrtime.bigint() - t0) / 1e9);
+    }
+    const line = (name: string, s: number) =>
+      `    ${name.padEnd(34)} ${s.toFixed(3)} s  ${rate(entries / s)}`;
+    console.log(`  ${entries} entries in the tables, ${live} live keys after the newest-version merge`);
+    console.log(line("lsmscope sizes --full, 1 worker", times["w1"]!));
+    console.log(line("lsmscope sizes --full, 2 workers", times["w2"]!));
+    console.log(line("sst_dump --command=scan (1 core)", times["dump"]!));
+    console.log(
+      `    ratio vs sst_dump scan: 1 worker ${(times["dump"]! / times["w1"]!).toFixed(2)}x, 2 workers ${(times["dump"]! / times["w2"]!).toFixed(2)}x (targets 1x and 1.7x)`,
+    );
+
+    // memory: the same scan on a store BIG/NUM times larger must not need more memory
+    const small = peakRss(dir, 2);
+    const bigDir = join(root, "big");
+    fill(bigDir, BIG);
+    const big = peakRss(bigDir, 2);
+    console.log(`  peak RSS (fresh process, 2 workers, whole computeSizes):`);
+    console.log(
+      `    ${mib(dirBytes(dir)).padStart(10)} store, ${small.entries} entries: ${mib(small.rssBytes)} (${small.seconds.toFixed(1)} s)`,
+    );
+    console.log(
+      `    ${mib(dirBytes(bigDir)).padStart(10)} store, ${big.entries} entries: ${mib(big.rssBytes)} (${big.seconds.toFixed(1)} s)`,
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// run directly: node dist/bench/sizes.js
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
