@@ -3,15 +3,19 @@
  * directory in the same run: a store with >= 5,000 SSTs written by db_bench into a temp dir (tiny
  * memtables flushed to L0 with auto compaction off, so every ~64 KiB memtable becomes one table).
  * Both are timed as whole processes (start-up included), best of N, wall clock and CPU; peak RSS of each
- * from /usr/bin/time (or getrusage of the children when it is missing).
+ * from /usr/bin/time. Also timed in process (the library call that the CLI makes, without Node's and the
+ * CLI's start-up), since the CLI loads every command's modules before it runs one.
  *
  * Env: LSMSCOPE_BENCH_INSPECT_FILES (tables wanted, default 5000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runInspect } from "../src/report/deep.js";
+import { buildInspectReport } from "../src/report/build.js";
+import { renderInspectReport } from "../src/report/render.js";
 
 const FILES = Number(process.env.LSMSCOPE_BENCH_INSPECT_FILES ?? 5000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
@@ -110,6 +114,15 @@ export async function run(): Promise<void> {
     const sst = best("sst_dump", [`--file=${dir}`, "--show_properties"]);
     const deep = best(process.execPath, [bin, "inspect", "--deep", dir]);
     const cheap = best(process.execPath, [bin, "inspect", dir]);
+    let lib = Infinity;
+    let threads = 1;
+    for (let i = 0; i < RUNS; i++) {
+      const t = process.hrtime.bigint();
+      const r = await runInspect(dir, { mode: "deep" });
+      renderInspectReport(buildInspectReport(r.model, r.mode, r.deep));
+      lib = Math.min(lib, Number(process.hrtime.bigint() - t) / 1e9);
+      threads = r.readThreads ?? 1;
+    }
     console.log(`  sst_dump --show_properties:  ${fmt(sst)}`);
     console.log(`  lsmscope inspect --deep:     ${fmt(deep)}`);
     console.log(`  lsmscope inspect (cheap):    ${fmt(cheap)}`);
@@ -118,6 +131,11 @@ export async function run(): Promise<void> {
         (Number.isFinite(sst.cpu) ? `, ${(sst.cpu / deep.cpu).toFixed(2)}x CPU` : "") +
         ` (target >= 2x); cheap: ${(sst.wall / cheap.wall).toFixed(2)}x wall`,
     );
+    console.log(
+      `  in process (runInspect deep + report, ${threads} reading threads): ${lib.toFixed(2)} s, ${(sst.wall / lib).toFixed(2)}x sst_dump's wall`,
+    );
+    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    console.log(`  load average during the run: ${load} (wall-clock ratios need an otherwise idle machine)`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
