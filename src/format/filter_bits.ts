@@ -22,7 +22,10 @@
  *   filter data* | filter offsets fixed32 * n | offset-array start fixed32 | base_lg byte
  *   each filter: bits [len-1] | k (probes); bit = h % bits, h += rotr(h, 17)
  */
-import { bloomHash32, hash64 } from "./hash.js";
+import { bloomHash32 } from "./hash.js";
+import { hash64Parts } from "./hash_fast.js";
+
+const H = new Uint32Array(2);
 
 export type FilterBitsKind = "bloom" | "fastbloom" | "ribbon" | "always-true" | "always-false";
 
@@ -97,9 +100,9 @@ function fastBloom(data: Uint8Array, len: number): FilterBits {
     dataBytes: len,
     numProbes,
     mayMatch(key) {
-      const h = hash64(key);
-      const h1 = Number(h & 0xffffffffn);
-      let h2 = Number(h >> 32n);
+      hash64Parts(key, H);
+      const h1 = H[0]!;
+      let h2 = H[1]!;
       // FastRange32(h1, lines) = (h1 * lines) >> 32, exact in doubles while the product < 2^53
       const line =
         lines < 2097152 ? Math.floor((h1 * lines) / 4294967296) : Number((BigInt(h1) * BigInt(lines)) >> 32n);
@@ -160,7 +163,9 @@ function ribbon(data: Uint8Array, len: number): FilterBits {
     ribbonBlocks: numBlocks,
     ribbonSeed: seed,
     mayMatch(key) {
-      const hash = ((hash64(key) ^ rawSeed) * REHASH_FACTOR) & M64;
+      hash64Parts(key, H);
+      const h64 = (BigInt(H[1]!) << 32n) | BigInt(H[0]!);
+      const hash = ((h64 ^ rawSeed) * REHASH_FACTOR) & M64;
       const start = Number((hash * numStartsBig) >> 64n);
       const a = (hash * COEFF_AND_RESULT_FACTOR) & M64;
       const cr = ((a << 64n) ^ (a ^ COEFF_XOR64)) | 1n; // 128-bit coefficient row

@@ -6,6 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { bloomHash32, rocksdbHash64 } from "../../src/format/index.js";
 import { murmurHash32 } from "../../src/format/hash.js";
+import { hash64Parts } from "../../src/format/hash_fast.js";
+
+function fast64(b: Buffer): bigint {
+  const out = new Uint32Array(2);
+  hash64Parts(b, out);
+  return (BigInt(out[1]!) << 32n) | BigInt(out[0]!);
+}
 
 // prettier-ignore
 const HASH64: [string, string][] = [
@@ -108,15 +115,23 @@ const MOD61 = "abcdefghijklmnopqrstuvwxyz123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 describe("filter hashes", () => {
   it("Hash64 (XXPH3, seed 0) matches RocksDB's small-value schema", () => {
-    for (const [hex, want] of HASH64) expect(rocksdbHash64(Buffer.from(hex, "hex")).toString()).toBe(want);
+    for (const [hex, want] of HASH64) {
+      expect(rocksdbHash64(Buffer.from(hex, "hex")).toString()).toBe(want);
+      expect(fast64(Buffer.from(hex, "hex")).toString()).toBe(want);
+    }
   });
 
   it("Hash64 matches RocksDB's large-value schema (every length up to 430)", () => {
     for (const [repeat, limit, want] of DESCRIPTORS) {
       const input = Buffer.from(repeat.repeat(Math.ceil(limit / repeat.length) + 1));
       let got = "";
-      for (let i = 0; i < limit; i++) got += MOD61[Number(rocksdbHash64(input.subarray(0, i)) % 61n)];
+      let gotFast = "";
+      for (let i = 0; i < limit; i++) {
+        got += MOD61[Number(rocksdbHash64(input.subarray(0, i)) % 61n)];
+        gotFast += MOD61[Number(fast64(input.subarray(0, i)) % 61n)];
+      }
       expect(got).toBe(want);
+      expect(gotFast).toBe(want);
     }
   });
 
