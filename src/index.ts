@@ -28,3 +28,26 @@ export type { CompactPlan, CfPlan, RunResult, VerifyReport, StoreDigest, CfDiges
 export * as check from "./check/index.js";
 export { runCheck, exitCodeFor, CheckCannotRunError, measureOverlay } from "./check/index.js";
 export type { CheckReport, CheckFinding, CheckOptions, CheckSeverity, RuleId, OverlayMeasurement } from "./check/index.js";
+export * from "./analysis/layout.js";
+export { clientFilterExpectation, type ClientFilterExpectation } from "./analysis/expectations.js";
+export {
+  runInspect,
+  readTableDeep,
+  PARALLEL_MIN_TABLES,
+  type InspectMode,
+  type InspectResult,
+  type RunInspectOptions,
+  type DeepTableInfo,
+  type DeepTableResult,
+} from "./report/deep.js";
+export {
+  buildInspectReport,
+  buildCfReport,
+  type InspectReport,
+  type InstanceReport,
+  type CfReport,
+  type ReportFlag,
+  type FlagSeverity,
+  type DeepLevel,
+} from "./report/build.js";
+export { renderInspectReport, renderCf, type RenderOptions } from "./report/render.js";

@@ -140,9 +140,36 @@ function knobRows(c: CfReport): string[][] {
   return rows;
 }
 
+function blockEstimate(l: CarriedLevel | undefined): string {
+  const b = l?.blockSize;
+  if (!b) return "-";
+  return `${b.basis === "uncompressed" ? "" : "≤"}${formatBytes(Math.round(b.meanBytes))}`;
+}
+
 function levelRows(c: CfReport): string[][] {
+  const all = c.knobs.carried.all;
+  // knobs that vary inside the CF get a column per level; uniform ones are in the knob table above
+  const varying: [string, (l: CarriedLevel) => Tally[]][] = (
+    [
+      ["format", (l) => l.formatVersion],
+      ["index", (l) => l.indexType],
+      ["checksum", (l) => l.checksum],
+    ] as [string, (l: CarriedLevel) => Tally[]][]
+  ).filter(([, get]) => get(all).length > 1);
   const rows: string[][] = [
-    ["level", "files", "bytes", "share", "file sizes", "entries", "filters", "compression"],
+    [
+      "level",
+      "files",
+      "bytes",
+      "share",
+      "file sizes",
+      "entries",
+      "filters",
+      "bits/key",
+      "compression",
+      "block≈",
+      ...varying.map(([n]) => n),
+    ],
   ];
   const carried = new Map(c.knobs.carried.levels.map((l) => [l.level, l]));
   for (const l of c.layout.levels) {
@@ -165,10 +192,30 @@ function levelRows(c: CfReport): string[][] {
       sizes,
       l.entries !== undefined ? int(l.entries) : "-",
       filters,
+      k?.filterBitsPerKey !== undefined ? k.filterBitsPerKey.toFixed(1) : "-",
       k ? tallies(k.compression) : "-",
+      blockEstimate(k),
+      ...varying.map(([, get]) => (k ? tallies(get(k)) : "-")),
     ]);
   }
   return rows;
+}
+
+/** Per-file filter presence where a level mixes files with and without a filter (up to 8 named). */
+function mixedFilterLines(c: CfReport): string[] {
+  const out: string[] = [];
+  for (const l of c.cf.levels) {
+    const without = l.files.filter((f) => f.details?.filter?.kind === "none");
+    const withF = l.files.filter((f) => f.details?.filter && f.details.filter.kind !== "none");
+    if (without.length === 0 || withF.length === 0) continue;
+    const few = without.length <= withF.length;
+    const named = (few ? without : withF).slice(0, 8).map((f) => f.fileName);
+    const more = (few ? without : withF).length - named.length;
+    out.push(
+      `  L${l.level} files ${few ? "without" : "with"} a filter: ${named.join(", ")}${more > 0 ? ` (+${more})` : ""}`,
+    );
+  }
+  return out;
 }
 
 function deepRows(c: CfReport): string[][] {
@@ -204,7 +251,8 @@ export function renderCf(c: CfReport): string[] {
   out.push(...table(knobRows(c)));
   if (L.files > 0) {
     out.push("");
-    out.push(...table(levelRows(c), new Set([1, 2, 3, 5])));
+    out.push(...table(levelRows(c), new Set([1, 2, 3, 5, 7, 9])));
+    out.push(...mixedFilterLines(c));
     const bottom = L.bottomLevel!;
     out.push(
       `  above the bottom level (L${bottom}): ${int(L.filesAboveBottom)} ${L.filesAboveBottom === 1 ? "file" : "files"}, ${formatBytes(L.bytesAboveBottom)} (${pct(L.shareAboveBottom)} of the bytes)` +
