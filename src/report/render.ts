@@ -340,9 +340,8 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   for (const inst of r.instances) {
     out.push("");
     out.push(...instanceHeader(inst, r.root));
-    if (!inst.instance.readable) continue;
     const empty: string[] = [];
-    for (const c of inst.cfs) {
+    for (const c of inst.instance.readable ? inst.cfs : []) {
       const isEmpty = c.layout.files === 0 && c.layout.blob.files === 0 && c.layout.unflushedWrites === 0;
       if (isEmpty && !opts.showEmpty) {
         empty.push(e(c.cf.displayName));

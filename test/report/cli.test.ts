@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot, samplesDir } from "./helpers.js";
 
@@ -88,6 +89,25 @@ describe.skipIf(!have("nethermind") || !have("geth-leveldb"))("client names", ()
 });
 
 describe("bad input", () => {
+  it("an empty directory: a finding, exit 2; a Pebble store: recognised, not read, no crash", () => {
+    const empty = mkdtempSync(join(tmpdir(), "lsmscope-empty-"));
+    const peb = mkdtempSync(join(tmpdir(), "lsmscope-pebble-"));
+    try {
+      const e = run(["inspect", empty]);
+      expect(e.status).toBe(2);
+      expect(e.stdout).toContain("no-store");
+      writeFileSync(join(peb, "CURRENT"), "MANIFEST-000001\n");
+      writeFileSync(join(peb, "MANIFEST-000001"), "x");
+      writeFileSync(join(peb, "OPTIONS-000003"), "[Version]\n  pebble_version=0.1\n");
+      const p = run(["inspect", "--deep", peb]);
+      expect(p.stderr).toBe("");
+      expect(p.stdout).toContain("not readable: Pebble stores are recognised but not yet read");
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+      rmSync(peb, { recursive: true, force: true });
+    }
+  });
+
   it("a missing directory: one line, non-zero exit", () => {
     const r = run(["inspect", "/nonexistent/lsmscope-test"]);
     expect(r.status).not.toBe(0);
