@@ -49,20 +49,28 @@ export interface SstDumpProperties {
 }
 
 export function sstDumpProperties(file: string): SstDumpProperties {
+  // latin1: string properties are raw bytes (Besu names column families by single bytes)
   const out = execFileSync("sst_dump", [`--file=${file}`, "--show_properties"], {
-    encoding: "utf8",
+    encoding: "latin1",
     maxBuffer: 64 << 20,
   });
   const labels = new Map<string, string>();
   const user = new Map<string, string>();
   let section: "none" | "props" | "user" = "none";
+  let last: string | undefined;
   for (const line of out.split("\n")) {
     if (line.startsWith("Table Properties:")) section = "props";
     else if (line.includes("Raw user collected properties")) section = "user";
     else if (line.startsWith("------")) continue;
     else if (section === "props") {
       const m = /^ {2}(.+?): ?(.*)$/.exec(line);
-      if (m) labels.set(m[1]!, m[2]!);
+      if (m) {
+        labels.set(m[1]!, m[2]!);
+        last = m[1]!;
+      } else if (last !== undefined) {
+        // a raw value holding a newline (Besu's column family "\n") continues on the next line
+        labels.set(last, labels.get(last)! + "\n" + line);
+      }
     } else if (section === "user") {
       const m = /^ {2}# (.+?): 0x([0-9A-F]*)$/.exec(line);
       if (m) user.set(m[1]!, m[2]!);
@@ -154,7 +162,9 @@ export function compareProperties(t: SstTable, d: SstDumpProperties): string[] {
       const have = got === undefined ? 0 : Number(got);
       if (want !== have) bad.push(`${name}: sst_dump ${value} reader ${String(got)}`);
     } else {
-      const have = got === undefined ? (STRING_DEFAULTS[name] ?? "") : String(got);
+      // compare the raw bytes (the reader shows non-printable values as 0x-hex)
+      const raw = t.rawProperties.get(name);
+      const have = raw === undefined ? (STRING_DEFAULTS[name] ?? "") : raw.toString("latin1");
       if (have !== value)
         bad.push(`${name}: sst_dump ${JSON.stringify(value)} reader ${JSON.stringify(have)}`);
     }
