@@ -240,7 +240,8 @@ export function codeView(code: CodeAcc, role: RoleSpec, location: string): CodeV
 }
 
 export function accountView(acc: AccountAcc, code: CodeAcc | undefined, location: string): AccountView {
-  const distinct = acc.codeHashCounts.size;
+  const d = acc.distinct();
+  const distinct = d.count;
   const view: AccountView = {
     location,
     total: acc.total,
@@ -250,10 +251,10 @@ export function accountView(acc: AccountAcc, code: CodeAcc | undefined, location
     undecodable: acc.undecodable,
     codeNotFound: 0,
     distinctCodeHashes: distinct,
-    distinctCodeHashesExact: true,
+    distinctCodeHashesExact: d.exact,
     reuseFactor: distinct > 0 ? acc.contract / distinct : 0,
   };
-  if (code?.codeMap) {
+  if (code?.codeMap && acc.codeHashCounts) {
     const per = new SizeDist();
     let missing = 0;
     for (const [h, n] of acc.codeHashCounts) {
@@ -320,7 +321,7 @@ async function computeFull(
 
   let id = 0;
   const nextId = () => id++;
-  const parts = workers * 2;
+  const parts = workers * 4;
   const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
   let totalBytes = 0;
   let doneBytes = 0;
@@ -371,7 +372,6 @@ async function computeFull(
 
   const scanT0 = Date.now();
   let entriesRead = 0;
-  const workersUsed = pool.size;
   if (phaseA) {
     const results = await pool.run(phaseA.tasks, progress);
     const agg = new CfAgg();
@@ -429,7 +429,7 @@ async function computeFull(
     client: model.client.kind,
     mode: "full",
     confidence: opts.confidence ?? 0.95,
-    workers: workersUsed,
+    workers: pool.threadsUsed,
     columnFamilies,
     eth: ethOut,
     notes,

@@ -179,14 +179,51 @@ export class CodeAcc {
   }
 }
 
+/**
+ * HyperLogLog (2^14 registers, ~0.8% standard error) over hash53 values, for distinct code hashes once
+ * an exact set would outgrow DISTINCT_CAP.
+ */
+export class Hll {
+  static readonly P = 14;
+  regs: Uint8Array;
+  constructor(regs?: Uint8Array) {
+    this.regs = regs ?? new Uint8Array(1 << Hll.P);
+  }
+  add(h: number): void {
+    const m = 1 << Hll.P;
+    const idx = h % m;
+    const w = Math.floor(h / m); // 39 remaining bits
+    const rank = w === 0 ? 40 : 39 - Math.floor(Math.log2(w));
+    if (rank > this.regs[idx]!) this.regs[idx] = rank;
+  }
+  merge(o: Uint8Array): void {
+    for (let i = 0; i < this.regs.length; i++) if (o[i]! > this.regs[i]!) this.regs[i] = o[i]!;
+  }
+  estimate(): number {
+    const m = this.regs.length;
+    let sum = 0;
+    let zeros = 0;
+    for (const r of this.regs) {
+      sum += 2 ** -r;
+      if (r === 0) zeros++;
+    }
+    const e = ((0.7213 / (1 + 1.079 / m)) * m * m) / sum;
+    return e <= 2.5 * m && zeros > 0 ? m * Math.log(m / zeros) : e;
+  }
+}
+
+/** Distinct code hashes counted exactly (with per-hash contract counts) up to this many. */
+export const DISTINCT_CAP = 4_000_000;
+
 export interface AccountAccData {
   total: number;
   eoa: number;
   delegated: number;
   contract: number;
   undecodable: number;
-  /** Flattened [hash53, contract accounts] pairs. */
-  codeHashCounts: number[];
+  /** Flattened [hash53, contract accounts] pairs; null once past DISTINCT_CAP (then `hll`). */
+  codeHashCounts: number[] | null;
+  hll: Uint8Array | null;
 }
 
 export class AccountAcc {
@@ -195,7 +232,8 @@ export class AccountAcc {
   delegated = 0;
   contract = 0;
   undecodable = 0;
-  codeHashCounts = new Map<number, number>();
+  codeHashCounts: Map<number, number> | null = new Map();
+  hll: Hll | null = null;
 
   constructor(private readonly delegationHashes: Set<number>) {}
 
@@ -215,13 +253,36 @@ export class AccountAcc {
     else if (this.delegationHashes.has(h)) this.delegated++;
     else {
       this.contract++;
-      this.codeHashCounts.set(h, (this.codeHashCounts.get(h) ?? 0) + 1);
+      this.countHash(h, 1);
     }
   }
 
+  private countHash(h: number, n: number): void {
+    if (this.codeHashCounts) {
+      this.codeHashCounts.set(h, (this.codeHashCounts.get(h) ?? 0) + n);
+      if (this.codeHashCounts.size > DISTINCT_CAP) this.toHll();
+    } else this.hll!.add(h);
+  }
+
+  private toHll(): void {
+    if (!this.hll) this.hll = new Hll();
+    for (const h of this.codeHashCounts?.keys() ?? []) this.hll.add(h);
+    this.codeHashCounts = null;
+  }
+
+  /** Distinct code hashes of contract accounts, and whether the figure is exact. */
+  distinct(): { count: number; exact: boolean } {
+    return this.codeHashCounts
+      ? { count: this.codeHashCounts.size, exact: true }
+      : { count: Math.round(this.hll!.estimate()), exact: false };
+  }
+
   data(): AccountAccData {
-    const codeHashCounts: number[] = [];
-    for (const [h, c] of this.codeHashCounts) codeHashCounts.push(h, c);
+    let codeHashCounts: number[] | null = null;
+    if (this.codeHashCounts) {
+      codeHashCounts = [];
+      for (const [h, c] of this.codeHashCounts) codeHashCounts.push(h, c);
+    }
     return {
       total: this.total,
       eoa: this.eoa,
@@ -229,6 +290,7 @@ export class AccountAcc {
       contract: this.contract,
       undecodable: this.undecodable,
       codeHashCounts,
+      hll: this.hll ? this.hll.regs : null,
     };
   }
 
@@ -238,9 +300,11 @@ export class AccountAcc {
     this.delegated += d.delegated;
     this.contract += d.contract;
     this.undecodable += d.undecodable;
-    for (let i = 0; i < d.codeHashCounts.length; i += 2) {
-      const h = d.codeHashCounts[i]!;
-      this.codeHashCounts.set(h, (this.codeHashCounts.get(h) ?? 0) + d.codeHashCounts[i + 1]!);
+    if (d.hll) {
+      this.toHll();
+      this.hll!.merge(d.hll);
     }
+    const c = d.codeHashCounts;
+    if (c) for (let i = 0; i < c.length; i += 2) this.countHash(c[i]!, c[i + 1]!);
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Runs scan tasks on worker threads (or in this thread when one worker is asked for, or when the
- * compiled worker script cannot be found, e.g. when running from TypeScript sources without a build).
- * The pool starts its threads before the caller plans (so module loading overlaps with reading the
- * MANIFEST and indexes) and serves several batches of tasks; tasks go to whichever worker is free.
+ * Runs scan tasks on this thread plus worker threads. The workers start before the caller plans and
+ * load their modules (a few hundred milliseconds) while this thread already scans; a worker asks for
+ * work once it is ready, and tasks go to whichever thread is free, so a slow start costs nothing but
+ * the tasks the worker did not get. Without the compiled worker script (running from TypeScript
+ * sources without a build) everything runs on this thread.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -38,70 +39,102 @@ function revive(e: WorkerError): Error {
 
 type Message = { kind: string; bytes?: number; result?: PartialResult; error?: WorkerError };
 
-export class ScanPool {
-  private readonly workers: Worker[] = [];
-  /** Threads used (1 = in this thread). */
-  readonly size: number;
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  busy: boolean;
+  /** Tasks this worker ran (for the report). */
+  ran: number;
+}
 
-  constructor(requested: number) {
-    const script = requested > 1 ? workerScript() : undefined;
+export class ScanPool {
+  private readonly slots: Slot[] = [];
+  /** Threads: this one plus the workers. */
+  readonly size: number;
+  private onMessage: ((s: Slot, m: Message) => void) | undefined;
+  private onFailure: ((err: Error) => void) | undefined;
+  /** Threads that ran at least one task so far. */
+  get threadsUsed(): number {
+    return 1 + this.slots.filter((s) => s.ran > 0).length;
+  }
+
+  constructor(threads: number) {
+    const script = threads > 1 ? workerScript() : undefined;
     if (script) {
-      // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
-      for (let i = 0; i < requested; i++) this.workers.push(new Worker(script, { execArgv: [] }));
+      for (let i = 1; i < threads; i++) {
+        // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
+        const slot: Slot = {
+          worker: new Worker(script, { execArgv: [] }),
+          ready: false,
+          busy: false,
+          ran: 0,
+        };
+        slot.worker.on("message", (m: Message) => {
+          if (m.kind === "ready") slot.ready = true;
+          this.onMessage?.(slot, m);
+        });
+        slot.worker.on("error", (err) => this.onFailure?.(err));
+        slot.worker.on("exit", (code) => {
+          if (code !== 0) this.onFailure?.(new Error(`sizes worker exited with code ${code}`));
+        });
+        this.slots.push(slot);
+      }
     }
-    this.size = Math.max(1, this.workers.length);
+    this.size = 1 + this.slots.length;
   }
 
   async run(tasks: ScanTask[], progress: (bytes: number) => void): Promise<PartialResult[]> {
-    if (this.workers.length === 0 || tasks.length === 0) return tasks.map((t) => runScanTask(t, progress));
     const results: PartialResult[] = [];
     let next = 0;
-    const active = this.workers.slice(0, Math.min(this.workers.length, tasks.length));
-    await Promise.all(
-      active.map(
-        (w) =>
-          new Promise<void>((resolve, reject) => {
-            const cleanup = () => {
-              w.off("message", onMessage);
-              w.off("error", onError);
-              w.off("exit", onExit);
-            };
-            const give = () => {
-              if (next >= tasks.length) {
-                cleanup();
-                resolve();
-              } else w.postMessage(tasks[next++]);
-            };
-            const onMessage = (m: Message) => {
-              if (m.kind === "progress") progress(m.bytes!);
-              else if (m.kind === "result") {
-                results.push(m.result!);
-                give();
-              } else if (m.kind === "error") {
-                cleanup();
-                reject(revive(m.error!));
-              }
-            };
-            const onError = (err: Error) => {
-              cleanup();
-              reject(err);
-            };
-            const onExit = (code: number) => {
-              cleanup();
-              reject(new Error(`sizes worker exited with code ${code}`));
-            };
-            w.on("message", onMessage);
-            w.on("error", onError);
-            w.on("exit", onExit);
-            give();
-          }),
-      ),
-    );
+    let failed: Error | undefined;
+    let wake: (() => void) | undefined;
+    const feed = (slot: Slot) => {
+      if (slot.ready && !slot.busy && next < tasks.length && !failed) {
+        slot.busy = true;
+        slot.ran++;
+        slot.worker.postMessage(tasks[next++]);
+      }
+    };
+    this.onMessage = (slot, m) => {
+      if (m.kind === "progress") progress(m.bytes!);
+      else if (m.kind === "result") {
+        results.push(m.result!);
+        slot.busy = false;
+      } else if (m.kind === "error") {
+        failed = revive(m.error!);
+        slot.busy = false;
+      }
+      feed(slot);
+      wake?.();
+    };
+    this.onFailure = (err) => {
+      failed = err;
+      wake?.();
+    };
+    try {
+      for (const s of this.slots) feed(s);
+      // this thread takes tasks too, yielding between them so worker messages are handled
+      while (next < tasks.length && !failed) {
+        results.push(runScanTask(tasks[next++]!, progress));
+        await new Promise<void>((r) => setImmediate(r));
+        for (const s of this.slots) feed(s);
+      }
+      while (!failed && this.slots.some((s) => s.busy)) {
+        await new Promise<void>((r) => {
+          wake = r;
+        });
+        wake = undefined;
+      }
+      if (failed) throw failed;
+    } finally {
+      this.onMessage = undefined;
+      this.onFailure = undefined;
+    }
     results.sort((a, b) => a.id - b.id);
     return results;
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    await Promise.all(this.slots.map((s) => s.worker.terminate()));
   }
 }

@@ -185,6 +185,7 @@ export interface SizesReport {
   sampleBlocks?: number;
   seed?: number;
   confidence: number;
+  /** Threads that scanned (this one plus workers that got a task). */
   workers: number;
   columnFamilies: ColumnFamilySizes[];
   eth?: EthSizes;

@@ -7,6 +7,8 @@ import { runScanTask, type ScanTask } from "./scan.js";
 
 if (parentPort) {
   const port = parentPort;
+  // modules are loaded: ask for work
+  port.postMessage({ kind: "ready" });
   port.on("message", (task: ScanTask | null) => {
     if (task === null) {
       port.close();

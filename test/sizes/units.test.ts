@@ -11,7 +11,8 @@ import { openTable } from "../../src/format/table.js";
 import { ValueType } from "../../src/format/internal_key.js";
 import { decodeBlobIndex } from "../../src/sizes/blob_index.js";
 import { SizeDist } from "../../src/sizes/dist.js";
-import { accountCodeHashOffset } from "../../src/sizes/eth_acc.js";
+import { Hll, accountCodeHashOffset, hash53 } from "../../src/sizes/eth_acc.js";
+import { keccak256 } from "../../src/eth/keccak.js";
 import { clusterShare, prng, sampleIndices, tFor, wilson, zFor } from "../../src/sizes/intervals.js";
 import {
   EMPTY_CODE_HASH,
@@ -148,5 +149,22 @@ describe("account walker", () => {
     expect(accountCodeHashOffset(slim, 0, slim.length)).toBe(-1);
     expect(accountCodeHashOffset(full, 0, full.length - 1)).toBe(-2);
     expect(accountCodeHashOffset(Buffer.from([0x82, 1, 2]), 0, 3)).toBe(-2);
+  });
+});
+
+describe("HyperLogLog fallback for distinct code hashes", () => {
+  it("estimates 200,000 distinct keccak hashes within 3%, duplicates ignored", () => {
+    const a = new Hll();
+    const b = new Hll();
+    for (let i = 0; i < 200_000; i++) {
+      const h = hash53(keccak256(Buffer.from(String(i))), 0);
+      (i % 2 ? a : b).add(h);
+      if (i % 10 === 0) a.add(h);
+    }
+    a.merge(b.regs);
+    expect(Math.abs(a.estimate() - 200_000) / 200_000).toBeLessThan(0.03);
+    const small = new Hll();
+    for (let i = 0; i < 1000; i++) small.add(hash53(keccak256(Buffer.from(`s${i}`)), 0));
+    expect(Math.abs(small.estimate() - 1000)).toBeLessThan(30);
   });
 });
