@@ -143,12 +143,19 @@ export function App({ result, width, height, initialPane }: AppProps) {
       </Text>
     );
 
-  const tabs = panes
+  const tabsFull = panes
     .map((p, i) => {
       const t = `${i + 1}${p.key} ${p.title}`;
       return i === paneIdx ? `[${t}]` : ` ${t} `;
     })
     .join("");
+  // narrow: only the active pane keeps its title, the others show their keys
+  const tabs =
+    tabsFull.length + 9 <= cols
+      ? tabsFull
+      : panes
+          .map((p, i) => (i === paneIdx ? `[${i + 1}${p.key} ${p.title}]` : ` ${i + 1}${p.key} `))
+          .join("");
   const where = item
     ? `${item.instance.instance.relPath}${item.cf ? ` › ${item.cf.cf.displayName}` : ""}`
     : "no store";

@@ -30,7 +30,7 @@ export function LayoutPane({ cf, width, height }: PaneProps) {
   const summary =
     L.files === 0
       ? "no SSTs"
-      : `${L.files} SSTs, ${formatBytes(L.bytes)} · above L${L.bottomLevel}: ${L.filesAboveBottom} files, ${formatBytes(L.bytesAboveBottom)} (${pct(L.shareAboveBottom)}) · L0: ${L.l0Files}${L.l0Trigger !== undefined ? `/${L.l0Trigger}` : ""}`;
+      : `${L.files} SSTs, ${formatBytes(L.bytes)} · above L${L.bottomLevel}: ${L.filesAboveBottom} ${L.filesAboveBottom === 1 ? "file" : "files"}, ${formatBytes(L.bytesAboveBottom)} (${pct(L.shareAboveBottom)}) · L0: ${L.l0Files}${L.l0Trigger !== undefined ? `/${L.l0Trigger}` : ""}`;
   const head = `${pad("lvl", 4)} ${pad("bytes", barW + 21)}${barW > 0 ? " " : ""}${pad("files", barW + 9)}`;
   const flagsRoom = Math.max(0, height - rows.length - 3);
   const flags = cf.flags.slice(0, flagsRoom);
