@@ -43,6 +43,49 @@ export interface FilterBits {
 
 const M64 = 0xffffffffffffffffn;
 
+/** What the 5 metadata bytes say, without the filter bits (no query). */
+export type FilterMetadata = Omit<FilterBits, "mayMatch">;
+
+/**
+ * Kind and geometry of a filter from its last 5 bytes (`meta`) and its total length, the same
+ * decisions as decodeFilterBits: lets a table describe its filter with a 5-byte read.
+ */
+export function filterMetadata(meta: Uint8Array, totalLength: number): FilterMetadata {
+  if (totalLength <= 5 || meta.length < 5) return { kind: "always-false", dataBytes: 0 };
+  const len = totalLength - 5;
+  const marker = (meta[0]! << 24) >> 24;
+  const alwaysTrue: FilterMetadata = { kind: "always-true", dataBytes: len };
+  if (marker === -1) {
+    const numProbes = meta[2]! & 31;
+    const log2BlockBytes = ((meta[2]! >> 5) & 7) + 6;
+    if (
+      numProbes < 1 ||
+      numProbes > 30 ||
+      meta[1] !== 0 ||
+      meta[3] !== 0 ||
+      meta[4] !== 0 ||
+      log2BlockBytes !== 6
+    ) {
+      return alwaysTrue;
+    }
+    return { kind: "fastbloom", dataBytes: len, numProbes };
+  }
+  if (marker === -2) {
+    const numBlocks = meta[2]! | (meta[3]! << 8) | (meta[4]! << 16);
+    if (numBlocks < 2) return alwaysTrue;
+    return { kind: "ribbon", dataBytes: len, ribbonBlocks: numBlocks, ribbonSeed: meta[1]! };
+  }
+  if (marker < 1) return alwaysTrue;
+  const numLines = (meta[1]! | (meta[2]! << 8) | (meta[3]! << 16) | (meta[4]! << 24)) >>> 0;
+  if (numLines * 64 !== len) {
+    if (numLines === 0 || len % numLines !== 0) return alwaysTrue;
+    let log2 = 0;
+    while (numLines * 2 ** log2 < len) log2++;
+    if (numLines * 2 ** log2 !== len) return alwaysTrue;
+  }
+  return { kind: "bloom", dataBytes: len, numProbes: marker };
+}
+
 /** Decode the 5 metadata bytes at the end of a full filter / partition and build its query. */
 export function decodeFilterBits(data: Uint8Array): FilterBits {
   const n = data.length;

@@ -35,6 +35,8 @@ import { propertyValue, type PropertyValue } from "./properties.js";
 import {
   decodeBlockBasedFilter,
   decodeFilterBits,
+  filterMetadata,
+  type FilterMetadata,
   type BlockBasedFilter,
   type FilterBits,
   type FilterBitsKind,
@@ -632,7 +634,8 @@ export class SstTable {
       return info;
     }
     if (entry.name.startsWith("fullfilter.")) {
-      const bits = this.loadFullFilter();
+      // the 5 metadata bytes tell the kind: no need to read the (possibly large) filter bits yet
+      const bits = this.fullFilter ?? this.readFilterMetadata(entry.handle);
       return {
         ...base,
         ...describeBits(bits, keys, entry.handle.size),
@@ -656,11 +659,24 @@ export class SstTable {
     const filterBytes = typeof fsProp === "number" ? fsProp : entry.handle.size;
     if (!first)
       return { ...base, kind: "none", partitioned: true, blockBased: false, filterBytes, partitions };
-    const bits = decodeFilterBits(this.readFilterPartition(first));
+    const bits = this.readFilterMetadata(first);
     // filter bits proper: without the partition index and each partition's 5 metadata bytes
     const bitsBytes = Math.max(0, filterBytes - entry.handle.size - 5 * (partitions - 1));
     const d = describeBits(bits, keys, bitsBytes);
     return { ...base, ...d, partitioned: true, blockBased: false, filterBytes, partitions };
+  }
+
+  /**
+   * Kind and geometry of a filter block from its last 5 bytes and its trailer's compression byte (one
+   * small read, not counted as a block read). RocksDB stores filters uncompressed; a compressed one is
+   * read and decoded whole.
+   */
+  private readFilterMetadata(h: BlockHandle): FilterMetadata {
+    if (h.size < 5 || h.offset + h.size + 1 > this.file.blockAreaEnd)
+      return filterMetadata(new Uint8Array(0), h.size);
+    const tail = this.file.read(h.offset + h.size - 5, 6);
+    if (tail[5] !== 0) return decodeFilterBits(this.file.readBlock(h, "filter"));
+    return filterMetadata(tail, h.size);
   }
 
   private loadFullFilter(): FilterBits {
@@ -888,7 +904,7 @@ export class SstTable {
 }
 
 function describeBits(
-  bits: FilterBits,
+  bits: FilterMetadata,
   keys: number,
   totalBytes: number,
 ): Omit<FilterInfo, "partitioned" | "blockBased" | "filterBytes" | "wholeKeyFiltering"> {
@@ -929,7 +945,7 @@ function indep(a: number, b: number): number {
   return a + b - a * b;
 }
 
-function estimateFpRate(bits: FilterBits, bitsPerKey: number, keys: number): number | undefined {
+function estimateFpRate(bits: FilterMetadata, bitsPerKey: number, keys: number): number | undefined {
   if (bits.kind === "fastbloom" && bits.numProbes) {
     return indep(cacheLocalFpRate(bitsPerKey, bits.numProbes, 512), fingerprintFpRate(keys, 64));
   }
