@@ -89,7 +89,7 @@ class CfAgg {
       rangeDeleted: this.rangeDeleted,
       entriesRead: this.read,
       walEntries: this.wal,
-      valueTypes: this.valueTypes,
+      valueTypes: Object.fromEntries(Object.entries(this.valueTypes).sort(([a], [b]) => (a < b ? -1 : 1))),
       keySize: this.keySize.summary(),
       valueSize: this.valueSize.summary(),
       blobIndexed: {
@@ -280,7 +280,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
     1,
     Math.floor(opts.workers ?? (storeBytes >= PARALLEL_MIN_BYTES ? Math.min(2, availableParallelism()) : 1)),
   );
-  const pool = new ScanPool(workers);
+  const pool = new ScanPool(workers, opts.mainThreadScans !== false);
   try {
     return await computeFull(model, opts, t0, pool);
   } finally {

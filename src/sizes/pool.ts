@@ -55,13 +55,21 @@ export class ScanPool {
   private onFailure: ((err: Error) => void) | undefined;
   /** Threads that ran at least one task so far. */
   get threadsUsed(): number {
-    return 1 + this.slots.filter((s) => s.ran > 0).length;
+    return (this.mainScans ? 1 : 0) + this.slots.filter((s) => s.ran > 0).length;
   }
 
-  constructor(threads: number) {
-    const script = threads > 1 ? workerScript() : undefined;
+  /**
+   * `threads` in all; with `mainScans` false (tests, to be sure the worker path runs) this thread only
+   * hands out tasks and `threads` workers scan.
+   */
+  constructor(
+    threads: number,
+    private readonly mainScans = true,
+  ) {
+    const script = threads > 1 || !mainScans ? workerScript() : undefined;
+    if (!script) this.mainScans = true;
     if (script) {
-      for (let i = 1; i < threads; i++) {
+      for (let i = mainScans ? 1 : 0; i < threads; i++) {
         // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
         const slot: Slot = {
           worker: new Worker(script, { execArgv: [] }),
@@ -80,7 +88,7 @@ export class ScanPool {
         this.slots.push(slot);
       }
     }
-    this.size = 1 + this.slots.length;
+    this.size = (this.mainScans ? 1 : 0) + this.slots.length;
   }
 
   async run(tasks: ScanTask[], progress: (bytes: number) => void): Promise<PartialResult[]> {
@@ -114,12 +122,12 @@ export class ScanPool {
     try {
       for (const s of this.slots) feed(s);
       // this thread takes tasks too, yielding between them so worker messages are handled
-      while (next < tasks.length && !failed) {
+      while (this.mainScans && next < tasks.length && !failed) {
         results.push(runScanTask(tasks[next++]!, progress));
         await new Promise<void>((r) => setImmediate(r));
         for (const s of this.slots) feed(s);
       }
-      while (!failed && this.slots.some((s) => s.busy)) {
+      while (!failed && (this.slots.some((s) => s.busy) || next < tasks.length)) {
         await new Promise<void>((r) => {
           wake = r;
         });

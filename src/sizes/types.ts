@@ -219,6 +219,8 @@ export interface SizesOptions {
   seed?: number;
   /** Full mode: worker threads (default min(2, cores) for stores of ≥ 32 MiB of SSTs, else 1); 1 runs in this thread. */
   workers?: number;
+  /** Full mode: this thread scans too while workers start (default true); false leaves scanning to workers. */
+  mainThreadScans?: boolean;
   /** Full mode: column families at least this big (stored data bytes) are split by key range (default 4 MiB). */
   splitMinBytes?: number;
   /** Merge unflushed WAL writes as the newest layer (default true). */

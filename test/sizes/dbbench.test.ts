@@ -60,7 +60,7 @@ beforeAll(async () => {
   ]);
   useqFull = await computeSizes(useq, { workers: 1 });
   fixedFull = await computeSizes(fixed, { workers: 1 });
-  uniformFull = await computeSizes(uniform, { workers: 2, splitMinBytes: 1 });
+  uniformFull = await computeSizes(uniform, { workers: 2, splitMinBytes: 1, mainThreadScans: false });
 }, 120_000);
 
 afterAll(() => removeDir(root));
