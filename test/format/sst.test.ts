@@ -172,6 +172,29 @@ const cases: Case[] = [
     want: { formatVersion: 2, indexType: "two-level", partitionedFilter: true, filterKind: "bloom" },
   },
   {
+    name: "delta-encoded index values (index restart interval 16), data restart interval 4",
+    flags: [
+      "--compression_type=lz4",
+      "--block_size=512",
+      "--index_block_restart_interval=16",
+      "--block_restart_interval=4",
+      "--bloom_bits=10",
+    ],
+    want: { indexType: "binary-search" },
+  },
+  {
+    name: "partitioned, delta-encoded index and filter-index values",
+    flags: [
+      "--compression_type=snappy",
+      "--block_size=512",
+      "--partition_index_and_filters=1",
+      "--metadata_block_size=1024",
+      "--index_block_restart_interval=8",
+      "--bloom_bits=10",
+    ],
+    want: { indexType: "two-level", partitionedFilter: true },
+  },
+  {
     name: "index with first key (OPTIONS file)",
     flags: [],
     options: optionsFile(
