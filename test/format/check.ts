@@ -17,6 +17,8 @@ export interface Expectations {
   partitionedFilter?: boolean;
   /** Skip sst_dump (LevelDB tables: RocksDB 7.8.3 cannot open them). */
   noSstDump?: boolean;
+  /** The table holds blob-index entries (values in blob files). */
+  blobIndexes?: boolean;
 }
 
 export interface CheckResult {
@@ -76,6 +78,7 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
     expect(s.lastKey?.toString("hex")).toBe(d.lastKey);
   }
   expect(s.dataEntries).toBe(userKeys.length);
+  if (want.blobIndexes) expect(s.blobIndexes).toBe(s.dataEntries);
   // a scan split by block ranges covers the same entries
   const half = s.dataBlocks >> 1;
   const a = t.scan(undefined, { blocks: { start: 0, end: half } });

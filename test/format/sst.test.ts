@@ -125,7 +125,7 @@ const cases: Case[] = [
   {
     name: "blob files",
     flags: ["--enable_blob_files=1", "--min_blob_size=32", "--value_size=100", "--bloom_bits=10"],
-    want: {},
+    want: { blobIndexes: true },
   },
   {
     name: "deletions merges range tombstones",
