@@ -140,4 +140,19 @@ describe("sizes --full on the samples", () => {
     expect(r.eth?.accounts?.delegatedEoa.count).toBe(truth("besu-snapshot").accounts.delegatedEoa);
     await expect(computeSizes(dir, { cf: "nope" })).rejects.toThrow(/no column family matches/);
   });
+
+  it("modern (format 6, ZSTD dictionary, no client): explicit account/code locations give the truth", async () => {
+    const t = truth("modern");
+    const r = await computeSizes(join(SAMPLES, "modern"), {
+      workers: 1,
+      eth: { accounts: { instance: ".", cf: "accounts" }, code: { instance: ".", cf: "code" } },
+    });
+    expect(r.eth!.accounts!.eoa.count).toBe(t.accounts.eoa);
+    expect(r.eth!.accounts!.delegatedEoa.count).toBe(t.accounts.delegatedEoa);
+    expect(r.eth!.accounts!.contract.count).toBe(t.accounts.contract);
+    expect(r.eth!.code!.distinctContractBytecodes).toBe(t.code.distinctContractBytecodes);
+    expect(r.eth!.accounts!.reuseFactor).toBeCloseTo(t.code.contractsPerDistinctBytecode, 3);
+    const auto = await full("modern");
+    expect(auto.eth).toBeUndefined();
+  });
 });
