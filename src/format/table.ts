@@ -123,7 +123,7 @@ export interface GetResult {
   typeName?: string;
   seqno?: number;
   /**
-   * Value bytes (copy); for blob-index entries the blob index (see decodeBlobIndex), for merges one
+   * Value bytes (copy); for blob-index entries the blob index (db/blob/blob_index.h), for merges one
    * operand, for a covering range deletion (type 0xf) its end key.
    */
   value?: Buffer;
