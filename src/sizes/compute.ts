@@ -18,6 +18,7 @@ import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "./memtable.js";
 import { toHex } from "../util/bytes.js";
+import { LsmscopeError } from "../util/errors.js";
 import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
 import type {
@@ -297,6 +298,14 @@ async function computeFull(
   const includeWal = opts.includeWal !== false;
   const workers = pool.size;
   const selected = selectCfs(model, opts);
+  for (const { inst, cf } of selected) {
+    const cmp = cf.comparator ?? inst.manifest?.comparator;
+    if (cmp && cmp !== "leveldb.BytewiseComparator" && cmp !== "rocksdb.BytewiseComparator")
+      throw new LsmscopeError(
+        `${inst.relPath}/${cf.displayName} uses comparator ${cmp}: the newest-version merge orders keys bytewise; use --sample`,
+        { exitCode: 2 },
+      );
+  }
   const eth = locateEth(model, opts.eth);
   const accLoc = resolveLocation(model, eth.accounts);
   const codeLoc = resolveLocation(model, eth.code);
@@ -305,6 +314,8 @@ async function computeFull(
     "physicalBytes: stored data-block bytes including the 5-byte block trailers (as rocksdb.data.size); logicalBytes: uncompressed data blocks",
   ];
   if (!includeWal) notes.push("WAL writes were left out (includeWal=false)");
+  const mergeNote =
+    "merge operands: a key whose newest entry is a merge operand counts as live, sized by that operand; older operands of the key count as shadowed";
 
   const plans = new Map<string, CfPlan>();
   const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => {
@@ -368,12 +379,13 @@ async function computeFull(
     });
   }
   for (const p of plans.values()) if (selectedKeys.has(p.key)) totalBytes += p.dataBytes;
-  if (phaseA && !phaseA.stats) totalBytes += plans.get(phaseA.key)!.dataBytes; // prefix pre-pass reads part of it
 
   const scanT0 = Date.now();
   let entriesRead = 0;
   if (phaseA) {
-    const results = await pool.run(phaseA.tasks, progress);
+    // a code-prefix pre-pass (geth) reads a key range of a column family that phase B reads whole:
+    // its bytes are not part of the progress total
+    const results = await pool.run(phaseA.tasks, phaseA.stats ? progress : () => {});
     const agg = new CfAgg();
     for (const r of results) {
       if (r.code) codeAcc!.merge(r.code);
@@ -405,6 +417,7 @@ async function computeFull(
     const k = cfKey(s.inst, s.cf);
     columnFamilies.push(aggs.get(k)!.result(plans.get(k)!));
   }
+  if (columnFamilies.some((c) => (c.valueTypes["merge"] ?? 0) > 0)) notes.push(mergeNote);
 
   let ethOut: EthSizes | undefined;
   if (opts.eth !== "off" && (accLoc || codeLoc)) {

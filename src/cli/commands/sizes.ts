@@ -73,7 +73,14 @@ export const command: CommandModule<object, Args> = {
       includeWal: argv.wal,
       eth: argv.eth ? "auto" : "off",
       onProgress: (done, total) => {
-        if (!progress) progress = createProgress({ label: "sizes: data blocks", total, unit: "bytes" });
+        // off a terminal only for big scans, so scripted runs on small stores stay quiet
+        if (!progress)
+          progress = createProgress({
+            label: "sizes: data blocks",
+            total,
+            unit: "bytes",
+            quiet: !process.stderr.isTTY && total < 256 * 1024 * 1024,
+          });
         progress.update(done);
       },
     });
