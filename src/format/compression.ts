@@ -14,16 +14,13 @@
  * compress_format_version 1 (format_version 0/1 tables): zlib without size prefix; LZ4 with an 8-byte
  * header whose first 4 bytes are the uncompressed size.
  *
- * LZ4 and Snappy are decoded in JS (lz4_block.ts, snappy_block.ts) straight into a reused output
- * buffer: the native lz4-napi / snappy calls cost 7-35 us per 16 KiB block here, mostly allocating the
- * result, which is several times the decoding itself (the tests check both agree on real blocks).
- * zlib (node:zlib) and ZSTD (zstd-napi, with the dictionary loaded once per table) stay native.
+ * Every codec is a maintained library: Snappy (snappy), LZ4/LZ4HC (lz4-napi), zlib (node:zlib) and
+ * ZSTD (zstd-napi, with the dictionary loaded once per table). Declared sizes are checked against the
+ * stored size and LIMITS before anything is decompressed, so a hostile block cannot ask for gigabytes.
  */
 import { inflateRawSync, inflateSync } from "node:zlib";
 import { uncompressSync as lz4Uncompress } from "lz4-napi";
 import { uncompressSync as snappyUncompress } from "snappy";
-import { lz4DecodeBlock, Lz4Error } from "./lz4_block.js";
-import { snappyDecode, SnappyError, snappyLength } from "./snappy_block.js";
 import { Decompressor } from "zstd-napi";
 import { LIMITS } from "../util/limits.js";
 
@@ -79,8 +76,6 @@ export interface Codecs {
   /** Raw dictionary from the "rocksdb.compression_dict" meta block, if any. */
   dictionary?: Uint8Array;
   zstd?: Decompressor;
-  /** Reused output buffer of the scan path (LZ4 with a dictionary: the dictionary, then the output). */
-  scratch?: Buffer;
 }
 
 export function createCodecs(formatVersion: number, leveldb: boolean): Codecs {
@@ -117,23 +112,9 @@ function getZstd(codecs: Codecs): Decompressor {
   return codecs.zstd;
 }
 
-/** Which LZ4/Snappy decoders to use: the JS ones into a reused buffer, or the native packages. */
-export const codecChoice = { lz4: "native" as "native" | "js", snappy: "native" as "native" | "js" };
-
-/** Output buffer of `size` bytes preceded by `prefix` bytes: reused when `reuse`, else fresh. */
-function outputBuffer(codecs: Codecs, reuse: boolean, prefix: number, size: number): Buffer {
-  const need = prefix + size;
-  if (!reuse) return Buffer.allocUnsafe(need);
-  if (!codecs.scratch || codecs.scratch.length < need) {
-    codecs.scratch = Buffer.allocUnsafe(Math.max(need, (codecs.scratch?.length ?? 0) * 2, 64 * 1024));
-  }
-  return codecs.scratch;
-}
-
 /**
- * Decompress the stored block `buf[start, end)` of compression `type`. With `reuse`, LZ4 and Snappy
- * output goes to a buffer the next `reuse` call overwrites. Returns the uncompressed contents (a view
- * of `buf` for type none).
+ * Decompress the stored block `buf[start, end)` of compression `type`. Returns the uncompressed
+ * contents (a view of `buf` for type none). `buf` must keep BLOCK_HEADROOM spare bytes before `start`.
  */
 export function decompressBlock(
   codecs: Codecs,
@@ -141,41 +122,25 @@ export function decompressBlock(
   buf: Buffer,
   start: number,
   end: number,
-  reuse = false,
 ): Buffer {
   switch (type) {
     case CompressionType.None:
       return buf.subarray(start, end);
     case CompressionType.Snappy: {
-      let size: number;
-      let p: number;
+      // Snappy's own preamble is a varint32 of the uncompressed length
+      const [size] = readSizeVarint(buf, start, end);
+      // the densest Snappy element, a 3-byte copy, yields 64 bytes
+      if (size > 32 * (end - start) + 1024) {
+        throw new DecompressError(`Snappy: declared size ${size} impossible for ${end - start} stored bytes`);
+      }
+      let out: Buffer;
       try {
-        [size, p] = snappyLength(buf, start, end);
+        out = snappyUncompress(buf.subarray(start, end), { asBuffer: true }) as Buffer;
       } catch (err) {
         throw new DecompressError(`Snappy: ${(err as Error).message}`);
       }
-      // the densest Snappy element, a 3-byte copy, yields 64 bytes
-      if (size > 32 * (end - start) + 1024 || size > LIMITS.maxUncompressedBlockBytes) {
-        throw new DecompressError(`Snappy: declared size ${size} impossible for ${end - start} stored bytes`);
-      }
-      if (codecChoice.snappy === "native") {
-        let out: Buffer;
-        try {
-          out = snappyUncompress(buf.subarray(start, end), { asBuffer: true }) as Buffer;
-        } catch (err) {
-          throw new DecompressError(`Snappy: ${(err as Error).message}`);
-        }
-        checkLength(out.length, size, "Snappy");
-        return out;
-      }
-      const out = outputBuffer(codecs, reuse, 0, size);
-      try {
-        checkLength(snappyDecode(buf, p, end, out, 0, size), size, "Snappy");
-      } catch (err) {
-        if (err instanceof SnappyError) throw new DecompressError(`Snappy: ${err.message}`);
-        throw err;
-      }
-      return out.subarray(0, size);
+      checkLength(out.length, size, "Snappy");
+      return out;
     }
     case CompressionType.Zlib: {
       if (codecs.leveldb) return zstdFrame(codecs, buf.subarray(start, end), -1);
@@ -213,33 +178,21 @@ export function decompressBlock(
       if (size > 256 * (end - p) + 1024) {
         throw new DecompressError(`LZ4: declared size ${size} impossible for ${end - p} stored bytes`);
       }
+      // lz4-napi wants the size as a 4-byte LE prefix: rewrite it in place over the varint (block
+      // buffers keep BLOCK_HEADROOM spare bytes in front, so nothing is copied)
+      const q = p - 4;
+      buf.writeUInt32LE(size, q);
       const dict = codecs.dictionary;
-      if (codecChoice.lz4 === "native") {
-        // lz4-napi wants the size as a 4-byte LE prefix: rewrite it in place over the varint (block
-        // buffers keep BLOCK_HEADROOM spare bytes in front, so nothing is copied)
-        const q = p - 4;
-        buf.writeUInt32LE(size, q);
-        let out: Buffer;
-        try {
-          out = dict
-            ? lz4Uncompress(buf.subarray(q, end), Buffer.from(dict))
-            : lz4Uncompress(buf.subarray(q, end));
-        } catch (err) {
-          throw new DecompressError(`LZ4: ${(err as Error).message}`);
-        }
-        checkLength(out.length, size, "LZ4");
-        return out;
-      }
-      const dictLen = dict ? Math.min(dict.length, 65536) : 0;
-      const out = outputBuffer(codecs, reuse, dictLen, size);
-      if (dict && dictLen > 0) out.set(dict.subarray(dict.length - dictLen), 0);
+      let out: Buffer;
       try {
-        checkLength(lz4DecodeBlock(buf, p, end, out, dictLen, size, dictLen), size, "LZ4");
+        out = dict
+          ? lz4Uncompress(buf.subarray(q, end), Buffer.from(dict))
+          : lz4Uncompress(buf.subarray(q, end));
       } catch (err) {
-        if (err instanceof Lz4Error) throw new DecompressError(`LZ4: ${err.message}`);
-        throw err;
+        throw new DecompressError(`LZ4: ${(err as Error).message}`);
       }
-      return out.subarray(dictLen, dictLen + size);
+      checkLength(out.length, size, "LZ4");
+      return out;
     }
     case CompressionType.ZSTD:
     case CompressionType.ZSTDNotFinal: {

@@ -125,7 +125,7 @@ export class TableFile {
       this.verify(buf, start, end, offset, kind);
     if (this.codecs === undefined) throw new Error("codecs not configured");
     try {
-      return decompressBlock(this.codecs, type, buf, start, end, reuse);
+      return decompressBlock(this.codecs, type, buf, start, end);
     } catch (err) {
       if (err instanceof DecompressError) {
         throw new CorruptionError(
