@@ -332,7 +332,7 @@ async function computeFull(
 
   let id = 0;
   const nextId = () => id++;
-  const parts = workers * 4;
+  const parts = workers > 1 ? workers * 8 : 1;
   const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
   let totalBytes = 0;
   let doneBytes = 0;

@@ -201,7 +201,7 @@ export function resolveLocation(
   const role: Omit<RoleSpec, "role"> = {};
   if (loc.prefixHex) role.prefixHex = loc.prefixHex;
   if (loc.keyLength !== undefined) role.keyLength = loc.keyLength;
-  const where = `${f.inst.relPath}/${f.cf.displayName}`;
+  const where = `${f.inst.relPath} ${f.cf.displayName}`;
   const location = loc.prefixHex ? `${where} prefix 0x${loc.prefixHex}` : where;
   return { ...f, role, location };
 }

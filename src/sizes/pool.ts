@@ -39,10 +39,17 @@ function revive(e: WorkerError): Error {
 
 type Message = { kind: string; bytes?: number; result?: PartialResult; error?: WorkerError };
 
+/**
+ * Tasks handed to a worker ahead of time: this thread cannot answer while it scans a task itself, so a
+ * worker keeps a second task queued instead of idling until this thread is free.
+ */
+const IN_FLIGHT = 2;
+
 interface Slot {
   worker: Worker;
   ready: boolean;
-  busy: boolean;
+  /** Tasks sent and not yet answered. */
+  busy: number;
   /** Tasks this worker ran (for the report). */
   ran: number;
 }
@@ -74,7 +81,7 @@ export class ScanPool {
         const slot: Slot = {
           worker: new Worker(script, { execArgv: [] }),
           ready: false,
-          busy: false,
+          busy: 0,
           ran: 0,
         };
         slot.worker.on("message", (m: Message) => {
@@ -97,8 +104,8 @@ export class ScanPool {
     let failed: Error | undefined;
     let wake: (() => void) | undefined;
     const feed = (slot: Slot) => {
-      if (slot.ready && !slot.busy && next < tasks.length && !failed) {
-        slot.busy = true;
+      while (slot.ready && slot.busy < IN_FLIGHT && next < tasks.length && !failed) {
+        slot.busy++;
         slot.ran++;
         slot.worker.postMessage(tasks[next++]);
       }
@@ -107,10 +114,10 @@ export class ScanPool {
       if (m.kind === "progress") progress(m.bytes!);
       else if (m.kind === "result") {
         results.push(m.result!);
-        slot.busy = false;
+        slot.busy--;
       } else if (m.kind === "error") {
         failed = revive(m.error!);
-        slot.busy = false;
+        slot.busy--;
       }
       feed(slot);
       wake?.();
@@ -127,7 +134,7 @@ export class ScanPool {
         await new Promise<void>((r) => setImmediate(r));
         for (const s of this.slots) feed(s);
       }
-      while (!failed && (this.slots.some((s) => s.busy) || next < tasks.length)) {
+      while (!failed && (this.slots.some((s) => s.busy > 0) || next < tasks.length)) {
         await new Promise<void>((r) => {
           wake = r;
         });

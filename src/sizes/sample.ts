@@ -618,7 +618,7 @@ export async function computeSample(
       };
       ethOut.code = view;
       ethOut.notes.push(
-        "sample mode: code figures are over the sampled code records (every version); keyedBy assumed code-hash",
+        "sample mode: code figures are over the sampled code records (every version)",
       );
     }
     if (accLoc && selected.some((x) => cfKey(x.inst, x.cf) === accKey)) {

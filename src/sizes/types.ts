@@ -110,7 +110,7 @@ export interface CoTenancyBlock {
 }
 
 export interface CodeView {
-  /** "instance/cf" (+ " prefix c" for geth). */
+  /** "instance displayName" (+ " prefix 0x63" for geth's code keys). */
   location: string;
   /** Full mode: live code entries. Sample mode: estimated code records (interval beside). */
   entries: number;
