@@ -7,8 +7,10 @@
  * Entries/s counts every entry read from the tables (what sst_dump prints). sizes times include
  * everything computeSizes does (MANIFEST/OPTIONS model, planning, merge, statistics).
  *
- * Env: LSMSCOPE_BENCH_NUM (writes, default 1,000,000), LSMSCOPE_BENCH_BIG (writes of the RSS store,
- * default 4 × NUM), LSMSCOPE_BENCH_RUNS (best of, default 3).
+ * Env: LSMSCOPE_BENCH_NUM (writes, default 2,000,000), LSMSCOPE_BENCH_BIG (writes of the RSS store,
+ * default 3 × NUM), LSMSCOPE_BENCH_RUNS (best of, default 3). On a shared machine other processes
+ * compete for the cores: the two-worker figure is only meaningful on an otherwise idle machine.
+ * Registered by bench/run.ts, which runs every module in bench/ (npm run bench -- sizes).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -17,8 +19,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { computeSizes } from "../src/sizes/index.js";
 
-const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 1_000_000);
-const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? NUM * 4);
+const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 2_000_000);
+const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? NUM * 3);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 
 function fill(dir: string, num: number): void {
