@@ -12,6 +12,7 @@ import type { MemEntry } from "./memtable.js";
 import { MemRun, TableRun, cmpBytes, mergeRuns, type BlockEvent, type Run } from "./merge.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
+import { threadId } from "node:worker_threads";
 
 export type Role = "accounts" | "code";
 
@@ -58,6 +59,9 @@ export interface PartialResult {
   code?: CodeAccData;
   accounts?: AccountAccData;
   elapsedMs: number;
+  /** worker_threads threadId of the thread that ran the task (0 = main). */
+  thread: number;
+  startedAt: number;
 }
 
 interface RoleMatcher {
@@ -226,6 +230,8 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
     blocks,
     ratio: { bins: ratio.bins, count: ratio.count, min: ratio.min, max: ratio.max },
     elapsedMs: Date.now() - t0,
+    thread: threadId,
+    startedAt: t0,
   };
   if (codeAcc) out.code = codeAcc.data();
   if (accAcc) out.accounts = accAcc.data();
