@@ -30,6 +30,7 @@ import type {
   Share,
   SizesOptions,
   SizesReport,
+  ViewPlace,
 } from "./types.js";
 
 /** Default: below this much SST data a full scan runs in one thread (worker start-up would dominate). */
@@ -224,7 +225,7 @@ function coTenancy(code: CodeAcc, role: RoleSpec): CodeView["coTenancy"] {
   };
 }
 
-export function codeView(code: CodeAcc, role: RoleSpec, location: string): CodeView {
+export function codeView(code: CodeAcc, role: RoleSpec, location: string): Omit<CodeView, keyof ViewPlace> {
   const contracts = code.entries - code.delegations;
   return {
     location,
@@ -240,10 +241,14 @@ export function codeView(code: CodeAcc, role: RoleSpec, location: string): CodeV
   };
 }
 
-export function accountView(acc: AccountAcc, code: CodeAcc | undefined, location: string): AccountView {
+export function accountView(
+  acc: AccountAcc,
+  code: CodeAcc | undefined,
+  location: string,
+): Omit<AccountView, keyof ViewPlace> {
   const d = acc.distinct();
   const distinct = d.count;
-  const view: AccountView = {
+  const view: Omit<AccountView, keyof ViewPlace> = {
     location,
     total: acc.total,
     eoa: share(acc.eoa, acc.total),
@@ -423,14 +428,17 @@ async function computeFull(
   if (opts.eth !== "off" && (accLoc || codeLoc)) {
     ethOut = { client: eth.client, notes: [...eth.notes] };
     if (codeLoc && codeAcc)
-      ethOut.code = codeView(codeAcc, { role: "code", ...codeLoc.role }, codeLoc.location);
+      ethOut.code = {
+        ...codeView(codeAcc, { role: "code", ...codeLoc.role }, codeLoc.location),
+        ...codeLoc.where,
+      };
     if (
       accLoc &&
       accAcc &&
       accAcc.total + accAcc.undecodable > 0 &&
       selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
     )
-      ethOut.accounts = accountView(accAcc, codeAcc, accLoc.location);
+      ethOut.accounts = { ...accountView(accAcc, codeAcc, accLoc.location), ...accLoc.where };
     if (!codeLoc)
       ethOut.notes.push(
         "no code column family: delegated EOAs cannot be told from contracts (counted as contracts)",

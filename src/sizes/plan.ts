@@ -194,16 +194,28 @@ export function resolveLocation(
   model: DatadirModel,
   loc: EthViewLocation | undefined,
 ):
-  { inst: InstanceModel; cf: ColumnFamilyModel; role: Omit<RoleSpec, "role">; location: string } | undefined {
+  | {
+      inst: InstanceModel;
+      cf: ColumnFamilyModel;
+      role: Omit<RoleSpec, "role">;
+      location: string;
+      where: { instance: string; cf: string; prefixHex?: string };
+    }
+  | undefined {
   if (!loc) return undefined;
   const f = findCf(model, loc);
   if (!f) return undefined;
   const role: Omit<RoleSpec, "role"> = {};
   if (loc.prefixHex) role.prefixHex = loc.prefixHex;
   if (loc.keyLength !== undefined) role.keyLength = loc.keyLength;
-  const where = `${f.inst.relPath} ${f.cf.displayName}`;
+  const where = `${f.inst.relPath}/${f.cf.displayName}`;
   const location = loc.prefixHex ? `${where} prefix 0x${loc.prefixHex}` : where;
-  return { ...f, role, location };
+  const w: { instance: string; cf: string; prefixHex?: string } = {
+    instance: f.inst.relPath,
+    cf: f.cf.displayName,
+  };
+  if (loc.prefixHex) w.prefixHex = loc.prefixHex;
+  return { ...f, role, location, where: w };
 }
 
 /**

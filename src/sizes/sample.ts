@@ -43,6 +43,7 @@ import type {
   Share,
   SizesOptions,
   SizesReport,
+  ViewPlace,
 } from "./types.js";
 
 const BOOTSTRAP_REPS = 200;
@@ -577,7 +578,7 @@ export async function computeSample(
         max: xs.length ? Math.max(...xs) : 0,
         total: xs.reduce((a, b) => a + b, 0),
       });
-      const view: CodeView = {
+      const view: Omit<CodeView, keyof ViewPlace> = {
         location: codeLoc.location,
         entries: Math.round(entries.total),
         entriesInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
@@ -616,10 +617,8 @@ export async function computeSample(
           perBlock: [...ct].sort((a, b) => b.otherBytes - a.otherBytes).slice(0, 50),
         },
       };
-      ethOut.code = view;
-      ethOut.notes.push(
-        "sample mode: code figures are over the sampled code records (every version)",
-      );
+      ethOut.code = { ...view, ...codeLoc.where };
+      ethOut.notes.push("sample mode: code figures are over the sampled code records (every version)");
     }
     if (accLoc && selected.some((x) => cfKey(x.inst, x.cf) === accKey)) {
       const s = samples.get(accKey!)!;
@@ -633,7 +632,7 @@ export async function computeSample(
         B,
         z,
       );
-      const view: AccountView = {
+      const view: Omit<AccountView, keyof ViewPlace> = {
         location: accLoc.location,
         total: Math.round(total.total),
         totalInterval: [Math.floor(total.interval[0]), Math.ceil(total.interval[1])],
@@ -666,7 +665,7 @@ export async function computeSample(
             : Number.POSITIVE_INFINITY;
         view.reuseFactorInterval = [lo, hi];
       }
-      ethOut.accounts = view;
+      ethOut.accounts = { ...view, ...accLoc.where };
       if (lookup)
         ethOut.notes.push(`sample mode: ${lookup.lookups} code lookups resolved account code hashes`);
     }

@@ -109,8 +109,15 @@ export interface CoTenancyBlock {
   otherBytes: number;
 }
 
-export interface CodeView {
-  /** "instance displayName" (+ " prefix 0x63" for geth's code keys). */
+/** Where a view's records live: instance path, column family display name, key prefix (geth). */
+export interface ViewPlace {
+  instance: string;
+  cf: string;
+  prefixHex?: string;
+}
+
+export interface CodeView extends ViewPlace {
+  /** "instance/displayName" (+ " prefix 0x63" for geth's code keys); `instance`/`cf` give the parts. */
   location: string;
   /** Full mode: live code entries. Sample mode: estimated code records (interval beside). */
   entries: number;
@@ -144,7 +151,8 @@ export interface CodeView {
   };
 }
 
-export interface AccountView {
+export interface AccountView extends ViewPlace {
+  /** "instance/displayName" (+ " prefix 0x61" for geth's account keys); `instance`/`cf` give the parts. */
   location: string;
   /** Full mode: account records. Sample mode: estimated account records (interval beside). */
   total: number;

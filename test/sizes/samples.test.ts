@@ -82,6 +82,10 @@ describe("sizes --full on the samples", () => {
       ]);
       expect(c!.atMax.count).toBe(ds.atMax);
       expect(c!.keyedBy).toBe("code-hash");
+      // where the views live, as parts
+      expect(typeof c!.instance).toBe("string");
+      expect(c!.location).toBe(`${c!.instance}/${c!.cf}${c!.prefixHex ? ` prefix 0x${c!.prefixHex}` : ""}`);
+      expect(a!.location.startsWith(`${a!.instance}/${a!.cf}`)).toBe(true);
       // every max-size contract sits in some data block that co-tenancy looked at
       expect(c!.coTenancy.maxSizeContracts).toBe(ds.atMax);
       expect(c!.coTenancy.blocks).toBeGreaterThan(0);
