@@ -33,8 +33,9 @@ import type {
   ViewPlace,
 } from "./types.js";
 
-/** Default: below this much SST data a full scan runs in one thread (worker start-up would dominate). */
-const PARALLEL_MIN_BYTES = 32 * 1024 * 1024;
+/** Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
+ * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). */
+const PARALLEL_MIN_BYTES = 256 * 1024 * 1024;
 
 /** Column families smaller than this are one task (not split by key range). */
 const SPLIT_MIN_BYTES = 4 * 1024 * 1024;

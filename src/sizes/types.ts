@@ -225,7 +225,7 @@ export interface SizesOptions {
   sampleBlocks?: number;
   /** Sample mode: PRNG seed (default 1): same seed, same blocks. */
   seed?: number;
-  /** Full mode: worker threads (default min(2, cores) for stores of ≥ 32 MiB of SSTs, else 1); 1 runs in this thread. */
+  /** Full mode: worker threads (default min(2, cores) for stores of ≥ 256 MiB of SSTs, else 1); 1 runs in this thread. */
   workers?: number;
   /** Full mode: this thread scans too while workers start (default true); false leaves scanning to workers. */
   mainThreadScans?: boolean;

@@ -48,7 +48,10 @@ export const command: CommandModule<object, Args> = {
       .conflicts("sample", "full")
       .option("json", { type: "boolean", default: false, describe: "print the report as JSON" })
       .option("svg", { type: "string", describe: "write the histograms as an SVG picture to FILE" })
-      .option("workers", { type: "number", describe: "worker threads for --full (default min(2, cores))" })
+      .option("workers", {
+        type: "number",
+        describe: "threads for --full (default: 2 on stores of 256 MiB of SSTs or more, else 1)",
+      })
       .option("seed", { type: "number", default: 1, describe: "PRNG seed for --sample" })
       .option("wal", {
         type: "boolean",
