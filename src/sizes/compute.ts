@@ -59,7 +59,20 @@ class CfAgg {
   physical = 0;
   logical = 0;
   blocks = 0;
+  categories: Map<string, { keySize: SizeDist; valueSize: SizeDist }> | undefined;
   add(r: PartialResult): void {
+    if (r.categories) {
+      this.categories ??= new Map();
+      for (const [name, c] of Object.entries(r.categories)) {
+        let agg = this.categories.get(name);
+        if (!agg) {
+          agg = { keySize: new SizeDist(), valueSize: new SizeDist() };
+          this.categories.set(name, agg);
+        }
+        agg.keySize.merge(c.keySize);
+        agg.valueSize.merge(c.valueSize);
+      }
+    }
     this.keySize.merge(r.keySize);
     this.valueSize.merge(r.valueSize);
     this.ratio.merge(r.ratio);
@@ -80,7 +93,7 @@ class CfAgg {
     this.blocks += r.blocks;
   }
   result(plan: CfPlan): ColumnFamilySizes {
-    return {
+    const out: ColumnFamilySizes = {
       instance: plan.instance.relPath,
       name: plan.cf.name,
       nameHex: plan.cf.nameHex,
@@ -110,6 +123,16 @@ class CfAgg {
       blockRatio: this.ratio.summary(),
       sstFiles: plan.files,
     };
+    if (this.categories) {
+      out.keyCategories = {};
+      for (const [name, c] of [...this.categories].sort(([a], [b]) => (a < b ? -1 : 1)))
+        out.keyCategories[name] = {
+          entries: c.keySize.count,
+          keySize: c.keySize.summary(),
+          valueSize: c.valueSize.summary(),
+        };
+    }
+    return out;
   }
 }
 
@@ -379,9 +402,16 @@ async function computeFull(
     const roles: RoleSpec[] = [];
     if (accLoc && cfKey(accLoc.inst, accLoc.cf) === plan.key)
       roles.push({ role: "accounts", ...accLoc.role });
+    const gethCategories = s.inst.engine === "leveldb" && s.inst.client === "geth";
     phaseB.push({
       key: plan.key,
-      tasks: tasksFor(plan, parts, { collectStats: true, roles, delegationHashes: [] }, nextId, splitMin),
+      tasks: tasksFor(
+        plan,
+        parts,
+        { collectStats: true, roles, delegationHashes: [], gethCategories },
+        nextId,
+        splitMin,
+      ),
     });
   }
   for (const p of plans.values()) if (selectedKeys.has(p.key)) totalBytes += p.dataBytes;

@@ -76,6 +76,13 @@ function cfText(c: ColumnFamilySizes, mode: string): string[] {
   out.push(sizeLine("value bytes", c.valueSize));
   const h = histLine(c.valueSize.histogram);
   if (h) out.push(h);
+  if (c.keyCategories) {
+    out.push("  by geth key category (live records; value bytes):");
+    for (const [name, k] of Object.entries(c.keyCategories))
+      out.push(
+        `    ${escapeText(name).padEnd(26)} ${num(k.entries).padStart(9)}  mean ${num(k.valueSize.mean, 1)} p50 ${num(k.valueSize.p50)} p99 ${num(k.valueSize.p99)} max ${num(k.valueSize.max)}`,
+      );
+  }
   if (c.blobIndexed.count > 0)
     out.push(
       `  blob-indexed values: ${num(c.blobIndexed.count)}, ${formatBytes(c.blobIndexed.bytes)} stored in ${c.blobIndexed.files} blob file(s) (${Object.entries(

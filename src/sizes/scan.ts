@@ -13,6 +13,7 @@ import { MemRun, TableRun, cmpBytes, mergeRuns, type BlockEvent, type Run } from
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
+import { gethKeyCategory } from "../datadir/clients.js";
 
 export type Role = "accounts" | "code";
 
@@ -35,6 +36,8 @@ export interface ScanTask {
   rangeDels: { startHex: string; endHex: string; seqno: number }[];
   /** Account the column family's sizes (false for a code-prefix pre-pass). */
   collectStats: boolean;
+  /** Break live records down by geth key category (a single-keyspace LevelDB chaindata). */
+  gethCategories?: boolean;
   roles: RoleSpec[];
   /** Delegation designator hashes (hash53) for classifying accounts. */
   delegationHashes: number[];
@@ -58,6 +61,8 @@ export interface PartialResult {
   ratio: { bins: Float64Array; count: number; min: number; max: number };
   code?: CodeAccData;
   accounts?: AccountAccData;
+  /** Per geth key category: live records, key and value sizes. */
+  categories?: Record<string, { keySize: SizeDistData; valueSize: SizeDistData }>;
   elapsedMs: number;
   /** worker_threads threadId of the thread that ran the task (0 = main). */
   thread: number;
@@ -139,6 +144,10 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
     runs.unshift(new MemRun(mem));
   }
 
+  const categories =
+    task.gethCategories && task.collectStats
+      ? new Map<string, { keySize: SizeDist; valueSize: SizeDist }>()
+      : undefined;
   let prev = Buffer.allocUnsafe(256);
   let prevLen = -1;
   const stats = task.collectStats;
@@ -194,6 +203,16 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
           // an undecodable blob index is sized as stored
         }
       }
+      if (categories) {
+        const name = gethKeyCategory(key.subarray(0, kl));
+        let c = categories.get(name);
+        if (!c) {
+          c = { keySize: new SizeDist(), valueSize: new SizeDist() };
+          categories.set(name, c);
+        }
+        c.keySize.add(kl);
+        c.valueSize.add(vSize);
+      }
       if (stats) {
         keySize.add(kl);
         valueSize.add(vSize);
@@ -235,5 +254,10 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
   };
   if (codeAcc) out.code = codeAcc.data();
   if (accAcc) out.accounts = accAcc.data();
+  if (categories) {
+    out.categories = {};
+    for (const [name, c] of categories)
+      out.categories[name] = { keySize: c.keySize.data(), valueSize: c.valueSize.data() };
+  }
   return out;
 }

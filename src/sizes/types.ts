@@ -94,6 +94,11 @@ export interface ColumnFamilySizes {
   physicalBytesInterval?: Interval;
   logicalBytesInterval?: Interval;
   sstFiles: number;
+  /**
+   * Full mode on a geth LevelDB chaindata (one keyspace): live records by geth key category
+   * (datadir/clients.ts gethKeyCategory: snapshot-account, snapshot-storage, code, trie-node, ...).
+   */
+  keyCategories?: Record<string, { entries: number; keySize: SizeSummary; valueSize: SizeSummary }>;
 }
 
 export interface CoTenancyBlock {

@@ -159,4 +159,25 @@ describe("sizes --full on the samples", () => {
     const auto = await full("modern");
     expect(auto.eth).toBeUndefined();
   });
+
+  it("geth-leveldb: live records per geth key category equal the truth", async () => {
+    const r = await full("geth-leveldb");
+    const t = JSON.parse(
+      (await import("node:fs")).readFileSync(join(SAMPLES, "geth-leveldb.truth.json"), "utf8"),
+    ) as { keyCategories: Record<string, number> };
+    const cats = r.columnFamilies[0]!.keyCategories!;
+    const tc = t.keyCategories;
+    expect(cats["snapshot-account"]!.entries).toBe(tc["a account snapshot"]);
+    expect(cats["snapshot-storage"]!.entries).toBe(tc["o storage snapshot"]);
+    expect(cats["code"]!.entries).toBe(tc["c code"]);
+    expect(cats["trie-node (hash scheme)"]!.entries).toBe(tc["trie-node (32-byte hash key)"]);
+    expect(cats["body"]!.entries).toBe(tc["b body"]);
+    expect(cats["receipts"]!.entries).toBe(tc["r receipts"]);
+    expect(cats["tx-lookup"]!.entries).toBe(tc["l tx lookup"]);
+    expect(cats["header"]!.entries).toBe(tc["h header"]! + tc["h canonical hash (h num n)"]!);
+    const sum = Object.values(cats).reduce((s, c) => s + c.entries, 0);
+    expect(sum).toBe(r.columnFamilies[0]!.entries);
+    // code sizes by category equal the code view's
+    expect(cats["code"]!.valueSize.max).toBe(24576);
+  });
 });
