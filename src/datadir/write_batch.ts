@@ -21,6 +21,7 @@
  * number; `count` is their number, so the batch covers [sequence, sequence + count − 1].
  */
 import { cursor, getFixed32, getFixed64, getLengthPrefixed, getVarint32 } from "../util/coding.js";
+import { ValueType } from "../format/internal_key.js";
 import type { WalOpCounts } from "./model.js";
 
 export interface BatchCfStats {
@@ -153,4 +154,92 @@ export function decodeWriteBatch(rec: Uint8Array): DecodedBatch {
     out.error = { at, message: `WriteBatch record runs past its end: ${(e as Error).message}` };
   }
   return out;
+}
+
+/** One write of a batch that takes a sequence number, typed like the equivalent table entry. */
+export interface BatchWrite {
+  cf: number;
+  /** ValueType: Value, Deletion, SingleDeletion, RangeDeletion (value = end key), Merge, BlobIndex,
+   *  WideColumnEntity (PutEntity) or ValuePreferredSeqno (TimedPut, value = value‖packed time). */
+  type: number;
+  /** Views into the record (copy them to keep them). */
+  key: Uint8Array;
+  value: Uint8Array;
+  seqno: number;
+}
+
+/** tag → [value type, has CF id, has value] for the records that take a sequence number. */
+const WRITE_TAGS: Record<number, [number, boolean, boolean]> = {
+  0x01: [ValueType.Value, false, true],
+  0x05: [ValueType.Value, true, true],
+  0x00: [ValueType.Deletion, false, false],
+  0x04: [ValueType.Deletion, true, false],
+  0x07: [ValueType.SingleDeletion, false, false],
+  0x08: [ValueType.SingleDeletion, true, false],
+  0x0f: [ValueType.RangeDeletion, false, true],
+  0x0e: [ValueType.RangeDeletion, true, true],
+  0x02: [ValueType.Merge, false, true],
+  0x06: [ValueType.Merge, true, true],
+  0x11: [ValueType.BlobIndex, false, true],
+  0x10: [ValueType.BlobIndex, true, true],
+  0x16: [ValueType.WideColumnEntity, false, true],
+  0x17: [ValueType.WideColumnEntity, true, true],
+  0x18: [ValueType.ValuePreferredSeqno, false, true],
+  0x19: [ValueType.ValuePreferredSeqno, true, true],
+};
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Visit every sequence-numbered write of one WriteBatch in record order (the batch's sequence
+ * number, then +1 per write). `visit` returning false stops the walk (reported as `stopped`).
+ * A record that cannot be decoded ends the walk with `error`; the writes before it were visited.
+ * A record shorter than the 12-byte header visits nothing and reports `error` at 0.
+ */
+export function forEachBatchWrite(
+  rec: Uint8Array,
+  visit: (w: BatchWrite) => boolean | void,
+): { error?: { at: number; message: string }; stopped?: boolean } {
+  if (rec.length < WRITE_BATCH_HEADER)
+    return { error: { at: 0, message: `WriteBatch of ${rec.length} bytes is smaller than its 12-byte header` } };
+  const c = cursor(rec);
+  let seqno = Number(getFixed64(c));
+  getFixed32(c); // count
+  let at = c.pos;
+  try {
+    while (c.pos < c.end) {
+      at = c.pos;
+      const tag = c.buf[c.pos++]!;
+      const spec = WRITE_TAGS[tag];
+      if (spec) {
+        const [type, hasCf, hasValue] = spec;
+        const cf = hasCf ? getVarint32(c) : 0;
+        const key = getLengthPrefixed(c);
+        const value = hasValue ? getLengthPrefixed(c) : EMPTY;
+        if (visit({ cf, type, key, value, seqno: seqno++ }) === false) return { stopped: true };
+        continue;
+      }
+      switch (tag) {
+        case 0x03: // LogData blob
+        case 0x0a: // EndPrepare xid
+        case 0x0b: // Commit xid
+        case 0x0c: // Rollback xid
+          getLengthPrefixed(c);
+          break;
+        case 0x15: // Commit with timestamp: ts, xid
+          getLengthPrefixed(c);
+          getLengthPrefixed(c);
+          break;
+        case 0x0d: // Noop
+        case 0x09: // BeginPrepare
+        case 0x12: // BeginPersistedPrepare
+        case 0x13: // BeginUnprepare
+          break;
+        default:
+          return { error: { at, message: `unknown WriteBatch tag 0x${tag.toString(16)}` } };
+      }
+    }
+  } catch (e) {
+    return { error: { at, message: (e as Error).message } };
+  }
+  return {};
 }
