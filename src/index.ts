@@ -24,10 +24,25 @@ export {
   digestStore,
   CompactRefusedError,
 } from "./compact/index.js";
-export type { CompactPlan, CfPlan, RunResult, VerifyReport, StoreDigest, CfDigest, CompactOutcome } from "./compact/index.js";
+export type {
+  CompactPlan,
+  CfPlan,
+  RunResult,
+  VerifyReport,
+  StoreDigest,
+  CfDigest,
+  CompactOutcome,
+} from "./compact/index.js";
 export * as check from "./check/index.js";
 export { runCheck, exitCodeFor, CheckCannotRunError, measureOverlay } from "./check/index.js";
-export type { CheckReport, CheckFinding, CheckOptions, CheckSeverity, RuleId, OverlayMeasurement } from "./check/index.js";
+export type {
+  CheckReport,
+  CheckFinding,
+  CheckOptions,
+  CheckSeverity,
+  RuleId,
+  OverlayMeasurement,
+} from "./check/index.js";
 export * from "./analysis/layout.js";
 export { clientFilterExpectation, type ClientFilterExpectation } from "./analysis/expectations.js";
 export {

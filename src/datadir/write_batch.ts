@@ -200,7 +200,9 @@ export function forEachBatchWrite(
   visit: (w: BatchWrite) => boolean | void,
 ): { error?: { at: number; message: string }; stopped?: boolean } {
   if (rec.length < WRITE_BATCH_HEADER)
-    return { error: { at: 0, message: `WriteBatch of ${rec.length} bytes is smaller than its 12-byte header` } };
+    return {
+      error: { at: 0, message: `WriteBatch of ${rec.length} bytes is smaller than its 12-byte header` },
+    };
   const c = cursor(rec);
   let seqno = Number(getFixed64(c));
   getFixed32(c); // count
