@@ -24,7 +24,7 @@ import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "../format/compres
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
-import { walWritesForCf, type WalRangeDeletion } from "./wal_entries.js";
+import { loadMemLayer, type MemEntry, type MemRangeDel } from "../datadir/memtable.js";
 
 export interface CfDigest {
   /** Raw CF name, hex. */
@@ -106,12 +106,12 @@ class ArraySource implements Source {
   valueOffset = 0;
   valueLength = 0;
   private i = -1;
-  constructor(private readonly items: { userKey: Buffer; seqno: number; type: number; value: Buffer }[]) {}
+  constructor(private readonly items: MemEntry[]) {}
   next(): boolean {
     const e = this.items[++this.i];
     if (!e) return false;
-    this.key = e.userKey;
-    this.userKeyLength = e.userKey.length;
+    this.key = e.key;
+    this.userKeyLength = e.key.length;
     this.seqno = e.seqno;
     this.type = e.type;
     this.data = e.value;
@@ -222,7 +222,7 @@ class BlobResolver {
   }
 }
 
-function covered(tombstones: WalRangeDeletion[], key: Buffer, keyLen: number, seqno: number): boolean {
+function covered(tombstones: MemRangeDel[], key: Buffer, keyLen: number, seqno: number): boolean {
   for (const t of tombstones) {
     if (t.seqno <= seqno) continue;
     if (
@@ -283,7 +283,7 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
       `column family ${cf.displayName} uses comparator ${cf.comparator}; digest needs bytewise`,
     );
   const heap = new Heap();
-  const tombstones: WalRangeDeletion[] = [];
+  const tombstones: MemRangeDel[] = [];
   const blobs = new BlobResolver(inst.path);
   const hash = createHash("sha256");
   try {
@@ -297,12 +297,11 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
         else s.close();
       }
     }
-    const wal = walWritesForCf(inst.wal, cf.id, cf.logNumber);
-    tombstones.push(...wal.rangeDeletions);
+    const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+    tombstones.push(...wal.rangeDels);
     out.walEntries = wal.entries.length;
     if (wal.entries.length > 0) {
-      // the memtable: key ascending, newest first (WAL order is sequence order, so sort is stable enough)
-      wal.entries.sort((a, b) => a.userKey.compare(b.userKey) || b.seqno - a.seqno);
+      // the memtable layer comes sorted: key ascending, newest first
       const s = new ArraySource(wal.entries);
       s.next();
       heap.push(s);

@@ -1,17 +1,12 @@
 /**
  * The memtable a read-only open rebuilds: RocksDB's DB::OpenForReadOnly replays every live WAL into
  * memtables, so keys written after the last flush are answered there, before any SST is consulted.
- * The probe's reader path does the same from the WAL files.
- *
- * WriteBatch record (db/write_batch.cc), one per log record:
- *   sequence fixed64 | count fixed32 | records...
- *   record := tag u8 [cf id varint32 when the tag is a *ColumnFamily* variant] key (varint32 len + bytes)
- *             [value (varint32 len + bytes) for puts, merges, blob indexes, range deletions]
- * Tags: 0x01/0x05 Put, 0x00/0x04 Delete, 0x07/0x08 SingleDelete, 0x0f/0x0e DeleteRange, 0x02/0x06 Merge,
- *       0x11/0x10 BlobIndex, 0x16/0x17 PutEntity, 0x03 LogData, 0x0d Noop, 0x09-0x0c/0x12/0x13/0x15 2PC markers.
+ * The probe's reader path does the same from the WAL files, through the shared replay
+ * (datadir/memtable.ts; WriteBatch layout in datadir/write_batch.ts), keeping the last write per key.
  */
-import { cursor, getFixed32, getFixed64, getLengthPrefixed, getVarint32 } from "../util/coding.js";
-import { scanLogFile } from "../datadir/log_reader.js";
+import { replayWalWrites } from "../datadir/memtable.js";
+import { forEachBatchWrite, type BatchWrite } from "../datadir/write_batch.js";
+import { ValueType } from "../format/internal_key.js";
 
 export type MemEntryKind = "value" | "deletion" | "merge" | "blobIndex" | "entity";
 
@@ -28,82 +23,44 @@ export interface Memtable {
   undecodable: number;
 }
 
-// tag → [kind or null for markers, has cf id, has value]
-const TAGS: Record<number, [MemEntryKind | "rangeDel", boolean, boolean]> = {
-  0x01: ["value", false, true],
-  0x05: ["value", true, true],
-  0x00: ["deletion", false, false],
-  0x04: ["deletion", true, false],
-  0x07: ["deletion", false, false],
-  0x08: ["deletion", true, false],
-  0x0f: ["rangeDel", false, true],
-  0x0e: ["rangeDel", true, true],
-  0x02: ["merge", false, true],
-  0x06: ["merge", true, true],
-  0x11: ["blobIndex", false, true],
-  0x10: ["blobIndex", true, true],
-  0x16: ["entity", false, true],
-  0x17: ["entity", true, true],
+const KIND: Partial<Record<number, MemEntryKind>> = {
+  [ValueType.Value]: "value",
+  [ValueType.Deletion]: "deletion",
+  [ValueType.SingleDeletion]: "deletion",
+  [ValueType.Merge]: "merge",
+  [ValueType.BlobIndex]: "blobIndex",
+  [ValueType.WideColumnEntity]: "entity",
 };
+/** TimedPut values carry a packed write time this lookup does not split off: such a batch is undecodable. */
+const UNSUPPORTED: ReadonlySet<number> = new Set([ValueType.ValuePreferredSeqno]);
+
+function applyWrite(w: BatchWrite, mem: Memtable): void {
+  if (w.type === ValueType.RangeDeletion) {
+    mem.rangeDeletions++;
+    return;
+  }
+  const kind = KIND[w.type]!;
+  const hasValue = w.type !== ValueType.Deletion && w.type !== ValueType.SingleDeletion;
+  mem.entries.set(Buffer.from(w.key).toString("hex"), {
+    kind,
+    value: hasValue ? Buffer.from(w.value) : undefined,
+  });
+}
 
 /** Apply one WriteBatch to `mem` for column family `cfId` (later writes win). */
 export function applyWriteBatch(rec: Uint8Array, cfId: number, mem: Memtable): void {
-  if (rec.length < 12) {
-    mem.undecodable++;
-    return;
-  }
-  const c = cursor(rec);
-  getFixed64(c);
-  getFixed32(c);
-  try {
-    while (c.pos < c.end) {
-      const tag = c.buf[c.pos++]!;
-      const spec = TAGS[tag];
-      if (spec) {
-        const [kind, hasCf, hasValue] = spec;
-        const cf = hasCf ? getVarint32(c) : 0;
-        const key = getLengthPrefixed(c);
-        const value = hasValue ? getLengthPrefixed(c) : undefined;
-        if (cf !== cfId) continue;
-        if (kind === "rangeDel") {
-          mem.rangeDeletions++;
-          continue;
-        }
-        const k = Buffer.from(key).toString("hex");
-        mem.entries.set(k, { kind, value: value ? Buffer.from(value) : undefined });
-        continue;
-      }
-      switch (tag) {
-        case 0x03:
-        case 0x0a:
-        case 0x0b:
-        case 0x0c:
-          getLengthPrefixed(c);
-          break;
-        case 0x15:
-          getLengthPrefixed(c);
-          getLengthPrefixed(c);
-          break;
-        case 0x0d:
-        case 0x09:
-        case 0x12:
-        case 0x13:
-          break;
-        default:
-          mem.undecodable++;
-          return;
-      }
-    }
-  } catch {
-    mem.undecodable++;
-  }
+  const r = forEachBatchWrite(rec, (w) => {
+    if (UNSUPPORTED.has(w.type)) return false;
+    if (w.cf === cfId) applyWrite(w, mem);
+  });
+  if (r.error || r.stopped) mem.undecodable++;
 }
 
 /** Replay the WALs (oldest first) into a memtable for one column family. */
 export function replayWals(wals: { path: string; logNumber: number }[], cfId: number): Memtable {
   const mem: Memtable = { entries: new Map(), rangeDeletions: 0, undecodable: 0 };
-  for (const w of [...wals].sort((a, b) => a.logNumber - b.logNumber)) {
-    scanLogFile(w.path, (r) => applyWriteBatch(r.data, cfId, mem), { logNumber: w.logNumber });
-  }
+  const sorted = [...wals].sort((a, b) => a.logNumber - b.logNumber);
+  const r = replayWalWrites(sorted, cfId, (w) => applyWrite(w, mem), { unsupportedTypes: UNSUPPORTED });
+  mem.undecodable = r.undecodable;
   return mem;
 }

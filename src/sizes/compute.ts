@@ -16,7 +16,7 @@ import { AccountAcc, CodeAcc } from "./eth_acc.js";
 import { cfKey, locateEth, planCf, resolveLocation, selectCfs, splitPoints, type CfPlan } from "./plan.js";
 import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
-import { loadMemLayer, type MemEntry } from "./memtable.js";
+import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
 import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
@@ -146,7 +146,12 @@ function tasksFor(
 ): ScanTask[] {
   // the WAL layer is decoded once per column family and sliced per range
   const mem =
-    plan.walPaths.length > 0 ? loadMemLayer(plan.walPaths, plan.cf.id) : { entries: [], rangeDels: [] };
+    plan.walPaths.length > 0
+      ? loadMemLayer(
+          plan.walPaths.map((path) => ({ path })),
+          plan.cf.id,
+        )
+      : { entries: [], rangeDels: [] };
   const rangeDels = [
     ...plan.rangeDels,
     ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),

@@ -12,7 +12,7 @@
 import { DataBlock, openTable, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
 import { Block } from "../format/block.js";
 import type { BlockHandle } from "../format/handle.js";
-import type { MemEntry } from "./memtable.js";
+import type { MemEntry } from "../datadir/memtable.js";
 
 /** Bytewise comparison of a[0, al) and b[0, bl) (user keys), without a native call. */
 export function cmpBytes(a: Uint8Array, al: number, b: Uint8Array, bl: number): number {
