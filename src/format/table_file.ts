@@ -12,7 +12,7 @@
  * worker threads) reads one table at a time and the async fs API costs a thread-pool hop per block.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { CorruptionError, fromFsError } from "../util/errors.js";
+import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { readFixed32 } from "../util/coding.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
@@ -48,10 +48,16 @@ export class TableFile {
 
   constructor(path: string) {
     this.path = path;
+    let fd = -1;
     try {
-      this.fd = openSync(path, "r");
-      this.size = fstatSync(this.fd).size;
+      fd = openSync(path, "r");
+      const st = fstatSync(fd);
+      // a directory opens fine on Linux and only fails at the first read, with no path in the error
+      if (!st.isFile()) throw new LsmscopeError("not a regular file", { file: path });
+      this.fd = fd;
+      this.size = st.size;
     } catch (err) {
+      if (fd >= 0) closeSync(fd);
       throw fromFsError(err) ?? err;
     }
     this.blockAreaEnd = this.size;

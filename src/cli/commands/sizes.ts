@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import type { CommandModule } from "yargs";
 import { computeSizes } from "../../sizes/compute.js";
+import { inspectDatadir } from "../../datadir/inspect.js";
 import { renderSizesSvg, renderSizesText, sizesJson } from "../../sizes/render.js";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
@@ -66,8 +67,16 @@ export const command: CommandModule<object, Args> = {
   handler: async (argv) => {
     if (argv.sample !== undefined && (!Number.isInteger(argv.sample) || argv.sample < 1))
       throw new LsmscopeError(`--sample needs a positive whole number of blocks, got ${argv.sample}`);
+    const model = await inspectDatadir(argv.dir, {});
+    if (!model.instances.some((i) => i.readable)) {
+      const why = model.findings.find((f) => f.severity === "error");
+      throw new LsmscopeError(why?.message ?? "no readable RocksDB or LevelDB store found", {
+        file: argv.dir,
+      });
+    }
     let progress: Progress | undefined;
     const report = await computeSizes(argv.dir, {
+      model,
       cf: argv.cf,
       mode: argv.sample !== undefined ? "sample" : "full",
       sampleBlocks: argv.sample,
