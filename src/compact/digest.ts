@@ -14,16 +14,13 @@
  * digest refuses them rather than guess. Bytewise comparator only.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { ValueType } from "../format/internal_key.js";
-import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "../format/compression.js";
-import { cursor, getVarint64Number } from "../util/coding.js";
+import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { LIMITS } from "../util/limits.js";
 import { loadMemLayer, type MemEntry, type MemRangeDel } from "../datadir/memtable.js";
 
 export interface CfDigest {
@@ -175,50 +172,20 @@ class Heap {
   }
 }
 
-/** Reads blob values by blob index; keeps one descriptor per blob file. */
+/** Reads blob values by blob index (format/blob.ts); keeps one descriptor per blob file. */
 class BlobResolver {
-  private readonly fds = new Map<number, number>();
+  private readonly reader = new BlobFileReader();
   constructor(private readonly dir: string) {}
   resolve(index: Buffer, keyHex: () => string): Buffer {
-    const c = cursor(index);
-    const kind = index[c.pos++];
+    const kind = index[0];
     if (kind === 0) throw new LsmscopeError(`inlined-TTL blob index for key ${keyHex()} is not supported`);
-    if (kind === 2) getVarint64Number(c); // expiration
     if (kind !== 1 && kind !== 2)
       throw new LsmscopeError(`unknown blob index type ${kind} for key ${keyHex()}`);
-    const fileNumber = getVarint64Number(c);
-    const offset = getVarint64Number(c);
-    const size = getVarint64Number(c);
-    const compression = index[c.pos] ?? 0;
-    const path = join(this.dir, `${String(fileNumber).padStart(6, "0")}.blob`);
-    if (size > LIMITS.maxBlockBytes)
-      throw new LsmscopeError(`blob of ${size} bytes exceeds the limit`, { file: path });
-    let fd = this.fds.get(fileNumber);
-    if (fd === undefined) {
-      fd = openSync(path, "r");
-      this.fds.set(fileNumber, fd);
-    }
-    const buf = Buffer.alloc(size + BLOCK_HEADROOM);
-    const n = readSync(fd, buf, BLOCK_HEADROOM, size, offset);
-    if (n !== size)
-      throw new LsmscopeError(`blob at ${offset}: read ${n} of ${size} bytes`, { file: path, offset });
-    if (compression === 0) return buf.subarray(BLOCK_HEADROOM);
-    try {
-      // blob values use compress_format_version 2 (varint32 size prefix), like table blocks
-      return Buffer.from(
-        decompressBlock(createCodecs(5, false), compression, buf, BLOCK_HEADROOM, buf.length),
-      );
-    } catch (err) {
-      throw new LsmscopeError(`blob at ${offset}: ${(err as Error).message}`, {
-        file: path,
-        offset,
-        cause: err,
-      });
-    }
+    const idx = decodeBlobIndex(index, 0, index.length, { lenient: true });
+    return this.reader.readValue(join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`), idx);
   }
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    this.reader.close();
   }
 }
 

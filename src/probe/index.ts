@@ -35,7 +35,7 @@ export {
   type ColdMethod,
 } from "./cold.js";
 export { replayWals, applyWriteBatch, type Memtable, type MemEntry } from "./memtable.js";
-export { decodeBlobIndex, readBlobRecord, type BlobIndex } from "./blob.js";
+export { decodeBlobIndex, readBlobRecord, type BlobIndex } from "../format/blob.js";
 export { loadProbeDefinition, type ProbeDefinition } from "./definitions.js";
 export { renderProbeReport, renderProbeStart } from "./render.js";
 export type * from "./types.js";

@@ -31,7 +31,7 @@ import { TableFile } from "../format/table_file.js";
 import { createCodecs } from "../format/compression.js";
 import { murmurHash32 } from "../format/hash.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
-import { decodeBlobIndex, readBlobRecord } from "./blob.js";
+import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
 
@@ -318,7 +318,7 @@ export class LsmReader {
   }
 
   private readBlob(value: Buffer, key: Buffer, tr: LookupTrace): void {
-    const idx = decodeBlobIndex(value);
+    const idx = decodeBlobIndex(value, 0, value.length, { lenient: true });
     const n = readBlobRecord(idx, key.length, this.target.blobFiles);
     if (n > 0) {
       tr.blobReads++;

@@ -3,6 +3,6 @@
  * logical bytes, and Ethereum views (account kinds, code sizes, reuse, max-size co-tenancy).
  */
 export { computeSizes } from "./compute.js";
-export { decodeBlobIndex, type BlobIndex } from "./blob_index.js";
+export { decodeBlobIndex, type BlobIndex } from "../format/blob.js";
 export type * from "./types.js";
 export { renderSizesText, renderSizesSvg, sizesJson } from "./render.js";

@@ -20,7 +20,7 @@ import { toHex } from "../util/bytes.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
-import { decodeBlobIndex } from "./blob_index.js";
+import { decodeBlobIndex } from "../format/blob.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import {
   BlockSizes,

@@ -7,7 +7,7 @@
 import { ValueType, valueTypeName } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
-import { decodeBlobIndex } from "./blob_index.js";
+import { decodeBlobIndex } from "../format/blob.js";
 import type { MemEntry } from "../datadir/memtable.js";
 import { MemRun, TableRun, cmpBytes, mergeRuns, type BlockEvent, type Run } from "./merge.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";

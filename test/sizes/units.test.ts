@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { openTable } from "../../src/format/table.js";
 import { ValueType } from "../../src/format/internal_key.js";
-import { decodeBlobIndex } from "../../src/sizes/blob_index.js";
+import { decodeBlobIndex } from "../../src/format/blob.js";
 import { SizeDist } from "../../src/sizes/dist.js";
 import { Hll, accountCodeHashOffset, hash53 } from "../../src/sizes/eth_acc.js";
 import { keccak256 } from "../../src/eth/keccak.js";
