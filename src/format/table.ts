@@ -332,6 +332,24 @@ export class SstTable {
     return this.metaindex.find((e) => e.name === name)?.handle;
   }
 
+  /**
+   * A meta block's payload (checksum-checked when the block trailer says so, decompressed) as raw bytes,
+   * for meta blocks that are not in block format (the hash index's prefixes and metadata blocks, a
+   * filter). Read through a separate descriptor: not counted in `io`, no verifyChecksums option.
+   */
+  readMetaBlockRaw(handle: BlockHandle, kind = "meta block"): Buffer {
+    const f = new TableFile(this.path);
+    try {
+      f.checksumType = this.footer.checksumType;
+      f.baseContextChecksum = this.footer.baseContextChecksum;
+      f.codecs = createCodecs(this.footer.formatVersion, this.footer.magic === "legacy");
+      f.blockAreaEnd = this.footer.footerOffset;
+      return Buffer.from(f.readBlock(handle, kind));
+    } finally {
+      f.close();
+    }
+  }
+
   close(): void {
     this.file.close();
   }
@@ -985,6 +1003,16 @@ export class DataBlock {
   }
   get hasHashIndex(): boolean {
     return this.block.hasHashIndex;
+  }
+  /**
+   * Seek inside the block (restart-point binary search, then linear): the first entry whose internal
+   * key, compared by `cmp(key, keyLength)` (< 0 when the entry sorts before the target), is not before
+   * the target; undefined if every entry sorts before it.
+   */
+  seek(cmp: (key: Buffer, keyLength: number) => number): (EntryView & { next(): boolean }) | undefined {
+    const c = new DataCursor().reset(this.block);
+    c.blockHandle = this.handle;
+    return c.seek(cmp) ? c : undefined;
   }
   /** A cursor over the entries (reused key buffer, values as ranges of the block). */
   cursor(): EntryView & { next(): boolean } {

@@ -13,7 +13,6 @@
  */
 import { readFileSync } from "node:fs";
 import { openTable, type SstTable } from "../format/table.js";
-import { BlockCursor } from "../format/block.js";
 import { ValueType } from "../format/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { fromHex } from "../util/bytes.js";
@@ -123,12 +122,11 @@ export function presentKeys(
     const keys: Buffer[] = [];
     const maxAttempts = n * 20 + 1000;
     let attempts = 0;
-    const cursor = new BlockCursor();
     while (keys.length < n && attempts++ < maxAttempts) {
       const b = blocks[rnd.int(blocks.length)]!;
       const db = b.table.readDataBlock(b.handle);
       const entries: Buffer[] = [];
-      cursor.reset(db.block);
+      const cursor = db.cursor();
       while (cursor.next()) {
         const kl = cursor.keyLength;
         if (kl < 8) continue;

@@ -22,13 +22,10 @@
  * data blocks, filter partitions and blob records are read anew on every lookup.
  */
 import { SstTable, openTable, type IndexEntry } from "../format/table.js";
-import { Block, BlockCursor } from "../format/block.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
 import { ValueType } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { cursor, getVarint32 } from "../util/coding.js";
-import { TableFile } from "../format/table_file.js";
-import { createCodecs } from "../format/compression.js";
 import { murmurHash32 } from "../format/hash.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
 import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
@@ -194,7 +191,10 @@ export class LsmReader {
           !fi.partitioned &&
           !fi.blockBased
         ) {
-          prefixFilter = { bits: decodeFilterBits(readRawMetaBlock(table, fh)), ...pl };
+          prefixFilter = {
+            bits: decodeFilterBits(table.readMetaBlockRaw(fh, "hash index meta block")),
+            ...pl,
+          };
           filterUse.consulted++;
         } else filterUse.notWholeKey++;
       } else {
@@ -218,7 +218,11 @@ export class LsmReader {
         builtWith.length === pl.length &&
         builtWith.fixed === pl.fixed
       ) {
-        hashIndex = buildHashIndex(readRawMetaBlock(table, pMeta), readRawMetaBlock(table, mMeta), pl);
+        hashIndex = buildHashIndex(
+          table.readMetaBlockRaw(pMeta, "hash index meta block"),
+          table.readMetaBlockRaw(mMeta, "hash index meta block"),
+          pl,
+        );
         hashIndexFiles++;
       }
       openBytes += table.io.bytes;
@@ -393,8 +397,8 @@ export class LsmReader {
       tr.dataBlocks++;
       tr.bytes += h.size + BLOCK_TRAILER_SIZE;
       tr.dataBlockIds?.push(`${t.file.fileNumber}:${h.offset}:${h.size + BLOCK_TRAILER_SIZE}`);
-      const c = new BlockCursor().reset(db.block as Block);
-      if (!c.seek(cmp)) {
+      const c = db.seek(cmp);
+      if (!c) {
         if (this.leveldb) return undefined; // LevelDB stops at the first block
         continue; // RocksDB: the key may sit in the next block
       }
@@ -462,20 +466,6 @@ class PackedIndex {
 
   handle(i: number): BlockHandle {
     return { offset: this.offsets[i]!, size: this.sizes[i]! };
-  }
-}
-
-/** A meta block's payload (checksum-checked, decompressed): the hash index blocks are raw bytes, not block format. */
-function readRawMetaBlock(table: SstTable, handle: BlockHandle): Buffer {
-  const f = new TableFile(table.path);
-  try {
-    f.checksumType = table.footer.checksumType;
-    f.baseContextChecksum = table.footer.baseContextChecksum;
-    f.codecs = createCodecs(table.footer.formatVersion, table.footer.magic === "legacy");
-    f.blockAreaEnd = table.footer.footerOffset;
-    return Buffer.from(f.readBlock(handle, "hash index meta block"));
-  } finally {
-    f.close();
   }
 }
 
