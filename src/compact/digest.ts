@@ -17,11 +17,21 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { inspectDatadir } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
-import { openTable, type SstTable } from "../format/table.js";
+import { openTable } from "../format/table.js";
 import { ValueType } from "../format/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { loadMemLayer, type MemEntry, type MemRangeDel } from "../datadir/memtable.js";
+import { loadMemLayer } from "../datadir/memtable.js";
+import {
+  Fate,
+  levelRuns,
+  MemRun,
+  mergeNewest,
+  TableRun,
+  type RangeTombstone,
+  type Run,
+} from "../lsm/merge.js";
+import { toHex } from "../util/bytes.js";
 
 export interface CfDigest {
   /** Raw CF name, hex. */
@@ -45,133 +55,6 @@ export interface StoreDigest {
   elapsedMs: number;
 }
 
-/** One sorted stream of internal entries. `key` holds the user key in key[0, userKeyLength). */
-interface Source {
-  key: Buffer;
-  userKeyLength: number;
-  seqno: number;
-  type: number;
-  data: Buffer;
-  valueOffset: number;
-  valueLength: number;
-  next(): boolean;
-  close(): void;
-}
-
-class TableSource implements Source {
-  key: Buffer = Buffer.alloc(0);
-  userKeyLength = 0;
-  seqno = 0;
-  type = 0;
-  data: Buffer = Buffer.alloc(0);
-  valueOffset = 0;
-  valueLength = 0;
-  private readonly index: Iterator<{ handle: { offset: number; size: number } }>;
-  private cur?: ReturnType<ReturnType<SstTable["readDataBlock"]>["cursor"]>;
-  constructor(private readonly table: SstTable) {
-    this.index = table.iterateIndex();
-  }
-  next(): boolean {
-    for (;;) {
-      if (this.cur && this.cur.next()) {
-        const c = this.cur;
-        this.key = c.key;
-        this.userKeyLength = c.userKeyLength;
-        this.seqno = c.seqno;
-        this.type = c.type;
-        this.data = c.data;
-        this.valueOffset = c.valueOffset;
-        this.valueLength = c.valueLength;
-        return true;
-      }
-      const ie = this.index.next();
-      if (ie.done) return false;
-      this.cur = this.table.readDataBlock(ie.value.handle).cursor();
-    }
-  }
-  close(): void {
-    this.table.close();
-  }
-}
-
-class ArraySource implements Source {
-  key: Buffer = Buffer.alloc(0);
-  userKeyLength = 0;
-  seqno = 0;
-  type = 0;
-  data: Buffer = Buffer.alloc(0);
-  valueOffset = 0;
-  valueLength = 0;
-  private i = -1;
-  constructor(private readonly items: MemEntry[]) {}
-  next(): boolean {
-    const e = this.items[++this.i];
-    if (!e) return false;
-    this.key = e.key;
-    this.userKeyLength = e.key.length;
-    this.seqno = e.seqno;
-    this.type = e.type;
-    this.data = e.value;
-    this.valueOffset = 0;
-    this.valueLength = e.value.length;
-    return true;
-  }
-  close(): void {}
-}
-
-/** a before b in internal-key order: user key ascending, then sequence descending. */
-function before(a: Source, b: Source): boolean {
-  const c = a.key.compare(b.key, 0, b.userKeyLength, 0, a.userKeyLength);
-  if (c !== 0) return c < 0;
-  return a.seqno > b.seqno;
-}
-
-class Heap {
-  private readonly h: Source[] = [];
-  get size(): number {
-    return this.h.length;
-  }
-  top(): Source {
-    return this.h[0]!;
-  }
-  push(s: Source): void {
-    const h = this.h;
-    h.push(s);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-  closeAll(): void {
-    for (const s of this.h.splice(0)) s.close();
-  }
-  /** Advance the top source; drop it when exhausted. */
-  advanceTop(): void {
-    const h = this.h;
-    const t = h[0]!;
-    if (!t.next()) {
-      t.close();
-      const last = h.pop()!;
-      if (h.length === 0) return;
-      h[0] = last;
-    }
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && before(h[l]!, h[m]!)) m = l;
-      if (r < h.length && before(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
-      i = m;
-    }
-  }
-}
-
 /** Reads blob values by blob index (format/blob.ts); keeps one descriptor per blob file. */
 class BlobResolver {
   private readonly reader = new BlobFileReader();
@@ -187,18 +70,6 @@ class BlobResolver {
   close(): void {
     this.reader.close();
   }
-}
-
-function covered(tombstones: MemRangeDel[], key: Buffer, keyLen: number, seqno: number): boolean {
-  for (const t of tombstones) {
-    if (t.seqno <= seqno) continue;
-    if (
-      key.compare(t.start, 0, t.start.length, 0, keyLen) >= 0 &&
-      key.compare(t.end, 0, t.end.length, 0, keyLen) < 0
-    )
-      return true;
-  }
-  return false;
 }
 
 /** Feeds length-prefixed records to a hash through one scratch buffer (few, large update() calls). */
@@ -249,71 +120,57 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
     throw new LsmscopeError(
       `column family ${cf.displayName} uses comparator ${cf.comparator}; digest needs bytewise`,
     );
-  const heap = new Heap();
-  const tombstones: MemRangeDel[] = [];
+  const tombstones: RangeTombstone[] = [];
   const blobs = new BlobResolver(inst.path);
   const hash = createHash("sha256");
+  const runs: Run[] = [];
   try {
     for (const level of cf.levels) {
       for (const f of level.files) {
         if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
         const t = openTable(f.path);
-        tombstones.push(...t.rangeDeletions());
-        const s = new TableSource(t);
-        if (s.next()) heap.push(s);
-        else s.close();
+        try {
+          tombstones.push(...t.rangeDeletions());
+        } finally {
+          t.close();
+        }
       }
     }
+    for (const paths of levelRuns(cf.levels)) runs.push(new TableRun(paths, undefined, undefined, () => {}));
     const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
     tombstones.push(...wal.rangeDels);
     out.walEntries = wal.entries.length;
-    if (wal.entries.length > 0) {
-      // the memtable layer comes sorted: key ascending, newest first
-      const s = new ArraySource(wal.entries);
-      s.next();
-      heap.push(s);
-    }
-    // the last user key seen, copied into a reused buffer
-    let lastBuf = Buffer.allocUnsafe(256);
-    let lastLen = -1;
+    // the memtable layer comes sorted: key ascending, newest first
+    if (wal.entries.length > 0) runs.push(new MemRun(wal.entries));
     const rh = new RecordHasher(hash);
-    while (heap.size > 0) {
-      const s = heap.top();
+    mergeNewest(runs, tombstones, (r, fate) => {
       out.entriesRead++;
-      const isNewest = lastLen < 0 || s.key.compare(lastBuf, 0, lastLen, 0, s.userKeyLength) !== 0;
-      if (isNewest) {
-        if (s.userKeyLength > lastBuf.length) lastBuf = Buffer.allocUnsafe(s.userKeyLength * 2);
-        s.key.copy(lastBuf, 0, 0, s.userKeyLength);
-        lastLen = s.userKeyLength;
-        const last = lastBuf.subarray(0, lastLen);
-        const t = s.type;
-        if (t === ValueType.Value || t === ValueType.BlobIndex || t === 0x18) {
-          if (!covered(tombstones, s.key, s.userKeyLength, s.seqno)) {
-            let value = s.data.subarray(s.valueOffset, s.valueOffset + s.valueLength);
-            if (t === ValueType.BlobIndex) {
-              value = blobs.resolve(Buffer.from(value), () => last.toString("hex"));
-              out.blobValues++;
-            } else if (t === 0x18) {
-              // value with preferred seqno: value ‖ fixed64 unix write time / seqno
-              value = value.subarray(0, Math.max(0, value.length - 8));
-            }
-            rh.field(last);
-            rh.field(value);
-            out.keys++;
-            out.keyBytes += last.length;
-            out.valueBytes += value.length;
-          }
-        } else if (t === ValueType.Merge || t === ValueType.WideColumnEntity) {
-          throw new LsmscopeError(
-            `column family ${cf.displayName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; the digest cannot resolve them without the engine`,
-          );
-        }
+      if (fate === Fate.Shadowed) return;
+      const t = r.type;
+      if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
+        throw new LsmscopeError(
+          `column family ${cf.displayName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; the digest cannot resolve them without the engine`,
+        );
+      if (fate === Fate.RangeDeleted) return;
+      if (t !== ValueType.Value && t !== ValueType.BlobIndex && t !== ValueType.ValuePreferredSeqno) return;
+      const key = r.key.subarray(0, r.ukLen);
+      let value = r.data.subarray(r.vOff, r.vOff + r.vLen);
+      if (t === ValueType.BlobIndex) {
+        value = blobs.resolve(Buffer.from(value), () => toHex(key));
+        out.blobValues++;
+      } else if (t === ValueType.ValuePreferredSeqno) {
+        // value with preferred seqno: value ‖ fixed64 unix write time / seqno
+        value = value.subarray(0, Math.max(0, value.length - 8));
       }
-      heap.advanceTop();
-    }
+      rh.field(key);
+      rh.field(value);
+      out.keys++;
+      out.keyBytes += key.length;
+      out.valueBytes += value.length;
+    });
     rh.flush();
   } finally {
-    heap.closeAll();
+    for (const r of runs) r.close();
     blobs.close();
   }
   out.sha256 = hash.digest("hex");

@@ -3,6 +3,7 @@
  * (L0 files alone, deeper levels concatenated), its live WAL files, its range deletions, and where
  * the Ethereum views live (accounts / code column family and key prefix) for the recognised client.
  */
+import { levelRuns } from "../lsm/merge.js";
 import { openTable } from "../format/table.js";
 import { toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -57,20 +58,9 @@ function cfMatches(sel: string, inst: InstanceModel, cf: ColumnFamilyModel): boo
 }
 
 export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: boolean): CfPlan {
-  const runs: string[][] = [];
-  let files = 0;
-  for (const lvl of cf.levels) {
-    const present = lvl.files.filter((f) => f.present);
-    files += present.length;
-    if (present.length === 0) continue;
-    if (lvl.level === 0) for (const f of present) runs.push([f.path]);
-    else {
-      const sorted = [...present].sort((a, b) =>
-        a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0,
-      );
-      runs.push(sorted.map((f) => f.path));
-    }
-  }
+  const present = cf.levels.map((lvl) => ({ level: lvl.level, files: lvl.files.filter((f) => f.present) }));
+  const files = present.reduce((n, lvl) => n + lvl.files.length, 0);
+  const runs = levelRuns(present);
   const rangeDels: CfPlan["rangeDels"] = [];
   let dataBytes = 0;
   let dataBlocks = 0;

@@ -9,7 +9,7 @@ import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
 import { decodeBlobIndex } from "../format/blob.js";
 import type { MemEntry } from "../datadir/memtable.js";
-import { MemRun, TableRun, cmpBytes, mergeRuns, type BlockEvent, type Run } from "./merge.js";
+import { Fate, MemRun, TableRun, mergeNewest, type BlockEvent, type Run } from "../lsm/merge.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
@@ -148,36 +148,23 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
     task.gethCategories && task.collectStats
       ? new Map<string, { keySize: SizeDist; valueSize: SizeDist }>()
       : undefined;
-  let prev = Buffer.allocUnsafe(256);
-  let prevLen = -1;
   const stats = task.collectStats;
 
   try {
-    mergeRuns(runs, (r) => {
+    mergeNewest(runs, rangeDels, (r, fate) => {
       read++;
       const type = r.type;
       if (stats) typeCounts[type]!++;
-      const kl = r.ukLen;
-      const key = r.key;
-      if (prevLen === kl && cmpBytes(key, kl, prev, prevLen) === 0) {
+      if (fate === Fate.Shadowed) {
         shadowed++;
         return;
       }
-      if (kl > prev.length) prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
-      for (let i = 0; i < kl; i++) prev[i] = key[i]!;
-      prevLen = kl;
-      if (rangeDels.length > 0) {
-        for (const rd of rangeDels) {
-          if (
-            rd.seqno > r.seqno &&
-            cmpBytes(rd.start, rd.start.length, key, kl) <= 0 &&
-            cmpBytes(key, kl, rd.end, rd.end.length) < 0
-          ) {
-            rangeDeleted++;
-            return;
-          }
-        }
+      if (fate === Fate.RangeDeleted) {
+        rangeDeleted++;
+        return;
       }
+      const kl = r.ukLen;
+      const key = r.key;
       if (
         type === ValueType.Deletion ||
         type === ValueType.SingleDeletion ||

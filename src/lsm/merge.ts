@@ -1,8 +1,10 @@
 /**
- * Newest-version merge of one column family over a user-key range [lo, hi): a k-way merge of sorted
- * runs (each L0 file on its own, each deeper level's files concatenated in key order, plus the WAL
- * layer), ordered like internal keys — user key ascending, sequence number descending — so the first
- * entry seen for a user key is its newest version. Memory: one data block per run plus a heap of runs.
+ * Newest-version merge of one column family's sorted runs, over a user-key range [lo, hi): a k-way merge
+ * of sorted runs (each L0 file on its own, each deeper level's files concatenated in key order, plus the
+ * memtable layer replayed from the WALs), ordered like internal keys — user key ascending, sequence
+ * number descending — so the first entry seen for a user key is its newest version. Memory: one data
+ * block per run plus a heap of runs. Used by `sizes` (sizes and counts only) and the compact digest
+ * (values): mergeNewest() tells each entry's fate, the caller decides what to do with it.
  *
  * A run restricted to [lo, hi) skips index entries whose separator (≥ every key of its block) is
  * below lo, then entries below lo, and ends at the first key ≥ hi. Each data block is counted (bytes,
@@ -269,4 +271,78 @@ function siftDown(h: Run[], i: number): void {
     h[m] = t;
     i = m;
   }
+}
+
+/** Runs of one column family: each L0 file alone, each deeper level's files sorted by smallest key. */
+export function levelRuns(
+  levels: { level: number; files: { path: string; smallestKey: string }[] }[],
+): string[][] {
+  const runs: string[][] = [];
+  for (const lvl of levels) {
+    if (lvl.files.length === 0) continue;
+    if (lvl.level === 0) for (const f of lvl.files) runs.push([f.path]);
+    else {
+      // smallestKey is hex: string order is byte order
+      const sorted = [...lvl.files].sort((a, b) =>
+        a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0,
+      );
+      runs.push(sorted.map((f) => f.path));
+    }
+  }
+  return runs;
+}
+
+export interface RangeTombstone {
+  start: Uint8Array;
+  end: Uint8Array;
+  seqno: number;
+}
+
+/** What the merge found an entry to be. */
+export const Fate = {
+  /** An older version of the user key just visited: hidden by it. */
+  Shadowed: 0,
+  /** The newest version of its user key, covered by a range tombstone with a higher sequence number. */
+  RangeDeleted: 1,
+  /** The newest version of its user key, not range-deleted (point tombstones included: see its type). */
+  Newest: 2,
+} as const;
+export type Fate = (typeof Fate)[keyof typeof Fate];
+
+/**
+ * Merge the runs and call `visit` for every entry in internal-key order with its fate. A range tombstone
+ * [start, end) at sequence s covers user keys start ≤ k < end of entries with sequence < s.
+ * `visit` gets the run positioned on the entry (valid during the call only).
+ */
+export function mergeNewest(
+  runs: Run[],
+  rangeDels: readonly RangeTombstone[],
+  visit: (r: Run, fate: Fate) => void,
+): void {
+  let prev = Buffer.allocUnsafe(256);
+  let prevLen = -1;
+  mergeRuns(runs, (r) => {
+    const kl = r.ukLen;
+    const key = r.key;
+    if (prevLen === kl && cmpBytes(key, kl, prev, prevLen) === 0) {
+      visit(r, Fate.Shadowed);
+      return;
+    }
+    if (kl > prev.length) prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
+    for (let i = 0; i < kl; i++) prev[i] = key[i]!;
+    prevLen = kl;
+    if (rangeDels.length > 0) {
+      for (const rd of rangeDels) {
+        if (
+          rd.seqno > r.seqno &&
+          cmpBytes(rd.start, rd.start.length, key, kl) <= 0 &&
+          cmpBytes(key, kl, rd.end, rd.end.length) < 0
+        ) {
+          visit(r, Fate.RangeDeleted);
+          return;
+        }
+      }
+    }
+    visit(r, Fate.Newest);
+  });
 }
