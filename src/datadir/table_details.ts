@@ -7,17 +7,18 @@ import type { Finding, TableDetails } from "./model.js";
 
 export type TableDetailsReader = (path: string) => TableDetails;
 
+/** What the details need of an opened table (the SST reader's SstTable has it). */
+export interface DetailsSource {
+  formatVersion: number;
+  checksumType: string;
+  compression: string;
+  indexType: string;
+  properties: Record<string, string | number>;
+  filter: { kind: string; partitioned: boolean; bitsPerKey?: number };
+}
+
 interface FormatModule {
-  openTable(path: string): {
-    formatVersion: number;
-    format: string;
-    checksumType: string;
-    compression: string;
-    indexType: string;
-    properties: Record<string, string | number>;
-    filter: { kind: string; partitioned: boolean; bitsPerKey?: number };
-    close(): void;
-  };
+  openTable(path: string): DetailsSource & { format: string; close(): void };
 }
 
 const num = (v: string | number | undefined): number | undefined => (typeof v === "number" ? v : undefined);
@@ -46,34 +47,39 @@ export async function loadTableDetailsReader(
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
       t = mod.openTable(path);
-      const p = t.properties;
-      const d: TableDetails = {
-        formatVersion: t.formatVersion,
-        checksum: t.checksumType,
-        compression: t.compression,
-        indexType: t.indexType,
-        numEntries: num(p["rocksdb.num.entries"]),
-        numDataBlocks: num(p["rocksdb.num.data.blocks"]),
-        dataSize: num(p["rocksdb.data.size"]),
-        indexSize: num(p["rocksdb.index.size"]),
-        filterSize: num(p["rocksdb.filter.size"]),
-        rawKeySize: num(p["rocksdb.raw.key.size"]),
-        rawValueSize: num(p["rocksdb.raw.value.size"]),
-        filterPolicy: str(p["rocksdb.filter.policy"]),
-        columnFamilyName: str(p["rocksdb.column.family.name"]),
-        properties: p,
-      };
-      try {
-        const f = t.filter;
-        d.filter = { kind: f.kind, partitioned: f.partitioned, bitsPerKey: f.bitsPerKey };
-      } catch (e) {
-        d.error = `filter: ${(e as Error).message}`;
-      }
-      return d;
+      return tableDetailsOf(t);
     } catch (e) {
       return { error: (e as Error).message };
     } finally {
       t?.close();
     }
   };
+}
+
+/** The details of an opened table: its properties and the filter's metadata (a filter error is noted). */
+export function tableDetailsOf(t: DetailsSource): TableDetails {
+  const p = t.properties;
+  const d: TableDetails = {
+    formatVersion: t.formatVersion,
+    checksum: t.checksumType,
+    compression: t.compression,
+    indexType: t.indexType,
+    numEntries: num(p["rocksdb.num.entries"]),
+    numDataBlocks: num(p["rocksdb.num.data.blocks"]),
+    dataSize: num(p["rocksdb.data.size"]),
+    indexSize: num(p["rocksdb.index.size"]),
+    filterSize: num(p["rocksdb.filter.size"]),
+    rawKeySize: num(p["rocksdb.raw.key.size"]),
+    rawValueSize: num(p["rocksdb.raw.value.size"]),
+    filterPolicy: str(p["rocksdb.filter.policy"]),
+    columnFamilyName: str(p["rocksdb.column.family.name"]),
+    properties: p,
+  };
+  try {
+    const f = t.filter;
+    d.filter = { kind: f.kind, partitioned: f.partitioned, bitsPerKey: f.bitsPerKey };
+  } catch (e) {
+    d.error = `filter: ${(e as Error).message}`;
+  }
+  return d;
 }

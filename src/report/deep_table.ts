@@ -4,6 +4,7 @@
  * Imports only the SST reader, so worker threads load it quickly.
  */
 import type { TableDetails } from "../datadir/model.js";
+import { tableDetailsOf } from "../datadir/table_details.js";
 import { openTable, type SstTable } from "../format/table.js";
 
 /** What deep mode measured in one table. */
@@ -28,37 +29,6 @@ export interface DeepTableInfo {
   error?: string;
 }
 
-const num = (v: string | number | undefined): number | undefined => (typeof v === "number" ? v : undefined);
-const str = (v: string | number | undefined): string | undefined => (v === undefined ? undefined : String(v));
-
-/** The same fields the datadir model's cheap reader fills. */
-function detailsOf(t: SstTable): TableDetails {
-  const p = t.properties as Record<string, string | number>;
-  const d: TableDetails = {
-    formatVersion: t.formatVersion,
-    checksum: t.checksumType,
-    compression: t.compression,
-    indexType: t.indexType,
-    numEntries: num(p["rocksdb.num.entries"]),
-    numDataBlocks: num(p["rocksdb.num.data.blocks"]),
-    dataSize: num(p["rocksdb.data.size"]),
-    indexSize: num(p["rocksdb.index.size"]),
-    filterSize: num(p["rocksdb.filter.size"]),
-    rawKeySize: num(p["rocksdb.raw.key.size"]),
-    rawValueSize: num(p["rocksdb.raw.value.size"]),
-    filterPolicy: str(p["rocksdb.filter.policy"]),
-    columnFamilyName: str(p["rocksdb.column.family.name"]),
-    properties: p,
-  };
-  try {
-    const f = t.filter;
-    d.filter = { kind: f.kind, partitioned: f.partitioned, bitsPerKey: f.bitsPerKey };
-  } catch (e) {
-    d.error = `filter: ${(e as Error).message}`;
-  }
-  return d;
-}
-
 /** Deep read of one table: details (as cheap mode) and the index walk, checksums verified. */
 export interface DeepTableResult {
   details: TableDetails;
@@ -69,7 +39,7 @@ export function readTableDeep(path: string): DeepTableResult {
   let t: SstTable | undefined;
   try {
     t = openTable(path, { verifyChecksums: true });
-    const details = detailsOf(t);
+    const details = tableDetailsOf(t); // the same fields the datadir model's cheap reader fills
     let blocks = 0;
     let bytes = 0;
     let min: number | undefined;
