@@ -5,12 +5,12 @@
  * s = sample 200 blocks. Nothing is read until asked (a full scan of a large column family takes time).
  */
 import { useEffect, useState } from "react";
-import { Text, useInput } from "ink";
+import { useInput } from "ink";
 import { computeSizes } from "../../sizes/compute.js";
 import { renderSizesText } from "../../sizes/render.js";
 import type { HistogramBucket, SizesReport } from "../../sizes/types.js";
 import { isUserError } from "../../util/errors.js";
-import { ScrollText } from "../scroll.js";
+import { ActionOutput } from "./action_output.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { registerPane } from "./registry.js";
 
@@ -101,18 +101,12 @@ export function DistributionsPane(p: PaneProps) {
     };
   }, [pending]);
 
-  if (!inst || !cf) return <Text>no column family selected</Text>;
-  const head = [
-    `r: full scan (newest version per key) · s: sample ${SAMPLE_BLOCKS} blocks`,
-    p.focused ? "" : "(Tab to focus this pane, then r or s)",
-  ];
   return (
-    <ScrollText
-      lines={[...head, ...lines]}
-      width={p.width}
-      height={p.height}
-      focused={p.focused}
-      resetKey={cf}
+    <ActionOutput
+      pane={p}
+      keys={`r: full scan (newest version per key) · s: sample ${SAMPLE_BLOCKS} blocks`}
+      focusHint="(Tab to focus this pane, then r or s)"
+      lines={lines}
     />
   );
 }

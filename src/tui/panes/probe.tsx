@@ -6,13 +6,13 @@
  * point) are for the `probe --cold` command, not for an interactive pane.
  */
 import { useEffect, useState } from "react";
-import { Text, useInput } from "ink";
+import { useInput } from "ink";
 import { probeColumnFamily } from "../../probe/probe.js";
 import { renderProbeReport, renderProbeStart } from "../../probe/render.js";
 import { buildTarget } from "../../probe/probe.js";
 import { engineAvailable } from "../../engine/index.js";
 import { isUserError } from "../../util/errors.js";
-import { ScrollText } from "../scroll.js";
+import { ActionOutput } from "./action_output.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { registerPane } from "./registry.js";
 
@@ -63,20 +63,12 @@ export function ProbePane(p: PaneProps) {
     return () => clearTimeout(t);
   }, [pending]);
 
-  if (!inst || !cf) return <Text>no column family selected</Text>;
-  const head = [
-    `a: absent keys · e: existing keys · c: count ${count} · g: ${both ? "reader + engine" : "reader only"}${engineAvailable() ? "" : " (engine addon not built)"}`,
-    p.focused
-      ? ""
-      : "(Tab to focus this pane, then a or e to run a warm probe; lsmscope probe --cold for cold runs)",
-  ];
   return (
-    <ScrollText
-      lines={[...head, ...lines]}
-      width={p.width}
-      height={p.height}
-      focused={p.focused}
-      resetKey={cf}
+    <ActionOutput
+      pane={p}
+      keys={`a: absent keys · e: existing keys · c: count ${count} · g: ${both ? "reader + engine" : "reader only"}${engineAvailable() ? "" : " (engine addon not built)"}`}
+      focusHint="(Tab to focus this pane, then a or e to run a warm probe; lsmscope probe --cold for cold runs)"
+      lines={lines}
     />
   );
 }
