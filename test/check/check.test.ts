@@ -18,7 +18,7 @@ import {
   type CheckReport,
 } from "../../src/check/index.js";
 import { inspectDatadir } from "../../src/datadir/index.js";
-import { dbBench, hashTree, ldbManifest, removeDir, tempDir } from "../datadir/helpers.js";
+import { dbBench, snapshotTree, ldbManifest, removeDir, tempDir } from "../datadir/helpers.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = join(root, "bin/lsmscope.js");
@@ -450,8 +450,8 @@ describe("check CLI", () => {
   });
 
   it("--json has the findings; --report writes the JSON outside the datadir and nothing inside it", () => {
-    const before = hashTree(snapshot);
-    const beforeRef = hashTree(generated);
+    const before = snapshotTree(snapshot);
+    const beforeRef = snapshotTree(generated);
     const report = join(dir, "report.json");
     const r = cli([snapshot, "--against", generated, "--json", "--report", report]);
     expect(r.status).toBe(2);
@@ -472,8 +472,8 @@ describe("check CLI", () => {
     expect(refused.status).toBe(3);
     expect(refused.stderr).toMatch(/refusing to write the report inside the datadir/);
     expect(existsSync(inside)).toBe(false);
-    expect(hashTree(snapshot)).toEqual(before);
-    expect(hashTree(generated)).toEqual(beforeRef);
+    expect(snapshotTree(snapshot)).toEqual(before);
+    expect(snapshotTree(generated)).toEqual(beforeRef);
   });
 
   it("--help documents the exit codes and the rules", () => {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import * as engine from "../../src/engine/index.js";
 import { digestStore, planCompaction } from "../../src/compact/index.js";
 import { findOptionsFiles } from "../../src/datadir/options_file.js";
-import { cleanupTemps, copySample, SAMPLES, snapshotDir, tempDir, writeOverlayStore } from "./helpers.js";
+import { cleanupTemps, copySample, SAMPLES, snapshotTree, tempDir, writeOverlayStore } from "./helpers.js";
 
 afterAll(cleanupTemps);
 
@@ -33,7 +33,7 @@ function canMountTmpfs(): boolean {
 describe.skipIf(!available)("compact command", () => {
   it("plan mode prints the plan, exits 0 and writes nothing; --json gives the plan object", () => {
     const root = copySample("besu-snapshot");
-    const snap = snapshotDir(root);
+    const snap = snapshotTree(root);
     const r = cli(["compact", root]);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain("cf06 ACCOUNT_INFO_STATE → L6");
@@ -46,7 +46,7 @@ describe.skipIf(!available)("compact command", () => {
     const plan = JSON.parse(j.stdout) as { columnFamilies: { displayName: string }[]; untouched: string[] };
     expect(plan.columnFamilies.map((c) => c.displayName)).toEqual(["cf08 ACCOUNT_STORAGE_STORAGE"]);
     expect(plan.untouched).toHaveLength(7);
-    expect(snapshotDir(root)).toEqual(snap);
+    expect(snapshotTree(root)).toEqual(snap);
   });
 
   it("--yes with an option change: one line, exit 2, nothing written", () => {
@@ -58,7 +58,7 @@ describe.skipIf(!available)("compact command", () => {
       readFileSync(p, "latin1").replace(/compression=kLZ4Compression/g, "compression=kSnappyCompression"),
       "latin1",
     );
-    const snap = snapshotDir(root);
+    const snap = snapshotTree(root);
     const r = cli(["compact", root, "--yes"]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
@@ -66,7 +66,7 @@ describe.skipIf(!available)("compact command", () => {
     expect(r.stderr).toMatch(
       /refused: .*compression would change: files carry LZ4 ×\d+, the store's OPTIONS gives Snappy/,
     );
-    expect(snapshotDir(root)).toEqual(snap);
+    expect(snapshotTree(root)).toEqual(snap);
   });
 
   it("Ctrl-C during the run cancels the manual compaction; the store stays valid with the same digest", async () => {
@@ -103,7 +103,7 @@ describe.skipIf(!available)("compact command", () => {
     try {
       const root = join(mnt, "besu");
       cpSync(join(SAMPLES, "besu-snapshot"), root, { recursive: true });
-      const snap = snapshotDir(root);
+      const snap = snapshotTree(root);
       const plan = await planCompaction(root);
       const r = plan.refusals.find((x) => x.code === "disk-space");
       expect(r?.message).toMatch(/free disk .* is below the .* the rewrite needs/);
@@ -111,7 +111,7 @@ describe.skipIf(!available)("compact command", () => {
       const c = cli(["compact", root, "--yes"]);
       expect(c.status).toBe(2);
       expect(c.stderr).toMatch(/refused: free disk/);
-      expect(snapshotDir(root)).toEqual(snap);
+      expect(snapshotTree(root)).toEqual(snap);
     } finally {
       spawnSync("umount", [mnt]);
       rmSync(mnt, { recursive: true, force: true });

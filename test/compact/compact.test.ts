@@ -22,7 +22,7 @@ import {
   copySample,
   digestOfLdbScan,
   ldbScanAll,
-  snapshotDir,
+  snapshotTree,
   tempDir,
   writeOverlayStore,
 } from "./helpers.js";
@@ -108,7 +108,7 @@ describe.skipIf(!available)("compact", () => {
     const root = copySample("besu-snapshot");
     const store = join(root, "database");
     editOptions(store, /filter_policy=bloomfilter:10:false/, "filter_policy=nullptr");
-    const snap = snapshotDir(root);
+    const snap = snapshotTree(root);
 
     const plan = await planCompaction(root);
     const codes = plan.refusals.map((r) => r.code);
@@ -119,7 +119,7 @@ describe.skipIf(!available)("compact", () => {
     await expect(compactStore(root)).rejects.toBeInstanceOf(CompactRefusedError);
     const err = await compactStore(root).catch((e: CompactRefusedError) => e);
     expect((err as CompactRefusedError).oneLine()).not.toContain("\n");
-    expect(snapshotDir(root)).toEqual(snap);
+    expect(snapshotTree(root)).toEqual(snap);
 
     // the reference arm: the committed sample (read only), matched per CF by name; a lone OPTIONS file
     // of it gives the same plan
@@ -234,13 +234,13 @@ describe.skipIf(!available)("compact", () => {
 
   it("format_version 6 files (RocksDB 9.7 sample): refused, nothing written", async () => {
     const root = copySample("modern");
-    const snap = snapshotDir(root);
+    const snap = snapshotTree(root);
     const plan = await planCompaction(root);
     expect(plan.refusals.some((r) => r.code === "format-version" && /format_version 6/.test(r.message))).toBe(
       true,
     );
     await expect(compactStore(root, { plan })).rejects.toThrow(/format_version 6/);
-    expect(snapshotDir(root)).toEqual(snap);
+    expect(snapshotTree(root)).toEqual(snap);
   });
 
   it("--options-from a RocksDB 9.7 store (format_version 6): refused, the engine could not write it", async () => {
@@ -285,7 +285,7 @@ describe.skipIf(!available)("compact", () => {
         holder.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
         holder.on("exit", (code) => reject(new Error(`holder exited with ${code}`)));
       });
-      const snap = snapshotDir(root);
+      const snap = snapshotTree(root);
       const plan = await planCompaction(root);
       const lock = plan.refusals.find((r) => r.code === "lock-held");
       expect(lock?.message).toContain(`pid ${holder.pid}`);
@@ -294,7 +294,7 @@ describe.skipIf(!available)("compact", () => {
       expect((err as CompactRefusedError).oneLine()).toMatch(
         /^.*: refused: the store is open in another process/,
       );
-      expect(snapshotDir(root)).toEqual(snap);
+      expect(snapshotTree(root)).toEqual(snap);
     } finally {
       if (holder.exitCode === null && holder.signalCode === null) {
         const exited = new Promise((resolve) => holder.once("exit", resolve));

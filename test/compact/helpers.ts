@@ -4,32 +4,20 @@
  * written through the engine for the SIGKILL test.
  */
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import * as engine from "../../src/engine/index.js";
 import { putVarint32 } from "../../src/util/coding.js";
 
-export const SAMPLES = join(import.meta.dirname, "..", "..", "samples");
+import { copyInto, SAMPLES, trackedTempDirs } from "../helpers/index.js";
 
-const temps: string[] = [];
+export { SAMPLES, snapshotTree } from "../helpers/index.js";
 
-export function tempDir(prefix = "lsmscope-compact-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(d);
-  return d;
-}
-
-export function cleanupTemps(): void {
-  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
-}
+export const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-compact-");
 
 /** A private copy of a committed sample; returns the copy's root. */
 export function copySample(name: string): string {
-  const d = join(tempDir(), name);
-  cpSync(join(SAMPLES, name), d, { recursive: true });
-  return d;
+  return copyInto(join(SAMPLES, name), tempDir());
 }
 
 /** `ldb scan --hex` of one CF (read-only open; run only on temp copies). */
@@ -69,22 +57,6 @@ export function digestOfLdbScan(dump: string): { keys: number; sha256: string } 
     keys++;
   }
   return { keys, sha256: h.digest("hex") };
-}
-
-/** name → size, mtime and content hash of every file: equal snapshots mean nothing was written. */
-export function snapshotDir(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const n of readdirSync(dir).sort()) {
-    const p = join(dir, n);
-    const st = statSync(p);
-    if (st.isDirectory()) {
-      for (const [k, v] of Object.entries(snapshotDir(p))) out[`${n}/${k}`] = v;
-      continue;
-    }
-    const hash = createHash("sha1").update(readFileSync(p)).digest("hex");
-    out[n] = `${st.size} ${st.mtimeMs} ${hash}`;
-  }
-  return out;
 }
 
 /** Besu's per-CF options (clients.md), with a small block size so small stores have many blocks. */

@@ -2,27 +2,9 @@
  * Test helpers: temp stores written by RocksDB's own tools (db_bench, ldb), and parsers for what the
  * oracles print (`ldb manifest_dump --hex`, `ldb dump_wal --header`).
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createHash } from "node:crypto";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { execFileSync } from "node:child_process";
 
-export function tempDir(prefix = "lsmscope-dd-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-export function dbBench(db: string, args: string[]): void {
-  const r = spawnSync("db_bench", [`--db=${db}`, "--statistics=0", "--seed=42", ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr}`);
-}
+export { dbBench, removeDir, snapshotTree, tempDir } from "../helpers/index.js";
 
 export function ldb(args: string[], input?: string): string {
   return execFileSync("ldb", args, { encoding: "latin1", input, maxBuffer: 256 * 1024 * 1024 });
@@ -173,22 +155,4 @@ export function ldbWal(walfile: string): OracleWalRecord[] {
     });
   }
   return recs;
-}
-
-/** Hash every file's content and mtime under `dir` (recursive). */
-export function hashTree(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) {
-        const st = statSync(p);
-        const h = createHash("sha256").update(readFileSync(p)).digest("hex");
-        out.set(p, `${h}:${st.mtimeMs}:${st.size}`);
-      }
-    }
-  };
-  walk(dir);
-  return out;
 }

@@ -7,7 +7,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir, type DatadirModel } from "../../src/datadir/index.js";
-import { hashTree, ldbManifest, ldbWal, removeDir, tempDir } from "./helpers.js";
+import { snapshotTree, ldbManifest, ldbWal, removeDir, tempDir } from "./helpers.js";
 
 const samplesDir = new URL("../../samples/", import.meta.url).pathname;
 const names = ["besu-snapshot", "besu-generated", "nethermind", "geth-leveldb", "modern"];
@@ -24,12 +24,12 @@ interface Truth {
 
 const models: Record<string, DatadirModel> = {};
 const truths: Record<string, Truth> = {};
-const hashes: Record<string, Map<string, string>> = {};
+const hashes: Record<string, Record<string, string>> = {};
 
 describe.skipIf(!have)("sample datadirs", () => {
   beforeAll(async () => {
     for (const n of names) {
-      hashes[n] = hashTree(join(samplesDir, n));
+      hashes[n] = snapshotTree(join(samplesDir, n));
       truths[n] = JSON.parse(readFileSync(join(samplesDir, `${n}.truth.json`), "utf8")) as Truth;
       models[n] = await inspectDatadir(join(samplesDir, n), { tableDetails: "cheap" });
     }
@@ -162,7 +162,7 @@ describe.skipIf(!have)("sample datadirs", () => {
   });
 
   it("reading the samples changed nothing", () => {
-    for (const n of names) expect(hashTree(join(samplesDir, n))).toEqual(hashes[n]);
+    for (const n of names) expect(snapshotTree(join(samplesDir, n))).toEqual(hashes[n]);
   });
 });
 

@@ -11,7 +11,7 @@ import { runProbe } from "../../src/probe/probe.js";
 import { coldMethodAvailable } from "../../src/probe/cold.js";
 import { engineAvailable, engineUnavailableReason, openDb } from "../../src/engine/index.js";
 import type { ProbeReport } from "../../src/probe/types.js";
-import { BIN, dbBench, removeDir, SAMPLES, tempDir, treeDigest } from "./helpers.js";
+import { BIN, dbBench, removeDir, SAMPLES, tempDir, snapshotTree } from "./helpers.js";
 
 const engine = engineAvailable();
 if (!engine) console.warn(`engine probe tests skipped: ${engineUnavailableReason()}`);
@@ -337,7 +337,7 @@ describe("cold runs", () => {
       join(SAMPLES, "geth-leveldb"),
       layered,
     ];
-    const before = dirs.map(treeDigest);
+    const before = dirs.map(snapshotTree);
     await runProbe(dirs[0]!, {
       cf: "cf06",
       keys: "present",
@@ -354,7 +354,7 @@ describe("cold runs", () => {
       cold: Boolean(cold.method),
     });
     await runProbe(dirs[3]!, { cf: "default", keys: "absent", counts: [50], path: "both" });
-    expect(dirs.map(treeDigest)).toEqual(before);
+    expect(dirs.map(snapshotTree)).toEqual(before);
   });
 });
 

@@ -1,18 +1,13 @@
 /** Helpers for the report/TUI tests: sample paths, temp dirs, RocksDB stores written through the engine. */
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const samplesDir = new URL("../../samples/", import.meta.url).pathname;
 export const repoRoot = new URL("../../", import.meta.url).pathname;
 
-export function tempDir(prefix = "lsmscope-report-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
+import { tempDir } from "../helpers/index.js";
 
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
+export { removeDir, tempDir } from "../helpers/index.js";
 
 /** Copy a sample datadir to a temp dir (so its OPTIONS can be edited). */
 export function copySample(name: string): string {

@@ -3,9 +3,10 @@
  * run on temporary copies of the committed samples, so nothing in `samples/` is ever touched.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+
+import { copyInto, trackedTempDirs } from "../helpers/index.js";
 
 export const REPO = new URL("../../", import.meta.url).pathname;
 export const SAMPLES = join(REPO, "samples");
@@ -16,21 +17,11 @@ export function haveTool(name: string): boolean {
 }
 export const haveRocksTools = haveTool("ldb") && haveTool("sst_dump");
 
-const temps: string[] = [];
-export function tempDir(prefix = "lsmscope-samples-"): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(d);
-  return d;
-}
-export function cleanupTemps(): void {
-  for (const d of temps.splice(0)) rmSync(d, { recursive: true, force: true });
-}
+export const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-samples-");
 
 /** A private copy of a store directory. */
 export function copyStore(dir: string): string {
-  const dst = join(tempDir(), basename(dir));
-  cpSync(dir, dst, { recursive: true });
-  return dst;
+  return copyInto(dir, tempDir());
 }
 
 function run(cmd: string, args: string[]): string {

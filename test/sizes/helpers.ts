@@ -2,9 +2,8 @@
  * Helpers for the sizes tests: the committed samples with their ground truth, temp stores written by
  * db_bench and the engine addon, and the oracles (ldb scan, sst_dump properties).
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const SAMPLES = resolve(import.meta.dirname, "../../samples");
@@ -43,21 +42,7 @@ export function truth(sample: string): Truth {
   return JSON.parse(readFileSync(join(SAMPLES, `${sample}.truth.json`), "utf8")) as Truth;
 }
 
-export function tempDir(prefix = "lsmscope-sizes-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-export function dbBench(db: string, args: string[]): void {
-  const r = spawnSync("db_bench", [`--db=${db}`, "--statistics=0", "--seed=42", ...args], {
-    encoding: "utf8",
-    timeout: 120_000,
-  });
-  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr}`);
-}
+export { dbBench, removeDir, tempDir } from "../helpers/index.js";
 
 /** Live keys as RocksDB itself iterates them (ldb scan, one line per key). */
 export function ldbScanCount(db: string, cf?: string): number {

@@ -1,0 +1,74 @@
+/**
+ * Helpers shared by every test area: repository paths, temp dirs under os.tmpdir(), private copies of
+ * stores, db_bench runs, and a snapshot of a directory tree to prove a read-only command wrote nothing.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+
+export const REPO = join(import.meta.dirname, "..", "..");
+export const SAMPLES = join(REPO, "samples");
+
+export function tempDir(prefix = "lsmscope-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Temp dirs remembered for one cleanup call (afterAll). */
+export function trackedTempDirs(defaultPrefix: string): {
+  tempDir(prefix?: string): string;
+  cleanupTemps(): void;
+} {
+  const temps: string[] = [];
+  return {
+    tempDir(prefix = defaultPrefix) {
+      const d = tempDir(prefix);
+      temps.push(d);
+      return d;
+    },
+    cleanupTemps() {
+      for (const d of temps.splice(0)) removeDir(d);
+    },
+  };
+}
+
+/** A private copy of the directory `src` inside `parent` (as `name`, default its own name); returns it. */
+export function copyInto(src: string, parent: string, name = basename(src)): string {
+  const d = join(parent, name);
+  cpSync(src, d, { recursive: true });
+  return d;
+}
+
+/** Run RocksDB's db_bench on `db` (no statistics, seed 42, then `args`); throws with its stderr. */
+export function dbBench(db: string, args: string[]): void {
+  const r = spawnSync("db_bench", [`--db=${db}`, "--statistics=0", "--seed=42", ...args], {
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr}`);
+}
+
+/**
+ * Relative path → "size mtime sha256" of every file under `dir` (recursive, sorted): equal snapshots
+ * mean nothing was written, touched or added.
+ */
+export function snapshotTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string, rel: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p, `${rel}${n}/`);
+      else
+        out[`${rel}${n}`] =
+          `${st.size} ${st.mtimeMs} ${createHash("sha256").update(readFileSync(p)).digest("hex")}`;
+    }
+  };
+  walk(dir, "");
+  return out;
+}
