@@ -43,6 +43,7 @@ import {
 } from "./filter_bits.js";
 import { wrapDecodeError } from "./errors.js";
 import { TableFile, type IoStats } from "./table_file.js";
+import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./hash_index.js";
 
 export interface OpenTableOptions {
   /** Verify every block checksum read (footer checksum of format >= 6 is always verified). */
@@ -348,6 +349,17 @@ export class SstTable {
     } finally {
       f.close();
     }
+  }
+
+  /** The prefix hash index of a kHashSearch table (hash_index.ts), undefined when its meta blocks are absent. */
+  readHashIndex(): PrefixHashIndex | undefined {
+    const p = this.meta(HASH_INDEX_PREFIXES);
+    const m = this.meta(HASH_INDEX_METADATA);
+    if (!p || !m) return undefined;
+    return PrefixHashIndex.decode(
+      this.readMetaBlockRaw(p, "hash index meta block"),
+      this.readMetaBlockRaw(m, "hash index meta block"),
+    );
   }
 
   close(): void {

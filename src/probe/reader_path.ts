@@ -25,8 +25,7 @@ import { SstTable, openTable, type IndexEntry } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
 import { ValueType } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
-import { cursor, getVarint32 } from "../util/coding.js";
-import { murmurHash32 } from "../format/hash.js";
+import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, type PrefixHashIndex } from "../format/hash_index.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
 import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
@@ -48,56 +47,17 @@ interface OpenedTable {
   prefixFilter?: { bits: FilterBits; length: number; fixed: boolean };
 }
 
-/**
- * The prefix hash index of a kHashSearch table (table/block_based/block_prefix_index.cc), used by
- * RocksDB for Get when the CF's prefix extractor is the one the table was built with:
- *   "rocksdb.hashindex.prefixes": the distinct key prefixes, concatenated
- *   "rocksdb.hashindex.metadata": per prefix varint32 length | varint32 first block | varint32 blocks
- * Buckets: prefixes + 1, bucket = Hash(prefix, seed 0) % buckets; prefixes of one bucket whose block
- * spans touch (distance <= 1) are merged; a bucket lists the block ids of its spans in order.
- */
+/** A table's prefix hash index (format/hash_index.ts) with the prefix extractor it applies under. */
 interface HashIndex {
   prefixLength: number;
   fixed: boolean;
-  buckets: number[][];
+  index: PrefixHashIndex;
 }
 
 function prefixExtractorLength(name: string | undefined): { length: number; fixed: boolean } | undefined {
   const m = /^(?:rocksdb\.)?(CappedPrefix|FixedPrefix|capped|fixed)[.:](\d+)$/.exec((name ?? "").trim());
   if (!m) return undefined;
   return { length: Number(m[2]), fixed: /fixed/i.test(m[1]!) };
-}
-
-function buildHashIndex(prefixes: Buffer, meta: Buffer, pl: { length: number; fixed: boolean }): HashIndex {
-  const recs: { prefix: Buffer; start: number; end: number }[] = [];
-  const c = cursor(meta);
-  let pos = 0;
-  while (c.pos < c.end) {
-    const size = getVarint32(c);
-    const start = getVarint32(c);
-    const n = getVarint32(c);
-    if (pos + size > prefixes.length) throw new RangeError("hash index metadata overruns the prefixes block");
-    recs.push({ prefix: prefixes.subarray(pos, pos + size), start, end: start + n - 1 });
-    pos += size;
-  }
-  const numBuckets = recs.length + 1;
-  const spans: { start: number; end: number }[][] = Array.from({ length: numBuckets }, () => []);
-  for (const r of recs) {
-    const b = murmurHash32(r.prefix, 0, false) % numBuckets;
-    const list = spans[b]!;
-    const prev = list[list.length - 1];
-    if (prev && r.start - prev.end <= 1) {
-      prev.end = r.end;
-      continue;
-    }
-    list.push({ start: r.start, end: r.end });
-  }
-  const buckets = spans.map((list) => {
-    const ids: number[] = [];
-    for (const sp of list) for (let i = sp.start; i <= sp.end; i++) ids.push(i);
-    return ids;
-  });
-  return { prefixLength: pl.length, fixed: pl.fixed, buckets };
 }
 
 export interface ReaderOpenStats {
@@ -204,8 +164,8 @@ export class LsmReader {
       if (table.meta("rocksdb.range_del")) rangeDelFiles++;
       let hashIndex: HashIndex | undefined;
       const pl = prefixExtractorLength(target.options.prefixExtractor);
-      const pMeta = table.meta("rocksdb.hashindex.prefixes");
-      const mMeta = table.meta("rocksdb.hashindex.metadata");
+      const pMeta = table.meta(HASH_INDEX_PREFIXES);
+      const mMeta = table.meta(HASH_INDEX_METADATA);
       const builtWith = prefixExtractorLength(
         String(table.properties["rocksdb.prefix.extractor.name"] ?? ""),
       );
@@ -218,11 +178,7 @@ export class LsmReader {
         builtWith.length === pl.length &&
         builtWith.fixed === pl.fixed
       ) {
-        hashIndex = buildHashIndex(
-          table.readMetaBlockRaw(pMeta, "hash index meta block"),
-          table.readMetaBlockRaw(mMeta, "hash index meta block"),
-          pl,
-        );
+        hashIndex = { prefixLength: pl.length, fixed: pl.fixed, index: table.readHashIndex()! };
         hashIndexFiles++;
       }
       openBytes += table.io.bytes;
@@ -483,7 +439,7 @@ function compareBlockKey(t: OpenedTable, i: number, key: Buffer): number {
 function hashIndexSeek(t: OpenedTable, key: Buffer): number | undefined {
   const h = t.hashIndex!;
   const prefix = key.subarray(0, Math.min(h.prefixLength, key.length));
-  const ids = h.buckets[murmurHash32(prefix, 0, false) % h.buckets.length]!;
+  const ids = h.index.blocksFor(prefix);
   if (ids.length === 0) return undefined;
   let left = 0;
   let right = ids.length - 1;
