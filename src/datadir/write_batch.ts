@@ -63,24 +63,16 @@ export function addOps(into: WalOpCounts, from: WalOpCounts): void {
 
 type OpKind = keyof WalOpCounts;
 
-/** tag → [op kind, has CF id, has value] */
-const TAGS: Record<number, [OpKind, boolean, boolean]> = {
-  0x01: ["put", false, true],
-  0x05: ["put", true, true],
-  0x00: ["delete", false, false],
-  0x04: ["delete", true, false],
-  0x07: ["singleDelete", false, false],
-  0x08: ["singleDelete", true, false],
-  0x0f: ["deleteRange", false, true],
-  0x0e: ["deleteRange", true, true],
-  0x02: ["merge", false, true],
-  0x06: ["merge", true, true],
-  0x11: ["blobIndex", false, true],
-  0x10: ["blobIndex", true, true],
-  0x16: ["putEntity", false, true],
-  0x17: ["putEntity", true, true],
-  0x18: ["timedPut", false, true],
-  0x19: ["timedPut", true, true],
+/** Value type of a sequence-numbered write → its op kind in the WAL statistics. */
+const OP_KIND: Record<number, OpKind> = {
+  [ValueType.Value]: "put",
+  [ValueType.Deletion]: "delete",
+  [ValueType.SingleDeletion]: "singleDelete",
+  [ValueType.RangeDeletion]: "deleteRange",
+  [ValueType.Merge]: "merge",
+  [ValueType.BlobIndex]: "blobIndex",
+  [ValueType.WideColumnEntity]: "putEntity",
+  [ValueType.ValuePreferredSeqno]: "timedPut",
 };
 
 export function decodeWriteBatch(rec: Uint8Array): DecodedBatch {
@@ -104,55 +96,22 @@ export function decodeWriteBatch(rec: Uint8Array): DecodedBatch {
     }
     return s;
   };
-  let at = c.pos;
-  try {
-    while (c.pos < c.end) {
-      at = c.pos;
-      const tag = c.buf[c.pos++]!;
-      const spec = TAGS[tag];
-      if (spec) {
-        const [kind, hasCf, hasValue] = spec;
-        const cf = hasCf ? getVarint32(c) : 0;
-        const key = getLengthPrefixed(c);
-        const value = hasValue ? getLengthPrefixed(c) : undefined;
-        const s = stats(cf);
-        s.ops[kind]++;
-        s.writes++;
-        s.keyBytes += key.length;
-        s.valueBytes += value?.length ?? 0;
-        out.writes++;
-        continue;
-      }
-      switch (tag) {
-        case 0x03: // LogData
-          getLengthPrefixed(c);
-          stats(0).ops.other++;
-          break;
-        case 0x0d: // Noop
-        case 0x09: // BeginPrepare
-        case 0x12: // BeginPersistedPrepare
-        case 0x13: // BeginUnprepare
-          stats(0).ops.other++;
-          break;
-        case 0x0a: // EndPrepare
-        case 0x0b: // Commit
-        case 0x0c: // Rollback
-          getLengthPrefixed(c);
-          stats(0).ops.other++;
-          break;
-        case 0x15: // Commit with timestamp
-          getLengthPrefixed(c);
-          getLengthPrefixed(c);
-          stats(0).ops.other++;
-          break;
-        default:
-          out.error = { at, message: `unknown WriteBatch tag 0x${tag.toString(16)}` };
-          return out;
-      }
-    }
-  } catch (e) {
-    out.error = { at, message: `WriteBatch record runs past its end: ${(e as Error).message}` };
-  }
+  const r = forEachBatchWrite(
+    rec,
+    (w) => {
+      const s = stats(w.cf);
+      s.ops[OP_KIND[w.type]!]++;
+      s.writes++;
+      s.keyBytes += w.key.length;
+      s.valueBytes += w.value.length;
+      out.writes++;
+    },
+    () => stats(0).ops.other++,
+  );
+  if (r.error)
+    out.error = r.error.message.startsWith("unknown WriteBatch tag")
+      ? r.error
+      : { at: r.error.at, message: `WriteBatch record runs past its end: ${r.error.message}` };
   return out;
 }
 
@@ -198,6 +157,8 @@ const EMPTY = new Uint8Array(0);
 export function forEachBatchWrite(
   rec: Uint8Array,
   visit: (w: BatchWrite) => boolean | void,
+  /** Called for each record that takes no sequence number (LogData, 2PC markers, Noop). */
+  onOther?: (tag: number) => void,
 ): { error?: { at: number; message: string }; stopped?: boolean } {
   if (rec.length < WRITE_BATCH_HEADER)
     return {
@@ -226,15 +187,18 @@ export function forEachBatchWrite(
         case 0x0b: // Commit xid
         case 0x0c: // Rollback xid
           getLengthPrefixed(c);
+          onOther?.(tag);
           break;
         case 0x15: // Commit with timestamp: ts, xid
           getLengthPrefixed(c);
           getLengthPrefixed(c);
+          onOther?.(tag);
           break;
         case 0x0d: // Noop
         case 0x09: // BeginPrepare
         case 0x12: // BeginPersistedPrepare
         case 0x13: // BeginUnprepare
+          onOther?.(tag);
           break;
         default:
           return { error: { at, message: `unknown WriteBatch tag 0x${tag.toString(16)}` } };
