@@ -195,7 +195,8 @@ const INDEX_TYPES: IndexType[] = [
   "binary-search-with-first-key",
 ];
 
-function emptyStats(): LookupStats {
+/** Zeroed lookup statistics, to pass to mayContain/get. */
+export function emptyLookupStats(): LookupStats {
   return {
     filterChecked: 0,
     filterRejected: 0,
@@ -774,7 +775,7 @@ export class SstTable {
    * Returns undefined when the table has no usable whole-key filter.
    */
   mayContain(userKey: Uint8Array, stats?: LookupStats): boolean | undefined {
-    const s = stats ?? emptyStats();
+    const s = stats ?? emptyLookupStats();
     this.statsStack.push(s);
     try {
       return this.queryFilter(
@@ -896,7 +897,7 @@ export class SstTable {
    */
   get(userKey: Uint8Array, stats?: LookupStats): GetResult {
     this.requireBytewise();
-    const s = stats ?? emptyStats();
+    const s = stats ?? emptyLookupStats();
     const key = Buffer.from(userKey.buffer, userKey.byteOffset, userKey.byteLength);
     this.statsStack.push(s);
     try {

@@ -21,7 +21,7 @@
  * prefetch at open with =true); index partitions are read at open too (RocksDB pins/prefetches them);
  * data blocks, filter partitions and blob records are read anew on every lookup.
  */
-import { SstTable, openTable, type IndexEntry } from "../format/table.js";
+import { SstTable, emptyLookupStats, openTable, type IndexEntry } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
 import { ValueType } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
@@ -299,14 +299,7 @@ export class LsmReader {
       }
     }
     if (t.useFilter && !t.filterBlockBased) {
-      const s = {
-        filterChecked: 0,
-        filterRejected: 0,
-        indexBlocksRead: 0,
-        filterBlocksRead: 0,
-        dataBlocksRead: 0,
-        bytesRead: 0,
-      };
+      const s = emptyLookupStats();
       const ok = t.table.mayContain(key, s);
       tr.filterChecks += s.filterChecked;
       tr.filterRejections += s.filterRejected;
@@ -333,14 +326,7 @@ export class LsmReader {
     if (lo >= t.index.count) return undefined;
     if (t.useFilter && t.filterBlockBased) {
       // LevelDB-style filter: one Bloom per 2 KiB of data, queried with the data block's offset
-      const s = {
-        filterChecked: 0,
-        filterRejected: 0,
-        indexBlocksRead: 0,
-        filterBlocksRead: 0,
-        dataBlocksRead: 0,
-        bytesRead: 0,
-      };
+      const s = emptyLookupStats();
       const ok = t.table.mayContain(key, s);
       tr.filterChecks += s.filterChecked;
       tr.filterRejections += s.filterRejected;
