@@ -3,17 +3,10 @@
  * sampling, and the Wilson score interval for a sampled share.
  */
 
+import { mulberry32 } from "../util/random.js";
+
 /** mulberry32: a tiny seeded PRNG, uniform in [0, 1). Not for cryptography. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seededRandom = mulberry32;
 
 /**
  * Wilson score interval for `successes` out of `n` at the given z (1.96 ≈ 95%). Returns the share

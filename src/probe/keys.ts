@@ -17,6 +17,7 @@ import { ValueType } from "../format/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { fromHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
+import { mulberry32 } from "../util/random.js";
 import { accountHash, besuAccountKey, gethAccountKey, nethermindAccountKey } from "../eth/keys.js";
 import type { LsmReader } from "./reader_path.js";
 import type { ProbeTarget } from "./types.js";
@@ -32,18 +33,11 @@ export interface KeyShape {
 
 /** A small seeded PRNG (mulberry32 over a string seed): deterministic draws, not cryptographic. */
 export class SeededRandom {
-  private s: number;
+  readonly next: () => number;
   constructor(seed: string) {
     let h = 2166136261;
     for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619);
-    this.s = h >>> 0;
-  }
-  next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(h >>> 0);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

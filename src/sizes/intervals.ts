@@ -15,6 +15,7 @@
  * With every block sampled (n = B) the figures are exact and intervals collapse to the point.
  */
 import type { Interval } from "./types.js";
+import { mulberry32 } from "../util/random.js";
 
 /** Two-sided normal quantile for a confidence level (Acklam's inverse-normal approximation). */
 export function zFor(confidence: number): number {
@@ -144,14 +145,7 @@ export function ratioTotal(
 
 /** Seeded PRNG (mulberry32): same seed, same blocks. */
 export function prng(seed: number): () => number {
-  let a = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(seed >>> 0 || 0x9e3779b9);
 }
 
 /** k distinct integers from [0, n), ascending (Floyd's algorithm). */

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import * as engine from "../../src/engine/index.js";
 import { putVarint32 } from "../../src/util/coding.js";
+import { mulberry32 } from "../../src/util/random.js";
 
 import { copyInto, SAMPLES, trackedTempDirs } from "../helpers/index.js";
 
@@ -65,17 +66,6 @@ export const BESU_LIKE =
   "block_based_table_factory={format_version=5;block_size=32768;filter_policy=bloomfilter:10:false;" +
   "partition_filters=true;cache_index_and_filter_blocks=false}";
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * A store with two Besu-like CFs: `keys` keys per CF compacted to the bottom level, then overwrites and
  * deletes flushed into L0 (an overlay), then a last batch left only in the WAL.
@@ -87,7 +77,7 @@ export function writeOverlayStore(dir: string, keys: number, valueBytes = 120, s
     dbOptions: "avoid_flush_during_shutdown=true",
     columnFamilies: cfs.map((name) => ({ name, options: BESU_LIKE })),
   });
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const key = (i: number) => createHash("sha256").update(`k${i}`).digest();
   const val = (i: number, gen: number) => {
     const b = Buffer.alloc(valueBytes);

@@ -6,22 +6,14 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/index.js";
+import { mulberry32 } from "../../src/util/random.js";
 import { scanWal } from "../../src/datadir/wal.js";
 import { dbBench, removeDir, tempDir } from "./helpers.js";
 
 let dir: string;
 let base: string;
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+const prng = mulberry32;
 
 function mutate(buf: Buffer, rnd: () => number): Buffer {
   const out = Buffer.from(buf);
