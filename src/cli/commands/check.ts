@@ -4,12 +4,8 @@
  * a datadir.
  */
 import type { CommandModule } from "yargs";
-import { runCheck, exitCodeFor, RULES } from "../../check/runner.js";
-import { renderTable, summaryLine } from "../../check/render.js";
-import { assertReportPathOutside, reportJson, writeReportFile } from "../../check/report_file.js";
-import { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_SCAN_LIMIT } from "../../check/overlay.js";
+import type { Rule } from "../../check/types.js";
 import { fromFsError, isUserError, LsmscopeError } from "../../util/errors.js";
-import { CheckCannotRunError } from "../../check/arms.js";
 
 interface Args {
   dir: string;
@@ -23,7 +19,7 @@ interface Args {
   seed: number;
 }
 
-const EPILOG = `Rules (stable ids in --json "rule"):
+const epilog = (RULES: readonly Rule[]) => `Rules (stable ids in --json "rule"):
 ${RULES.map((r) => `  ${r.id.padEnd(18)} ${r.describe}`).join("\n")}
   wal-inert          WAL files that hold nothing unflushed, and their size
 
@@ -39,8 +35,13 @@ stdout: a table on a terminal, else one summary line; --json: {"findings": [...]
 export const command: CommandModule<object, Args> = {
   command: "check <dir>",
   describe: "Pre-benchmark sanity checks on one store, or two arms side by side (--against)",
-  builder: (y) =>
-    y
+  // the check library (for the rule list and defaults) loads only when this command is parsed
+  builder: async (y) => {
+    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_SCAN_LIMIT }] = await Promise.all([
+      import("../../check/runner.js"),
+      import("../../check/overlay.js"),
+    ]);
+    return y
       .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
       .option("against", { type: "string", describe: "reference arm REF_DIR to compare with" })
       .option("json", { type: "boolean", default: false, describe: 'print {"findings": [...]} as JSON' })
@@ -73,8 +74,20 @@ export const command: CommandModule<object, Args> = {
         default: 1,
         describe: "seed of the samples (same seed, same numbers)",
       })
-      .epilog(EPILOG) as never,
+      .epilog(epilog(RULES)) as never;
+  },
   handler: async (argv) => {
+    const [
+      { runCheck, exitCodeFor },
+      { renderTable, summaryLine },
+      { assertReportPathOutside, reportJson, writeReportFile },
+      { CheckCannotRunError },
+    ] = await Promise.all([
+      import("../../check/runner.js"),
+      import("../../check/render.js"),
+      import("../../check/report_file.js"),
+      import("../../check/arms.js"),
+    ]);
     try {
       if (!Number.isInteger(argv.sample) || argv.sample < 1)
         throw new LsmscopeError("--sample must be a positive integer", { exitCode: 3 });

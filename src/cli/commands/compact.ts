@@ -5,14 +5,6 @@
  * or verification problems, 130 cancelled with Ctrl-C (the store stays valid).
  */
 import type { CommandModule } from "yargs";
-import {
-  CompactRefusedError,
-  compactStore,
-  planCompaction,
-  renderOutcomeText,
-  renderPlanText,
-  KNOBS,
-} from "../../compact/index.js";
 import { createProgress } from "../../util/progress.js";
 
 interface Args {
@@ -28,8 +20,10 @@ export const command: CommandModule<object, Args> = {
   command: "compact <dir>",
   describe:
     "Merge column families into their bottom level (forced CompactRange) with matched options, verified",
-  builder: (y) =>
-    y
+  // the compact library (for the knob list) loads only when this command is parsed
+  builder: async (y) => {
+    const { KNOBS } = await import("../../compact/index.js");
+    return y
       .positional("dir", { type: "string", demandOption: true, describe: "store directory or datadir" })
       .option("cf", {
         type: "string",
@@ -46,8 +40,11 @@ export const command: CommandModule<object, Args> = {
         describe: `let these knobs change from what the files carry: ${KNOBS.join(", ")}, all`,
       })
       .option("yes", { type: "boolean", default: false, describe: "run it (without: print the plan only)" })
-      .option("json", { type: "boolean", default: false, describe: "print JSON" }) as never,
+      .option("json", { type: "boolean", default: false, describe: "print JSON" }) as never;
+  },
   handler: async (argv) => {
+    const { CompactRefusedError, compactStore, planCompaction, renderOutcomeText, renderPlanText } =
+      await import("../../compact/index.js");
     const plan = await planCompaction(argv.dir, {
       cfs: argv.cf,
       optionsFrom: argv.optionsFrom,

@@ -5,11 +5,8 @@
  * still printed).
  */
 import type { CommandModule } from "yargs";
-import { inspectDatadir } from "../../datadir/inspect.js";
 import { createProgress, type Progress } from "../../util/progress.js";
-import { runInspect, type InspectResult } from "../../report/deep.js";
-import { buildInspectReport } from "../../report/build.js";
-import { renderInspectReport } from "../../report/render.js";
+import type { InspectResult } from "../../report/deep.js";
 
 interface Args {
   dir: string;
@@ -49,6 +46,8 @@ export async function inspectForReport(
   const p = opts.progress === false ? undefined : tableProgress();
   try {
     if (opts.tables === false && !opts.deep) {
+      // libraries load when a command runs, not when the CLI starts (every command's module loads then)
+      const { inspectDatadir } = await import("../../datadir/inspect.js");
       const model = await inspectDatadir(dir, {
         tableDetails: "none",
         readWal: opts.wal,
@@ -56,6 +55,7 @@ export async function inspectForReport(
       });
       return { model, mode: "cheap" };
     }
+    const { runInspect } = await import("../../report/deep.js");
     return await runInspect(dir, {
       mode: opts.deep ? "deep" : "cheap",
       readWal: opts.wal,
@@ -96,6 +96,10 @@ export const command: CommandModule<object, Args> = {
       }) as never,
   handler: async (argv) => {
     const r = await inspectForReport(argv.dir, { deep: argv.deep, tables: argv.tables, wal: argv.wal });
+    const [{ buildInspectReport }, { renderInspectReport }] = await Promise.all([
+      import("../../report/build.js"),
+      import("../../report/render.js"),
+    ]);
     if (argv.json) {
       const out = r.deep ? { ...r.model, deep: Object.fromEntries(r.deep) } : r.model;
       process.stdout.write(JSON.stringify(out, null, 2) + "\n");

@@ -6,9 +6,7 @@
 import type { CommandModule } from "yargs";
 import { fromHex } from "../../util/bytes.js";
 import { LsmscopeError } from "../../util/errors.js";
-import { runProbe, type ProbeOptions } from "../../probe/probe.js";
-import { loadProbeDefinition } from "../../probe/definitions.js";
-import { renderProbeReport, renderProbeStart } from "../../probe/render.js";
+import type { ProbeOptions } from "../../probe/probe.js";
 import type { AddressHashing } from "../../probe/keys.js";
 import type { ColdMethod } from "../../probe/cold.js";
 
@@ -77,6 +75,13 @@ export const command: CommandModule<object, Args> = {
       })
       .option("seed", { type: "string", describe: "seed for the key draws" }) as never,
   handler: async (argv) => {
+    // libraries load when a command runs, not when the CLI starts (every command's module loads then)
+    const [{ runProbe }, { loadProbeDefinition }, { renderProbeReport, renderProbeStart }] =
+      await Promise.all([
+        import("../../probe/probe.js"),
+        import("../../probe/definitions.js"),
+        import("../../probe/render.js"),
+      ]);
     const def = argv.def ? loadProbeDefinition(argv.def).options : {};
     const cf = argv.cf ?? def.cf;
     if (!cf) throw new LsmscopeError("--cf is required (or a --def that names one)");

@@ -6,9 +6,6 @@
  */
 import { writeFileSync } from "node:fs";
 import type { CommandModule } from "yargs";
-import { computeSizes } from "../../sizes/compute.js";
-import { inspectDatadir } from "../../datadir/inspect.js";
-import { renderSizesSvg, renderSizesText, sizesJson } from "../../sizes/render.js";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
 
@@ -67,6 +64,13 @@ export const command: CommandModule<object, Args> = {
   handler: async (argv) => {
     if (argv.sample !== undefined && (!Number.isInteger(argv.sample) || argv.sample < 1))
       throw new LsmscopeError(`--sample needs a positive whole number of blocks, got ${argv.sample}`);
+    // libraries load when a command runs, not when the CLI starts (every command's module loads then)
+    const [{ computeSizes }, { inspectDatadir }, { renderSizesSvg, renderSizesText, sizesJson }] =
+      await Promise.all([
+        import("../../sizes/compute.js"),
+        import("../../datadir/inspect.js"),
+        import("../../sizes/render.js"),
+      ]);
     const model = await inspectDatadir(argv.dir, {});
     if (!model.instances.some((i) => i.readable)) {
       const why = model.findings.find((f) => f.severity === "error");

@@ -3,7 +3,6 @@
  * filter of one table, read by the pure-TypeScript reader (no engine, no lock).
  */
 import type { CommandModule } from "yargs";
-import { describeTable, renderTableText, reportJson } from "../../format/report.js";
 
 interface Args {
   file: string;
@@ -31,7 +30,9 @@ export const command: CommandModule<object, Args> = {
         default: false,
         describe: "list the data blocks from the index",
       }) as never,
-  handler: (argv) => {
+  handler: async (argv) => {
+    // the reader loads when the command runs, not when the CLI starts (every command's module loads then)
+    const { describeTable, renderTableText, reportJson } = await import("../../format/report.js");
     const r = describeTable(argv.file, { scan: argv.scan, verify: argv.verify, blocks: argv.blocks });
     process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r));
   },

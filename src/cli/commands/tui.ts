@@ -4,8 +4,6 @@
  */
 import type { CommandModule } from "yargs";
 import { inspectForReport } from "./inspect.js";
-import { buildInspectReport } from "../../report/build.js";
-import { renderInspectReport } from "../../report/render.js";
 import { LsmscopeError } from "../../util/errors.js";
 
 interface Args {
@@ -52,6 +50,10 @@ export const defaultCommand: CommandModule<object, Args> = {
   handler: async (argv) => {
     if (isTerminal()) return openTui(argv.dir, argv.deep);
     const r = await inspectForReport(argv.dir, { deep: argv.deep });
+    const [{ buildInspectReport }, { renderInspectReport }] = await Promise.all([
+      import("../../report/build.js"),
+      import("../../report/render.js"),
+    ]);
     process.stdout.write(renderInspectReport(buildInspectReport(r.model, r.mode, r.deep)));
     if (!r.model.complete) process.exitCode = 2;
   },
