@@ -18,11 +18,25 @@
  * ZSTD (zstd-napi, with the dictionary loaded once per table). Declared sizes are checked against the
  * stored size and LIMITS before anything is decompressed, so a hostile block cannot ask for gigabytes.
  */
+import { createRequire } from "node:module";
 import { inflateRawSync, inflateSync } from "node:zlib";
-import { uncompressSync as lz4Uncompress } from "lz4-napi";
-import { uncompressSync as snappyUncompress } from "snappy";
-import { Decompressor } from "zstd-napi";
+import type { uncompressSync as Lz4UncompressSync } from "lz4-napi";
+import type { uncompressSync as SnappyUncompressSync } from "snappy";
+import type { Decompressor } from "zstd-napi";
 import { LIMITS } from "../util/limits.js";
+
+// The native codecs load on the first block that needs them, not with this module: loading all three
+// cost ~25 ms per thread (every worker, every CLI run), and most stores use one codec or none.
+const require = createRequire(import.meta.url);
+let lz4Fn: typeof Lz4UncompressSync | undefined;
+let snappyFn: typeof SnappyUncompressSync | undefined;
+let ZstdDecompressor: typeof Decompressor | undefined;
+function lz4(): typeof Lz4UncompressSync {
+  return (lz4Fn ??= (require("lz4-napi") as typeof import("lz4-napi")).uncompressSync);
+}
+function snappy(): typeof SnappyUncompressSync {
+  return (snappyFn ??= (require("snappy") as typeof import("snappy")).uncompressSync);
+}
 
 export enum CompressionType {
   None = 0x00,
@@ -105,7 +119,8 @@ function checkLength(got: number, want: number, codec: string): void {
 
 function getZstd(codecs: Codecs): Decompressor {
   if (!codecs.zstd) {
-    const d = new Decompressor();
+    ZstdDecompressor ??= (require("zstd-napi") as typeof import("zstd-napi")).Decompressor;
+    const d = new ZstdDecompressor();
     if (codecs.dictionary && codecs.dictionary.length > 0) d.loadDictionary(codecs.dictionary);
     codecs.zstd = d;
   }
@@ -135,7 +150,7 @@ export function decompressBlock(
       }
       let out: Buffer;
       try {
-        out = snappyUncompress(buf.subarray(start, end), { asBuffer: true }) as Buffer;
+        out = snappy()(buf.subarray(start, end), { asBuffer: true }) as Buffer;
       } catch (err) {
         throw new DecompressError(`Snappy: ${(err as Error).message}`);
       }
@@ -185,9 +200,7 @@ export function decompressBlock(
       const dict = codecs.dictionary;
       let out: Buffer;
       try {
-        out = dict
-          ? lz4Uncompress(buf.subarray(q, end), Buffer.from(dict))
-          : lz4Uncompress(buf.subarray(q, end));
+        out = dict ? lz4()(buf.subarray(q, end), Buffer.from(dict)) : lz4()(buf.subarray(q, end));
       } catch (err) {
         throw new DecompressError(`LZ4: ${(err as Error).message}`);
       }
