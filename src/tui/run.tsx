@@ -1,4 +1,5 @@
 /** Start the TUI: full screen (the terminal's alternate screen), until q or Ctrl-C. */
+import "./interactive_env.js"; // must stay before ink's import
 import { render } from "ink";
 import { App } from "./app.js";
 import type { InspectResult } from "../report/deep.js";
