@@ -69,6 +69,15 @@ export const STRING_PROPERTIES = new Set([
 export type PropertyValue = number | string;
 
 export function decodeVarint64Value(v: Uint8Array): number | bigint | undefined {
+  // values of up to 7 bytes (< 2^49) exactly in doubles: most properties, without BigInt's cost
+  let small = 0;
+  let mul = 1;
+  for (let i = 0; i < v.length && i < 7; i++) {
+    const b = v[i]!;
+    small += (b & 0x7f) * mul;
+    if (b < 0x80) return small;
+    mul *= 128;
+  }
   let result = 0n;
   let shift = 0n;
   for (let i = 0; i < v.length && i < 10; i++) {
@@ -89,6 +98,9 @@ export function propertyValue(name: string, raw: Uint8Array): PropertyValue {
     return "0x" + toHex(raw); // malformed: RocksDB skips it, we show the bytes
   }
   if (raw.length === 0) return "";
-  if (isPrintableAscii(raw)) return Buffer.from(raw).toString("latin1");
+  if (isPrintableAscii(raw))
+    return (Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)).toString(
+      "latin1",
+    );
   return "0x" + toHex(raw);
 }

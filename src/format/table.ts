@@ -48,6 +48,11 @@ import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./has
 export interface OpenTableOptions {
   /** Verify every block checksum read (footer checksum of format >= 6 is always verified). */
   verifyChecksums?: boolean;
+  /**
+   * Read this many bytes at the end of the file at once (instead of the footer alone) and serve the
+   * metadata blocks inside them from memory (TableFile.prefetchTail). For whole-table metadata reads.
+   */
+  prefetchTail?: number;
 }
 
 export type TableFormat = "block-based" | "leveldb";
@@ -256,7 +261,10 @@ export class SstTable {
     this.io = file.io;
     file.verifyChecksums = Boolean(opts.verifyChecksums);
     const tailLen = Math.min(file.size, FOOTER_SIZE);
-    const tail = file.read(file.size - tailLen, tailLen);
+    const tail =
+      opts.prefetchTail !== undefined && opts.prefetchTail > tailLen
+        ? file.prefetchTail(opts.prefetchTail).subarray(-tailLen)
+        : file.read(file.size - tailLen, tailLen);
     this.footer = decodeFooter(file.path, tail, file.size - tailLen);
     file.blockAreaEnd = this.footer.footerOffset;
     file.checksumType = this.footer.checksumType;
@@ -447,6 +455,36 @@ export class SstTable {
         const e = this.indexEntry(pc, isInternal);
         e.partition = partition;
         yield e;
+      }
+    }
+  }
+
+  /**
+   * The walk of iterateIndex() (same blocks read, same checks and errors) for callers that need only the
+   * data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
+   * the index partition of a two-level index (-1 otherwise).
+   */
+  forEachIndexHandle(visit: (offset: number, size: number, partitionOffset: number) => void): void {
+    const top = this.loadTopIndex();
+    if (this.indexType !== "two-level") {
+      const c = this.indexCursor().reset(top);
+      let n = 0;
+      while (this.guard("index", this.indexHandle.offset, () => c.next())) {
+        if (++n > LIMITS.maxBlocksPerTable) throw top.corrupt("too many index entries");
+        visit(c.handleOffset, c.handleSize, -1);
+      }
+      return;
+    }
+    const tc = this.partitionCursor().reset(top);
+    let n = 0;
+    while (this.guard("top-level index", this.indexHandle.offset, () => tc.next())) {
+      const partition = { offset: tc.handleOffset, size: tc.handleSize };
+      const pb = this.readBlockParsed(partition, "index partition");
+      this.countRead("index", partition);
+      const pc = this.indexCursor().reset(pb);
+      while (this.guard("index partition", partition.offset, () => pc.next())) {
+        if (++n > LIMITS.maxBlocksPerTable) throw pb.corrupt("too many index entries");
+        visit(pc.handleOffset, pc.handleSize, partition.offset);
       }
     }
   }

@@ -45,6 +45,9 @@ export class TableFile {
   codecs: Codecs | undefined;
   /** End of the area where blocks may live (the footer offset, once known). */
   blockAreaEnd: number;
+  /** The file's last bytes, read at once by prefetchTail(); reads inside them are served from memory. */
+  private tail: Buffer | undefined;
+  private tailStart = 0;
 
   constructor(path: string) {
     this.path = path;
@@ -70,6 +73,23 @@ export class TableFile {
     }
   }
 
+  /**
+   * Read the last `bytes` bytes of the file (at most the whole file) in one positioned read; later reads
+   * that fall inside them copy from memory (counted neither as reads nor as bytes: the prefetch was).
+   * A table's metadata (footer, metaindex, properties, index, filter metadata) sits at its end, so a
+   * deep open of a small table takes one read instead of five or six. Returns the prefetched bytes.
+   */
+  prefetchTail(bytes: number): Buffer {
+    const len = Math.min(this.size, bytes);
+    const start = this.size - len;
+    this.tail = undefined;
+    const tail = Buffer.allocUnsafe(len);
+    this.readInto(tail, 0, len, start);
+    this.tail = tail;
+    this.tailStart = start;
+    return tail;
+  }
+
   /** Read exactly `length` bytes at `position` into `buf[at...]`. */
   readInto(buf: Buffer, at: number, length: number, position: number): void {
     if (this.fd < 0) throw new Error(`table ${this.path} is closed`);
@@ -79,6 +99,12 @@ export class TableFile {
         this.path,
         position,
       );
+    }
+    const tail = this.tail;
+    if (tail !== undefined && position >= this.tailStart) {
+      const from = position - this.tailStart;
+      tail.copy(buf, at, from, from + length);
+      return;
     }
     let done = 0;
     this.io.reads++;

@@ -16,7 +16,10 @@ export function fromHex(hex: string): Buffer {
 
 /** True if every byte is printable ASCII (0x20..0x7e). */
 export function isPrintableAscii(bytes: Uint8Array): boolean {
-  for (const b of bytes) if (b < 0x20 || b > 0x7e) return false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b < 0x20 || b > 0x7e) return false;
+  }
   return true;
 }
 
