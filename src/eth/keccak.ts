@@ -1,11 +1,17 @@
 /**
  * Keccak-256 (the pre-standard SHA-3 Ethereum uses) and the hashes every client store refers to.
  */
-import { keccak_256 } from "@noble/hashes/sha3";
+import { createRequire } from "node:module";
+
+// @noble/hashes (and the node:crypto it pulls in, ~10 ms) loads with the first hash, not with every
+// command that can show Ethereum views
+const require = createRequire(import.meta.url);
+let keccak: typeof import("@noble/hashes/sha3").keccak_256 | undefined;
 
 /** keccak256(data) as a Buffer of 32 bytes. */
 export function keccak256(data: Uint8Array): Buffer {
-  const h = keccak_256(data);
+  keccak ??= (require("@noble/hashes/sha3") as typeof import("@noble/hashes/sha3")).keccak_256;
+  const h = keccak(data);
   return Buffer.from(h.buffer, h.byteOffset, h.byteLength);
 }
 

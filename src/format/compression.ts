@@ -19,7 +19,6 @@
  * stored size and LIMITS before anything is decompressed, so a hostile block cannot ask for gigabytes.
  */
 import { createRequire } from "node:module";
-import { inflateRawSync, inflateSync } from "node:zlib";
 import type { uncompressSync as Lz4UncompressSync } from "lz4-napi";
 import type { uncompressSync as SnappyUncompressSync } from "snappy";
 import type { Decompressor } from "zstd-napi";
@@ -34,6 +33,9 @@ let ZstdDecompressor: typeof Decompressor | undefined;
 function lz4(): typeof Lz4UncompressSync {
   return (lz4Fn ??= (require("lz4-napi") as typeof import("lz4-napi")).uncompressSync);
 }
+// node:zlib too (it loads node's stream modules): only zlib blocks need it
+let zlib: typeof import("node:zlib") | undefined;
+const inflate = () => (zlib ??= require("node:zlib") as typeof import("node:zlib"));
 function snappy(): typeof SnappyUncompressSync {
   return (snappyFn ??= (require("snappy") as typeof import("snappy")).uncompressSync);
 }
@@ -166,10 +168,10 @@ export function decompressBlock(
       const maxOutputLength = size >= 0 ? Math.max(size, 1) : LIMITS.maxUncompressedBlockBytes;
       let out: Buffer;
       try {
-        out = inflateRawSync(input, { maxOutputLength });
+        out = inflate().inflateRawSync(input, { maxOutputLength });
       } catch {
         try {
-          out = inflateSync(input, { maxOutputLength });
+          out = inflate().inflateSync(input, { maxOutputLength });
         } catch (err) {
           throw new DecompressError(`zlib: ${(err as Error).message}`);
         }

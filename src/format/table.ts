@@ -53,6 +53,8 @@ export interface OpenTableOptions {
    * metadata blocks inside them from memory (TableFile.prefetchTail). For whole-table metadata reads.
    */
   prefetchTail?: number;
+  /** Sequential scans: read this many bytes at a time and serve the blocks inside them (TableFile.readAhead). */
+  readAhead?: number;
 }
 
 export type TableFormat = "block-based" | "leveldb";
@@ -260,6 +262,7 @@ export class SstTable {
     this.fileSize = file.size;
     this.io = file.io;
     file.verifyChecksums = Boolean(opts.verifyChecksums);
+    if (opts.readAhead !== undefined) file.readAhead(opts.readAhead);
     const tailLen = Math.min(file.size, FOOTER_SIZE);
     const tail =
       opts.prefetchTail !== undefined && opts.prefetchTail > tailLen

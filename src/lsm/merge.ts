@@ -13,6 +13,7 @@
  */
 import { DataBlock, openTable, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
 import type { BlockHandle } from "../format/handle.js";
+import { internalKeySeqno } from "../format/internal_key.js";
 import type { MemEntry } from "../datadir/memtable.js";
 
 /** Bytewise comparison of a[0, al) and b[0, bl) (user keys), without a native call. */
@@ -44,6 +45,12 @@ function blockReader(t: SstTable): (h: BlockHandle) => DataBlock {
   return (h) => t.readDataBlock(h, { reuse: true });
 }
 
+/**
+ * A run reads its tables front to back: 256 KiB per read call instead of one call per data block
+ * (sizes --full on a 86 MiB LZ4 store, 16 KiB blocks: ~5,500 -> ~350 reads).
+ */
+const READ_AHEAD = 256 * 1024;
+
 /** One position of a run: what the merge reads. */
 export interface Run {
   key: Uint8Array;
@@ -66,13 +73,20 @@ export interface Run {
 export class TableRun implements Run {
   key: Uint8Array = Buffer.alloc(0);
   ukLen = 0;
-  seqno = 0;
   type = 0;
   data: Uint8Array = Buffer.alloc(0);
   vOff = 0;
   vLen = 0;
   path: string | undefined;
   block: BlockHandle | undefined;
+
+  /**
+   * Decoded from the key when asked: the merge needs it only for equal user keys and range
+   * tombstones, so most entries never pay for it.
+   */
+  get seqno(): number {
+    return internalKeySeqno(this.key, this.ukLen + 8);
+  }
 
   private fileIdx = -1;
   private table: SstTable | undefined;
@@ -91,7 +105,7 @@ export class TableRun implements Run {
   private openNext(): boolean {
     this.closeTable();
     while (++this.fileIdx < this.paths.length) {
-      const t = openTable(this.paths[this.fileIdx]!);
+      const t = openTable(this.paths[this.fileIdx]!, { readAhead: READ_AHEAD });
       this.table = t;
       this.read = blockReader(t);
       this.path = t.path;
@@ -156,7 +170,6 @@ export class TableRun implements Run {
     if (hi !== undefined && cmpBytes(c.key, kl - 8, hi, hi.length) >= 0) return false;
     this.key = c.key;
     this.ukLen = kl - 8;
-    this.seqno = c.seqno;
     this.type = c.key[kl - 8]!;
     this.data = c.data;
     this.vOff = c.valueOffset;
@@ -324,12 +337,19 @@ export function mergeNewest(
   mergeRuns(runs, (r) => {
     const kl = r.ukLen;
     const key = r.key;
-    if (prevLen === kl && cmpBytes(key, kl, prev, prevLen) === 0) {
-      visit(r, Fate.Shadowed);
-      return;
+    // compare with the previous user key and, from the first difference on, copy over it: one pass
+    // (sorted keys share their prefixes, which need no copy)
+    let i = 0;
+    if (prevLen === kl) {
+      while (i < kl && key[i] === prev[i]) i++;
+      if (i === kl) {
+        visit(r, Fate.Shadowed);
+        return;
+      }
+    } else if (kl > prev.length) {
+      prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
     }
-    if (kl > prev.length) prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
-    for (let i = 0; i < kl; i++) prev[i] = key[i]!;
+    for (; i < kl; i++) prev[i] = key[i]!;
     prevLen = kl;
     if (rangeDels.length > 0) {
       for (const rd of rangeDels) {
