@@ -26,6 +26,28 @@ export function cmpBytes(a: Uint8Array, al: number, b: Uint8Array, bl: number): 
   return al - bl;
 }
 
+/**
+ * Set `r.pfxHi`/`r.pfxLo` to the first 8 bytes of its user key, zero-padded, as two big-endian
+ * uint32s. Padding with the smallest byte keeps the order: when two prefixes differ, the keys compare
+ * the same way, so the merge's heap decides most comparisons with two number compares and reads the
+ * key bytes only for equal prefixes (computed once per entry instead of in every comparison).
+ */
+export function keyPrefix(r: { key: Uint8Array; ukLen: number; pfxHi: number; pfxLo: number }): void {
+  const k = r.key;
+  const n = r.ukLen;
+  if (n >= 8) {
+    r.pfxHi = ((k[0]! << 24) | (k[1]! << 16) | (k[2]! << 8) | k[3]!) >>> 0;
+    r.pfxLo = ((k[4]! << 24) | (k[5]! << 16) | (k[6]! << 8) | k[7]!) >>> 0;
+    return;
+  }
+  let hi = 0;
+  let lo = 0;
+  for (let i = 0; i < 4; i++) hi = hi * 256 + (i < n ? k[i]! : 0);
+  for (let i = 4; i < 8; i++) lo = lo * 256 + (i < n ? k[i]! : 0);
+  r.pfxHi = hi;
+  r.pfxLo = lo;
+}
+
 export interface BlockEvent {
   path: string;
   handle: BlockHandle;
@@ -56,6 +78,9 @@ export interface Run {
   key: Uint8Array;
   /** User key length (key bytes [0, ukLen)). */
   ukLen: number;
+  /** The user key's first 8 bytes (zero-padded) as two big-endian uint32s: see keyPrefix(). */
+  pfxHi: number;
+  pfxLo: number;
   seqno: number;
   type: number;
   data: Uint8Array;
@@ -73,6 +98,8 @@ export interface Run {
 export class TableRun implements Run {
   key: Uint8Array = Buffer.alloc(0);
   ukLen = 0;
+  pfxHi = 0;
+  pfxLo = 0;
   type = 0;
   data: Uint8Array = Buffer.alloc(0);
   vOff = 0;
@@ -170,6 +197,7 @@ export class TableRun implements Run {
     if (hi !== undefined && cmpBytes(c.key, kl - 8, hi, hi.length) >= 0) return false;
     this.key = c.key;
     this.ukLen = kl - 8;
+    keyPrefix(this);
     this.type = c.key[kl - 8]!;
     this.data = c.data;
     this.vOff = c.valueOffset;
@@ -206,6 +234,8 @@ export class TableRun implements Run {
 export class MemRun implements Run {
   key: Uint8Array = Buffer.alloc(0);
   ukLen = 0;
+  pfxHi = 0;
+  pfxLo = 0;
   seqno = 0;
   type = 0;
   data: Uint8Array = Buffer.alloc(0);
@@ -220,6 +250,7 @@ export class MemRun implements Run {
     if (!e) return false;
     this.key = e.key;
     this.ukLen = e.key.length;
+    keyPrefix(this);
     this.seqno = e.seqno;
     this.type = e.type;
     this.data = e.value;
@@ -233,6 +264,8 @@ export class MemRun implements Run {
 }
 
 function before(a: Run, b: Run): boolean {
+  if (a.pfxHi !== b.pfxHi) return a.pfxHi < b.pfxHi;
+  if (a.pfxLo !== b.pfxLo) return a.pfxLo < b.pfxLo;
   const c = cmpBytes(a.key, a.ukLen, b.key, b.ukLen);
   return c < 0 || (c === 0 && a.seqno > b.seqno);
 }
