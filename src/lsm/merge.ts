@@ -266,7 +266,15 @@ export class MemRun implements Run {
 function before(a: Run, b: Run): boolean {
   if (a.pfxHi !== b.pfxHi) return a.pfxHi < b.pfxHi;
   if (a.pfxLo !== b.pfxLo) return a.pfxLo < b.pfxLo;
-  const c = cmpBytes(a.key, a.ukLen, b.key, b.ukLen);
+  // equal prefixes: with both keys at least 8 bytes long their first 8 bytes are equal
+  const al = a.ukLen;
+  const bl = b.ukLen;
+  const ak = a.key;
+  const bk = b.key;
+  const n = al < bl ? al : bl;
+  let i = n >= 8 ? 8 : 0;
+  while (i < n && ak[i] === bk[i]) i++;
+  const c = i < n ? ak[i]! - bk[i]! : al - bl;
   return c < 0 || (c === 0 && a.seqno > b.seqno);
 }
 
@@ -367,13 +375,16 @@ export function mergeNewest(
 ): void {
   let prev = Buffer.allocUnsafe(256);
   let prevLen = -1;
+  let prevHi = 0;
+  let prevLo = 0;
   mergeRuns(runs, (r) => {
     const kl = r.ukLen;
     const key = r.key;
     // compare with the previous user key and, from the first difference on, copy over it: one pass
-    // (sorted keys share their prefixes, which need no copy)
+    // (sorted keys share their prefixes, which need no copy; an equal 8-byte prefix is known equal)
     let i = 0;
     if (prevLen === kl) {
+      if (kl >= 8 && r.pfxHi === prevHi && r.pfxLo === prevLo) i = 8;
       while (i < kl && key[i] === prev[i]) i++;
       if (i === kl) {
         visit(r, Fate.Shadowed);
@@ -384,6 +395,8 @@ export function mergeNewest(
     }
     for (; i < kl; i++) prev[i] = key[i]!;
     prevLen = kl;
+    prevHi = r.pfxHi;
+    prevLo = r.pfxLo;
     if (rangeDels.length > 0) {
       for (const rd of rangeDels) {
         if (
