@@ -433,16 +433,20 @@ export class SstTable {
     return this.topIndex;
   }
 
-  /** Every data block handle with its separator key, in key order (reads index partitions as it goes). */
-  *iterateIndex(): Generator<IndexEntry> {
+  /**
+   * The index walk behind iterateIndex() and forEachIndexHandle(): one step per data block, with the
+   * step's cursor positioned on that block's index entry and `partition` set to the index partition of
+   * a two-level index. The step object is reused, so walking allocates nothing per entry.
+   */
+  private *walkIndex(): Generator<{ cursor: BlockCursor; partition?: BlockHandle }, void, undefined> {
     const top = this.loadTopIndex();
-    const isInternal = !this.indexKeyIsUserKey;
     if (this.indexType !== "two-level") {
       const c = this.indexCursor().reset(top);
+      const step = { cursor: c };
       let n = 0;
       while (this.guard("index", this.indexHandle.offset, () => c.next())) {
         if (++n > LIMITS.maxBlocksPerTable) throw top.corrupt("too many index entries");
-        yield this.indexEntry(c, isInternal);
+        yield step;
       }
       return;
     }
@@ -453,12 +457,21 @@ export class SstTable {
       const pb = this.readBlockParsed(partition, "index partition");
       this.countRead("index", partition);
       const pc = this.indexCursor().reset(pb);
+      const step = { cursor: pc, partition };
       while (this.guard("index partition", partition.offset, () => pc.next())) {
         if (++n > LIMITS.maxBlocksPerTable) throw pb.corrupt("too many index entries");
-        const e = this.indexEntry(pc, isInternal);
-        e.partition = partition;
-        yield e;
+        yield step;
       }
+    }
+  }
+
+  /** Every data block handle with its separator key, in key order (reads index partitions as it goes). */
+  *iterateIndex(): Generator<IndexEntry> {
+    const isInternal = !this.indexKeyIsUserKey;
+    for (const { cursor, partition } of this.walkIndex()) {
+      const e = this.indexEntry(cursor, isInternal);
+      if (partition) e.partition = partition;
+      yield e;
     }
   }
 
@@ -468,27 +481,8 @@ export class SstTable {
    * the index partition of a two-level index (-1 otherwise).
    */
   forEachIndexHandle(visit: (offset: number, size: number, partitionOffset: number) => void): void {
-    const top = this.loadTopIndex();
-    if (this.indexType !== "two-level") {
-      const c = this.indexCursor().reset(top);
-      let n = 0;
-      while (this.guard("index", this.indexHandle.offset, () => c.next())) {
-        if (++n > LIMITS.maxBlocksPerTable) throw top.corrupt("too many index entries");
-        visit(c.handleOffset, c.handleSize, -1);
-      }
-      return;
-    }
-    const tc = this.partitionCursor().reset(top);
-    let n = 0;
-    while (this.guard("top-level index", this.indexHandle.offset, () => tc.next())) {
-      const partition = { offset: tc.handleOffset, size: tc.handleSize };
-      const pb = this.readBlockParsed(partition, "index partition");
-      this.countRead("index", partition);
-      const pc = this.indexCursor().reset(pb);
-      while (this.guard("index partition", partition.offset, () => pc.next())) {
-        if (++n > LIMITS.maxBlocksPerTable) throw pb.corrupt("too many index entries");
-        visit(pc.handleOffset, pc.handleSize, partition.offset);
-      }
+    for (const { cursor, partition } of this.walkIndex()) {
+      visit(cursor.handleOffset, cursor.handleSize, partition ? partition.offset : -1);
     }
   }
 
