@@ -13,7 +13,15 @@ import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { AccountAcc, CodeAcc } from "./eth_acc.js";
-import { cfKey, locateEth, planCf, resolveLocation, selectCfs, splitPoints, type CfPlan } from "./plan.js";
+import {
+  cfKey,
+  locateEth,
+  CfPlanCache,
+  resolveLocation,
+  selectCfs,
+  splitPoints,
+  type CfPlan,
+} from "./plan.js";
 import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
@@ -351,16 +359,9 @@ async function computeFull(
   const mergeNote =
     "merge operands: a key whose newest entry is a merge operand counts as live, sized by that operand; older operands of the key count as shadowed";
 
-  const plans = new Map<string, CfPlan>();
-  const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => {
-    const k = cfKey(inst, cf);
-    let p = plans.get(k);
-    if (!p) {
-      p = planCf(inst, cf, includeWal);
-      plans.set(k, p);
-    }
-    return p;
-  };
+  const planCache = new CfPlanCache(includeWal);
+  const plans = planCache.plans;
+  const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => planCache.get(inst, cf);
   for (const s of selected) planFor(s.inst, s.cf);
   const selectedKeys = new Set(selected.map((s) => cfKey(s.inst, s.cf)));
 

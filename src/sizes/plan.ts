@@ -57,6 +57,22 @@ function cfMatches(sel: string, inst: InstanceModel, cf: ColumnFamilyModel): boo
   return false;
 }
 
+/** Column-family plans built once each per run (a plan opens the CF's tables), keyed by cfKey(). */
+export class CfPlanCache {
+  readonly plans = new Map<string, CfPlan>();
+  constructor(private readonly includeWal: boolean) {}
+
+  get(inst: InstanceModel, cf: ColumnFamilyModel): CfPlan {
+    const k = cfKey(inst, cf);
+    let p = this.plans.get(k);
+    if (!p) {
+      p = planCf(inst, cf, this.includeWal);
+      this.plans.set(k, p);
+    }
+    return p;
+  }
+}
+
 export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: boolean): CfPlan {
   const present = cf.levels.map((lvl) => ({ level: lvl.level, files: lvl.files.filter((f) => f.present) }));
   const files = present.reduce((n, lvl) => n + lvl.files.length, 0);

@@ -31,7 +31,7 @@ import {
   sampleIndices,
   zFor,
 } from "./intervals.js";
-import { cfKey, locateEth, planCf, resolveLocation, selectCfs, type CfPlan } from "./plan.js";
+import { cfKey, locateEth, CfPlanCache, resolveLocation, selectCfs, type CfPlan } from "./plan.js";
 import type { RoleSpec } from "./scan.js";
 import type {
   AccountView,
@@ -498,16 +498,9 @@ export async function computeSample(
   const eth = locateEth(model, opts.eth);
   const accLoc = resolveLocation(model, eth.accounts);
   const codeLoc = resolveLocation(model, eth.code);
-  const plans = new Map<string, CfPlan>();
-  const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => {
-    const k = cfKey(inst, cf);
-    let p = plans.get(k);
-    if (!p) {
-      p = planCf(inst, cf, false);
-      plans.set(k, p);
-    }
-    return p;
-  };
+  const planCache = new CfPlanCache(false);
+  const plans = planCache.plans;
+  const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => planCache.get(inst, cf);
   for (const s of selected) planFor(s.inst, s.cf);
   const codeKey = codeLoc ? cfKey(codeLoc.inst, codeLoc.cf) : undefined;
   const accKey = accLoc ? cfKey(accLoc.inst, accLoc.cf) : undefined;
