@@ -136,37 +136,40 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
         }
       }
     }
-    for (const paths of levelRuns(cf.levels)) runs.push(new TableRun(paths, undefined, undefined, () => {}));
+    for (const files of levelRuns(cf.levels))
+      runs.push(new TableRun(files, undefined, undefined, { block() {} }));
     const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
     tombstones.push(...wal.rangeDels);
     out.walEntries = wal.entries.length;
     // the memtable layer comes sorted: key ascending, newest first
     if (wal.entries.length > 0) runs.push(new MemRun(wal.entries));
     const rh = new RecordHasher(hash);
-    mergeNewest(runs, tombstones, (r, fate) => {
-      out.entriesRead++;
-      if (fate === Fate.Shadowed) return;
-      const t = r.type;
-      if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
-        throw new LsmscopeError(
-          `column family ${cf.displayName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; the digest cannot resolve them without the engine`,
-        );
-      if (fate === Fate.RangeDeleted) return;
-      if (t !== ValueType.Value && t !== ValueType.BlobIndex && t !== ValueType.ValuePreferredSeqno) return;
-      const key = r.key.subarray(0, r.ukLen);
-      let value = r.data.subarray(r.vOff, r.vOff + r.vLen);
-      if (t === ValueType.BlobIndex) {
-        value = blobs.resolve(Buffer.from(value), () => toHex(key));
-        out.blobValues++;
-      } else if (t === ValueType.ValuePreferredSeqno) {
-        // value with preferred seqno: value ‖ fixed64 unix write time / seqno
-        value = value.subarray(0, Math.max(0, value.length - 8));
-      }
-      rh.field(key);
-      rh.field(value);
-      out.keys++;
-      out.keyBytes += key.length;
-      out.valueBytes += value.length;
+    mergeNewest(runs, tombstones, {
+      visit: (r, fate) => {
+        out.entriesRead++;
+        if (fate === Fate.Shadowed) return;
+        const t = r.type;
+        if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
+          throw new LsmscopeError(
+            `column family ${cf.displayName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; the digest cannot resolve them without the engine`,
+          );
+        if (fate === Fate.RangeDeleted) return;
+        if (t !== ValueType.Value && t !== ValueType.BlobIndex && t !== ValueType.ValuePreferredSeqno) return;
+        const key = r.key.subarray(0, r.ukLen);
+        let value = r.data.subarray(r.vOff, r.vOff + r.vLen);
+        if (t === ValueType.BlobIndex) {
+          value = blobs.resolve(Buffer.from(value), () => toHex(key));
+          out.blobValues++;
+        } else if (t === ValueType.ValuePreferredSeqno) {
+          // value with preferred seqno: value ‖ fixed64 unix write time / seqno
+          value = value.subarray(0, Math.max(0, value.length - 8));
+        }
+        rh.field(key);
+        rh.field(value);
+        out.keys++;
+        out.keyBytes += key.length;
+        out.valueBytes += value.length;
+      },
     });
     rh.flush();
   } finally {

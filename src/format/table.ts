@@ -437,13 +437,26 @@ export class SstTable {
    * The index walk behind iterateIndex() and forEachIndexHandle(): one step per data block, with the
    * step's cursor positioned on that block's index entry and `partition` set to the index partition of
    * a two-level index. The step object is reused, so walking allocates nothing per entry.
+   *
+   * With `from` (a user key) the walk starts at the first block that can hold a key ≥ `from`: the first
+   * entry whose separator (≥ every key of its block, < every key of the next) has a user-key part
+   * ≥ `from`, found by binary search over the index's restart points instead of a walk from the start
+   * (a scan split into key ranges seeks every table once per range). Needs a bytewise comparator.
    */
-  private *walkIndex(): Generator<{ cursor: BlockCursor; partition?: BlockHandle }, void, undefined> {
+  private *walkIndex(
+    from?: Buffer,
+  ): Generator<{ cursor: BlockCursor; partition?: BlockHandle }, void, undefined> {
     const top = this.loadTopIndex();
+    const cmp = from ? SstTable.cmpUser(from, !this.indexKeyIsUserKey) : undefined;
     if (this.indexType !== "two-level") {
       const c = this.indexCursor().reset(top);
       const step = { cursor: c };
       let n = 0;
+      if (cmp) {
+        if (!this.guard("index", this.indexHandle.offset, () => c.seek(cmp))) return;
+        n++;
+        yield step;
+      }
       while (this.guard("index", this.indexHandle.offset, () => c.next())) {
         if (++n > LIMITS.maxBlocksPerTable) throw top.corrupt("too many index entries");
         yield step;
@@ -452,12 +465,25 @@ export class SstTable {
     }
     const tc = this.partitionCursor().reset(top);
     let n = 0;
-    while (this.guard("top-level index", this.indexHandle.offset, () => tc.next())) {
+    // with `from`: the first partition whose separator is ≥ from, then the seek inside it
+    let seekTop = cmp !== undefined;
+    for (;;) {
+      const more = seekTop
+        ? this.guard("top-level index", this.indexHandle.offset, () => tc.seek(cmp!))
+        : this.guard("top-level index", this.indexHandle.offset, () => tc.next());
+      if (!more) return;
       const partition = { offset: tc.handleOffset, size: tc.handleSize };
       const pb = this.readBlockParsed(partition, "index partition");
       this.countRead("index", partition);
       const pc = this.indexCursor().reset(pb);
       const step = { cursor: pc, partition };
+      if (seekTop) {
+        seekTop = false;
+        if (this.guard("index partition", partition.offset, () => pc.seek(cmp!))) {
+          n++;
+          yield step;
+        }
+      }
       while (this.guard("index partition", partition.offset, () => pc.next())) {
         if (++n > LIMITS.maxBlocksPerTable) throw pb.corrupt("too many index entries");
         yield step;
@@ -465,10 +491,18 @@ export class SstTable {
     }
   }
 
-  /** Every data block handle with its separator key, in key order (reads index partitions as it goes). */
-  *iterateIndex(): Generator<IndexEntry> {
+  /**
+   * Every data block handle with its separator key, in key order (reads index partitions as it goes).
+   * With `from`, starts at the first block that can hold a user key ≥ `from` (see walkIndex).
+   */
+  *iterateIndex(opts: { from?: Uint8Array } = {}): Generator<IndexEntry> {
     const isInternal = !this.indexKeyIsUserKey;
-    for (const { cursor, partition } of this.walkIndex()) {
+    let from: Buffer | undefined;
+    if (opts.from) {
+      this.requireBytewise();
+      from = Buffer.from(opts.from.buffer, opts.from.byteOffset, opts.from.byteLength);
+    }
+    for (const { cursor, partition } of this.walkIndex(from)) {
       const e = this.indexEntry(cursor, isInternal);
       if (partition) e.partition = partition;
       yield e;
@@ -478,11 +512,26 @@ export class SstTable {
   /**
    * The walk of iterateIndex() (same blocks read, same checks and errors) for callers that need only the
    * data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
-   * the index partition of a two-level index (-1 otherwise).
+   * the index partition of a two-level index (-1 otherwise). `separator[0, separatorLength)` is the
+   * stored separator key (internal unless index_key_is_user_key), valid during the call only.
    */
-  forEachIndexHandle(visit: (offset: number, size: number, partitionOffset: number) => void): void {
+  forEachIndexHandle(
+    visit: (
+      offset: number,
+      size: number,
+      partitionOffset: number,
+      separator: Buffer,
+      separatorLength: number,
+    ) => void,
+  ): void {
     for (const { cursor, partition } of this.walkIndex()) {
-      visit(cursor.handleOffset, cursor.handleSize, partition ? partition.offset : -1);
+      visit(
+        cursor.handleOffset,
+        cursor.handleSize,
+        partition ? partition.offset : -1,
+        cursor.key,
+        cursor.keyLength,
+      );
     }
   }
 
@@ -795,7 +844,7 @@ export class SstTable {
     const cmp = this.comparator;
     if (cmp !== "leveldb.BytewiseComparator" && cmp !== "") {
       throw new LsmscopeError(
-        `point lookups need a bytewise comparator; this table uses ${escapeText(cmp)}`,
+        `point lookups and key seeks need a bytewise comparator; this table uses ${escapeText(cmp)}`,
         {
           file: this.path,
           offset: this.meta("rocksdb.properties")?.offset,

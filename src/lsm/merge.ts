@@ -6,12 +6,14 @@
  * block per run plus a heap of runs. Used by `sizes` (sizes and counts only) and the compact digest
  * (values): mergeNewest() tells each entry's fate, the caller decides what to do with it.
  *
- * A run restricted to [lo, hi) skips index entries whose separator (≥ every key of its block) is
- * below lo, then entries below lo, and ends at the first key ≥ hi. Each data block is counted (bytes,
+ * A run restricted to [lo, hi) skips files whose key range (from the MANIFEST) ends below lo, seeks
+ * each table's index to lo (the first separator ≥ lo: separators are ≥ every key of their block),
+ * skips entries below lo, and ends at the first key ≥ hi or the first file that starts at or after hi. Each data block is counted (bytes,
  * ratio) by exactly one range: the one holding the block's first key, so ranges processed by
  * different workers add up to the whole column family.
  */
-import { DataBlock, openTable, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
+import { DataBlock, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
+import { uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
 import { internalKeySeqno } from "../format/internal_key.js";
 import type { MemEntry } from "../datadir/memtable.js";
@@ -48,6 +50,17 @@ export function keyPrefix(r: { key: Uint8Array; ukLen: number; pfxHi: number; pf
   r.pfxLo = lo;
 }
 
+/**
+ * Who is told of each data block a run reads, and who gets each merged entry: objects with a method
+ * rather than callbacks, because every scan task would bring a new closure to the same call sites, and
+ * V8 throws away its optimised merge loop each time the callee changes ("wrong call target"): on two
+ * busy cores the re-compilation then competes with the scan itself (measured: a quarter of the time of
+ * a 2-thread scan split into 4 ranges per thread).
+ */
+export interface BlockSink {
+  block(e: BlockEvent): void;
+}
+
 export interface BlockEvent {
   path: string;
   handle: BlockHandle;
@@ -71,7 +84,7 @@ function blockReader(t: SstTable): (h: BlockHandle) => DataBlock {
  * A run reads its tables front to back: 256 KiB per read call instead of one call per data block
  * (sizes --full on a 86 MiB LZ4 store, 16 KiB blocks: ~5,500 -> ~350 reads).
  */
-const READ_AHEAD = 256 * 1024;
+export const SCAN_READ_AHEAD = 256 * 1024;
 
 /** One position of a run: what the merge reads. */
 export interface Run {
@@ -92,6 +105,13 @@ export interface Run {
   /** Move to the next entry in range; false when the run is exhausted. */
   advance(): boolean;
   close(): void;
+}
+
+/** One file of a sorted run, with its user-key range from the MANIFEST (hex) when known. */
+export interface RunFile {
+  path: string;
+  smallestHex?: string;
+  largestHex?: string;
 }
 
 /** Sorted, non-overlapping files (one level) or a single L0 file, read block by block. */
@@ -121,29 +141,43 @@ export class TableRun implements Run {
   private index: Generator<IndexEntry> | undefined;
   private cursor: (EntryView & { next(): boolean }) | undefined;
   private done = false;
+  /** The current block may hold keys ≥ hi: check every entry. */
+  private checkHi = false;
+  /** lo and hi in hex, to compare with the files' key ranges (hex order is byte order). */
+  private readonly loHex: string | undefined;
+  private readonly hiHex: string | undefined;
 
   constructor(
-    private readonly paths: string[],
+    private readonly files: readonly RunFile[],
     private readonly lo: Buffer | undefined,
     private readonly hi: Buffer | undefined,
-    private readonly onBlock: (e: BlockEvent) => void,
-  ) {}
+    private readonly blocks: BlockSink,
+    private readonly tables: TableSource = uncachedTables({ readAhead: SCAN_READ_AHEAD }),
+  ) {
+    this.loHex = lo?.toString("hex");
+    this.hiHex = hi?.toString("hex");
+  }
 
   private openNext(): boolean {
     this.closeTable();
-    while (++this.fileIdx < this.paths.length) {
-      const t = openTable(this.paths[this.fileIdx]!, { readAhead: READ_AHEAD });
+    while (++this.fileIdx < this.files.length) {
+      const f = this.files[this.fileIdx]!;
+      // the run's files are sorted and disjoint: once one starts at or after hi, so do the rest
+      if (this.hiHex !== undefined && f.smallestHex !== undefined && f.smallestHex >= this.hiHex) break;
+      if (this.loHex !== undefined && f.largestHex !== undefined && f.largestHex < this.loHex) continue;
+      const t = this.tables.acquire(f.path);
       this.table = t;
       this.read = blockReader(t);
       this.path = t.path;
-      this.index = t.iterateIndex();
+      this.index = this.lo ? t.iterateIndex({ from: this.lo }) : t.iterateIndex();
       return true;
     }
+    this.fileIdx = this.files.length;
     return false;
   }
 
   private closeTable(): void {
-    this.table?.close();
+    if (this.table) this.tables.release(this.table);
     this.table = undefined;
     this.index = undefined;
     this.cursor = undefined;
@@ -160,10 +194,10 @@ export class TableRun implements Run {
       }
       const ie = r.value;
       const lo = this.lo;
-      if (lo !== undefined) {
-        const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
-        if (cmpBytes(ie.separator, sl, lo, lo.length) < 0) continue; // whole block below lo
-      }
+      const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
+      if (lo !== undefined && cmpBytes(ie.separator, sl, lo, lo.length) < 0) continue; // whole block below lo
+      // the separator is ≥ every key of its block: below hi, no entry of the block needs the hi check
+      this.checkHi = this.hi !== undefined && cmpBytes(ie.separator, sl, this.hi, this.hi.length) >= 0;
       const db = this.read!(ie.handle);
       const c = db.cursor();
       if (!c.next()) continue; // empty block
@@ -173,7 +207,7 @@ export class TableRun implements Run {
       if (hi !== undefined && cmpBytes(first, fl, hi, hi.length) >= 0) return false;
       const counted = lo === undefined || cmpBytes(first, fl, lo, lo.length) >= 0;
       this.block = ie.handle;
-      this.onBlock({ path: this.path!, handle: ie.handle, logical: db.block.data.length, counted });
+      this.blocks.block({ path: this.path!, handle: ie.handle, logical: db.block.data.length, counted });
       this.cursor = c;
       // skip entries below lo (only in the block that straddles lo)
       if (!counted) {
@@ -193,8 +227,7 @@ export class TableRun implements Run {
     const c = this.cursor!;
     const kl = c.keyLength;
     if (kl < 8) throw new RangeError(`internal key of ${kl} bytes`);
-    const hi = this.hi;
-    if (hi !== undefined && cmpBytes(c.key, kl - 8, hi, hi.length) >= 0) return false;
+    if (this.checkHi && cmpBytes(c.key, kl - 8, this.hi!, this.hi!.length) >= 0) return false;
     this.key = c.key;
     this.ukLen = kl - 8;
     keyPrefix(this);
@@ -278,11 +311,13 @@ function before(a: Run, b: Run): boolean {
   return c < 0 || (c === 0 && a.seqno > b.seqno);
 }
 
-/**
- * Merge runs and call `visit` for every entry in internal-key order. `visit` gets the run positioned
- * on the entry (valid during the call only).
- */
-export function mergeRuns(runs: Run[], visit: (r: Run) => void): void {
+/** Gets every entry of a merge in internal-key order: the run positioned on it (valid during the call). */
+export interface MergeSink {
+  entry(r: Run): void;
+}
+
+/** Merge runs and give every entry to `sink` in internal-key order. */
+export function mergeRuns(runs: Run[], sink: MergeSink): void {
   const heap: Run[] = [];
   for (const r of runs) if (r.advance()) heap.push(r);
   const n0 = heap.length;
@@ -290,19 +325,19 @@ export function mergeRuns(runs: Run[], visit: (r: Run) => void): void {
   outer: while (heap.length > 0) {
     const top = heap[0]!;
     if (heap.length === 1) {
-      do visit(top);
+      do sink.entry(top);
       while (top.advance());
       return;
     }
     // keep reading the top run while it stays ahead of the runner-up: one comparison per entry
     const second = heap.length === 2 || before(heap[1]!, heap[2]!) ? heap[1]! : heap[2]!;
-    visit(top);
+    sink.entry(top);
     while (top.advance()) {
       if (before(second, top)) {
         siftDown(heap, 0);
         continue outer;
       }
-      visit(top);
+      sink.entry(top);
     }
     const last = heap.pop()!;
     if (heap.length > 0 && last !== top) {
@@ -329,18 +364,23 @@ function siftDown(h: Run[], i: number): void {
 
 /** Runs of one column family: each L0 file alone, each deeper level's files sorted by smallest key. */
 export function levelRuns(
-  levels: { level: number; files: { path: string; smallestKey: string }[] }[],
-): string[][] {
-  const runs: string[][] = [];
+  levels: { level: number; files: { path: string; smallestKey: string; largestKey: string }[] }[],
+): RunFile[][] {
+  const runs: RunFile[][] = [];
+  const runFile = (f: { path: string; smallestKey: string; largestKey: string }): RunFile => ({
+    path: f.path,
+    smallestHex: f.smallestKey,
+    largestHex: f.largestKey,
+  });
   for (const lvl of levels) {
     if (lvl.files.length === 0) continue;
-    if (lvl.level === 0) for (const f of lvl.files) runs.push([f.path]);
+    if (lvl.level === 0) for (const f of lvl.files) runs.push([runFile(f)]);
     else {
       // smallestKey is hex: string order is byte order
       const sorted = [...lvl.files].sort((a, b) =>
         a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0,
       );
-      runs.push(sorted.map((f) => f.path));
+      runs.push(sorted.map(runFile));
     }
   }
   return runs;
@@ -363,40 +403,45 @@ export const Fate = {
 } as const;
 export type Fate = (typeof Fate)[keyof typeof Fate];
 
-/**
- * Merge the runs and call `visit` for every entry in internal-key order with its fate. A range tombstone
- * [start, end) at sequence s covers user keys start ≤ k < end of entries with sequence < s.
- * `visit` gets the run positioned on the entry (valid during the call only).
- */
-export function mergeNewest(
-  runs: Run[],
-  rangeDels: readonly RangeTombstone[],
-  visit: (r: Run, fate: Fate) => void,
-): void {
-  let prev = Buffer.allocUnsafe(256);
-  let prevLen = -1;
-  let prevHi = 0;
-  let prevLo = 0;
-  mergeRuns(runs, (r) => {
+/** Gets every entry of mergeNewest() with its fate; the run is valid during the call only. */
+export interface NewestVisitor {
+  visit(r: Run, fate: Fate): void;
+}
+
+/** Tells each merged entry's fate from the previous user key and the range tombstones. */
+class NewestFilter implements MergeSink {
+  private prev = Buffer.allocUnsafe(256);
+  private prevLen = -1;
+  private prevHi = 0;
+  private prevLo = 0;
+
+  constructor(
+    private readonly rangeDels: readonly RangeTombstone[],
+    private readonly visitor: NewestVisitor,
+  ) {}
+
+  entry(r: Run): void {
     const kl = r.ukLen;
     const key = r.key;
+    let prev = this.prev;
     // compare with the previous user key and, from the first difference on, copy over it: one pass
     // (sorted keys share their prefixes, which need no copy; an equal 8-byte prefix is known equal)
     let i = 0;
-    if (prevLen === kl) {
-      if (kl >= 8 && r.pfxHi === prevHi && r.pfxLo === prevLo) i = 8;
+    if (this.prevLen === kl) {
+      if (kl >= 8 && r.pfxHi === this.prevHi && r.pfxLo === this.prevLo) i = 8;
       while (i < kl && key[i] === prev[i]) i++;
       if (i === kl) {
-        visit(r, Fate.Shadowed);
+        this.visitor.visit(r, Fate.Shadowed);
         return;
       }
     } else if (kl > prev.length) {
-      prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
+      prev = this.prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
     }
     for (; i < kl; i++) prev[i] = key[i]!;
-    prevLen = kl;
-    prevHi = r.pfxHi;
-    prevLo = r.pfxLo;
+    this.prevLen = kl;
+    this.prevHi = r.pfxHi;
+    this.prevLo = r.pfxLo;
+    const rangeDels = this.rangeDels;
     if (rangeDels.length > 0) {
       for (const rd of rangeDels) {
         if (
@@ -404,11 +449,19 @@ export function mergeNewest(
           cmpBytes(rd.start, rd.start.length, key, kl) <= 0 &&
           cmpBytes(key, kl, rd.end, rd.end.length) < 0
         ) {
-          visit(r, Fate.RangeDeleted);
+          this.visitor.visit(r, Fate.RangeDeleted);
           return;
         }
       }
     }
-    visit(r, Fate.Newest);
-  });
+    this.visitor.visit(r, Fate.Newest);
+  }
+}
+
+/**
+ * Merge the runs and give `visitor` every entry in internal-key order with its fate. A range tombstone
+ * [start, end) at sequence s covers user keys start ≤ k < end of entries with sequence < s.
+ */
+export function mergeNewest(runs: Run[], rangeDels: readonly RangeTombstone[], visitor: NewestVisitor): void {
+  mergeRuns(runs, new NewestFilter(rangeDels, visitor));
 }

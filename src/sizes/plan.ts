@@ -3,7 +3,7 @@
  * (L0 files alone, deeper levels concatenated), its live WAL files, its range deletions, and where
  * the Ethereum views live (accounts / code column family and key prefix) for the recognised client.
  */
-import { levelRuns } from "../lsm/merge.js";
+import { levelRuns, type RunFile } from "../lsm/merge.js";
 import { openTable } from "../format/table.js";
 import { toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -15,7 +15,7 @@ export interface CfPlan {
   key: string;
   instance: InstanceModel;
   cf: ColumnFamilyModel;
-  runs: string[][];
+  runs: RunFile[][];
   walPaths: string[];
   rangeDels: { startHex: string; endHex: string; seqno: number }[];
   /** Stored data-block bytes (rocksdb.data.size; LevelDB: file size). */
@@ -83,7 +83,7 @@ export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: b
   let valueRecords: number | undefined = 0;
   let dataBytesExact = true;
   for (const run of runs) {
-    for (const path of run) {
+    for (const { path } of run) {
       const t = openTable(path);
       try {
         const ds = t.properties["rocksdb.data.size"];
@@ -232,17 +232,19 @@ export function splitPoints(plan: CfPlan, parts: number): string[] {
   if (parts <= 1) return [];
   const samples: { key: string; w: number }[] = [];
   for (const run of plan.runs) {
-    for (const path of run) {
+    for (const { path } of run) {
       const t = openTable(path);
       try {
+        const internal = !t.indexKeyIsUserKey;
         const nb = t.properties["rocksdb.num.data.blocks"];
         const stride = typeof nb === "number" && nb > 256 ? Math.ceil(nb / 256) : 1;
         let i = 0;
-        for (const ie of t.iterateIndex()) {
-          if (i++ % stride !== 0) continue;
-          const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
-          samples.push({ key: toHex(ie.separator.subarray(0, sl)), w: ie.handle.size * stride });
-        }
+        // only every stride-th separator is copied: the walk itself allocates nothing per entry
+        t.forEachIndexHandle((_offset, size, _partition, sep, sepLen) => {
+          if (i++ % stride !== 0) return;
+          const ul = internal ? sepLen - 8 : sepLen;
+          samples.push({ key: sep.toString("hex", 0, ul), w: size * stride });
+        });
       } finally {
         t.close();
       }

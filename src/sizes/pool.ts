@@ -1,14 +1,20 @@
 /**
- * Runs scan tasks on this thread plus worker threads. The workers start before the caller plans and
- * load their modules (a few hundred milliseconds) while this thread already scans; a worker asks for
- * work once it is ready, and tasks go to whichever thread is free, so a slow start costs nothing but
- * the tasks the worker did not get. Without the compiled worker script (running from TypeScript
- * sources without a build) everything runs on this thread.
+ * Runs scan tasks on this thread plus worker threads. Every thread claims the next task from one
+ * shared counter (Atomics.add on a SharedArrayBuffer) as soon as it is free, so no thread waits for a
+ * message from another: this thread cannot answer messages while it scans, and handing tasks out by
+ * message left a worker idle until this thread finished its task (a quarter of a two-thread scan was
+ * lost that way). Workers start before the caller plans and get the whole task list at once; one that
+ * is still loading its modules just claims later. Progress comes through shared counters too, so it
+ * moves while this thread scans. Each thread keeps its tables open from one key range to the next
+ * (TableCache). Without the compiled worker script (running from TypeScript sources without a build)
+ * everything runs on this thread.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
+import { SCAN_READ_AHEAD } from "../lsm/merge.js";
+import { TableCache } from "../lsm/table_cache.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
 
 /** Path of the compiled worker script, or undefined. */
@@ -20,7 +26,8 @@ export function workerScript(): string | undefined {
   return dist !== here && existsSync(dist) ? dist : undefined;
 }
 
-interface WorkerError {
+/** An error as a worker posts it (errors do not survive structured cloning with their class). */
+export interface WorkerError {
   name: string;
   message: string;
   file?: string;
@@ -37,32 +44,55 @@ function revive(e: WorkerError): Error {
   return err;
 }
 
-type Message = { kind: string; bytes?: number; result?: PartialResult; error?: WorkerError };
+/** Main thread → worker. */
+export type WorkerRequest =
+  | {
+      kind: "batch";
+      tasks: ScanTask[];
+      /** [0]: index of the next task to claim (≥ tasks.length: none left, or stop). */
+      claim: Int32Array;
+      /** Stored bytes of counted blocks read so far, one slot per worker. */
+      progress: BigInt64Array;
+      slot: number;
+    }
+  | { kind: "close" };
 
-/**
- * Tasks handed to a worker ahead of time: this thread cannot answer while it scans a task itself, so a
- * worker keeps a second task queued instead of idling until this thread is free.
- */
-const IN_FLIGHT = 2;
+/** Worker → main thread. */
+export type WorkerReply =
+  | { kind: "result"; index: number; result: PartialResult }
+  | { kind: "error"; error: WorkerError }
+  /** The worker found no task left to claim in this batch. */
+  | { kind: "done" };
+
+/** Tables kept open per thread between tasks (a few per sorted run). */
+const IDLE_TABLES_PER_THREAD = 64;
+
+/** How often progress is collected from the workers: every this many blocks this thread reads... */
+const PROGRESS_EVERY_BLOCKS = 32;
+/** ...and every this many milliseconds while this thread waits. */
+const PROGRESS_EVERY_MS = 100;
 
 interface Slot {
   worker: Worker;
-  ready: boolean;
-  /** Tasks sent and not yet answered. */
-  busy: number;
+  /** In the current batch: has not said "done" yet. */
+  busy: boolean;
   /** Tasks this worker ran (for the report). */
   ran: number;
+  exited: boolean;
 }
 
 export class ScanPool {
   private readonly slots: Slot[] = [];
   /** Threads: this one plus the workers. */
   readonly size: number;
-  private onMessage: ((s: Slot, m: Message) => void) | undefined;
+  /** This thread's open tables. */
+  private readonly tables = new TableCache({ readAhead: SCAN_READ_AHEAD }, IDLE_TABLES_PER_THREAD);
+  private mainRan = 0;
+  private onReply: ((s: Slot, m: WorkerReply) => void) | undefined;
   private onFailure: ((err: Error) => void) | undefined;
   /** Threads that ran at least one task so far. */
   get threadsUsed(): number {
-    return (this.mainScans ? 1 : 0) + this.slots.filter((s) => s.ran > 0).length;
+    return (this.mainRan > 0 ? 1 : 0) + this.slots.filter((s) => s.ran > 0).length;
   }
 
   /**
@@ -80,16 +110,14 @@ export class ScanPool {
         // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
         const slot: Slot = {
           worker: new Worker(script, { execArgv: [] }),
-          ready: false,
-          busy: 0,
+          busy: false,
           ran: 0,
+          exited: false,
         };
-        slot.worker.on("message", (m: Message) => {
-          if (m.kind === "ready") slot.ready = true;
-          this.onMessage?.(slot, m);
-        });
+        slot.worker.on("message", (m: WorkerReply) => this.onReply?.(slot, m));
         slot.worker.on("error", (err) => this.onFailure?.(err));
         slot.worker.on("exit", (code) => {
+          slot.exited = true;
           if (code !== 0) this.onFailure?.(new Error(`sizes worker exited with code ${code}`));
         });
         this.slots.push(slot);
@@ -98,58 +126,107 @@ export class ScanPool {
     this.size = (this.mainScans ? 1 : 0) + this.slots.length;
   }
 
+  /** Run `tasks` (results in task order); `progress` gets stored bytes of counted blocks as they are read. */
   async run(tasks: ScanTask[], progress: (bytes: number) => void): Promise<PartialResult[]> {
-    const results: PartialResult[] = [];
-    let next = 0;
-    let failed: Error | undefined;
-    let wake: (() => void) | undefined;
-    const feed = (slot: Slot) => {
-      while (slot.ready && slot.busy < IN_FLIGHT && next < tasks.length && !failed) {
-        slot.busy++;
-        slot.ran++;
-        slot.worker.postMessage(tasks[next++]);
+    const n = tasks.length;
+    const claim = new Int32Array(new SharedArrayBuffer(4));
+    const workerBytes = new BigInt64Array(new SharedArrayBuffer(8 * Math.max(1, this.slots.length)));
+    const reported = new Array<number>(this.slots.length).fill(0);
+    const collect = () => {
+      for (let k = 0; k < this.slots.length; k++) {
+        const now = Number(Atomics.load(workerBytes, k));
+        if (now > reported[k]!) {
+          progress(now - reported[k]!);
+          reported[k] = now;
+        }
       }
     };
-    this.onMessage = (slot, m) => {
-      if (m.kind === "progress") progress(m.bytes!);
-      else if (m.kind === "result") {
-        results.push(m.result!);
-        slot.busy--;
+    const results = new Array<PartialResult | undefined>(n);
+    let failed: Error | undefined;
+    let wake: (() => void) | undefined;
+    const stop = () => Atomics.store(claim, 0, n);
+    this.onReply = (slot, m) => {
+      if (m.kind === "result") {
+        results[m.index] = m.result;
+        slot.ran++;
       } else if (m.kind === "error") {
-        failed = revive(m.error!);
-        slot.busy--;
-      }
-      feed(slot);
+        failed ??= revive(m.error);
+        stop();
+      } else slot.busy = false;
       wake?.();
     };
     this.onFailure = (err) => {
-      failed = err;
+      failed ??= err;
+      stop();
       wake?.();
     };
     try {
-      for (const s of this.slots) feed(s);
-      // this thread takes tasks too, yielding between them so worker messages are handled
-      while (this.mainScans && next < tasks.length && !failed) {
-        results.push(runScanTask(tasks[next++]!, progress));
-        await new Promise<void>((r) => setImmediate(r));
-        for (const s of this.slots) feed(s);
+      for (let k = 0; k < this.slots.length; k++) {
+        const slot = this.slots[k]!;
+        if (slot.exited) throw new Error("sizes worker is gone");
+        slot.busy = true;
+        const req: WorkerRequest = { kind: "batch", tasks, claim, progress: workerBytes, slot: k };
+        slot.worker.postMessage(req);
       }
-      while (!failed && (this.slots.some((s) => s.busy > 0) || next < tasks.length)) {
-        await new Promise<void>((r) => {
-          wake = r;
-        });
-        wake = undefined;
+      if (this.mainScans) {
+        let blocks = 0;
+        const own = (bytes: number) => {
+          progress(bytes);
+          if (++blocks % PROGRESS_EVERY_BLOCKS === 0) collect();
+        };
+        for (;;) {
+          const i = Atomics.add(claim, 0, 1);
+          if (i >= n || failed) break;
+          try {
+            results[i] = runScanTask(tasks[i]!, own, this.tables);
+          } catch (err) {
+            stop();
+            throw err;
+          }
+          this.mainRan++;
+          // let worker replies in (an error stops the batch early)
+          await new Promise<void>((r) => setImmediate(r));
+        }
+      }
+      const timer = setInterval(collect, PROGRESS_EVERY_MS);
+      try {
+        while (!failed && this.slots.some((s) => s.busy)) {
+          await new Promise<void>((r) => {
+            wake = r;
+          });
+          wake = undefined;
+        }
+      } finally {
+        clearInterval(timer);
       }
       if (failed) throw failed;
+      collect();
     } finally {
-      this.onMessage = undefined;
+      this.onReply = undefined;
       this.onFailure = undefined;
     }
-    results.sort((a, b) => a.id - b.id);
-    return results;
+    const missing = results.findIndex((r) => r === undefined);
+    if (missing >= 0) throw new Error(`sizes task ${missing} produced no result`);
+    return results as PartialResult[];
   }
 
+  /**
+   * Close every thread's tables. Idle workers close theirs and exit; a worker still inside a task (the
+   * batch failed elsewhere) is terminated (Node closes the descriptors a worker opened when it exits).
+   */
   async close(): Promise<void> {
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    this.tables.close();
+    await Promise.all(
+      this.slots.map(async (s) => {
+        if (s.exited) return;
+        const exited = new Promise<void>((r) => s.worker.once("exit", () => r()));
+        if (s.busy) await s.worker.terminate();
+        else {
+          const req: WorkerRequest = { kind: "close" };
+          s.worker.postMessage(req);
+          await exited;
+        }
+      }),
+    );
   }
 }

@@ -184,7 +184,7 @@ function sampleCf(
   lookup: CodeLookup | undefined,
   progress: (bytes: number) => void,
 ): CfSample {
-  const files = plan.runs.flat();
+  const files = plan.runs.flat().map((f) => f.path);
   const counts = files.map((p) => {
     const t = openTable(p);
     try {

@@ -9,7 +9,18 @@ import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
 import { decodeBlobIndex } from "../format/blob.js";
 import type { MemEntry } from "../datadir/memtable.js";
-import { Fate, MemRun, TableRun, mergeNewest, type BlockEvent, type Run } from "../lsm/merge.js";
+import {
+  Fate,
+  MemRun,
+  TableRun,
+  mergeNewest,
+  type BlockEvent,
+  type BlockSink,
+  type NewestVisitor,
+  type Run,
+  type RunFile,
+} from "../lsm/merge.js";
+import type { TableSource } from "../lsm/table_cache.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
@@ -26,7 +37,7 @@ export interface RoleSpec {
 export interface ScanTask {
   id: number;
   /** Sorted runs: each L0 file alone, then each level's files in key order. */
-  runs: string[][];
+  runs: RunFile[][];
   /** Unflushed WAL writes in this range, sorted (loaded once per column family by the caller). */
   mem: MemEntry[];
   /** Range in hex; undefined = unbounded. */
@@ -90,43 +101,141 @@ function matches(m: RoleMatcher, key: Uint8Array, len: number): boolean {
   return true;
 }
 
-/** Run one task; `progress` gets the stored bytes of each counted block as it is read. */
-export function runScanTask(task: ScanTask, progress?: (bytes: number) => void): PartialResult {
+/**
+ * The accounting of one task: told of every block read (BlockSink) and every merged entry with its
+ * fate (NewestVisitor). A class, not closures, so the merge's call sites see the same methods in every
+ * task (see BlockSink in merge.ts).
+ */
+class TaskScan implements BlockSink, NewestVisitor {
+  readonly keySize = new SizeDist();
+  readonly valueSize = new SizeDist();
+  readonly ratio = new RatioDist();
+  readonly typeCounts = new Float64Array(256);
+  readonly blob = {
+    count: 0,
+    bytes: 0,
+    compressions: {} as Record<string, number>,
+    files: new Set<number>(),
+  };
+  live = 0;
+  shadowed = 0;
+  tombstones = 0;
+  rangeDeleted = 0;
+  read = 0;
+  physical = 0;
+  logical = 0;
+  blocks = 0;
+  readonly stats: boolean;
+  readonly codeM: RoleMatcher | undefined;
+  readonly accM: RoleMatcher | undefined;
+  readonly codeAcc: CodeAcc | undefined;
+  readonly accAcc: AccountAcc | undefined;
+  /** Per geth key category: live records, key and value sizes. */
+  readonly categories: Map<string, { keySize: SizeDist; valueSize: SizeDist }> | undefined;
+
+  constructor(
+    task: ScanTask,
+    private readonly progress: ((bytes: number) => void) | undefined,
+  ) {
+    this.stats = task.collectStats;
+    this.codeM = matcher(task.roles.find((r) => r.role === "code"));
+    this.accM = matcher(task.roles.find((r) => r.role === "accounts"));
+    this.codeAcc = this.codeM ? new CodeAcc() : undefined;
+    this.accAcc = this.accM ? new AccountAcc(new Set(task.delegationHashes)) : undefined;
+    this.categories = task.gethCategories && task.collectStats ? new Map() : undefined;
+  }
+
+  block(e: BlockEvent): void {
+    if (!e.counted) return;
+    const phys = e.handle.size + BLOCK_TRAILER_SIZE;
+    this.blocks++;
+    this.physical += phys;
+    this.logical += e.logical;
+    if (e.logical > 0) this.ratio.add(phys / e.logical);
+    this.progress?.(phys);
+  }
+
+  visit(r: Run, fate: Fate): void {
+    this.read++;
+    const type = r.type;
+    if (this.stats) this.typeCounts[type]!++;
+    if (fate === Fate.Shadowed) {
+      this.shadowed++;
+      return;
+    }
+    if (fate === Fate.RangeDeleted) {
+      this.rangeDeleted++;
+      return;
+    }
+    const kl = r.ukLen;
+    const key = r.key;
+    if (
+      type === ValueType.Deletion ||
+      type === ValueType.SingleDeletion ||
+      type === ValueType.DeletionWithTimestamp
+    ) {
+      this.tombstones++;
+      return;
+    }
+    this.live++;
+    let vSize = r.vLen;
+    if (type === ValueType.BlobIndex) {
+      try {
+        const bi = decodeBlobIndex(r.data, r.vOff, r.vOff + r.vLen);
+        vSize = bi.size;
+        if (this.stats) {
+          const blob = this.blob;
+          blob.count++;
+          blob.bytes += bi.size;
+          const cn = bi.compressionName ?? "inlined";
+          blob.compressions[cn] = (blob.compressions[cn] ?? 0) + 1;
+          if (bi.fileNumber !== undefined) blob.files.add(bi.fileNumber);
+        }
+      } catch {
+        // an undecodable blob index is sized as stored
+      }
+    }
+    const categories = this.categories;
+    if (categories) {
+      const name = gethKeyCategory(key.subarray(0, kl));
+      let c = categories.get(name);
+      if (!c) {
+        c = { keySize: new SizeDist(), valueSize: new SizeDist() };
+        categories.set(name, c);
+      }
+      c.keySize.add(kl);
+      c.valueSize.add(vSize);
+    }
+    if (this.stats) {
+      this.keySize.add(kl);
+      this.valueSize.add(vSize);
+    }
+    const codeM = this.codeM;
+    if (this.codeAcc && matches(codeM!, key, kl) && kl - codeM!.hashOff >= 32) {
+      if (type !== ValueType.BlobIndex) {
+        const blockId =
+          r.path !== undefined && r.block ? `${r.path}\0${r.block.offset}\0${r.block.size}` : undefined;
+        this.codeAcc.add(key, codeM!.hashOff, r.data, r.vOff, r.vLen, blockId);
+      }
+    }
+    if (this.accAcc && matches(this.accM!, key, kl)) this.accAcc.add(r.data, r.vOff, r.vLen);
+  }
+}
+
+/**
+ * Run one task; `progress` gets the stored bytes of each counted block as it is read. `tables`: where
+ * the runs get their tables (a thread's TableCache keeps them open from one key range to the next).
+ */
+export function runScanTask(
+  task: ScanTask,
+  progress?: (bytes: number) => void,
+  tables?: TableSource,
+): PartialResult {
   const t0 = Date.now();
   const lo = task.loHex !== undefined ? fromHex(task.loHex) : undefined;
   const hi = task.hiHex !== undefined ? fromHex(task.hiHex) : undefined;
-  const keySize = new SizeDist();
-  const valueSize = new SizeDist();
-  const ratio = new RatioDist();
-  const typeCounts = new Float64Array(256);
-  const blob = { count: 0, bytes: 0, compressions: {} as Record<string, number>, files: new Set<number>() };
-  let live = 0;
-  let shadowed = 0;
-  let tombstones = 0;
-  let rangeDeleted = 0;
-  let read = 0;
-  let physical = 0;
-  let logical = 0;
-  let blocks = 0;
-
-  const codeSpec = task.roles.find((r) => r.role === "code");
-  const accSpec = task.roles.find((r) => r.role === "accounts");
-  const codeM = matcher(codeSpec);
-  const accM = matcher(accSpec);
-  const codeAcc = codeM ? new CodeAcc() : undefined;
-  const accAcc = accM ? new AccountAcc(new Set(task.delegationHashes)) : undefined;
-
-  const onBlock = (e: BlockEvent) => {
-    if (!e.counted) return;
-    const phys = e.handle.size + BLOCK_TRAILER_SIZE;
-    blocks++;
-    physical += phys;
-    logical += e.logical;
-    if (e.logical > 0) ratio.add(phys / e.logical);
-    progress?.(phys);
-  };
-
-  const runs: Run[] = task.runs.map((paths) => new TableRun(paths, lo, hi, onBlock));
+  const scan = new TaskScan(task, progress);
+  const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables));
   let walEntries = 0;
   const rangeDels = task.rangeDels.map((r) => ({
     start: fromHex(r.startHex),
@@ -144,106 +253,41 @@ export function runScanTask(task: ScanTask, progress?: (bytes: number) => void):
     runs.unshift(new MemRun(mem));
   }
 
-  const categories =
-    task.gethCategories && task.collectStats
-      ? new Map<string, { keySize: SizeDist; valueSize: SizeDist }>()
-      : undefined;
-  const stats = task.collectStats;
-
   try {
-    mergeNewest(runs, rangeDels, (r, fate) => {
-      read++;
-      const type = r.type;
-      if (stats) typeCounts[type]!++;
-      if (fate === Fate.Shadowed) {
-        shadowed++;
-        return;
-      }
-      if (fate === Fate.RangeDeleted) {
-        rangeDeleted++;
-        return;
-      }
-      const kl = r.ukLen;
-      const key = r.key;
-      if (
-        type === ValueType.Deletion ||
-        type === ValueType.SingleDeletion ||
-        type === ValueType.DeletionWithTimestamp
-      ) {
-        tombstones++;
-        return;
-      }
-      live++;
-      let vSize = r.vLen;
-      if (type === ValueType.BlobIndex) {
-        try {
-          const bi = decodeBlobIndex(r.data, r.vOff, r.vOff + r.vLen);
-          vSize = bi.size;
-          if (stats) {
-            blob.count++;
-            blob.bytes += bi.size;
-            const cn = bi.compressionName ?? "inlined";
-            blob.compressions[cn] = (blob.compressions[cn] ?? 0) + 1;
-            if (bi.fileNumber !== undefined) blob.files.add(bi.fileNumber);
-          }
-        } catch {
-          // an undecodable blob index is sized as stored
-        }
-      }
-      if (categories) {
-        const name = gethKeyCategory(key.subarray(0, kl));
-        let c = categories.get(name);
-        if (!c) {
-          c = { keySize: new SizeDist(), valueSize: new SizeDist() };
-          categories.set(name, c);
-        }
-        c.keySize.add(kl);
-        c.valueSize.add(vSize);
-      }
-      if (stats) {
-        keySize.add(kl);
-        valueSize.add(vSize);
-      }
-      if (codeAcc && matches(codeM!, key, kl) && kl - codeM!.hashOff >= 32) {
-        if (type !== ValueType.BlobIndex) {
-          const blockId =
-            r.path !== undefined && r.block ? `${r.path}\0${r.block.offset}\0${r.block.size}` : undefined;
-          codeAcc.add(key, codeM!.hashOff, r.data, r.vOff, r.vLen, blockId);
-        }
-      }
-      if (accAcc && matches(accM!, key, kl)) accAcc.add(r.data, r.vOff, r.vLen);
-    });
+    mergeNewest(runs, rangeDels, scan);
   } finally {
     for (const r of runs) r.close();
   }
 
   const valueTypes: Record<string, number> = {};
-  for (let t = 0; t < 256; t++) if (typeCounts[t]! > 0) valueTypes[valueTypeName(t)] = typeCounts[t]!;
+  for (let t = 0; t < 256; t++)
+    if (scan.typeCounts[t]! > 0) valueTypes[valueTypeName(t)] = scan.typeCounts[t]!;
+  const blob = scan.blob;
   const out: PartialResult = {
     id: task.id,
-    keySize: keySize.data(),
-    valueSize: valueSize.data(),
-    live,
-    shadowed,
-    tombstones,
-    rangeDeleted,
-    read,
+    keySize: scan.keySize.data(),
+    valueSize: scan.valueSize.data(),
+    live: scan.live,
+    shadowed: scan.shadowed,
+    tombstones: scan.tombstones,
+    rangeDeleted: scan.rangeDeleted,
+    read: scan.read,
     wal: walEntries,
     valueTypes,
     blob: { count: blob.count, bytes: blob.bytes, compressions: blob.compressions, files: [...blob.files] },
-    physical,
-    logical,
-    blocks,
-    ratio: { bins: ratio.bins, count: ratio.count, min: ratio.min, max: ratio.max },
+    physical: scan.physical,
+    logical: scan.logical,
+    blocks: scan.blocks,
+    ratio: { bins: scan.ratio.bins, count: scan.ratio.count, min: scan.ratio.min, max: scan.ratio.max },
     elapsedMs: Date.now() - t0,
     thread: threadId,
     startedAt: t0,
   };
-  if (codeAcc) out.code = codeAcc.data();
-  if (accAcc) out.accounts = accAcc.data();
-  if (categories) {
+  if (scan.codeAcc) out.code = scan.codeAcc.data();
+  if (scan.accAcc) out.accounts = scan.accAcc.data();
+  if (scan.categories) {
     out.categories = {};
-    for (const [name, c] of categories)
+    for (const [name, c] of scan.categories)
       out.categories[name] = { keySize: c.keySize.data(), valueSize: c.valueSize.data() };
   }
   return out;

@@ -236,6 +236,8 @@ export interface SizesOptions {
   mainThreadScans?: boolean;
   /** Full mode: column families at least this big (stored data bytes) are split by key range (default 4 MiB). */
   splitMinBytes?: number;
+  /** Full mode with several threads: key ranges per thread a split column family is cut into (default 1). */
+  rangesPerThread?: number;
   /** Merge unflushed WAL writes as the newest layer (default true). */
   includeWal?: boolean;
   /** Ethereum views: "auto" (default: from the recognised client), "off", or explicit locations. */

@@ -1,42 +1,49 @@
 /**
- * Worker-thread entry for full scans: receives ScanTasks, posts progress (stored bytes of counted
- * blocks, batched) and the PartialResult of each task.
+ * Worker-thread entry for full scans (pool.ts): receives a batch of ScanTasks, claims them one by one
+ * from the shared counter, adds the stored bytes of counted blocks to its shared progress slot, and
+ * posts each PartialResult, then "done". Its tables stay open between tasks and batches until "close".
  */
 import { parentPort } from "node:worker_threads";
-import { runScanTask, type ScanTask } from "./scan.js";
+import { SCAN_READ_AHEAD } from "../lsm/merge.js";
+import { TableCache } from "../lsm/table_cache.js";
+import { runScanTask } from "./scan.js";
+import type { WorkerReply, WorkerRequest } from "./pool.js";
+
+/** Tables kept open between tasks (as on the main thread). */
+const IDLE_TABLES = 64;
 
 if (parentPort) {
   const port = parentPort;
-  // modules are loaded: ask for work
-  port.postMessage({ kind: "ready" });
-  port.on("message", (task: ScanTask | null) => {
-    if (task === null) {
+  const tables = new TableCache({ readAhead: SCAN_READ_AHEAD }, IDLE_TABLES);
+  const reply = (m: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+  port.on("message", (req: WorkerRequest) => {
+    if (req.kind === "close") {
+      tables.close();
       port.close();
       return;
     }
-    let pending = 0;
-    let last = Date.now();
-    try {
-      const res = runScanTask(task, (bytes) => {
-        pending += bytes;
-        const now = Date.now();
-        if (now - last > 100) {
-          port.postMessage({ kind: "progress", bytes: pending });
-          pending = 0;
-          last = now;
-        }
-      });
-      if (pending > 0) port.postMessage({ kind: "progress", bytes: pending });
-      const transfer = [res.keySize.exact, res.valueSize.exact, res.ratio.bins]
-        .filter((a): a is Float64Array => a !== null)
-        .map((a) => a.buffer as ArrayBuffer);
-      port.postMessage({ kind: "result", result: res }, transfer);
-    } catch (err) {
-      const e = err as Error & { file?: string; offset?: number; exitCode?: number; name: string };
-      port.postMessage({
-        kind: "error",
-        error: { name: e.name, message: e.message, file: e.file, offset: e.offset, stack: e.stack },
-      });
+    const { tasks, claim, progress, slot } = req;
+    const add = (bytes: number) => Atomics.add(progress, slot, BigInt(bytes));
+    for (;;) {
+      const i = Atomics.add(claim, 0, 1);
+      if (i >= tasks.length) break;
+      try {
+        const result = runScanTask(tasks[i]!, add, tables);
+        const transfer = [result.keySize.exact, result.valueSize.exact, result.ratio.bins]
+          .filter((a): a is Float64Array => a !== null)
+          .map((a) => a.buffer as ArrayBuffer);
+        reply({ kind: "result", index: i, result }, transfer);
+      } catch (err) {
+        // stop every thread from claiming more: the batch has failed
+        Atomics.store(claim, 0, tasks.length);
+        const e = err as Error & { file?: string; offset?: number };
+        reply({
+          kind: "error",
+          error: { name: e.name, message: e.message, file: e.file, offset: e.offset, stack: e.stack },
+        });
+        break;
+      }
     }
+    reply({ kind: "done" });
   });
 }

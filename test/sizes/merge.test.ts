@@ -40,7 +40,12 @@ describe.skipIf(!engineAvailable())("newest-version merge", () => {
     }
     one = await computeSizes(dir, { workers: 1 });
     execFileSync("ldb", [`--db=${dir}`, "deleterange", key(1000).toString(), key(1100).toString()]);
-    two = await computeSizes(dir, { workers: 2, splitMinBytes: 1, mainThreadScans: false });
+    two = await computeSizes(dir, {
+      workers: 2,
+      splitMinBytes: 1,
+      rangesPerThread: 4,
+      mainThreadScans: false,
+    });
   }, 60_000);
   afterAll(() => removeDir(dir));
 

@@ -130,10 +130,13 @@ describe("sizes --full on the samples", () => {
       mode: "full",
       workers: 2,
       splitMinBytes: 1,
+      rangesPerThread: 4,
       mainThreadScans: false,
     });
     const strip = (r: SizesReport) => JSON.stringify({ cfs: r.columnFamilies, eth: r.eth });
-    expect(two.workers).toBe(2);
+    // threads claim ranges as they free up: one quick worker may take them all before the other starts
+    expect(two.workers).toBeGreaterThanOrEqual(1);
+    expect(two.workers).toBeLessThanOrEqual(2);
     expect(strip(two)).toBe(strip(one));
   });
 

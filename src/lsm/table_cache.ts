@@ -1,0 +1,63 @@
+/**
+ * Open tables kept between the key-range tasks of one thread. A full scan split into key ranges
+ * visits the same tables once per range; re-opening each one costs the footer, metaindex and
+ * properties reads and, worse, re-reading and re-parsing its index block. A thread runs its tasks one
+ * after another, so a table is either in use by one run or idle here; idle tables are kept, least
+ * recently released first out, up to `maxIdle` (each holds a file descriptor, its index block and a
+ * read-ahead window).
+ */
+import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
+
+/** Where a run gets its tables from and gives them back. */
+export interface TableSource {
+  acquire(path: string): SstTable;
+  release(table: SstTable): void;
+}
+
+/** No caching: open on acquire, close on release. */
+export function uncachedTables(opts: OpenTableOptions = {}): TableSource {
+  return { acquire: (path) => openTable(path, opts), release: (t) => t.close() };
+}
+
+export class TableCache implements TableSource {
+  /** Idle tables by path; Map order is release order, so the first entry is the least recent. */
+  private readonly idle = new Map<string, SstTable>();
+
+  constructor(
+    private readonly opts: OpenTableOptions = {},
+    private readonly maxIdle = 64,
+  ) {}
+
+  /** Tables open and idle right now. */
+  get size(): number {
+    return this.idle.size;
+  }
+
+  acquire(path: string): SstTable {
+    const t = this.idle.get(path);
+    if (t) {
+      this.idle.delete(path);
+      return t;
+    }
+    return openTable(path, this.opts);
+  }
+
+  release(table: SstTable): void {
+    if (this.idle.has(table.path)) {
+      // the same file was open twice (two runs naming it): keep one
+      table.close();
+      return;
+    }
+    this.idle.set(table.path, table);
+    while (this.idle.size > this.maxIdle) {
+      const [path, oldest] = this.idle.entries().next().value as [string, SstTable];
+      this.idle.delete(path);
+      oldest.close();
+    }
+  }
+
+  close(): void {
+    for (const t of this.idle.values()) t.close();
+    this.idle.clear();
+  }
+}
