@@ -8,9 +8,9 @@
  *
  * A run restricted to [lo, hi) skips files whose key range (from the MANIFEST) ends below lo, seeks
  * each table's index to lo (the first separator ≥ lo: separators are ≥ every key of their block),
- * skips entries below lo, and ends at the first key ≥ hi or the first file that starts at or after hi. Each data block is counted (bytes,
- * ratio) by exactly one range: the one holding the block's first key, so ranges processed by
- * different workers add up to the whole column family.
+ * skips entries below lo, and ends at the first key ≥ hi or the first file that starts at or after
+ * hi. Each data block is counted (bytes, ratio) by exactly one range: the one holding the block's first
+ * key, so ranges processed by different workers add up to the whole column family.
  */
 import { DataBlock, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
 import { uncachedTables, type TableSource } from "./table_cache.js";
@@ -53,9 +53,8 @@ export function keyPrefix(r: { key: Uint8Array; ukLen: number; pfxHi: number; pf
 /**
  * Who is told of each data block a run reads, and who gets each merged entry: objects with a method
  * rather than callbacks, because every scan task would bring a new closure to the same call sites, and
- * V8 throws away its optimised merge loop each time the callee changes ("wrong call target"): on two
- * busy cores the re-compilation then competes with the scan itself (measured: a quarter of the time of
- * a 2-thread scan split into 4 ranges per thread).
+ * V8 threw away its optimised merge loop at the start of each task ("wrong call target" in
+ * --trace-deopt); on two busy cores the re-compilation competes with the scan itself.
  */
 export interface BlockSink {
   block(e: BlockEvent): void;
