@@ -13,6 +13,7 @@ import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { AccountAcc, CodeAcc } from "./eth_acc.js";
+import { BlobTally } from "./blob_tally.js";
 import {
   cfKey,
   locateEth,
@@ -72,7 +73,7 @@ class CfAgg {
   read = 0;
   wal = 0;
   valueTypes: Record<string, number> = {};
-  blob = { count: 0, bytes: 0, compressions: {} as Record<string, number>, files: new Set<number>() };
+  blob = new BlobTally();
   physical = 0;
   logical = 0;
   blocks = 0;
@@ -100,11 +101,7 @@ class CfAgg {
     this.read += r.read;
     this.wal += r.wal;
     for (const [k, v] of Object.entries(r.valueTypes)) this.valueTypes[k] = (this.valueTypes[k] ?? 0) + v;
-    this.blob.count += r.blob.count;
-    this.blob.bytes += r.blob.bytes;
-    for (const [k, v] of Object.entries(r.blob.compressions))
-      this.blob.compressions[k] = (this.blob.compressions[k] ?? 0) + v;
-    for (const f of r.blob.files) this.blob.files.add(f);
+    this.blob.merge(r.blob);
     this.physical += r.physical;
     this.logical += r.logical;
     this.blocks += r.blocks;
@@ -125,12 +122,7 @@ class CfAgg {
       valueTypes: Object.fromEntries(Object.entries(this.valueTypes).sort(([a], [b]) => (a < b ? -1 : 1))),
       keySize: this.keySize.summary(),
       valueSize: this.valueSize.summary(),
-      blobIndexed: {
-        count: this.blob.count,
-        bytes: this.blob.bytes,
-        compressions: this.blob.compressions,
-        files: this.blob.files.size,
-      },
+      blobIndexed: this.blob.summary(),
       physicalBytes: this.physical,
       logicalBytes: this.logical,
       compressionRatio: this.logical > 0 ? this.physical / this.logical : 0,

@@ -21,6 +21,7 @@ import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { decodeBlobIndex } from "../format/blob.js";
+import { BlobTally } from "./blob_tally.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import {
   BlockSizes,
@@ -157,7 +158,7 @@ interface CfSample {
   valueBoot: BlockSizes;
   ratio: RatioDist;
   valueTypes: Record<string, number>;
-  blob: { count: number; bytes: number; compressions: Record<string, number>; files: Set<number> };
+  blob: BlobTally;
   codeSize: SizeDist;
   codeBoot: BlockSizes;
   codeClasses: Record<string, number>;
@@ -205,7 +206,7 @@ function sampleCf(
     valueBoot: new BlockSizes(),
     ratio: new RatioDist(),
     valueTypes: {},
-    blob: { count: 0, bytes: 0, compressions: {}, files: new Set() },
+    blob: new BlobTally(),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
     codeClasses: {},
@@ -293,11 +294,7 @@ function measureBlock(
       try {
         const bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
         vSize = bi.size;
-        s.blob.count++;
-        s.blob.bytes += bi.size;
-        const cn = bi.compressionName ?? "inlined";
-        s.blob.compressions[cn] = (s.blob.compressions[cn] ?? 0) + 1;
-        if (bi.fileNumber !== undefined) s.blob.files.add(bi.fileNumber);
+        s.blob.add(bi);
       } catch {
         // sized as stored
       }
@@ -463,12 +460,7 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
     valueTypes,
     keySize,
     valueSize,
-    blobIndexed: {
-      count: s.blob.count,
-      bytes: s.blob.bytes,
-      compressions: s.blob.compressions,
-      files: s.blob.files.size,
-    },
+    blobIndexed: s.blob.summary(),
     physicalBytes: Math.round(phys.total),
     logicalBytes: Math.round(logical.total),
     physicalBytesInterval: [Math.floor(phys.interval[0]), Math.ceil(phys.interval[1])],

@@ -8,6 +8,7 @@ import { ValueType, valueTypeName } from "../format/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
 import { decodeBlobIndex } from "../format/blob.js";
+import { BlobTally, type BlobTallyData } from "./blob_tally.js";
 import type { MemEntry } from "../datadir/memtable.js";
 import {
   Fate,
@@ -65,7 +66,7 @@ export interface PartialResult {
   read: number;
   wal: number;
   valueTypes: Record<string, number>;
-  blob: { count: number; bytes: number; compressions: Record<string, number>; files: number[] };
+  blob: BlobTallyData;
   physical: number;
   logical: number;
   blocks: number;
@@ -111,12 +112,7 @@ class TaskScan implements BlockSink, NewestVisitor {
   readonly valueSize = new SizeDist();
   readonly ratio = new RatioDist();
   readonly typeCounts = new Float64Array(256);
-  readonly blob = {
-    count: 0,
-    bytes: 0,
-    compressions: {} as Record<string, number>,
-    files: new Set<number>(),
-  };
+  readonly blob = new BlobTally();
   live = 0;
   shadowed = 0;
   tombstones = 0;
@@ -183,14 +179,7 @@ class TaskScan implements BlockSink, NewestVisitor {
       try {
         const bi = decodeBlobIndex(r.data, r.vOff, r.vOff + r.vLen);
         vSize = bi.size;
-        if (this.stats) {
-          const blob = this.blob;
-          blob.count++;
-          blob.bytes += bi.size;
-          const cn = bi.compressionName ?? "inlined";
-          blob.compressions[cn] = (blob.compressions[cn] ?? 0) + 1;
-          if (bi.fileNumber !== undefined) blob.files.add(bi.fileNumber);
-        }
+        if (this.stats) this.blob.add(bi);
       } catch {
         // an undecodable blob index is sized as stored
       }
@@ -262,7 +251,6 @@ export function runScanTask(
   const valueTypes: Record<string, number> = {};
   for (let t = 0; t < 256; t++)
     if (scan.typeCounts[t]! > 0) valueTypes[valueTypeName(t)] = scan.typeCounts[t]!;
-  const blob = scan.blob;
   const out: PartialResult = {
     id: task.id,
     keySize: scan.keySize.data(),
@@ -274,7 +262,7 @@ export function runScanTask(
     read: scan.read,
     wal: walEntries,
     valueTypes,
-    blob: { count: blob.count, bytes: blob.bytes, compressions: blob.compressions, files: [...blob.files] },
+    blob: scan.blob.data(),
     physical: scan.physical,
     logical: scan.logical,
     blocks: scan.blocks,

@@ -5,20 +5,8 @@
  * index of the Nethermind state store, LevelDB tables and format_version 6.
  */
 import { describe, expect, it } from "vitest";
-import { readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { openTable, type IndexEntry } from "../../src/format/index.js";
-import { SAMPLES } from "../helpers/index.js";
-
-function tables(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tables(p));
-    else if (name.endsWith(".sst") || name.endsWith(".ldb")) out.push(p);
-  }
-  return out;
-}
+import { SAMPLES, tableFilesUnder } from "../helpers/index.js";
 
 const userKey = (e: IndexEntry) =>
   e.separatorIsInternal ? e.separator.subarray(0, e.separator.length - 8) : e.separator;
@@ -41,7 +29,7 @@ function targets(entries: IndexEntry[]): Buffer[] {
 }
 
 describe("index seek (iterateIndex from a key)", () => {
-  const files = tables(SAMPLES);
+  const files = tableFilesUnder(SAMPLES);
   it("covers the sample tables, a two-level index among them", () => {
     expect(files.length).toBeGreaterThan(20);
     const twoLevel = files.filter((f) => {

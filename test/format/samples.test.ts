@@ -4,24 +4,14 @@
  * 7.8.3 can read (format <= 5), the reader's own consistency for the others.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { openTable } from "../../src/format/index.js";
+import { tableFilesUnder } from "../helpers/index.js";
 import { checkTable } from "./check.js";
 
 const samplesDir = new URL("../../samples", import.meta.url).pathname;
 
-function tables(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tables(p));
-    else if (name.endsWith(".sst") || name.endsWith(".ldb")) out.push(p);
-  }
-  return out;
-}
-
-const files = existsSync(samplesDir) ? tables(samplesDir) : [];
+const files = existsSync(samplesDir) ? tableFilesUnder(samplesDir) : [];
 
 describe.skipIf(files.length === 0)("sample datadir tables", () => {
   it("are all found", () => {

@@ -11,6 +11,17 @@ import { basename, join } from "node:path";
 export const REPO = join(import.meta.dirname, "..", "..");
 export const SAMPLES = join(REPO, "samples");
 
+/** Every table file (.sst, LevelDB .ldb) under `dir`, depth first, in name order. */
+export function tableFilesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...tableFilesUnder(p));
+    else if (name.endsWith(".sst") || name.endsWith(".ldb")) out.push(p);
+  }
+  return out;
+}
+
 export function tempDir(prefix = "lsmscope-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
