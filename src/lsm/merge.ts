@@ -13,7 +13,7 @@
  * key, so ranges processed by different workers add up to the whole column family.
  */
 import { DataBlock, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
-import { uncachedTables, type TableSource } from "./table_cache.js";
+import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
 import { internalKeySeqno } from "../format/internal_key.js";
 import type { MemEntry } from "../datadir/memtable.js";
@@ -83,7 +83,15 @@ function blockReader(t: SstTable): (h: BlockHandle) => DataBlock {
  * A run reads its tables front to back: 256 KiB per read call instead of one call per data block
  * (sizes --full on a 86 MiB LZ4 store, 16 KiB blocks: ~5,500 -> ~350 reads).
  */
-export const SCAN_READ_AHEAD = 256 * 1024;
+const SCAN_READ_AHEAD = 256 * 1024;
+
+/** Tables a scanning thread keeps open between key ranges (a few per sorted run). */
+const IDLE_SCAN_TABLES = 64;
+
+/** The table cache of one scanning thread (the main thread's and each worker's). */
+export function scanTableCache(): TableCache {
+  return new TableCache({ readAhead: SCAN_READ_AHEAD }, IDLE_SCAN_TABLES);
+}
 
 /** One position of a run: what the merge reads. */
 export interface Run {

@@ -13,8 +13,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
-import { SCAN_READ_AHEAD } from "../lsm/merge.js";
-import { TableCache } from "../lsm/table_cache.js";
+import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
 
 /** Path of the compiled worker script, or undefined. */
@@ -64,9 +63,6 @@ export type WorkerReply =
   /** The worker found no task left to claim in this batch. */
   | { kind: "done" };
 
-/** Tables kept open per thread between tasks (a few per sorted run). */
-const IDLE_TABLES_PER_THREAD = 64;
-
 /** How often progress is collected from the workers: every this many blocks this thread reads... */
 const PROGRESS_EVERY_BLOCKS = 32;
 /** ...and every this many milliseconds while this thread waits. */
@@ -86,7 +82,7 @@ export class ScanPool {
   /** Threads: this one plus the workers. */
   readonly size: number;
   /** This thread's open tables. */
-  private readonly tables = new TableCache({ readAhead: SCAN_READ_AHEAD }, IDLE_TABLES_PER_THREAD);
+  private readonly tables = scanTableCache();
   private mainRan = 0;
   private onReply: ((s: Slot, m: WorkerReply) => void) | undefined;
   private onFailure: ((err: Error) => void) | undefined;

@@ -4,17 +4,13 @@
  * posts each PartialResult, then "done". Its tables stay open between tasks and batches until "close".
  */
 import { parentPort } from "node:worker_threads";
-import { SCAN_READ_AHEAD } from "../lsm/merge.js";
-import { TableCache } from "../lsm/table_cache.js";
+import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask } from "./scan.js";
 import type { WorkerReply, WorkerRequest } from "./pool.js";
 
-/** Tables kept open between tasks (as on the main thread). */
-const IDLE_TABLES = 64;
-
 if (parentPort) {
   const port = parentPort;
-  const tables = new TableCache({ readAhead: SCAN_READ_AHEAD }, IDLE_TABLES);
+  const tables = scanTableCache();
   const reply = (m: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   port.on("message", (req: WorkerRequest) => {
     if (req.kind === "close") {
