@@ -11,6 +11,7 @@
  * state is reported as info.
  */
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { placementSplit, tableEntries, type Placement } from "../lsm/placement.js";
 
 export interface LevelLayout {
   level: number;
@@ -47,11 +48,14 @@ export interface BlobLayout {
 }
 
 export interface LayoutFlag {
-  /** Stable id: "small-files-above-bottom", "above-bottom", "l0-at-trigger", "files-missing", "blob-garbage". */
+  /**
+   * Stable id: "small-files-above-bottom", "above-bottom", "l0-at-trigger", "l0-pileup", "files-missing",
+   * "blob-garbage".
+   */
   id: string;
   severity: "info" | "warn" | "error";
   message: string;
-  evidence: Record<string, number | string>;
+  evidence: Record<string, unknown>;
 }
 
 export interface CfLayout {
@@ -61,19 +65,27 @@ export interface CfLayout {
   levels: LevelLayout[];
   files: number;
   bytes: number;
-  /** Deepest non-empty level. */
-  bottomLevel?: number;
-  filesAboveBottom: number;
-  bytesAboveBottom: number;
-  /** bytesAboveBottom / bytes. */
-  shareAboveBottom: number;
-  /** Entries above the bottom and in it (from properties; undefined without details). */
+  /** Bottom level and what sits above it (src/lsm/placement.ts); undefined when the CF holds no table. */
+  placement?: Placement;
+  /** Entries above the bottom and in it, split as `placement` (from properties; undefined without them). */
   entriesAboveBottom?: number;
   entriesInBottom?: number;
   l0Files: number;
   l0Bytes: number;
   /** level0_file_num_compaction_trigger from OPTIONS. */
   l0Trigger?: number;
+  /**
+   * L0 table counts at which the engine slows and stops writes: level0_slowdown/stop_writes_trigger from
+   * OPTIONS, else the engine's defaults (RocksDB 20 / 36, LevelDB's kL0_SlowdownWritesTrigger 8 /
+   * kL0_StopWritesTrigger 12). A store past them was written with compaction held back.
+   */
+  l0SlowdownTrigger: number;
+  l0StopTrigger: number;
+  /**
+   * Read amplification from the layout: the most tables one point lookup of an absent key consults, i.e.
+   * the most L0 tables whose key ranges hold one key plus one table per non-empty level below L0.
+   */
+  filesPerLookup: number;
   /** SSTs the MANIFEST names that are missing on disk. */
   missingFiles: number;
   blob: BlobLayout;
@@ -87,9 +99,6 @@ const pct = (x: number): string => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayout {
   const bytes = cf.levels.reduce((a, l) => a + l.bytes, 0);
   const files = cf.levels.reduce((a, l) => a + l.files.length, 0);
-  let bottom: number | undefined;
-  for (const l of cf.levels)
-    if (l.files.length > 0 && (bottom === undefined || l.level > bottom)) bottom = l.level;
   let missing = 0;
   const levels: LevelLayout[] = cf.levels.map((l) => {
     let min: number | undefined;
@@ -135,14 +144,9 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
       newestCreation: newest,
     };
   });
-  const above = levels.filter((l) => bottom !== undefined && l.level < bottom);
-  const bottomL = levels.find((l) => l.level === bottom);
-  const filesAbove = above.reduce((a, l) => a + l.files, 0);
-  const bytesAbove = above.reduce((a, l) => a + l.bytes, 0);
-  const entriesAbove = above.every((l) => l.files === 0 || l.entries !== undefined)
-    ? above.reduce((a, l) => a + (l.entries ?? 0), 0)
-    : undefined;
+  const split = placementSplit(cf.levels);
   const l0 = levels.find((l) => l.level === 0);
+  const leveldb = instance.engine === "leveldb";
   const blobBytes = cf.blobFiles.reduce((a, b) => a + b.totalBlobBytes, 0);
   const garbageBytes = cf.blobFiles.reduce((a, b) => a + b.garbageBlobBytes, 0);
   const out: CfLayout = {
@@ -152,15 +156,17 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
     levels,
     files,
     bytes,
-    bottomLevel: bottom,
-    filesAboveBottom: filesAbove,
-    bytesAboveBottom: bytesAbove,
-    shareAboveBottom: bytes > 0 ? bytesAbove / bytes : 0,
-    entriesAboveBottom: entriesAbove,
-    entriesInBottom: bottomL?.entries,
+    placement: split?.placement,
+    entriesAboveBottom: (split && tableEntries(split.upper)) ?? undefined,
+    entriesInBottom: (split && tableEntries([split.bottom])) ?? undefined,
     l0Files: l0?.files ?? 0,
     l0Bytes: l0?.bytes ?? 0,
     l0Trigger: cf.options?.level0FileNumCompactionTrigger,
+    l0SlowdownTrigger: cf.options?.level0SlowdownWritesTrigger ?? (leveldb ? 8 : 20),
+    l0StopTrigger: cf.options?.level0StopWritesTrigger ?? (leveldb ? 12 : 36),
+    filesPerLookup:
+      maxOverlap(cf.levels.find((l) => l.level === 0)?.files ?? []) +
+      cf.levels.filter((l) => l.level > 0 && l.files.length > 0).length,
     missingFiles: missing,
     blob: {
       files: cf.blobFiles.length,
@@ -178,9 +184,24 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
   return out;
 }
 
+/** The most key ranges [smallest, largest] (hex user keys: hex order = byte order) that hold one key. */
+export function maxOverlap(files: readonly { smallestKey: string; largestKey: string }[]): number {
+  const ev: [string, number][] = [];
+  for (const f of files) ev.push([f.smallestKey, 1], [f.largestKey, -1]);
+  // ranges are closed: at one key, starts count before ends
+  ev.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[1] - a[1]));
+  let depth = 0;
+  let max = 0;
+  for (const [, d] of ev) {
+    depth += d;
+    if (depth > max) max = depth;
+  }
+  return max;
+}
+
 function layoutFlags(c: CfLayout): LayoutFlag[] {
   const flags: LayoutFlag[] = [];
-  const bottom = c.bottomLevel;
+  const p = c.placement;
   if (c.missingFiles > 0)
     flags.push({
       id: "files-missing",
@@ -188,19 +209,15 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       message: `${c.missingFiles} of ${c.files} SSTs named by the MANIFEST are missing on disk`,
       evidence: { missingFiles: c.missingFiles, files: c.files },
     });
-  if (bottom !== undefined && c.filesAboveBottom > 0) {
+  if (p && p.filesAboveBottom > 0) {
+    const bottom = p.bottomLevel;
+    const bottomName = p.oldestL0AsBottom ? "the oldest L0 table" : `L${bottom}`;
     const middle = c.levels.filter((l) => l.level > 0 && l.level < bottom && l.files > 0);
     const entries =
       c.entriesAboveBottom !== undefined && c.entriesInBottom !== undefined
-        ? `, ${c.entriesAboveBottom} entries above vs ${c.entriesInBottom} in L${bottom}`
+        ? `, ${c.entriesAboveBottom} entries above vs ${c.entriesInBottom} in ${bottomName}`
         : "";
-    const evidence: Record<string, number> = {
-      filesAboveBottom: c.filesAboveBottom,
-      bytesAboveBottom: c.bytesAboveBottom,
-      bytesInBottom: c.bytes - c.bytesAboveBottom,
-      bottomLevel: bottom,
-      l0Files: c.l0Files,
-    };
+    const evidence: Record<string, unknown> = { ...p, l0Files: c.l0Files };
     if (c.entriesAboveBottom !== undefined) evidence.entriesAboveBottom = c.entriesAboveBottom;
     if (c.entriesInBottom !== undefined) evidence.entriesInBottom = c.entriesInBottom;
     if (c.l0Trigger !== undefined) evidence.l0Trigger = c.l0Trigger;
@@ -209,8 +226,8 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
         id: "small-files-above-bottom",
         severity: "warn",
         message:
-          `${c.l0Files} small ${c.l0Files === 1 ? "file" : "files"} in L0 above L${bottom} ` +
-          `(${pct(c.shareAboveBottom)} of the bytes${entries}), nothing between: below the L0 compaction ` +
+          `${p.filesAboveBottom} small ${p.filesAboveBottom === 1 ? "file" : "files"} in L0 above ${bottomName} ` +
+          `(${pct(p.byteShareAboveBottom)} of the bytes${entries}), nothing between: below the L0 compaction ` +
           `trigger (${c.l0Trigger}) they stay there, every read checks them first and their keys shadow older copies below`,
         evidence,
       });
@@ -218,17 +235,35 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       flags.push({
         id: "above-bottom",
         severity: "info",
-        message: `${c.filesAboveBottom} ${c.filesAboveBottom === 1 ? "file" : "files"} (${pct(c.shareAboveBottom)} of the bytes${entries}) above the bottom level L${bottom}`,
+        message: `${p.filesAboveBottom} ${p.filesAboveBottom === 1 ? "file" : "files"} (${pct(p.byteShareAboveBottom)} of the bytes${entries}) above ${p.oldestL0AsBottom ? bottomName : `the bottom level ${bottomName}`}`,
         evidence,
       });
     }
   }
-  if (c.l0Trigger !== undefined && c.l0Files >= c.l0Trigger)
+  const l0Evidence = {
+    l0Files: c.l0Files,
+    filesPerLookup: c.filesPerLookup,
+    l0Trigger: c.l0Trigger ?? null,
+    l0SlowdownTrigger: c.l0SlowdownTrigger,
+    l0StopTrigger: c.l0StopTrigger,
+  };
+  if (c.l0Files >= c.l0SlowdownTrigger)
+    flags.push({
+      id: "l0-pileup",
+      // past the stop trigger the engine would have refused further writes: compaction was held back
+      severity: c.filesPerLookup >= c.l0StopTrigger ? "error" : "warn",
+      message:
+        `L0 holds ${c.l0Files} tables (writes slow at ${c.l0SlowdownTrigger}, stop at ${c.l0StopTrigger}): ` +
+        `a lookup of an absent key consults up to ${c.filesPerLookup} tables` +
+        ` (probe --keys absent measures it); compaction was held back or never ran`,
+      evidence: l0Evidence,
+    });
+  else if (c.l0Trigger !== undefined && c.l0Files >= c.l0Trigger)
     flags.push({
       id: "l0-at-trigger",
       severity: "info",
       message: `L0 holds ${c.l0Files} files, at or over its compaction trigger (${c.l0Trigger}): compaction was pending when the store closed`,
-      evidence: { l0Files: c.l0Files, l0Trigger: c.l0Trigger },
+      evidence: l0Evidence,
     });
   if (c.blob.files > 0 && c.blob.garbageBytes > 0)
     flags.push({

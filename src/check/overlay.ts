@@ -24,6 +24,7 @@
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { toHex } from "../util/bytes.js";
+import { placementSplit, tableAge, type Placement } from "../lsm/placement.js";
 import { Reservoir, seededRandom, wilsonInterval } from "./stats.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
@@ -38,16 +39,8 @@ export interface Interval {
   high: number;
 }
 
-export interface OverlayMeasurement {
-  bottomLevel: number;
-  /** Every file is in L0: the oldest L0 file is taken as the bottom, the newer L0 files as above it. */
-  oldestL0AsBottom: boolean;
-  filesAboveBottom: number;
-  bytesAboveBottom: number;
-  filesInBottom: number;
-  bytesInBottom: number;
-  /** Files and bytes per non-empty level. */
-  perLevel: { level: number; files: number; bytes: number }[];
+/** The placement (src/lsm/placement.ts: bottom level, files and bytes above it) and what lookups found. */
+export interface OverlayMeasurement extends Placement {
   /** Point entries in the files above the bottom level (scanned, exact). */
   entriesAboveBottom: number;
   /** Entries in the bottom level (from the table properties; absent when some file lacks them). */
@@ -146,7 +139,6 @@ function fileFor(sorted: SstFileModel[], hex: string): SstFileModel | undefined 
 }
 
 const inRange = (f: SstFileModel, hex: string) => f.smallestKey <= hex && hex <= f.largestKey;
-const fileAge = (f: SstFileModel) => f.largestSeqno ?? f.fileNumber;
 
 /** Measure the overlay of one column family (reads the files; writes nothing). */
 export function measureOverlay(
@@ -154,28 +146,12 @@ export function measureOverlay(
   cf: ColumnFamilyModel,
   opts: OverlayOptions = {},
 ): OverlayMeasurement | undefined {
+  const split = placementSplit(cf.levels);
+  if (!split) return undefined;
+  const { bottom, upper, placement } = split;
   const levels = cf.levels.filter((l) => l.files.length > 0);
-  if (levels.length === 0) return undefined;
-  const bottomLevel = Math.max(...levels.map((l) => l.level));
-  let bottom: LevelModel = levels.find((l) => l.level === bottomLevel)!;
-  let upper = levels.filter((l) => l.level < bottomLevel);
-  // everything in L0 (flushed, never compacted): the oldest L0 file plays the bottom, the newer ones
-  // overlay it (a bottommost compaction merges them all)
-  const oldestL0AsBottom = bottomLevel === 0 && bottom.files.length > 1;
-  if (oldestL0AsBottom) {
-    const byAge = [...bottom.files].sort((a, b) => fileAge(a) - fileAge(b));
-    const newer = byAge.slice(1);
-    bottom = { level: 0, files: [byAge[0]!], bytes: byAge[0]!.fileSize };
-    upper = [{ level: 0, files: newer, bytes: newer.reduce((a, f) => a + f.fileSize, 0) }];
-  }
   const m: OverlayMeasurement = {
-    bottomLevel,
-    oldestL0AsBottom,
-    filesAboveBottom: upper.reduce((s, l) => s + l.files.length, 0),
-    bytesAboveBottom: upper.reduce((s, l) => s + l.bytes, 0),
-    filesInBottom: bottom.files.length,
-    bytesInBottom: bottom.bytes,
-    perLevel: levels.map((l) => ({ level: l.level, files: l.files.length, bytes: l.bytes })),
+    ...placement,
     entriesAboveBottom: 0,
     sampled: 0,
     unresolved: 0,
@@ -214,7 +190,7 @@ export function measureOverlay(
     // 3: look each sampled key up below its own position
     const l0 = (levels.find((l) => l.level === 0)?.files ?? [])
       .slice()
-      .sort((a, b) => fileAge(b) - fileAge(a));
+      .sort((a, b) => tableAge(b) - tableAge(a));
     const deeper = levels
       .filter((l) => l.level > 0)
       .map((l) => ({ level: l.level, files: sortedByKey(l.files) }));

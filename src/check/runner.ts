@@ -20,6 +20,7 @@ import { rule as filtersMissing } from "./rules/filters_missing.js";
 import { rule as optionsMismatch } from "./rules/options_mismatch.js";
 import { rule as optionsDrift } from "./rules/options_drift.js";
 import { rule as placementOverlay } from "./rules/placement_overlay.js";
+import { rule as l0Pileup } from "./rules/l0_pileup.js";
 import { rule as wal } from "./rules/wal.js";
 import { rule as blobFiles } from "./rules/blob_files.js";
 import { rule as codePopulation } from "./rules/code_population.js";
@@ -32,6 +33,7 @@ export const RULES: readonly Rule[] = [
   optionsMismatch,
   optionsDrift,
   placementOverlay,
+  l0Pileup,
   wal,
   blobFiles,
   codePopulation,

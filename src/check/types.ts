@@ -13,6 +13,7 @@ export type RuleId =
   | "options-mismatch"
   | "options-drift"
   | "placement-overlay"
+  | "l0-pileup"
   | "wal-unflushed"
   | "wal-inert"
   | "blob-files"

@@ -25,6 +25,7 @@ import { inspectDatadir } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { optionsForCf } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
+import { placementOf, type Placement } from "../lsm/placement.js";
 import { LsmscopeError } from "../util/errors.js";
 import { formatBytes } from "../util/bytes.js";
 import { cfMatches } from "./digest.js";
@@ -65,6 +66,8 @@ export interface CfPlan {
   nameHex: string;
   displayName: string;
   levelsBefore: LevelLayout[];
+  /** Bottom level and what sits above it now (src/lsm/placement.ts; the same figure inspect and check use). */
+  placement?: Placement;
   files: number;
   /** File numbers of the tables now (to tell rewritten tables afterwards). */
   fileNumbers: number[];
@@ -280,6 +283,7 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
       nameHex: cf.nameHex,
       displayName: cf.displayName,
       levelsBefore: cf.levels.map((l) => ({ level: l.level, files: l.files.length, bytes: l.bytes })),
+      placement: placementOf(cf.levels),
       files: files.length,
       fileNumbers: files.map((f) => f.fileNumber),
       sstBytes,

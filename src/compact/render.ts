@@ -2,6 +2,7 @@
  * Text rendering of a compaction plan and of its outcome (run + verification). Names of column families
  * and paths come from files: they are escaped before they reach a terminal.
  */
+import { placementDefinition } from "../lsm/placement.js";
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CompactPlan } from "./plan.js";
 import type { KnobRow } from "./intended.js";
@@ -52,6 +53,12 @@ export function renderPlanText(plan: CompactPlan): string {
     L.push(
       `  levels now: ${layout || "no tables"}${cf.unflushedWrites ? ` · WAL: ${cf.unflushedWrites} unflushed writes (${formatBytes(cf.unflushedBytes)})` : ""}`,
     );
+    const p = cf.placement;
+    if (p)
+      L.push(
+        `  placement now: ${p.filesAboveBottom} of ${p.filesAboveBottom + p.filesInBottom} tables, ${formatBytes(p.bytesAboveBottom)} (${(p.byteShareAboveBottom * 100).toFixed(1)}%) above ${p.oldestL0AsBottom ? "the oldest L0 table" : `L${p.bottomLevel}`}`,
+        `    (${placementDefinition(p)}); every table is rewritten into L${cf.targetLevel}`,
+      );
     if (cf.blobFiles)
       L.push(
         `  blob files: ${cf.blobFiles} (${formatBytes(cf.blobBytes)}), referenced as they are (not rewritten)`,

@@ -21,6 +21,7 @@ import {
   readBesuMetadata,
 } from "./clients.js";
 import { VALUE_TYPE_NAMES, type InternalKey, type NewFileEntry } from "./version_edit.js";
+import { placementOf, tableEntries } from "../lsm/placement.js";
 import type {
   BlobFileModel,
   ClientInfo,
@@ -447,6 +448,7 @@ function inspectStore(
         files: rcf.files.size,
         bytes: levels.reduce((s, l) => s + l.bytes, 0),
         blobFiles: blobFiles.length,
+        entries: null,
         blobBytes: blobFiles.reduce((s, b) => s + (b.diskSize ?? 0), 0),
         garbageBlobBytes: blobFiles.reduce((s, b) => s + b.garbageBlobBytes, 0),
         unflushedWrites: 0,
@@ -523,6 +525,10 @@ function inspectStore(
       if (opts.onProgress && (done % 64 === 0 || done === present.length))
         opts.onProgress(done, present.length, inst.relPath);
     }
+  }
+  for (const cf of inst.columnFamilies) {
+    cf.placement = placementOf(cf.levels);
+    cf.totals.entries = tableEntries(cf.levels);
   }
   return inst;
 }

@@ -8,6 +8,8 @@ import type { OptionsFileModel } from "./options_file.js";
 export type Severity = "error" | "warn" | "info";
 
 /** A problem met while reading: the model still comes out, with what could be read. */
+import type { Placement } from "../lsm/placement.js";
+
 export interface Finding {
   severity: Severity;
   /** Stable machine id, e.g. "manifest-corrupt", "sst-missing", "wal-torn-tail". */
@@ -202,9 +204,16 @@ export interface ColumnFamilyModel {
   levels: LevelModel[];
   blobFiles: BlobFileModel[];
   fullHistoryTsLow?: string;
+  /** Bottom level and what sits above it (src/lsm/placement.ts); absent when the CF holds no table. */
+  placement?: Placement;
   totals: {
     files: number;
     bytes: number;
+    /**
+     * Entries in the tables: the sum of "rocksdb.num.entries" when every table carries it; for tables
+     * without properties (LevelDB) counted by `inspect --deep`; else null (unknown, never 0).
+     */
+    entries: number | null;
     blobFiles: number;
     blobBytes: number;
     garbageBlobBytes: number;

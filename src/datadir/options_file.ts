@@ -72,6 +72,8 @@ export interface CfOptionsModel {
   mergeOperator?: string;
   prefixExtractor?: string;
   level0FileNumCompactionTrigger?: number;
+  level0SlowdownWritesTrigger?: number;
+  level0StopWritesTrigger?: number;
   blob: {
     enableBlobFiles?: boolean;
     minBlobSize?: number;
@@ -267,6 +269,8 @@ function typedCf(nameLatin1: string, raw: Record<string, string>): CfOptionsMode
     mergeOperator: raw["merge_operator"],
     prefixExtractor: raw["prefix_extractor"],
     level0FileNumCompactionTrigger: num(raw["level0_file_num_compaction_trigger"]),
+    level0SlowdownWritesTrigger: num(raw["level0_slowdown_writes_trigger"]),
+    level0StopWritesTrigger: num(raw["level0_stop_writes_trigger"]),
     blob: {
       enableBlobFiles: bool(raw["enable_blob_files"]),
       minBlobSize: num(raw["min_blob_size"]),

@@ -78,8 +78,19 @@ export interface InspectReport {
     blobBytes: number;
     walBytes: number;
   };
-  /** Count of flags by severity over all CFs. */
+  /**
+   * Everything the report flags, by severity: every column family's flags plus every reader finding the
+   * report shows (instance and root findings, see shownFindings).
+   */
   flagCounts: Record<FlagSeverity, number>;
+}
+
+/**
+ * The reader findings of an instance the report shows: all of them, except that past 20 findings the
+ * per-table `sst-unreadable` ones are left to the `files-unread` flag that counts them.
+ */
+export function shownFindings(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => f.code !== "sst-unreadable" || findings.length < 20);
 }
 
 const SEV_ORDER: Record<FlagSeverity, number> = { error: 0, warn: 1, info: 2 };
@@ -204,6 +215,7 @@ export function buildInspectReport(
     // stable order: CFs holding something first (in MANIFEST id order), then empty ones
     const ordered = [...cfs.filter(interesting), ...cfs.filter((c) => !interesting(c))];
     for (const c of cfs) for (const f of c.flags) flagCounts[f.severity]++;
+    for (const f of shownFindings(inst.findings)) flagCounts[f.severity]++;
     return { instance: inst, cfs: ordered, wal: inst.wal, findings: inst.findings };
   });
   const t = {
@@ -215,6 +227,8 @@ export function buildInspectReport(
     blobBytes: 0,
     walBytes: 0,
   };
+  for (const f of model.findings)
+    if (!model.instances.some((i) => i.findings.includes(f))) flagCounts[f.severity]++;
   for (const i of model.instances) {
     t.cfs += i.columnFamilies.length;
     t.sstFiles += i.totals.sstFiles;

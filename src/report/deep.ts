@@ -1,5 +1,5 @@
 /**
- * What `inspect` reads per SST, in its two modes (both read only the tail of each file, never data blocks):
+ * What `inspect` reads per SST, in its two modes (both read the tail of each file; data blocks only where noted):
  *
  * - cheap (default): the datadir model with `tableDetails: "cheap"`: per live table the footer, the
  *   metaindex, the properties block and the filter's metadata (5 bytes of a full filter, or the
@@ -7,7 +7,8 @@
  * - deep (`--deep`): the same, plus the whole index (every partition of a two-level index) walked to count
  *   the data blocks and measure their stored sizes (min/mean/max, instead of the data-size/block-count
  *   estimate), cross-checked against "rocksdb.num.data.blocks"; and every block read (metaindex,
- *   properties, index and its partitions, filter partition index) has its checksum verified.
+ *   properties, index and its partitions, filter partition index) has its checksum verified. Tables
+ *   without an entry count property (LevelDB) have their data blocks read to count their entries.
  *
  * Deep mode builds the model without table details and fills `details` itself, so each table is opened
  * once: footer + metaindex + properties + filter metadata + index, in a handful of positioned reads.
@@ -15,6 +16,7 @@
  * the main thread reads the first (when the compiled worker module exists and there is a second core).
  */
 import { inspectDatadir } from "../datadir/inspect.js";
+import { tableEntries } from "../lsm/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
 import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 import { availableParallelism } from "node:os";
@@ -73,6 +75,13 @@ function readInWorker(paths: string[]): Promise<DeepTableResult[] | undefined> {
   });
 }
 
+/** Each column family's entries: table properties, else the entries deep mode counted. */
+function countEntries(model: DatadirModel, deep: Map<string, DeepTableInfo>): void {
+  for (const inst of model.instances)
+    for (const cf of inst.columnFamilies)
+      cf.totals.entries = tableEntries(cf.levels, (f) => deep.get(f.path)?.entriesCounted);
+}
+
 /** Build the model in the chosen mode (see the header comment). */
 export async function runInspect(dir: string, opts: RunInspectOptions = {}): Promise<InspectResult> {
   const mode = opts.mode ?? "cheap";
@@ -122,7 +131,9 @@ export async function runInspect(dir: string, opts: RunInspectOptions = {}): Pro
     const rest = all.slice(split);
     const results = await workerJob;
     rest.forEach(({ inst, f }, i) => record(inst, f, results?.[i] ?? readTableDeep(f.path)));
+    countEntries(model, deep);
     return { model, mode, deep, readThreads: results ? 2 : 1 };
   }
+  countEntries(model, deep);
   return { model, mode, deep, readThreads: 1 };
 }

@@ -26,6 +26,8 @@ export interface DeepTableInfo {
   bytesRead: number;
   /** Checksums were verified on every block read. */
   checksumsVerified: boolean;
+  /** Tables without "rocksdb.num.entries" (LevelDB): entries counted by reading every data block. */
+  entriesCounted?: number;
   error?: string;
 }
 
@@ -81,6 +83,13 @@ export function readTableDeep(path: string): DeepTableResult {
       if (t.filter.partitioned) deep.filterPartitions = t.filter.partitions;
     } catch {
       /* reported in details.error */
+    }
+    if (details.numEntries === undefined && !deep.error && !details.error) {
+      try {
+        deep.entriesCounted = t.scan().entries;
+      } catch (e) {
+        deep.error = `data: ${(e as Error).message}`;
+      }
     }
     if (details.numDataBlocks !== undefined && !deep.error)
       deep.propertiesAgree = details.numDataBlocks === blocks;

@@ -10,8 +10,16 @@ import {
   type ConfiguredKnobs,
   type Tally,
 } from "../analysis/knobs.js";
-import type { CfReport, FlagSeverity, InspectReport, InstanceReport } from "./build.js";
+import {
+  shownFindings,
+  type CfReport,
+  type FlagSeverity,
+  type InspectReport,
+  type InstanceReport,
+} from "./build.js";
 import { relative } from "node:path";
+import type { CfLayout } from "../analysis/layout.js";
+import { placementDefinition } from "../lsm/placement.js";
 
 const e = escapeText;
 
@@ -218,6 +226,21 @@ function mixedFilterLines(c: CfReport): string[] {
   return out;
 }
 
+/** "above L3: 12 files, 3.1 MiB (4.2% of the bytes), 1,234 entries · L0: 2 files (trigger 4) · …". */
+export function placementText(L: CfLayout): string {
+  const p = L.placement;
+  if (!p) return "no SSTs";
+  const bottom = p.oldestL0AsBottom ? "the oldest L0 table" : `L${p.bottomLevel}`;
+  return (
+    `above ${bottom}: ${plural(p.filesAboveBottom, "file")}, ${formatBytes(p.bytesAboveBottom)} (${pct(p.byteShareAboveBottom)})` +
+    (L.entriesAboveBottom !== undefined && p.filesAboveBottom > 0
+      ? `, ${int(L.entriesAboveBottom)} entries`
+      : "") +
+    ` · L0: ${plural(L.l0Files, "file")}${L.l0Trigger !== undefined ? ` (trigger ${L.l0Trigger})` : ""}` +
+    ` · up to ${plural(L.filesPerLookup, "table")} per lookup`
+  );
+}
+
 function deepRows(c: CfReport): string[][] {
   const rows: string[][] = [
     ["level", "tables", "data blocks", "stored bytes/block (min..mean..max)", "index≠props", "errors"],
@@ -241,7 +264,8 @@ function deepRows(c: CfReport): string[][] {
 export function renderCf(c: CfReport): string[] {
   const out: string[] = [];
   const L = c.layout;
-  const entries = c.knobs.carried.all.filesRead > 0 ? ` · ${int(c.knobs.carried.all.entries)} entries` : "";
+  const n = c.cf.totals.entries;
+  const entries = L.files > 0 ? ` · ${n === null ? "unknown" : int(n)} entries` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
       (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.bytes)}` : "") +
@@ -253,14 +277,8 @@ export function renderCf(c: CfReport): string[] {
     out.push("");
     out.push(...table(levelRows(c), new Set([1, 2, 3, 5, 7, 9])));
     out.push(...mixedFilterLines(c));
-    const bottom = L.bottomLevel!;
-    out.push(
-      `  above the bottom level (L${bottom}): ${int(L.filesAboveBottom)} ${L.filesAboveBottom === 1 ? "file" : "files"}, ${formatBytes(L.bytesAboveBottom)} (${pct(L.shareAboveBottom)} of the bytes)` +
-        (L.entriesAboveBottom !== undefined && L.filesAboveBottom > 0
-          ? `, ${int(L.entriesAboveBottom)} entries`
-          : "") +
-        ` · L0: ${L.l0Files} ${L.l0Files === 1 ? "file" : "files"}${L.l0Trigger !== undefined ? ` (compaction trigger ${L.l0Trigger})` : ""}`,
-    );
+    out.push(`  ${placementText(L)}`);
+    out.push(`    (${placementDefinition(L.placement!)})`);
   }
   if (L.unflushedWrites > 0) out.push(`  unflushed writes in live WALs: ${int(L.unflushedWrites)}`);
   if (c.keyCategories && c.keyCategories.length)
@@ -354,7 +372,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
       out.push("");
       out.push(`  empty column families: ${empty.join(", ")}`);
     }
-    const findings = inst.findings.filter((f) => f.code !== "sst-unreadable" || inst.findings.length < 20);
+    const findings = shownFindings(inst.findings);
     if (findings.length) {
       out.push("");
       out.push("  findings:");
@@ -376,7 +394,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   out.push("");
   out.push(
     `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +
-      `${t.blobFiles} blob files ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
+      `${t.blobFiles} blob files ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
       (r.complete ? "" : " · picture incomplete (see findings)"),
   );
   return out.join("\n") + "\n";

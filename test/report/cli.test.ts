@@ -32,7 +32,8 @@ describe.skipIf(!have("besu-snapshot"))("inspect on besu-snapshot", () => {
     expect(out).toContain("── cf06 ACCOUNT_INFO_STATE");
     expect(out).toMatch(/filter\s+bloomfilter:10\s+L0: fastbloom ~10 ×1 · L6: fastbloom ~10 ×1/);
     expect(out).toMatch(/compression\s+LZ4\s+LZ4 ×2/);
-    expect(out).toMatch(/above the bottom level \(L6\): 1 file, /);
+    expect(out).toMatch(/above L6: 1 file, /);
+    expect(out).toMatch(/bottom = L6, the deepest level holding a table/);
     expect(out).toContain("small-files-above-bottom");
     expect(out).toMatch(/WAL \d+\.log: .*holds \d+ unflushed writes for CFs cf01 BLOCKCHAIN/);
     expect(out).toMatch(/blob files\s+on, min 100 B, LZ4\s+2 files, /);

@@ -38,7 +38,8 @@ describe.skipIf(!have("besu-generated"))("besu-generated", () => {
       "database › cf09 TRIE_BRANCH_STORAGE": ["filter-none-client"],
     });
     // everything sits in the bottom level: no placement flag of any severity
-    for (const i of r.instances) for (const c of i.cfs) expect(c.layout.filesAboveBottom).toBe(0);
+    for (const i of r.instances)
+      for (const c of i.cfs) expect(c.layout.placement?.filesAboveBottom ?? 0).toBe(0);
   });
 });
 
@@ -47,7 +48,7 @@ describe.skipIf(!have("besu-snapshot"))("besu-snapshot", () => {
     const r = await report("besu-snapshot");
     const m = flagMap(r);
     const inst = r.instances[0]!;
-    const withL0 = inst.cfs.filter((c) => c.layout.l0Files > 0 && c.layout.bottomLevel! > 0);
+    const withL0 = inst.cfs.filter((c) => c.layout.l0Files > 0 && c.layout.placement!.bottomLevel > 0);
     expect(withL0.length).toBeGreaterThanOrEqual(4);
     for (const c of inst.cfs) {
       const key = `database › ${c.cf.displayName}`;
@@ -57,7 +58,7 @@ describe.skipIf(!have("besu-snapshot"))("besu-snapshot", () => {
     // the numbers behind it come from the MANIFEST
     const cf06 = inst.cfs.find((c) => c.cf.displayName === "cf06 ACCOUNT_INFO_STATE")!;
     const l0 = cf06.cf.levels.find((l) => l.level === 0)!;
-    expect(cf06.layout.bytesAboveBottom).toBe(l0.bytes);
+    expect(cf06.layout.placement!.bytesAboveBottom).toBe(l0.bytes);
     expect(cf06.layout.l0Trigger).toBe(4);
     // the WAL holds unflushed writes, and the report says which CFs
     expect(inst.wal.some((w) => w.unflushedWrites > 0)).toBe(true);
@@ -74,8 +75,8 @@ describe.skipIf(!have("nethermind"))("nethermind", () => {
     expect(c.knobs.configured?.compression).toBe("Snappy");
     const note = c.flags.find((f) => f.id === "optimize-filters-for-hits")!;
     expect(note.severity).toBe("info");
-    expect(note.level).toBe(c.layout.bottomLevel);
-    const bottom = c.cf.levels.find((l) => l.level === c.layout.bottomLevel)!;
+    expect(note.level).toBe(c.layout.placement!.bottomLevel);
+    const bottom = c.cf.levels.find((l) => l.level === c.layout.placement!.bottomLevel)!;
     expect(bottom.files.every((f) => f.details?.filter?.kind === "none")).toBe(true);
     expect(note.message).toContain(
       `L${bottom.level}: ${bottom.files.length} of ${bottom.files.length} files`,

@@ -84,7 +84,7 @@ export const rule: Rule = {
               bytesInBottom: m.bytesInBottom,
               filesAboveBottom: m.filesAboveBottom,
               filesInBottom: m.filesInBottom,
-              byteShareAboveBottom: share(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom),
+              byteShareAboveBottom: m.byteShareAboveBottom,
               perLevel: m.perLevel,
               entriesAboveBottom: m.entriesAboveBottom,
               entriesInBottom: m.entriesInBottom ?? null,

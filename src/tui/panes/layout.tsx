@@ -3,7 +3,7 @@ import { Box, Text } from "ink";
 import { formatBytes } from "../../util/bytes.js";
 import { bar, clip, pad, padLeft } from "../text.js";
 import type { PaneProps, TuiPane } from "./types.js";
-import { pct } from "../../report/render.js";
+import { pct, placementText } from "../../report/render.js";
 
 export function LayoutPane({ cf, width, height }: PaneProps) {
   if (!cf) return <Text>no column family selected</Text>;
@@ -28,9 +28,7 @@ export function LayoutPane({ cf, width, height }: PaneProps) {
     );
   }
   const summary =
-    L.files === 0
-      ? "no SSTs"
-      : `${L.files} SSTs, ${formatBytes(L.bytes)} · above L${L.bottomLevel}: ${L.filesAboveBottom} ${L.filesAboveBottom === 1 ? "file" : "files"}, ${formatBytes(L.bytesAboveBottom)} (${pct(L.shareAboveBottom)}) · L0: ${L.l0Files}${L.l0Trigger !== undefined ? `/${L.l0Trigger}` : ""}`;
+    L.files === 0 ? "no SSTs" : `${L.files} SSTs, ${formatBytes(L.bytes)} · ${placementText(L)}`;
   const head = `${pad("lvl", 4)} ${pad("bytes", barW + 21)}${barW > 0 ? " " : ""}${pad("files", barW + 9)}`;
   const flagsRoom = Math.max(0, height - rows.length - 3);
   const flags = cf.flags.slice(0, flagsRoom);
