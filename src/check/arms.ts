@@ -5,9 +5,9 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { inspectDatadir } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { DatadirModel } from "../datadir/model.js";
-import { LsmscopeError, isUserError } from "../util/errors.js";
+import { describeOsError, LsmscopeError, isUserError } from "../util/errors.js";
 import { escapeText } from "../util/bytes.js";
 import type { ArmModel } from "./types.js";
 
@@ -29,8 +29,8 @@ export async function loadArm(dir: string, role: ArmModel["arm"]): Promise<ArmMo
   let isDir = false;
   try {
     isDir = statSync(root).isDirectory();
-  } catch {
-    throw new CheckCannotRunError(`${label(role)}: no such directory`, root);
+  } catch (e) {
+    throw new CheckCannotRunError(`${label(role)}: ${describeOsError(e)}`, root);
   }
   if (!isDir) throw new CheckCannotRunError(`${label(role)}: not a directory`, root);
   let model: DatadirModel;
@@ -47,10 +47,7 @@ export async function loadArm(dir: string, role: ArmModel["arm"]): Promise<ArmMo
 function vetModel(model: DatadirModel, role: ArmModel["arm"]): void {
   const where = label(role);
   if (model.instances.length === 0)
-    throw new CheckCannotRunError(
-      `${where}: no RocksDB or LevelDB store found (no CURRENT file)`,
-      model.root,
-    );
+    throw new CheckCannotRunError(`${where}: ${noReadableStoreError(model).message}`, model.root);
   const pebble = model.instances.find((i) => i.engine === "pebble");
   if (pebble)
     throw new CheckCannotRunError(

@@ -15,7 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { inspectDatadir } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable } from "../format/table.js";
 import { ValueType } from "../format/internal_key.js";
@@ -183,18 +183,17 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
 /** The single RocksDB instance at `dir` (a store directory, or a datadir holding exactly one store). */
 export async function resolveStore(dir: string): Promise<InstanceModel> {
   const model = await inspectDatadir(dir, { tableDetails: "none", readWal: true });
-  const stores = model.instances.filter((i) => i.engine === "rocksdb");
-  if (stores.length === 0) throw new LsmscopeError(`no RocksDB store found`, { file: dir });
+  const stores = model.instances.filter(
+    (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
+  );
+  if (stores.length === 0) throw noReadableStoreError(model, "RocksDB store");
   if (stores.length > 1)
     throw new LsmscopeError(
       `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,
       { file: dir },
     );
   const inst = stores[0]!;
-  if (!inst.readable)
-    throw new LsmscopeError(`store cannot be read: ${inst.findings[0]?.message ?? "MANIFEST unreadable"}`, {
-      file: inst.path,
-    });
+  if (!inst.readable) throw noReadableStoreError({ ...model, instances: [inst] });
   return inst;
 }
 

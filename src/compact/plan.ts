@@ -21,7 +21,7 @@
  */
 import { join } from "node:path";
 import * as engine from "../engine/index.js";
-import { inspectDatadir } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { optionsForCf } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
@@ -129,15 +129,17 @@ function unflushedBytesOf(inst: InstanceModel, cf: ColumnFamilyModel): number {
 export async function planCompaction(dir: string, opts: PlanOptions = {}): Promise<CompactPlan> {
   engine.requireEngine();
   const model = await inspectDatadir(dir, { tableDetails: "cheap", readWal: true });
-  const stores = model.instances.filter((i) => i.engine === "rocksdb");
-  if (stores.length === 0) throw new LsmscopeError("no RocksDB store found", { file: dir });
+  const stores = model.instances.filter(
+    (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
+  );
+  if (stores.length === 0) throw noReadableStoreError(model, "RocksDB store");
   if (stores.length > 1)
     throw new LsmscopeError(
       `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,
       { file: dir },
     );
   const inst = stores[0]!;
-  if (!inst.readable) throw new LsmscopeError("the store's MANIFEST cannot be read", { file: inst.path });
+  if (!inst.readable) throw noReadableStoreError({ ...model, instances: [inst] });
   return planForInstance(inst, opts);
 }
 

@@ -6,7 +6,7 @@
  * - content: the logical digest (digest.ts) equals the one taken before the run;
  * - sizes before and after (SST, blob files).
  */
-import { inspectDatadir } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { InstanceModel } from "../datadir/model.js";
 import { LsmscopeError } from "../util/errors.js";
 import { digestColumnFamily, type CfDigest, type StoreDigest } from "./digest.js";
@@ -46,8 +46,8 @@ export interface VerifyReport {
 
 export async function inspectStore(dir: string): Promise<InstanceModel> {
   const model = await inspectDatadir(dir, { tableDetails: "cheap", readWal: true });
-  const inst = model.instances.find((i) => i.engine === "rocksdb");
-  if (!inst) throw new LsmscopeError("no RocksDB store found", { file: dir });
+  const inst = model.instances.find((i) => i.engine === "rocksdb" && i.readable);
+  if (!inst) throw noReadableStoreError(model, "RocksDB store");
   return inst;
 }
 

@@ -5,6 +5,7 @@
  */
 import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
+import { describeOsError } from "../util/errors.js";
 import type { Finding } from "./model.js";
 
 export interface DiscoveredStore {
@@ -32,7 +33,7 @@ export function discoverStores(root: string, maxDepth: number, findings: Finding
         severity: "warn",
         code: "dir-unreadable",
         file: dir,
-        message: `cannot list directory: ${(e as Error).message}`,
+        message: `cannot list directory: ${describeOsError(e)}`,
       });
       return;
     }
@@ -41,7 +42,18 @@ export function discoverStores(root: string, maxDepth: number, findings: Finding
       out.push({ path: dir, names });
       return;
     }
-    if (depth >= maxDepth) return;
+    if (depth >= maxDepth) {
+      // a store further down is missed: say so, so "no store found" can say why
+      const sub = entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;
+      if (sub > 0)
+        findings.push({
+          severity: "info",
+          code: "walk-depth-limit",
+          file: dir,
+          message: `not searched below (${sub} subdirector${sub === 1 ? "y" : "ies"}): the directory walk stops ${maxDepth} levels below the datadir; name the store directory itself to read a deeper store`,
+        });
+      return;
+    }
     // real directories before symlinks, so a store reached both ways is named by its real path
     const order = (e: Dirent) => (e.isSymbolicLink() ? 1 : 0);
     const sorted = entries.sort(
@@ -64,4 +76,23 @@ export function discoverStores(root: string, maxDepth: number, findings: Finding
   };
   walk(root, 0);
   return out;
+}
+
+/**
+ * Why no store was found below `root`, from the walk's findings: directories it could not list
+ * (permissions) and directories below its depth limit. Empty when the walk saw everything.
+ */
+export function whyNoStore(findings: Finding[]): string {
+  const unreadable = findings.filter((f) => f.code === "dir-unreadable");
+  const deep = findings.filter((f) => f.code === "walk-depth-limit");
+  const why: string[] = [];
+  if (unreadable.length)
+    why.push(
+      `${unreadable.length === 1 ? `${unreadable[0]!.file}` : `${unreadable.length} directories (first ${unreadable[0]!.file})`}: ${unreadable[0]!.message}`,
+    );
+  if (deep.length)
+    why.push(
+      `the walk stopped at its depth limit in ${deep.length === 1 ? deep[0]!.file : `${deep.length} directories (first ${deep[0]!.file})`}; name the store directory itself`,
+    );
+  return why.join("; ");
 }

@@ -6,9 +6,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { LsmscopeError } from "../util/errors.js";
+import { fromFsError, LsmscopeError } from "../util/errors.js";
 import { toHex } from "../util/bytes.js";
-import { discoverStores, type DiscoveredStore } from "./discover.js";
+import { discoverStores, whyNoStore, type DiscoveredStore } from "./discover.js";
 import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js";
 import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
 import { scanWal } from "./wal.js";
@@ -65,8 +65,8 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
   let st;
   try {
     st = statSync(root);
-  } catch {
-    throw new LsmscopeError("no such directory", { file: root });
+  } catch (e) {
+    throw fromFsError(e, dir) ?? e;
   }
   if (!st.isDirectory()) throw new LsmscopeError("not a directory", { file: root });
 
@@ -100,13 +100,15 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
     const inst = inspectStore(root, s, besu !== undefined, opts, tableReader);
     instances.push(inst);
   }
-  if (stores.length === 0)
+  if (stores.length === 0) {
+    const why = whyNoStore(findings);
     findings.push({
       severity: "error",
       code: "no-store",
       file: root,
-      message: "no store found (no directory with CURRENT or a Pebble marker)",
+      message: `no store found (no directory with CURRENT or a Pebble marker)${why ? `: ${why}` : ""}`,
     });
+  }
 
   // datadir-level client verdict
   if (client.kind === "unknown") {
@@ -135,6 +137,26 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
   for (const i of instances) findings.push(...i.findings);
   const complete = !findings.some((f) => f.severity === "error");
   return { root, client, instances, findings, complete, elapsedMs: Math.round(performance.now() - t0) };
+}
+
+/**
+ * Why a command that needs a readable store has none, as a user error naming the path and the cause:
+ * the no-store finding (with what the walk could not see), or the first error of the unreadable
+ * instance (a dangling CURRENT, a MANIFEST that does not decode, a permission).
+ */
+export function noReadableStoreError(model: DatadirModel, what = "RocksDB or LevelDB store"): LsmscopeError {
+  const noStore = model.findings.find((f) => f.code === "no-store");
+  if (noStore || model.instances.length === 0)
+    return new LsmscopeError(
+      noStore?.message.replace(/^no store found/, `no ${what} found`) ?? `no ${what} found`,
+      { file: model.root },
+    );
+  const inst = model.instances.find((i) => !i.readable) ?? model.instances[0]!;
+  const why = inst.findings.find((f) => f.severity === "error") ?? inst.findings[0];
+  return new LsmscopeError(
+    `store cannot be read${why ? `: ${why.file && why.file !== inst.path ? `${why.file}: ` : ""}${why.message}` : ""}`,
+    { file: inst.path },
+  );
 }
 
 function inspectStore(
@@ -244,9 +266,23 @@ function inspectStore(
 
   inst.engine = rocksSignals || (replay && !replay.levelDbStyle) ? "rocksdb" : "leveldb";
   if (!replay) return inst;
-  inst.readable = true;
   inst.manifest = replay.summary;
   F.push(...replay.findings);
+  if (!replay.complete) {
+    // RocksDB refuses to open a MANIFEST that does not decode, and so do we: the levels, the live
+    // files, the WALs' liveness, sizes and plans all depend on the version it records. The WALs are
+    // still counted, with their liveness unknown.
+    F.push({
+      severity: "error",
+      code: "manifest-incomplete",
+      file: replay.summary.path,
+      message: `${replay.summary.file} does not decode (see the finding before); levels, live files and WAL liveness are unknown`,
+    });
+    if (opts.readWal !== false) inspectWals(inst, dir, names, false);
+    inst.totals.walBytes = inst.wal.reduce((s, w) => s + w.size, 0);
+    return inst;
+  }
+  inst.readable = true;
   // a LevelDB store that no other client claims may be legacy geth: decided below from its keys
   const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
 
@@ -542,7 +578,13 @@ function safeReplay(path: string, name: string, F: Finding[]): ManifestReplay | 
   }
 }
 
-function inspectWals(inst: InstanceModel, walDir: string, names: string[] | undefined): void {
+/** `livenessKnown` false: the MANIFEST does not decode, so no WAL is called live, inert or unflushed. */
+function inspectWals(
+  inst: InstanceModel,
+  walDir: string,
+  names: string[] | undefined,
+  livenessKnown = true,
+): void {
   let list = names;
   if (!list) {
     try {
@@ -564,7 +606,7 @@ function inspectWals(inst: InstanceModel, walDir: string, names: string[] | unde
   const minCfLog = inst.columnFamilies.length ? Math.min(...inst.columnFamilies.map((c) => c.logNumber)) : 0;
   const minWal = Math.max(minCfLog, man.minLogNumberToKeep);
   // WALs the MANIFEST tracks (track_and_verify_wals_in_manifest) must be there, at least as synced
-  for (const t of man.trackedWals) {
+  for (const t of livenessKnown ? man.trackedWals : []) {
     const name = fileName(t.logNumber, "log");
     const onDisk = wals.find((w) => w.number === t.logNumber);
     if (!onDisk)
@@ -600,9 +642,13 @@ function inspectWals(inst: InstanceModel, walDir: string, names: string[] | unde
       continue;
     }
     inst.findings.push(...scan.findings);
-    const live = leveldb
-      ? w.number >= man.logNumber || (man.prevLogNumber !== 0 && w.number === man.prevLogNumber)
-      : w.number >= minWal;
+    const live =
+      livenessKnown &&
+      (leveldb
+        ? w.number >= man.logNumber || (man.prevLogNumber !== 0 && w.number === man.prevLogNumber)
+        : w.number >= minWal);
+    let writes = 0;
+    for (const s of scan.perCf.values()) writes += s.writes;
     const perColumnFamily: WalCfStats[] = [];
     let unflushed = 0;
     const unflushedCfs: string[] = [];
@@ -637,8 +683,10 @@ function inspectWals(inst: InstanceModel, walDir: string, names: string[] | unde
       perColumnFamily,
       unflushedWrites: unflushed,
       live,
-      summary:
-        unflushed > 0
+      livenessUnknown: livenessKnown ? undefined : true,
+      summary: !livenessKnown
+        ? `holds ${writes} writes; whether they are flushed is unknown (the MANIFEST does not decode)`
+        : unflushed > 0
           ? `holds ${unflushed} unflushed writes for CFs ${unflushedCfs.join(", ")}`
           : `inert: ${scan.size} bytes, nothing unflushed`,
       recyclable: scan.recyclable,

@@ -179,7 +179,9 @@ export interface WalFileModel {
   unflushedWrites: number;
   /** Needed for recovery: its number is at or after some live CF's log number. */
   live: boolean;
-  /** "inert: N bytes, nothing unflushed" or "holds K unflushed writes for CFs …". */
+  /** True when the MANIFEST does not decode: `live` and `unflushedWrites` are then not known (false / 0). */
+  livenessUnknown?: boolean;
+  /** "inert: N bytes, nothing unflushed", "holds K unflushed writes for CFs …" or "holds K writes; … unknown". */
   summary: string;
   recyclable: boolean;
   /** Torn tail / stale recycled bytes / zero-filled tail at the end (normal). */

@@ -59,7 +59,7 @@ export function renderDatadirText(m: DatadirModel): string {
     for (const w of inst.wal) {
       const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
       out.push(
-        `  wal ${w.file}: ${w.records} records${seq}; ${w.live ? "live" : "not live"}; ${e(w.summary)}`,
+        `  wal ${w.file}: ${w.records} records${seq}; ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not live"}; ${e(w.summary)}`,
       );
     }
   }

@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fromHex } from "../util/bytes.js";
-import { LsmscopeError } from "../util/errors.js";
+import { fromFsError, LsmscopeError } from "../util/errors.js";
 import type { ProbeOptions } from "./probe.js";
 import type { AddressHashing } from "./keys.js";
 
@@ -28,6 +28,8 @@ export function loadProbeDefinition(path: string): ProbeDefinition {
   try {
     raw = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
   } catch (err) {
+    const os = fromFsError(err, path);
+    if (os) throw os;
     throw new LsmscopeError(`not a probe definition: ${(err as Error).message}`, { file: path });
   }
   const bad = (what: string) => new LsmscopeError(`probe definition: ${what}`, { file: path });

@@ -16,7 +16,7 @@ import { openTable, type SstTable } from "../format/table.js";
 import { ValueType } from "../format/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { fromHex } from "../util/bytes.js";
-import { LsmscopeError } from "../util/errors.js";
+import { fromFsError, LsmscopeError } from "../util/errors.js";
 import { mulberry32 } from "../util/random.js";
 import { accountHash, besuAccountKey, gethAccountKey, nethermindAccountKey } from "../eth/keys.js";
 import type { LsmReader } from "./reader_path.js";
@@ -235,7 +235,13 @@ export function addressKey(address: Buffer, hashing: AddressHashing): Buffer {
 
 /** Keys from a file: hex per line ('#' comments, blank lines ignored); addresses hashed when asked. */
 export function keysFromFile(path: string, hashing?: AddressHashing): Buffer[] {
-  const text = readFileSync(path, "utf8");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    // readFileSync on a directory fails with EISDIR and no path in the error
+    throw fromFsError(e, path) ?? e;
+  }
   const out: Buffer[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     const line = raw.replace(/#.*/, "").trim();

@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { inspectDatadir } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LsmReader } from "./reader_path.js";
@@ -202,6 +202,7 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
   if (counts.length === 0 || counts.some((c) => !Number.isInteger(c) || c <= 0))
     throw new LsmscopeError("--count takes positive integers, e.g. --count 100,1000");
   const model = await inspectDatadir(dir, { readWal: true });
+  if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
   const { instance, cf } = resolveColumnFamily(model.instances, opts.cf, opts.instance);
   return probeColumnFamily(model.root, instance, cf, opts);
 }

@@ -293,6 +293,16 @@ export function renderCf(c: CfReport): string[] {
   return out;
 }
 
+function walLines(i: InstanceReport["instance"]): string[] {
+  return i.wal.map((w) => {
+    const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
+    return (
+      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${int(w.records)} records${seq}, ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
+      (w.tail ? ` (tail: ${e(w.tail.kind)}, ${w.tail.bytes} bytes at ${w.tail.offset})` : "")
+    );
+  });
+}
+
 function instanceHeader(r: InstanceReport, root: string): string[] {
   const i = r.instance;
   const out: string[] = [];
@@ -308,9 +318,14 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
     .join(", ");
   out.push(`══ ${e(i.relPath)}  [${i.engine}; ${who}]`);
   if (!i.readable) {
-    out.push(
-      `  not readable${i.engine === "pebble" ? ": Pebble stores are recognised but not yet read" : ""}`,
-    );
+    const why =
+      i.engine === "pebble"
+        ? ": Pebble stores are recognised but not yet read"
+        : i.manifest
+          ? `: ${e(i.manifest.file)} does not decode, so levels and files are unknown (see findings)`
+          : "";
+    out.push(`  not readable${why}`);
+    out.push(...walLines(i));
     return out;
   }
   const parts: string[] = [];
@@ -327,13 +342,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
     `  totals: ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)} · ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobBytes + t.walBytes)}`,
   );
   if (i.wal.length === 0) out.push("  WAL: none");
-  for (const w of i.wal) {
-    const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
-    out.push(
-      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${int(w.records)} records${seq}, ${w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
-        (w.tail ? ` (tail: ${e(w.tail.kind)}, ${w.tail.bytes} bytes at ${w.tail.offset})` : ""),
-    );
-  }
+  out.push(...walLines(i));
   if (i.unreferencedTables.length)
     out.push(
       `  unreferenced SSTs on disk: ${i.unreferencedTables.length} (${i.unreferencedTables.slice(0, 5).map(e).join(", ")}${i.unreferencedTables.length > 5 ? ", …" : ""})`,

@@ -54,23 +54,48 @@ export function isUserError(err: unknown): err is LsmscopeError {
   return err instanceof LsmscopeError;
 }
 
-/** Node's fs errors (ENOENT, EACCES, ...) are user errors too: turn them into one line naming the path. */
-export function fromFsError(err: unknown): LsmscopeError | undefined {
-  if (
-    err &&
-    typeof err === "object" &&
-    "code" in err &&
-    typeof (err as { code: unknown }).code === "string"
-  ) {
-    const e = err as NodeJS.ErrnoException;
-    const reason: Record<string, string> = {
-      ENOENT: "no such file or directory",
-      EACCES: "permission denied",
-      EISDIR: "is a directory",
-      ENOTDIR: "not a directory",
-      EMFILE: "too many open files",
-    };
-    if (e.code && reason[e.code]) return new LsmscopeError(reason[e.code]!, { file: e.path, cause: err });
+/** Why an OS call failed, in words, for the errno codes a user can cause with a path. */
+const OS_REASONS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EISDIR: "is a directory",
+  ENOTDIR: "not a directory (a path component is a file)",
+  ELOOP: "too many levels of symbolic links (a symlink loop?)",
+  ENAMETOOLONG: "file name too long",
+  EMFILE: "too many open files (raise ulimit -n)",
+  ENFILE: "too many open files in the system",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on device",
+  EEXIST: "already exists",
+  EIO: "input/output error",
+  EBUSY: "device or resource busy",
+  EINVAL: "invalid argument",
+};
+
+/** The errno code of a Node system error (ENOENT, EACCES, ...), or undefined. */
+export function osErrorCode(err: unknown): string | undefined {
+  if (err && typeof err === "object" && "code" in err) {
+    const code = (err as { code: unknown }).code;
+    if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code)) return code;
   }
   return undefined;
+}
+
+/** One phrase for an OS error: "permission denied (EACCES)"; anything else: its message. */
+export function describeOsError(err: unknown): string {
+  const code = osErrorCode(err);
+  if (code) return `${OS_REASONS[code] ?? (err as Error).message.split(",")[0]!} (${code})`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Node's fs errors (ENOENT, EACCES, ELOOP, ...) are user errors too: one line naming the path and the
+ * cause. `path` names the file when the error does not (or names it differently than the user did).
+ */
+export function fromFsError(err: unknown, path?: string): LsmscopeError | undefined {
+  const code = osErrorCode(err);
+  if (!code) return undefined;
+  const e = err as NodeJS.ErrnoException;
+  return new LsmscopeError(describeOsError(err), { file: path ?? e.path, cause: err });
 }

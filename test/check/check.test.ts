@@ -402,7 +402,7 @@ describe("check CLI", () => {
     const r = cli([snapshot, "--against", join(dir, "nope")]);
     expect(r.status).toBe(3);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toMatch(/REF_DIR: no such directory/);
+    expect(r.stderr).toMatch(/REF_DIR: no such file or directory \(ENOENT\)/);
   });
 
   it("exit 3 when the arms hold different clients", () => {

@@ -63,7 +63,7 @@ describe("damaged stores", () => {
     expect(cli(base).status).toBe(0);
   });
 
-  it("a corrupted MANIFEST record: finding with the record's offset, partial model, exit 2", async () => {
+  it("a corrupted MANIFEST record: finding with the record's offset, nothing reported as known, exit 2", async () => {
     const d = copy("corrupt");
     const mp = manifestOf(d);
     // find the offset of the 4th record and flip a payload byte
@@ -79,7 +79,15 @@ describe("damaged stores", () => {
     expect(f.file).toBe(mp);
     expect(f.offset).toBe(offsets[3]);
     expect(m.complete).toBe(false);
-    expect(m.instances[0]!.columnFamilies.length).toBeGreaterThan(0);
+    // RocksDB refuses such a MANIFEST: no levels, no files, no WAL called inert or live
+    const inst = m.instances[0]!;
+    expect(inst.readable).toBe(false);
+    expect(inst.columnFamilies).toHaveLength(0);
+    expect(m.findings.some((x) => x.code === "manifest-incomplete")).toBe(true);
+    for (const w of inst.wal) {
+      expect(w.livenessUnknown).toBe(true);
+      expect(w.summary).not.toMatch(/inert/);
+    }
     const r = cli(d);
     expect(r.status).toBe(2);
     const json = JSON.parse(r.stdout);

@@ -92,6 +92,6 @@ describe("store discovery", () => {
   });
 
   it("a missing directory is one clear error", async () => {
-    await expect(inspectDatadir(join(dir, "nope"))).rejects.toThrow(/no such directory/);
+    await expect(inspectDatadir(join(dir, "nope"))).rejects.toThrow(/no such file or directory \(ENOENT\)/);
   });
 });

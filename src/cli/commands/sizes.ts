@@ -65,19 +65,17 @@ export const command: CommandModule<object, Args> = {
     if (argv.sample !== undefined && (!Number.isInteger(argv.sample) || argv.sample < 1))
       throw new LsmscopeError(`--sample needs a positive whole number of blocks, got ${argv.sample}`);
     // libraries load when a command runs, not when the CLI starts (every command's module loads then)
-    const [{ computeSizes }, { inspectDatadir }, { renderSizesSvg, renderSizesText, sizesJson }] =
-      await Promise.all([
-        import("../../sizes/compute.js"),
-        import("../../datadir/inspect.js"),
-        import("../../sizes/render.js"),
-      ]);
+    const [
+      { computeSizes },
+      { inspectDatadir, noReadableStoreError },
+      { renderSizesSvg, renderSizesText, sizesJson },
+    ] = await Promise.all([
+      import("../../sizes/compute.js"),
+      import("../../datadir/inspect.js"),
+      import("../../sizes/render.js"),
+    ]);
     const model = await inspectDatadir(argv.dir, {});
-    if (!model.instances.some((i) => i.readable)) {
-      const why = model.findings.find((f) => f.severity === "error");
-      throw new LsmscopeError(why?.message ?? "no readable RocksDB or LevelDB store found", {
-        file: argv.dir,
-      });
-    }
+    if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
     let progress: Progress | undefined;
     const report = await computeSizes(argv.dir, {
       model,
