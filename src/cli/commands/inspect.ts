@@ -1,5 +1,6 @@
 /**
- * `lsmscope inspect DIR [--json] [--deep]`: the inspect report (src/report/) over the datadir model.
+ * `lsmscope inspect DIR [--json] [--deep] [--summary [--csv]]`: the inspect report (src/report/) over the
+ * datadir model, or the one-table summary (src/summary/).
  * `--json` prints the model itself (with `deep` measurements by SST path under --deep).
  * Exit 0 when the picture is complete, 2 when some error finding left it incomplete (the report is
  * still printed).
@@ -7,6 +8,7 @@
 import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
 import type { InspectResult } from "../../report/deep.js";
+import { LsmscopeError } from "../../util/errors.js";
 
 interface Args {
   dir: string;
@@ -15,6 +17,8 @@ interface Args {
   tables: boolean;
   wal: boolean;
   empty: boolean;
+  summary: boolean;
+  csv: boolean;
 }
 
 /** A progress line on stderr while tables are read (stores with many tables only). */
@@ -93,9 +97,32 @@ export const command: CommandModule<object, Args> = {
         type: "boolean",
         default: false,
         describe: "show empty column families in full",
+      })
+      .option("summary", {
+        type: "boolean",
+        default: false,
+        describe: "one row per column family (and WAL) with a Total row",
+      })
+      .option("csv", {
+        type: "boolean",
+        default: false,
+        describe: "with --summary: RFC 4180 CSV, raw integer bytes",
       }) as never,
   handler: async (argv) => {
+    if (argv.csv && !argv.summary) throw new LsmscopeError("--csv goes with --summary");
+    if (argv.summary && argv.json)
+      throw new LsmscopeError("--summary is a table; --json prints the full model");
     const r = await inspectForReport(argv.dir, { deep: argv.deep, tables: argv.tables, wal: argv.wal });
+    if (argv.summary) {
+      const [{ buildSummary }, { renderSummaryCsv, renderSummaryText }] = await Promise.all([
+        import("../../summary/index.js"),
+        import("../../summary/render.js"),
+      ]);
+      const s = buildSummary(r.model);
+      process.stdout.write(argv.csv ? renderSummaryCsv(s) : renderSummaryText(s));
+      if (!r.model.complete) process.exitCode = 2;
+      return;
+    }
     const [{ buildInspectReport }, { renderInspectReport }] = await Promise.all([
       import("../../report/build.js"),
       import("../../report/render.js"),

@@ -1,0 +1,94 @@
+/**
+ * The summary view: one row per column family (and one per instance for its WAL files), with a Total row —
+ * the table Besu's `storage rocksdb usage` and `reth db stats` print. Pure over the datadir model; every
+ * figure is one the model already holds, under the model's own name:
+ *
+ * - `entries`: sum of the tables' `rocksdb.num.entries` (every version and tombstone in the files, not
+ *   distinct keys); absent when no table's properties were read (LevelDB tables carry none).
+ * - `sstBytes`, `files`: the column family's table files as the MANIFEST records them (cf.totals).
+ * - `blobBytes`: its blob files' sizes on disk (cf.totals.blobBytes); blob files count in `files`.
+ * - `walBytes`: WAL file sizes (instance totals.walBytes). WAL files belong to the instance, not to one
+ *   column family, so they form their own row (`cf` = "(WAL)").
+ * - `totalBytes` = sstBytes + blobBytes + walBytes.
+ * - `bytesAboveBottom`: table bytes in levels above the deepest non-empty level (analysis/layout.ts).
+ */
+import type { DatadirModel } from "../datadir/model.js";
+import { cfLayout } from "../analysis/layout.js";
+
+export interface SummaryRow {
+  /** Instance path relative to the datadir; "Total" for the total row. */
+  instance: string;
+  /** Column family display name, "(WAL)" for an instance's WAL files, "" for the total row. */
+  cf: string;
+  kind: "cf" | "wal" | "total";
+  entries?: number;
+  sstBytes: number;
+  blobBytes: number;
+  walBytes: number;
+  totalBytes: number;
+  files: number;
+  bytesAboveBottom: number;
+}
+
+export interface Summary {
+  root: string;
+  rows: SummaryRow[];
+  total: SummaryRow;
+}
+
+export function buildSummary(model: DatadirModel): Summary {
+  const rows: SummaryRow[] = [];
+  for (const inst of model.instances) {
+    for (const cf of inst.columnFamilies) {
+      const layout = cfLayout(inst, cf);
+      const entriesKnown = layout.levels.some((l) => l.entries !== undefined);
+      rows.push({
+        instance: inst.relPath,
+        cf: cf.displayName,
+        kind: "cf",
+        entries: entriesKnown ? layout.levels.reduce((a, l) => a + (l.entries ?? 0), 0) : undefined,
+        sstBytes: cf.totals.bytes,
+        blobBytes: cf.totals.blobBytes,
+        walBytes: 0,
+        totalBytes: cf.totals.bytes + cf.totals.blobBytes,
+        files: cf.totals.files + cf.totals.blobFiles,
+        bytesAboveBottom: layout.bytesAboveBottom,
+      });
+    }
+    if (inst.wal.length > 0)
+      rows.push({
+        instance: inst.relPath,
+        cf: "(WAL)",
+        kind: "wal",
+        sstBytes: 0,
+        blobBytes: 0,
+        walBytes: inst.totals.walBytes,
+        totalBytes: inst.totals.walBytes,
+        files: inst.wal.length,
+        bytesAboveBottom: 0,
+      });
+  }
+  const total: SummaryRow = {
+    instance: "Total",
+    cf: "",
+    kind: "total",
+    entries: rows.some((r) => r.entries !== undefined)
+      ? rows.reduce((a, r) => a + (r.entries ?? 0), 0)
+      : undefined,
+    sstBytes: 0,
+    blobBytes: 0,
+    walBytes: 0,
+    totalBytes: 0,
+    files: 0,
+    bytesAboveBottom: 0,
+  };
+  for (const r of rows) {
+    total.sstBytes += r.sstBytes;
+    total.blobBytes += r.blobBytes;
+    total.walBytes += r.walBytes;
+    total.totalBytes += r.totalBytes;
+    total.files += r.files;
+    total.bytesAboveBottom += r.bytesAboveBottom;
+  }
+  return { root: model.root, rows, total };
+}
