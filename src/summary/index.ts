@@ -52,7 +52,7 @@ export function buildSummary(model: DatadirModel): Summary {
         walBytes: 0,
         totalBytes: cf.totals.bytes + cf.totals.blobBytes,
         files: cf.totals.files + cf.totals.blobFiles,
-        bytesAboveBottom: layout.bytesAboveBottom,
+        bytesAboveBottom: layout.placement?.bytesAboveBottom ?? 0,
       });
     }
     if (inst.wal.length > 0)
