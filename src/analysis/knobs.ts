@@ -33,6 +33,9 @@ import type {
   TableDetails,
 } from "../datadir/model.js";
 import type { CfOptionsModel } from "../datadir/options_file.js";
+import { checksumNameFromOptions } from "../base/checksum_type.js";
+import { compressionNameFromOptions } from "../base/compression_type.js";
+import { indexTypeNameFromOptions } from "../base/index_type.js";
 
 // ------------------------------------------------------------------------------------------------ types
 
@@ -249,49 +252,22 @@ export interface KnobComparison {
 
 // ------------------------------------------------------------------------------------------ normalising
 
-const COMPRESSION_NAMES: Record<string, string> = {
-  kNoCompression: "NoCompression",
-  kSnappyCompression: "Snappy",
-  kZlibCompression: "Zlib",
-  kBZip2Compression: "BZip2",
-  kLZ4Compression: "LZ4",
-  kLZ4HCCompression: "LZ4HC",
-  kXpressCompression: "Xpress",
-  kZSTD: "ZSTD",
-  kZSTDNotFinalCompression: "ZSTDNotFinal",
-};
-
 /** OPTIONS compression name → the name files carry ("kLZ4Compression" → "LZ4"); undefined for "disabled". */
 export function normalizeCompression(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
   const t = v.trim();
   if (t === "" || t === "kDisableCompressionOption") return undefined;
-  return COMPRESSION_NAMES[t] ?? t;
+  return compressionNameFromOptions(t) ?? t;
 }
-
-const CHECKSUM_NAMES: Record<string, string> = {
-  kNoChecksum: "none",
-  kCRC32c: "crc32c",
-  kxxHash: "xxhash",
-  kxxHash64: "xxhash64",
-  kXXH3: "xxh3",
-};
 
 /** OPTIONS checksum name → reader's name ("kXXH3" → "xxh3"). */
 export function normalizeChecksum(v: string | undefined): string | undefined {
-  return v === undefined ? undefined : (CHECKSUM_NAMES[v.trim()] ?? v.trim());
+  return v === undefined ? undefined : (checksumNameFromOptions(v.trim()) ?? v.trim());
 }
-
-const INDEX_NAMES: Record<string, string> = {
-  kBinarySearch: "binary-search",
-  kHashSearch: "hash-search",
-  kTwoLevelIndexSearch: "two-level",
-  kBinarySearchWithFirstKey: "binary-search-with-first-key",
-};
 
 /** OPTIONS index_type → reader's name ("kTwoLevelIndexSearch" → "two-level"). */
 export function normalizeIndexType(v: string | undefined): string | undefined {
-  return v === undefined ? undefined : (INDEX_NAMES[v.trim()] ?? v.trim());
+  return v === undefined ? undefined : (indexTypeNameFromOptions(v.trim()) ?? v.trim());
 }
 
 /** Short form of a configured filter: "bloomfilter:10", "ribbonfilter:10:3", "none". */

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable } from "../format/table.js";
-import { ValueType } from "../format/internal_key.js";
+import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
 import { loadMemLayer } from "../datadir/memtable.js";

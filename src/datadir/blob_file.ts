@@ -14,24 +14,13 @@
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
 import { crc32c } from "@node-rs/crc32";
 import { readFixed32, readFixed64 } from "../util/coding.js";
-import { unmaskCrc } from "./log_reader.js";
+import { unmaskCrc32c } from "../base/crc.js";
+import { compressionName } from "../base/compression_type.js";
 import type { BlobFileFooterInfo, BlobFileHeaderInfo, Finding } from "./model.js";
 
 export const BLOB_MAGIC = 0x00248f37;
 export const BLOB_HEADER_SIZE = 30;
 export const BLOB_FOOTER_SIZE = 32;
-
-/** CompressionType byte values (include/rocksdb/compression_type.h). */
-export const COMPRESSION_NAMES: Record<number, string> = {
-  0x0: "NoCompression",
-  0x1: "Snappy",
-  0x2: "Zlib",
-  0x3: "BZip2",
-  0x4: "LZ4",
-  0x5: "LZ4HC",
-  0x6: "Xpress",
-  0x7: "ZSTD",
-};
 
 export interface BlobFileRead {
   size: number;
@@ -75,7 +64,7 @@ export function readBlobFile(path: string): BlobFileRead {
       columnFamilyId: readFixed32(h, 8),
       hasTtl: (h[12]! & 1) === 1,
       compression,
-      compressionName: COMPRESSION_NAMES[compression] ?? `unknown(0x${compression.toString(16)})`,
+      compressionName: compressionName(compression),
       expirationRange: [Number(readFixed64(h, 14)), Number(readFixed64(h, 22))],
     };
     if (out.header.version !== 1)
@@ -91,7 +80,7 @@ export function readBlobFile(path: string): BlobFileRead {
       const at = size - BLOB_FOOTER_SIZE;
       readSync(fd, f, 0, BLOB_FOOTER_SIZE, at);
       if (readFixed32(f, 0) === BLOB_MAGIC) {
-        const crcOk = unmaskCrc(readFixed32(f, 28)) === crc32c(f.subarray(0, 28)) >>> 0;
+        const crcOk = unmaskCrc32c(readFixed32(f, 28)) === crc32c(f.subarray(0, 28)) >>> 0;
         out.footer = {
           blobCount: Number(readFixed64(f, 4)),
           expirationRange: [Number(readFixed64(f, 12)), Number(readFixed64(f, 20))],

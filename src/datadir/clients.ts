@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { LIMITS } from "../util/limits.js";
+import { isPrintableName } from "../util/bytes.js";
 
 /** Besu segment id (hex of the one-byte CF name) → segment name. */
 export const BESU_SEGMENTS: Record<string, string> = {
@@ -129,7 +130,7 @@ export function displayCfName(
   database?: string,
   onlyCf = false,
 ): string {
-  const printable = nameBytes.length > 0 && [...nameBytes].every((b) => b >= 0x20 && b <= 0x7e);
+  const printable = isPrintableName(nameBytes);
   const text = Buffer.from(nameBytes).toString("latin1");
   const hex = Buffer.from(nameBytes).toString("hex");
   if (client === "besu") {

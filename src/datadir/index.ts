@@ -14,8 +14,9 @@ export type {
 export { parseOptionsFile, parseFilterPolicy, parseOptionMap, findOptionsFiles } from "./options_file.js";
 export { replayManifest, readCurrent } from "./manifest.js";
 export type { ManifestReplay, ReplayedColumnFamily, ReplayedBlobFile, CurrentFile } from "./manifest.js";
-export { decodeVersionEdit, decodeInternalKey, VALUE_TYPE_NAMES } from "./version_edit.js";
-export type { VersionEdit, NewFileEntry, InternalKey } from "./version_edit.js";
+export { decodeVersionEdit } from "./version_edit.js";
+export type { VersionEdit, NewFileEntry } from "./version_edit.js";
+export { decodeInternalKey, VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 export { scanLogFile, scanLogBuffer } from "./log_reader.js";
 export type { LogRecord, LogIssue, LogScanResult, LogScanOptions } from "./log_reader.js";
 export { decodeWriteBatch } from "./write_batch.js";

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fromFsError, LsmscopeError } from "../util/errors.js";
-import { toHex } from "../util/bytes.js";
+import { isPrintableName, toHex } from "../util/bytes.js";
 import { discoverStores, whyNoStore, type DiscoveredStore } from "./discover.js";
 import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js";
 import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
@@ -20,7 +20,8 @@ import {
   nethermindPlace,
   readBesuMetadata,
 } from "./clients.js";
-import { VALUE_TYPE_NAMES, type InternalKey, type NewFileEntry } from "./version_edit.js";
+import type { NewFileEntry } from "./version_edit.js";
+import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { placementOf, tableEntries } from "../lsm/placement.js";
 import type {
   BlobFileModel,
@@ -303,7 +304,7 @@ function inspectStore(
   const allFiles: { model: SstFileModel; entry: NewFileEntry }[] = [];
   for (const rcf of replay.columnFamilies) {
     const nameHex = toHex(rcf.name);
-    const printable = rcf.name.length > 0 && [...rcf.name].every((b) => b >= 0x20 && b <= 0x7e);
+    const printable = isPrintableName(rcf.name);
     const cfOptions = optionsForCf(inst.options, nameHex);
     if (inst.options && !cfOptions)
       F.push({

@@ -25,6 +25,7 @@
  */
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
 import { crc32c } from "@node-rs/crc32";
+import { unmaskCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
 
 export const LOG_BLOCK_SIZE = 32768;
@@ -99,13 +100,6 @@ export interface LogScanOptions {
   verifyChecksums?: boolean;
   /** Stop after this many bytes of the file (tests). */
   limitBytes?: number;
-}
-
-const MASK_DELTA = 0xa282ead8;
-
-export function unmaskCrc(masked: number): number {
-  const rot = (masked - MASK_DELTA) >>> 0;
-  return ((rot >>> 17) | (rot << 15)) >>> 0;
 }
 
 function isRecyclableType(t: number): boolean {
@@ -294,7 +288,7 @@ function scanLog(
           }
         }
         if (verify) {
-          const expected = unmaskCrc(readU32(chunk, p));
+          const expected = unmaskCrc32c(readU32(chunk, p));
           const actual = crc32c(chunk.subarray(p + 6, p + headerSize + length)) >>> 0;
           if (expected !== actual) {
             const endOfData = isLastBlock && allZero(chunk, p + headerSize + length, got);

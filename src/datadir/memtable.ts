@@ -16,7 +16,7 @@
  */
 import { scanLogFile } from "./log_reader.js";
 import { forEachBatchWrite, type BatchWrite } from "./write_batch.js";
-import { ValueType } from "../format/internal_key.js";
+import { ValueType } from "../base/internal_key.js";
 import { LsmscopeError } from "../util/errors.js";
 
 export interface WalFileRef {

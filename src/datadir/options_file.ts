@@ -16,6 +16,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { Finding } from "./model.js";
 import { LIMITS } from "../util/limits.js";
+import { isPrintableName } from "../util/bytes.js";
 
 export interface FilterPolicyInfo {
   raw: string;
@@ -242,7 +243,7 @@ function typedTable(factory: string, raw: Record<string, string>): TableOptionsM
 
 function typedCf(nameLatin1: string, raw: Record<string, string>): CfOptionsModel {
   const nameBytes = Buffer.from(nameLatin1, "latin1");
-  const printable = [...nameBytes].every((b) => b >= 0x20 && b <= 0x7e);
+  const printable = isPrintableName(nameBytes);
   const cpl = raw["compression_per_level"];
   return {
     nameHex: nameBytes.toString("hex"),

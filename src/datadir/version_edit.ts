@@ -46,7 +46,6 @@
  */
 import {
   cursor,
-  readFixed32,
   getFixed64,
   getLengthPrefixed,
   getVarint32,
@@ -55,13 +54,7 @@ import {
   type Cursor,
 } from "../util/coding.js";
 import { toHex } from "../util/bytes.js";
-
-export interface InternalKey {
-  userKey: Uint8Array;
-  /** Sequence number. Values above 2^53 (only the 2^56−1 range-deletion sentinel) are approximate. */
-  seqno: number;
-  type: number;
-}
+import { decodeInternalKey, type InternalKey } from "../base/internal_key.js";
 
 export interface NewFileEntry {
   level: number;
@@ -205,19 +198,6 @@ const utf8 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength
 
 export function seqToNumber(v: bigint): number {
   return Number(v);
-}
-
-export function decodeInternalKey(bytes: Uint8Array): InternalKey {
-  if (bytes.length < 8) throw new RangeError(`internal key of ${bytes.length} bytes (< 8)`);
-  const n = bytes.length - 8;
-  // trailer = fixed64 LE (seq << 8 | type): low word holds the type and 24 bits of seq
-  const lo = readFixed32(bytes, n);
-  const hi = readFixed32(bytes, n + 4);
-  return {
-    userKey: bytes.subarray(0, n),
-    seqno: hi * 2 ** 24 + (lo >>> 8),
-    type: lo & 0xff,
-  };
 }
 
 /** A real copy (Buffer#slice would return a view). */
@@ -502,33 +482,3 @@ export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
   }
   return edit;
 }
-
-/** Value type names as RocksDB calls them (db/dbformat.h). */
-export const VALUE_TYPE_NAMES: Record<number, string> = {
-  0x0: "deletion",
-  0x1: "value",
-  0x2: "merge",
-  0x3: "log-data",
-  0x4: "cf-deletion",
-  0x5: "cf-value",
-  0x6: "cf-merge",
-  0x7: "single-deletion",
-  0x8: "cf-single-deletion",
-  0x9: "begin-prepare",
-  0xa: "end-prepare",
-  0xb: "commit",
-  0xc: "rollback",
-  0xd: "noop",
-  0xe: "cf-range-deletion",
-  0xf: "range-deletion",
-  0x10: "cf-blob-index",
-  0x11: "blob-index",
-  0x12: "begin-persisted-prepare",
-  0x13: "begin-unprepare",
-  0x14: "deletion-with-timestamp",
-  0x15: "commit-with-timestamp",
-  0x16: "wide-column-entity",
-  0x17: "cf-wide-column-entity",
-  0x18: "value-preferred-seqno",
-  0x19: "cf-value-preferred-seqno",
-};

@@ -21,7 +21,7 @@
  * number; `count` is their number, so the batch covers [sequence, sequence + count − 1].
  */
 import { cursor, getFixed32, getFixed64, getLengthPrefixed, getVarint32 } from "../util/coding.js";
-import { ValueType } from "../format/internal_key.js";
+import { ValueType } from "../base/internal_key.js";
 import type { WalOpCounts } from "./model.js";
 
 export interface BatchCfStats {

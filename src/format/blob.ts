@@ -20,7 +20,8 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
-import { BLOCK_HEADROOM, compressionName, createCodecs, decompressBlock } from "./compression.js";
+import { compressionName } from "../base/compression_type.js";
+import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "./compression.js";
 
 export const BLOB_RECORD_HEADER = 32;
 

@@ -14,38 +14,14 @@
  */
 import { crc32c } from "@node-rs/crc32";
 import { createRequire } from "node:module";
+import { maskCrc32c } from "../base/crc.js";
+import { ChecksumType } from "../base/checksum_type.js";
 
 // xxHash loads on the first xxHash-checksummed block (crc32c is the default of every format up to
 // 5 and of LevelDB): ~7 ms less start-up per thread on most stores.
 const require = createRequire(import.meta.url);
 let xxhash: typeof import("@node-rs/xxhash") | undefined;
 const xx = () => (xxhash ??= require("@node-rs/xxhash") as typeof import("@node-rs/xxhash"));
-
-export enum ChecksumType {
-  None = 0,
-  CRC32c = 1,
-  XXHash = 2,
-  XXHash64 = 3,
-  XXH3 = 4,
-}
-
-export const CHECKSUM_NAMES: Record<ChecksumType, string> = {
-  [ChecksumType.None]: "none",
-  [ChecksumType.CRC32c]: "crc32c",
-  [ChecksumType.XXHash]: "xxhash",
-  [ChecksumType.XXHash64]: "xxhash64",
-  [ChecksumType.XXH3]: "xxh3",
-};
-
-export function isKnownChecksumType(t: number): boolean {
-  return t >= 0 && t <= 4;
-}
-
-const MASK_DELTA = 0xa282ead8;
-
-export function maskCrc32c(crc: number): number {
-  return ((((crc >>> 15) | (crc << 17)) >>> 0) + MASK_DELTA) >>> 0;
-}
 
 function asBuffer(data: Uint8Array): Buffer {
   return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);

@@ -22,6 +22,7 @@ import { createRequire } from "node:module";
 import type { uncompressSync as Lz4UncompressSync } from "lz4-napi";
 import type { uncompressSync as SnappyUncompressSync } from "snappy";
 import type { Decompressor } from "zstd-napi";
+import { CompressionType, compressionName } from "../base/compression_type.js";
 import { LIMITS } from "../util/limits.js";
 
 // The native codecs load on the first block that needs them, not with this module: loading all three
@@ -38,44 +39,6 @@ let zlib: typeof import("node:zlib") | undefined;
 const inflate = () => (zlib ??= require("node:zlib") as typeof import("node:zlib"));
 function snappy(): typeof SnappyUncompressSync {
   return (snappyFn ??= (require("snappy") as typeof import("snappy")).uncompressSync);
-}
-
-export enum CompressionType {
-  None = 0x00,
-  Snappy = 0x01,
-  Zlib = 0x02,
-  BZip2 = 0x03,
-  LZ4 = 0x04,
-  LZ4HC = 0x05,
-  Xpress = 0x06,
-  ZSTD = 0x07,
-  ZSTDNotFinal = 0x40,
-}
-
-/** Names as RocksDB prints them in the "rocksdb.compression" property. */
-export function compressionName(t: number): string {
-  switch (t) {
-    case CompressionType.None:
-      return "NoCompression";
-    case CompressionType.Snappy:
-      return "Snappy";
-    case CompressionType.Zlib:
-      return "Zlib";
-    case CompressionType.BZip2:
-      return "BZip2";
-    case CompressionType.LZ4:
-      return "LZ4";
-    case CompressionType.LZ4HC:
-      return "LZ4HC";
-    case CompressionType.Xpress:
-      return "Xpress";
-    case CompressionType.ZSTD:
-      return "ZSTD";
-    case CompressionType.ZSTDNotFinal:
-      return "ZSTDNotFinal";
-    default:
-      return `Unknown(0x${t.toString(16).padStart(2, "0")})`;
-  }
 }
 
 /** Spare bytes kept in front of every block buffer so the LZ4 size prefix can be rewritten in place. */

@@ -33,12 +33,8 @@
 import { cursor, readFixed32 } from "../util/coding.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handle.js";
-import {
-  computeChecksum,
-  checksumModifierForContext,
-  ChecksumType,
-  isKnownChecksumType,
-} from "./checksum.js";
+import { computeChecksum, checksumModifierForContext } from "./checksum.js";
+import { ChecksumType, isKnownChecksumType } from "../base/checksum_type.js";
 
 export const LEGACY_MAGIC = 0xdb4775248b80fb57n;
 export const BLOCK_BASED_MAGIC = 0x88e241b785f4cff7n;

@@ -20,9 +20,9 @@ export {
 export type { Footer } from "./footer.js";
 export type { BlockHandle } from "./handle.js";
 export type { IoStats } from "./table_file.js";
-export { ChecksumType, CHECKSUM_NAMES } from "./checksum.js";
-export { CompressionType, compressionName } from "./compression.js";
-export { ValueType, valueTypeName, parseInternalKey, type ParsedInternalKey } from "./internal_key.js";
+export { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
+export { CompressionType, compressionName } from "../base/compression_type.js";
+export { ValueType, valueTypeName, parseInternalKey, type ParsedInternalKey } from "../base/internal_key.js";
 export { NUMERIC_PROPERTIES, STRING_PROPERTIES, type PropertyValue } from "./properties.js";
 export { hash64 as rocksdbHash64, bloomHash32 } from "./hash.js";
 export {

@@ -26,11 +26,13 @@ import { escapeText } from "../util/bytes.js";
 import { LIMITS } from "../util/limits.js";
 import { cursor as makeCursor } from "../util/coding.js";
 import { Block, BlockCursor } from "./block.js";
-import { ChecksumType, CHECKSUM_NAMES } from "./checksum.js";
-import { compressionName, createCodecs } from "./compression.js";
+import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
+import { compressionName } from "../base/compression_type.js";
+import { indexTypeName, type IndexTypeName } from "../base/index_type.js";
+import { createCodecs } from "./compression.js";
 import { decodeFooter, FOOTER_SIZE, type Footer } from "./footer.js";
 import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handle.js";
-import { internalKeySeqno, valueTypeName, ValueType } from "./internal_key.js";
+import { internalKeySeqno, valueTypeName, ValueType } from "../base/internal_key.js";
 import { propertyValue, type PropertyValue } from "./properties.js";
 import {
   decodeBlockBasedFilter,
@@ -58,7 +60,7 @@ export interface OpenTableOptions {
 }
 
 export type TableFormat = "block-based" | "leveldb";
-export type IndexType = "binary-search" | "hash-search" | "two-level" | "binary-search-with-first-key";
+export type IndexType = IndexTypeName;
 export type FilterKind = "bloom" | "fastbloom" | "ribbon" | "none";
 
 export interface MetaBlockEntry {
@@ -195,13 +197,6 @@ class DataCursor extends BlockCursor implements EntryView {
   }
 }
 
-const INDEX_TYPES: IndexType[] = [
-  "binary-search",
-  "hash-search",
-  "two-level",
-  "binary-search-with-first-key",
-];
-
 /** Zeroed lookup statistics, to pass to mayContain/get. */
 export function emptyLookupStats(): LookupStats {
   return {
@@ -317,13 +312,14 @@ export class SstTable {
     this.indexHandle = idx;
     const rawType = this.rawProperties.get("rocksdb.block.based.table.index.type");
     const typeNum = rawType && rawType.length >= 4 ? rawType.readUInt32LE(0) : 0;
-    if (typeNum >= INDEX_TYPES.length) {
+    const indexType = indexTypeName(typeNum);
+    if (indexType === undefined) {
       throw new LsmscopeError(`unsupported index type ${typeNum}`, {
         file: this.path,
         offset: props?.offset,
       });
     }
-    this.indexType = INDEX_TYPES[typeNum]!;
+    this.indexType = indexType;
     this.indexKeyIsUserKey = this.properties["rocksdb.index.key.is.user.key"] === 1;
     this.indexValueIsDeltaEncoded = this.properties["rocksdb.index.value.is.delta.encoded"] === 1;
     this.comparator = String(

@@ -16,14 +16,10 @@ import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { readFixed32 } from "../util/coding.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
-import { ChecksumType, CHECKSUM_NAMES, checksumModifierForContext, computeChecksum } from "./checksum.js";
-import {
-  BLOCK_HEADROOM,
-  type Codecs,
-  DecompressError,
-  compressionName,
-  decompressBlock,
-} from "./compression.js";
+import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
+import { compressionName } from "../base/compression_type.js";
+import { checksumModifierForContext, computeChecksum } from "./checksum.js";
+import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from "./compression.js";
 
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
 let spareTail: Buffer | undefined;

@@ -15,7 +15,7 @@
 import { DataBlock, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
 import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
-import { internalKeySeqno } from "../format/internal_key.js";
+import { internalKeySeqno } from "../base/internal_key.js";
 import type { MemEntry } from "../datadir/memtable.js";
 
 /** Bytewise comparison of a[0, al) and b[0, bl) (user keys), without a native call. */

@@ -13,7 +13,7 @@
  */
 import { readFileSync } from "node:fs";
 import { openTable, type SstTable } from "../format/table.js";
-import { ValueType } from "../format/internal_key.js";
+import { ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { fromHex } from "../util/bytes.js";
 import { fromFsError, LsmscopeError } from "../util/errors.js";

@@ -6,7 +6,7 @@
  */
 import { replayWalWrites } from "../datadir/memtable.js";
 import { forEachBatchWrite, type BatchWrite } from "../datadir/write_batch.js";
-import { ValueType } from "../format/internal_key.js";
+import { isTombstone, ValueType } from "../base/internal_key.js";
 
 export type MemEntryKind = "value" | "deletion" | "merge" | "blobIndex" | "entity";
 
@@ -40,7 +40,7 @@ function applyWrite(w: BatchWrite, mem: Memtable): void {
     return;
   }
   const kind = KIND[w.type]!;
-  const hasValue = w.type !== ValueType.Deletion && w.type !== ValueType.SingleDeletion;
+  const hasValue = !isTombstone(w.type);
   mem.entries.set(Buffer.from(w.key).toString("hex"), {
     kind,
     value: hasValue ? Buffer.from(w.value) : undefined,

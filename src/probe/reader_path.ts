@@ -23,7 +23,7 @@
  */
 import { SstTable, emptyLookupStats, openTable, type IndexEntry } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
-import { ValueType } from "../format/internal_key.js";
+import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, type PrefixHashIndex } from "../format/hash_index.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
@@ -351,7 +351,7 @@ export class LsmReader {
         this.readBlob(c.valueCopy(), key, tr);
         return { found: true };
       }
-      if (type === ValueType.Deletion || type === ValueType.SingleDeletion) return { found: false };
+      if (isTombstone(type)) return { found: false };
       // merge operands and other types: counted as found (the probe has no merge operator)
       return { found: true };
     }

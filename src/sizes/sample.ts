@@ -12,7 +12,7 @@
  * (the newest version across its files, like a read would), so delegated EOAs are told from contracts.
  */
 import { openTable, type SstTable } from "../format/table.js";
-import { ValueType } from "../format/internal_key.js";
+import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
@@ -48,11 +48,6 @@ import type {
 } from "./types.js";
 
 const BOOTSTRAP_REPS = 200;
-const TOMBSTONES = new Set<number>([
-  ValueType.Deletion,
-  ValueType.SingleDeletion,
-  ValueType.DeletionWithTimestamp,
-]);
 
 interface Matcher {
   prefix: Buffer;
@@ -116,7 +111,7 @@ class CodeLookup {
         best = { seqno: r.seqno ?? 0, type: r.type ?? 0, value: r.value };
     }
     let out: "delegation" | "contract" | "missing";
-    if (!best || TOMBSTONES.has(best.type)) out = "missing";
+    if (!best || isTombstone(best.type)) out = "missing";
     else if (best.type === ValueType.BlobIndex) {
       // sized from the blob index: a blob of 23 bytes cannot be told apart without reading it
       out = "contract";
@@ -284,7 +279,7 @@ function measureBlock(
     const kl = c.userKeyLength;
     records++;
     bytes += kl + c.valueLength;
-    if (TOMBSTONES.has(type)) {
+    if (isTombstone(type)) {
       rec.t++;
       continue;
     }

@@ -4,7 +4,7 @@
  * accounts or code, the Ethereum accounting. Runs the same in a worker thread or in-process; the
  * result is plain data (worker-transferable) and results of several ranges merge by addition.
  */
-import { ValueType, valueTypeName } from "../format/internal_key.js";
+import { isTombstone, ValueType, valueTypeName } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
 import { decodeBlobIndex } from "../format/blob.js";
@@ -165,11 +165,7 @@ class TaskScan implements BlockSink, NewestVisitor {
     }
     const kl = r.ukLen;
     const key = r.key;
-    if (
-      type === ValueType.Deletion ||
-      type === ValueType.SingleDeletion ||
-      type === ValueType.DeletionWithTimestamp
-    ) {
+    if (isTombstone(type)) {
       this.tombstones++;
       return;
     }

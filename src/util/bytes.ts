@@ -23,6 +23,11 @@ export function isPrintableAscii(bytes: Uint8Array): boolean {
   return true;
 }
 
+/** A name (column family, key) printed as text: non-empty printable ASCII; anything else is shown as hex. */
+export function isPrintableName(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && isPrintableAscii(bytes);
+}
+
 /** Printable ASCII as is (backslash escaped), anything else as \xNN. */
 export function escapeBytes(bytes: Uint8Array): string {
   let out = "";

@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { openTable } from "../../src/format/table.js";
-import { ValueType } from "../../src/format/internal_key.js";
+import { ValueType } from "../../src/base/internal_key.js";
 import { decodeBlobIndex } from "../../src/format/blob.js";
 import { SizeDist } from "../../src/sizes/dist.js";
 import { Hll, accountCodeHashOffset, hash53 } from "../../src/sizes/eth_acc.js";

@@ -1,0 +1,87 @@
+import { crc32c } from "@node-rs/crc32";
+import { describe, expect, it } from "vitest";
+import { maskCrc32c, unmaskCrc32c } from "../../src/base/crc.js";
+import {
+  decodeInternalKey,
+  isTombstone,
+  parseInternalKey,
+  valueTypeName,
+  ValueType,
+  VALUE_TYPE_NAMES,
+} from "../../src/base/internal_key.js";
+import {
+  CompressionType,
+  compressionName,
+  compressionNameFromOptions,
+} from "../../src/base/compression_type.js";
+import { CHECKSUM_NAMES, ChecksumType, checksumNameFromOptions } from "../../src/base/checksum_type.js";
+import { indexTypeName, indexTypeNameFromOptions } from "../../src/base/index_type.js";
+
+describe("crc mask", () => {
+  it("matches LevelDB's crc32c vectors and round-trips (util/crc32c_test.cc)", () => {
+    // crc32c of 32 zero bytes and of 0..31 (LevelDB's StandardResults)
+    expect(crc32c(Buffer.alloc(32)) >>> 0).toBe(0x8a9136aa);
+    const inc = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
+    expect(crc32c(inc) >>> 0).toBe(0x46dd794e);
+    for (const c of [0, 1, 0x8a9136aa, 0x46dd794e, 0xffffffff]) {
+      expect(unmaskCrc32c(maskCrc32c(c))).toBe(c);
+      expect(unmaskCrc32c(unmaskCrc32c(maskCrc32c(maskCrc32c(c))))).toBe(c);
+    }
+    expect(maskCrc32c(0x8a9136aa)).not.toBe(0x8a9136aa);
+  });
+});
+
+describe("internal keys", () => {
+  it("splits user key, sequence number and type the same way in both decoders", () => {
+    const seq = 0x123456789ab; // above 2^32
+    const trailer = Buffer.alloc(8);
+    trailer.writeBigUInt64LE((BigInt(seq) << 8n) | BigInt(ValueType.BlobIndex));
+    const key = Buffer.concat([Buffer.from("user"), trailer]);
+    expect(decodeInternalKey(key)).toEqual({ userKey: key.subarray(0, 4), seqno: seq, type: 0x11 });
+    expect(parseInternalKey(key)).toEqual({ userKey: Buffer.from("user"), seqno: seq, type: 0x11 });
+    expect(parseInternalKey(Buffer.alloc(7))).toBeUndefined();
+    expect(() => decodeInternalKey(Buffer.alloc(7))).toThrow(RangeError);
+  });
+
+  it("one tombstone test: Deletion, SingleDeletion and DeletionWithTimestamp", () => {
+    const tomb = Object.keys(VALUE_TYPE_NAMES)
+      .map(Number)
+      .filter((t) => isTombstone(t));
+    expect(tomb).toEqual([ValueType.Deletion, ValueType.SingleDeletion, ValueType.DeletionWithTimestamp]);
+  });
+
+  it("names every type byte once", () => {
+    expect(valueTypeName(0x14)).toBe("deletion-with-timestamp");
+    expect(valueTypeName(0x3)).toBe("log-data");
+    expect(valueTypeName(0x42)).toBe("type-0x42");
+  });
+});
+
+describe("table option enums", () => {
+  it("compression: OPTIONS spelling and the trailer byte give the same display name", () => {
+    const pairs: [string, CompressionType][] = [
+      ["kNoCompression", CompressionType.None],
+      ["kSnappyCompression", CompressionType.Snappy],
+      ["kZlibCompression", CompressionType.Zlib],
+      ["kBZip2Compression", CompressionType.BZip2],
+      ["kLZ4Compression", CompressionType.LZ4],
+      ["kLZ4HCCompression", CompressionType.LZ4HC],
+      ["kXpressCompression", CompressionType.Xpress],
+      ["kZSTD", CompressionType.ZSTD],
+      ["kZSTDNotFinalCompression", CompressionType.ZSTDNotFinal],
+    ];
+    for (const [o, t] of pairs) expect(compressionNameFromOptions(o)).toBe(compressionName(t));
+    expect(compressionName(CompressionType.LZ4)).toBe("LZ4");
+    expect(compressionName(9)).toBe("Unknown(0x09)");
+    expect(compressionNameFromOptions("kDisableCompressionOption")).toBeUndefined();
+  });
+
+  it("checksum and index type: OPTIONS spelling → display name", () => {
+    expect(checksumNameFromOptions("kXXH3")).toBe(CHECKSUM_NAMES[ChecksumType.XXH3]);
+    expect(checksumNameFromOptions("kxxHash64")).toBe("xxhash64");
+    expect(checksumNameFromOptions("kNoChecksum")).toBe("none");
+    expect(indexTypeNameFromOptions("kTwoLevelIndexSearch")).toBe(indexTypeName(2));
+    expect(indexTypeNameFromOptions("kBinarySearchWithFirstKey")).toBe("binary-search-with-first-key");
+    expect(indexTypeName(4)).toBeUndefined();
+  });
+});
