@@ -66,3 +66,11 @@ export {
   type DeepLevel,
 } from "./report/build.js";
 export { renderInspectReport, renderCf, type RenderOptions } from "./report/render.js";
+export {
+  describeTable,
+  buildReport,
+  renderTableText,
+  reportJson,
+  type TableReport,
+  type DescribeOptions,
+} from "./report/sst.js";

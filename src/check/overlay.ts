@@ -338,9 +338,9 @@ function blockSample(
     for (const f of lv.files) {
       try {
         if (!f.present) throw new Error("missing");
-        const p = cache.get(f.path).properties;
-        const blocks = Number(p["rocksdb.num.data.blocks"] ?? 0);
-        const entries = Number(p["rocksdb.num.entries"] ?? 0) - Number(p["rocksdb.num.range-deletions"] ?? 0);
+        const p = cache.get(f.path).props;
+        const blocks = p.numDataBlocks ?? 0;
+        const entries = (p.numEntries ?? 0) - (p.numRangeDeletions ?? 0);
         m.entriesAboveBottom += Math.max(0, entries);
         if (blocks > 0) files.push({ f, level: lv.level, blocks });
       } catch (e) {

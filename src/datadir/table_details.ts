@@ -13,16 +13,26 @@ export interface DetailsSource {
   checksumType: string;
   compression: string;
   indexType: string;
-  properties: Record<string, string | number>;
+  /** The table's typed properties (format/properties.ts TableProperties). */
+  props: {
+    numEntries?: number;
+    numDataBlocks?: number;
+    dataSize?: number;
+    indexSize?: number;
+    filterSize?: number;
+    rawKeySize?: number;
+    rawValueSize?: number;
+    filterPolicyName?: string;
+    columnFamilyName?: string;
+    /** Every property under its on-disk name. */
+    all: Record<string, string | number>;
+  };
   filter: { kind: string; partitioned: boolean; bitsPerKey?: number };
 }
 
 interface FormatModule {
   openTable(path: string): DetailsSource & { format: string; close(): void };
 }
-
-const num = (v: string | number | undefined): number | undefined => (typeof v === "number" ? v : undefined);
-const str = (v: string | number | undefined): string | undefined => (v === undefined ? undefined : String(v));
 
 export async function loadTableDetailsReader(
   findings: Finding[],
@@ -58,22 +68,22 @@ export async function loadTableDetailsReader(
 
 /** The details of an opened table: its properties and the filter's metadata (a filter error is noted). */
 export function tableDetailsOf(t: DetailsSource): TableDetails {
-  const p = t.properties;
+  const p = t.props;
   const d: TableDetails = {
     formatVersion: t.formatVersion,
     checksum: t.checksumType,
     compression: t.compression,
     indexType: t.indexType,
-    numEntries: num(p["rocksdb.num.entries"]),
-    numDataBlocks: num(p["rocksdb.num.data.blocks"]),
-    dataSize: num(p["rocksdb.data.size"]),
-    indexSize: num(p["rocksdb.index.size"]),
-    filterSize: num(p["rocksdb.filter.size"]),
-    rawKeySize: num(p["rocksdb.raw.key.size"]),
-    rawValueSize: num(p["rocksdb.raw.value.size"]),
-    filterPolicy: str(p["rocksdb.filter.policy"]),
-    columnFamilyName: str(p["rocksdb.column.family.name"]),
-    properties: p,
+    numEntries: p.numEntries,
+    numDataBlocks: p.numDataBlocks,
+    dataSize: p.dataSize,
+    indexSize: p.indexSize,
+    filterSize: p.filterSize,
+    rawKeySize: p.rawKeySize,
+    rawValueSize: p.rawValueSize,
+    filterPolicy: p.filterPolicyName,
+    columnFamilyName: p.columnFamilyName,
+    properties: p.all,
   };
   try {
     const f = t.filter;

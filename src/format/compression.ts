@@ -221,3 +221,17 @@ function zstdFrame(codecs: Codecs, input: Uint8Array, size: number): Buffer {
   else if (out.length > LIMITS.maxUncompressedBlockBytes) throw new DecompressError("ZSTD: block too large");
   return out;
 }
+
+/**
+ * Block counts by compression type byte (a Map, or an array indexed by the byte) as compression name ->
+ * count, in type order, types with no block left out.
+ */
+export function compressionCounts(byType: Map<number, number> | ArrayLike<number>): Record<string, number> {
+  const entries: [number, number][] =
+    byType instanceof Map
+      ? [...byType.entries()]
+      : Array.from({ length: byType.length }, (_, t) => [t, byType[t]!] as [number, number]);
+  const out: Record<string, number> = {};
+  for (const [t, n] of entries.sort((a, b) => a[0] - b[0])) if (n > 0) out[compressionName(t)] = n;
+  return out;
+}

@@ -29,6 +29,9 @@ const H = new Uint32Array(2);
 
 export type FilterBitsKind = "bloom" | "fastbloom" | "ribbon" | "always-true" | "always-false";
 
+/** What a table's filter is, from the filter block's own marker byte (not the policy name). */
+export type FilterKind = "bloom" | "fastbloom" | "ribbon" | "none";
+
 export interface FilterBits {
   kind: FilterBitsKind;
   /** Filter bytes without the 5 metadata bytes. */
@@ -325,4 +328,86 @@ export function decodeBlockBasedFilter(
       return true;
     },
   };
+}
+
+// ------------------------------------------------------------------ geometry and false-positive rates
+
+/** A filter's kind and geometry as a table reports it (FilterInfo in filter_reader.ts). */
+export interface FilterGeometry {
+  kind: FilterKind;
+  /** The marker said something this reader treats as "always may contain" or "never contains". */
+  degenerate?: "always-true" | "always-false";
+  /** Stored filter bits per key: filter bytes * 8 / keys added (num.filter_entries or num.entries). */
+  bitsPerKey?: number;
+  numProbes?: number;
+  /** Ribbon: 128-slot blocks of the (first) filter. */
+  ribbonBlocks?: number;
+  /** Expected false-positive rate from the filter's own geometry (RocksDB's estimators). */
+  estimatedFpRate?: number;
+}
+
+/** Kind, bits per key and expected FP rate of a full filter (or partitions) of `totalBytes` over `keys`. */
+export function describeFilterBits(bits: FilterMetadata, keys: number, totalBytes: number): FilterGeometry {
+  const kind: FilterKind =
+    bits.kind === "always-true" || bits.kind === "always-false"
+      ? "none"
+      : (bits.kind as Exclude<FilterBitsKind, "always-true" | "always-false">);
+  const out: FilterGeometry = { kind };
+  if (kind === "none") out.degenerate = bits.kind as "always-true" | "always-false";
+  if (keys > 0) out.bitsPerKey = (Math.max(0, totalBytes - 5) * 8) / keys;
+  if (bits.numProbes !== undefined) out.numProbes = bits.numProbes;
+  if (bits.ribbonBlocks !== undefined) out.ribbonBlocks = bits.ribbonBlocks;
+  if (keys > 0 && out.bitsPerKey) out.estimatedFpRate = estimateFpRate(bits, out.bitsPerKey, keys);
+  return out;
+}
+
+/** Bits per key and FP rate of a block-based filter over `keys` keys (bits over all per-range filters). */
+export function setBlockBasedBitsPerKey(info: FilterGeometry, f: BlockBasedFilter, keys: number): void {
+  // each per-range filter ends in its k byte
+  info.bitsPerKey = ((f.dataBytes - f.nonEmptyFilters) * 8) / keys;
+  if (info.numProbes) info.estimatedFpRate = standardFpRate(info.bitsPerKey, info.numProbes);
+}
+
+// util/bloom_impl.h BloomMath
+function standardFpRate(bitsPerKey: number, probes: number): number {
+  return Math.pow(1 - Math.exp(-probes / bitsPerKey), probes);
+}
+function cacheLocalFpRate(bitsPerKey: number, probes: number, lineBits: number): number {
+  if (bitsPerKey <= 0) return 1;
+  const kpl = lineBits / bitsPerKey;
+  const sd = Math.sqrt(kpl);
+  return (standardFpRate(lineBits / (kpl + sd), probes) + standardFpRate(lineBits / (kpl - sd), probes)) / 2;
+}
+function fingerprintFpRate(keys: number, bits: number): number {
+  const base = keys * Math.pow(0.5, bits);
+  return base > 0.0001 ? 1 - Math.exp(-base) : base - base * base * 0.5;
+}
+function indep(a: number, b: number): number {
+  return a + b - a * b;
+}
+
+function estimateFpRate(bits: FilterMetadata, bitsPerKey: number, keys: number): number | undefined {
+  if (bits.kind === "fastbloom" && bits.numProbes) {
+    return indep(cacheLocalFpRate(bitsPerKey, bits.numProbes, 512), fingerprintFpRate(keys, 64));
+  }
+  if (bits.kind === "bloom" && bits.numProbes) {
+    const f = cacheLocalFpRate(bitsPerKey, bits.numProbes, 512) + 0.1 / (bitsPerKey * 0.75 + 22);
+    return indep(f, fingerprintFpRate(keys, 32));
+  }
+  if (bits.kind === "ribbon" && bits.ribbonBlocks) {
+    // InterleavedSolutionStorage::ExpectedFpRate with the filter's own geometry
+    const numBlocks = bits.ribbonBlocks;
+    const numSegments = Math.floor(bits.dataBytes / 16);
+    let upper = Math.floor((numSegments + numBlocks - 1) / numBlocks);
+    let upperStart = upper * numBlocks - numSegments;
+    if (upper > 32) {
+      upper = 32;
+      upperStart = 0;
+    }
+    const numStarts = numBlocks * 128 - 127;
+    const lower = (upperStart * 128) / numStarts;
+    const fp = lower * Math.pow(0.5, upper - 1) + (1 - lower) * Math.pow(0.5, upper);
+    return indep(fp, fingerprintFpRate(keys, 64));
+  }
+  return undefined;
 }

@@ -16,20 +16,24 @@ export {
   type GetResult,
   type EntryView,
   type ScanSummary,
+  emptyLookupStats,
 } from "./table.js";
+export { BlockKind } from "./block_kind.js";
+export { BlockCorruptionError } from "./errors.js";
+export type { IndexReader, IndexLayout } from "./index_reader.js";
+export type { FilterReader } from "./filter_reader.js";
+export type { TableProperties } from "./properties.js";
 export type { Footer } from "./footer.js";
 export type { BlockHandle } from "./handle.js";
 export type { IoStats } from "./table_file.js";
 export { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 export { CompressionType, compressionName } from "../base/compression_type.js";
 export { ValueType, valueTypeName, parseInternalKey, type ParsedInternalKey } from "../base/internal_key.js";
-export { NUMERIC_PROPERTIES, STRING_PROPERTIES, type PropertyValue } from "./properties.js";
-export { hash64 as rocksdbHash64, bloomHash32 } from "./hash.js";
 export {
-  describeTable,
-  buildReport,
-  renderTableText,
-  reportJson,
-  type TableReport,
-  type DescribeOptions,
-} from "./report.js";
+  NUMERIC_PROPERTIES,
+  STRING_PROPERTIES,
+  NUMERIC_FIELDS,
+  STRING_FIELDS,
+  type PropertyValue,
+} from "./properties.js";
+export { hash64 as rocksdbHash64, bloomHash32 } from "./hash.js";

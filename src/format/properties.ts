@@ -2,71 +2,141 @@
  * The properties meta block "rocksdb.properties" (table/meta_blocks.cc ReadTablePropertiesHelper,
  * table/table_properties.cc TablePropertiesNames). A meta block (block.ts layout, restart interval 1
  * in practice) whose keys are property names and values:
- *   varint64              for the predefined numeric properties (NUMERIC_PROPERTIES below)
+ *   varint64              for the predefined numeric properties (NUMERIC_FIELDS below)
  *   raw bytes             for the predefined string properties and every user-collected property
  *                         (e.g. "rocksdb.block.based.table.index.type" = fixed32 LE)
  * Old RocksDB versions named the block "rocksdb.stats".
+ *
+ * Decoded once per table into TableProperties: typed fields named after what they hold (each field's
+ * on-disk name written once, in the tables below, like Pebble's sstable.Properties tags), every property
+ * under its on-disk name for display, and the user-collected ones in their own map.
  */
 import { isPrintableAscii, toHex } from "../util/bytes.js";
 
 /** Predefined uint64 properties, stored as varint64. "deleted.keys"/"merge.operands" included. */
-export const NUMERIC_PROPERTIES = new Set([
-  "rocksdb.original.file.number",
-  "rocksdb.data.size",
-  "rocksdb.index.size",
-  "rocksdb.index.partitions",
-  "rocksdb.top-level.index.size",
-  "rocksdb.index.key.is.user.key",
-  "rocksdb.index.value.is.delta.encoded",
-  "rocksdb.udi.is.primary.index",
-  "rocksdb.filter.size",
-  "rocksdb.raw.key.size",
-  "rocksdb.raw.value.size",
-  "rocksdb.num.data.blocks",
-  "rocksdb.num.data.blocks.compression.rejected",
-  "rocksdb.num.data.blocks.compression.bypassed",
-  "rocksdb.num.uniform.blocks",
-  "rocksdb.num.entries",
-  "rocksdb.num.filter_entries",
-  "rocksdb.deleted.keys",
-  "rocksdb.merge.operands",
-  "rocksdb.num.range-deletions",
-  "rocksdb.format.version",
-  "rocksdb.fixed.key.length",
-  "rocksdb.column.family.id",
-  "rocksdb.creation.time",
-  "rocksdb.oldest.key.time",
-  "rocksdb.newest.key.time",
-  "rocksdb.file.creation.time",
-  "rocksdb.sample_for_compression.slow.data.size",
-  "rocksdb.sample_for_compression.fast.data.size",
-  "rocksdb.tail.start.offset",
-  "rocksdb.user.defined.timestamps.persisted",
-  "rocksdb.key.largest.seqno",
-  "rocksdb.key.smallest.seqno",
-  "rocksdb.data.block.restart.interval",
-  "rocksdb.index.block.restart.interval",
-  "rocksdb.separate.key.value.in.data.block",
-]);
+export const NUMERIC_FIELDS = {
+  originalFileNumber: "rocksdb.original.file.number",
+  dataSize: "rocksdb.data.size",
+  indexSize: "rocksdb.index.size",
+  indexPartitions: "rocksdb.index.partitions",
+  topLevelIndexSize: "rocksdb.top-level.index.size",
+  indexKeyIsUserKey: "rocksdb.index.key.is.user.key",
+  indexValueIsDeltaEncoded: "rocksdb.index.value.is.delta.encoded",
+  udiIsPrimaryIndex: "rocksdb.udi.is.primary.index",
+  filterSize: "rocksdb.filter.size",
+  rawKeySize: "rocksdb.raw.key.size",
+  rawValueSize: "rocksdb.raw.value.size",
+  numDataBlocks: "rocksdb.num.data.blocks",
+  numDataBlocksCompressionRejected: "rocksdb.num.data.blocks.compression.rejected",
+  numDataBlocksCompressionBypassed: "rocksdb.num.data.blocks.compression.bypassed",
+  numUniformBlocks: "rocksdb.num.uniform.blocks",
+  numEntries: "rocksdb.num.entries",
+  numFilterEntries: "rocksdb.num.filter_entries",
+  numDeletions: "rocksdb.deleted.keys",
+  numMergeOperands: "rocksdb.merge.operands",
+  numRangeDeletions: "rocksdb.num.range-deletions",
+  formatVersion: "rocksdb.format.version",
+  fixedKeyLength: "rocksdb.fixed.key.length",
+  columnFamilyId: "rocksdb.column.family.id",
+  creationTime: "rocksdb.creation.time",
+  oldestKeyTime: "rocksdb.oldest.key.time",
+  newestKeyTime: "rocksdb.newest.key.time",
+  fileCreationTime: "rocksdb.file.creation.time",
+  slowCompressionEstimatedDataSize: "rocksdb.sample_for_compression.slow.data.size",
+  fastCompressionEstimatedDataSize: "rocksdb.sample_for_compression.fast.data.size",
+  tailStartOffset: "rocksdb.tail.start.offset",
+  userDefinedTimestampsPersisted: "rocksdb.user.defined.timestamps.persisted",
+  keyLargestSeqno: "rocksdb.key.largest.seqno",
+  keySmallestSeqno: "rocksdb.key.smallest.seqno",
+  dataBlockRestartInterval: "rocksdb.data.block.restart.interval",
+  indexBlockRestartInterval: "rocksdb.index.block.restart.interval",
+  separateKeyValueInDataBlock: "rocksdb.separate.key.value.in.data.block",
+} as const;
 
 /** Predefined string properties (stored as raw text). */
-export const STRING_PROPERTIES = new Set([
-  "rocksdb.creating.db.identity",
-  "rocksdb.creating.session.identity",
-  "rocksdb.creating.host.identity",
-  "rocksdb.filter.policy",
-  "rocksdb.column.family.name",
-  "rocksdb.comparator",
-  "rocksdb.merge.operator",
-  "rocksdb.prefix.extractor.name",
-  "rocksdb.property.collectors",
-  "rocksdb.compression",
-  "rocksdb.compression_options",
-  "rocksdb.seqno.time.map",
-]);
+export const STRING_FIELDS = {
+  dbId: "rocksdb.creating.db.identity",
+  dbSessionId: "rocksdb.creating.session.identity",
+  dbHostId: "rocksdb.creating.host.identity",
+  filterPolicyName: "rocksdb.filter.policy",
+  columnFamilyName: "rocksdb.column.family.name",
+  comparatorName: "rocksdb.comparator",
+  mergeOperatorName: "rocksdb.merge.operator",
+  prefixExtractorName: "rocksdb.prefix.extractor.name",
+  propertyCollectorsNames: "rocksdb.property.collectors",
+  compressionName: "rocksdb.compression",
+  compressionOptions: "rocksdb.compression_options",
+  seqnoToTimeMapping: "rocksdb.seqno.time.map",
+} as const;
+
+/**
+ * Properties that BlockBasedTable's own collector adds (table/block_based/block_based_table_builder.cc
+ * BlockBasedTablePropertiesCollector): user-collected by RocksDB's rules (raw bytes), but the reader
+ * needs them, so they are decoded into typed fields too.
+ */
+export const BLOCK_BASED_FIELDS = {
+  /** fixed32 LE: BlockBasedTableOptions::IndexType. */
+  indexType: "rocksdb.block.based.table.index.type",
+  /** "0" / "1" text. */
+  wholeKeyFiltering: "rocksdb.block.based.table.whole.key.filtering",
+  prefixFiltering: "rocksdb.block.based.table.prefix.filtering",
+} as const;
+
+export const NUMERIC_PROPERTIES: ReadonlySet<string> = new Set(Object.values(NUMERIC_FIELDS));
+export const STRING_PROPERTIES: ReadonlySet<string> = new Set(Object.values(STRING_FIELDS));
 
 /** A property value: numbers for numeric properties, text when printable, else "0x" + hex. */
 export type PropertyValue = number | string;
+
+type NumericFields = { -readonly [K in keyof typeof NUMERIC_FIELDS]?: number };
+type StringFields = { -readonly [K in keyof typeof STRING_FIELDS]?: string };
+
+/** A table's properties, decoded once. A field is absent when the table does not carry it. */
+export interface TableProperties extends NumericFields, StringFields {
+  /** BlockBasedTableOptions::IndexType number ("rocksdb.block.based.table.index.type"). */
+  indexType?: number;
+  /** Whole keys were added to the filter (absent: RocksDB's default, true). */
+  wholeKeyFiltering?: boolean;
+  /** Every property under its on-disk name, rendered (numbers, text, or "0x" + hex). */
+  readonly all: Record<string, PropertyValue>;
+  /** Raw bytes of every property. */
+  readonly raw: Map<string, Buffer>;
+  /** The user-collected properties (neither numeric nor string predefined ones), rendered. */
+  readonly user: Map<string, PropertyValue>;
+}
+
+const NUMERIC_BY_NAME = new Map<string, keyof NumericFields>(
+  Object.entries(NUMERIC_FIELDS).map(([k, v]) => [v, k as keyof NumericFields]),
+);
+const STRING_BY_NAME = new Map<string, keyof StringFields>(
+  Object.entries(STRING_FIELDS).map(([k, v]) => [v, k as keyof StringFields]),
+);
+
+/** No properties (LevelDB tables have no properties block). */
+export function emptyTableProperties(): TableProperties {
+  return { all: {}, raw: new Map(), user: new Map() };
+}
+
+/** Add one property (name and raw value bytes, a copy the caller gives away) to `p`. */
+export function addProperty(p: TableProperties, name: string, raw: Buffer): void {
+  const value = propertyValue(name, raw);
+  p.raw.set(name, raw);
+  p.all[name] = value;
+  const numeric = NUMERIC_BY_NAME.get(name);
+  if (numeric !== undefined) {
+    if (typeof value === "number") p[numeric] = value;
+    return;
+  }
+  const text = STRING_BY_NAME.get(name);
+  if (text !== undefined) {
+    p[text] = String(value);
+    return;
+  }
+  p.user.set(name, value);
+  if (name === BLOCK_BASED_FIELDS.indexType && raw.length >= 4) p.indexType = raw.readUInt32LE(0);
+  else if (name === BLOCK_BASED_FIELDS.wholeKeyFiltering)
+    p.wholeKeyFiltering = raw.toString("latin1") !== "0";
+}
 
 export function decodeVarint64Value(v: Uint8Array): number | bigint | undefined {
   // values of up to 7 bytes (< 2^49) exactly in doubles: most properties, without BigInt's cost

@@ -13,6 +13,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
+import { BlockCorruptionError } from "./errors.js";
 import { LIMITS } from "../util/limits.js";
 import { readFixed32 } from "../util/coding.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
@@ -40,7 +41,10 @@ export class TableFile {
   readonly io: IoStats = { reads: 0, bytes: 0 };
   checksumType: ChecksumType = ChecksumType.CRC32c;
   baseContextChecksum = 0;
-  verifyChecksums = false;
+  /** Check every block's trailer checksum (as RocksDB with verify_checksums=true). */
+  verifyChecksums = true;
+  /** Compression type byte of the last block read by readBlock (its trailer). */
+  lastBlockType = 0;
   codecs: Codecs | undefined;
   /** End of the area where blocks may live (the footer offset, once known). */
   blockAreaEnd: number;
@@ -113,6 +117,11 @@ export class TableFile {
     this.windowSize = bytes;
   }
 
+  /** The read-ahead window size (0: none). */
+  get readAheadBytes(): number {
+    return this.windowSize;
+  }
+
   /** Read exactly `length` bytes at `position` into `buf[at...]`. */
   readInto(buf: Buffer, at: number, length: number, position: number): void {
     if (this.fd < 0) throw new Error(`table ${this.path} is closed`);
@@ -173,13 +182,14 @@ export class TableFile {
   readBlock(handle: BlockHandle, kind: string, reuse = false): Buffer {
     const { offset, size } = handle;
     if (size > LIMITS.maxBlockBytes) {
-      throw new CorruptionError(`${kind} block: declared size ${size} exceeds the limit`, this.path, offset);
+      throw new BlockCorruptionError(this.path, kind, offset, `declared size ${size} exceeds the limit`);
     }
     if (offset + size + BLOCK_TRAILER_SIZE > this.blockAreaEnd) {
-      throw new CorruptionError(
-        `${kind} block: handle (offset ${offset}, size ${size}) points past the block area (${this.blockAreaEnd} bytes)`,
+      throw new BlockCorruptionError(
         this.path,
+        kind,
         offset,
+        `handle (offset ${offset}, size ${size}) points past the block area (${this.blockAreaEnd} bytes)`,
       );
     }
     const total = BLOCK_HEADROOM + size + BLOCK_TRAILER_SIZE;
@@ -195,6 +205,7 @@ export class TableFile {
     const start = BLOCK_HEADROOM;
     const end = start + size;
     const type = buf[end]!;
+    this.lastBlockType = type;
     if (this.verifyChecksums && this.checksumType !== ChecksumType.None)
       this.verify(buf, start, end, offset, kind);
     if (this.codecs === undefined) throw new Error("codecs not configured");
@@ -202,11 +213,13 @@ export class TableFile {
       return decompressBlock(this.codecs, type, buf, start, end);
     } catch (err) {
       if (err instanceof DecompressError) {
-        throw new CorruptionError(
-          `${kind} block (${compressionName(type)}, ${size} bytes): ${err.message}`,
+        throw new BlockCorruptionError(
           this.path,
+          kind,
           offset,
+          err.message,
           err,
+          `(${compressionName(type)}, ${size} bytes)`,
         );
       }
       throw err;
@@ -218,10 +231,11 @@ export class TableFile {
     const computed = computeChecksum(this.checksumType, buf.subarray(start, end + 1));
     const modifier = checksumModifierForContext(this.baseContextChecksum, offset);
     if ((stored - modifier) >>> 0 !== computed) {
-      throw new CorruptionError(
-        `${kind} block: ${CHECKSUM_NAMES[this.checksumType]} checksum mismatch (stored ${(stored - modifier) >>> 0}, computed ${computed}, size ${end - start})`,
+      throw new BlockCorruptionError(
         this.path,
+        kind,
         offset,
+        `${CHECKSUM_NAMES[this.checksumType]} checksum mismatch (stored ${(stored - modifier) >>> 0}, computed ${computed}, size ${end - start})`,
       );
     }
   }

@@ -27,6 +27,7 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, type PrefixHashIndex } from "../format/hash_index.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
+import { BlockKind, META_RANGE_DEL } from "../format/block_kind.js";
 import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
@@ -138,9 +139,7 @@ export class LsmReader {
         filterUse.optimizedForHits++;
       else if (!fi.wholeKeyFiltering) {
         const pl = prefixExtractorLength(target.options.prefixExtractor);
-        const builtWith = prefixExtractorLength(
-          String(table.properties["rocksdb.prefix.extractor.name"] ?? ""),
-        );
+        const builtWith = prefixExtractorLength(table.props.prefixExtractorName ?? "");
         const fh = fi.metaBlock ? table.meta(fi.metaBlock) : undefined;
         if (
           pl &&
@@ -152,7 +151,7 @@ export class LsmReader {
           !fi.blockBased
         ) {
           prefixFilter = {
-            bits: decodeFilterBits(table.readMetaBlockRaw(fh, "hash index meta block")),
+            bits: decodeFilterBits(table.readMetaBlockRaw(fh, BlockKind.Filter)),
             ...pl,
           };
           filterUse.consulted++;
@@ -161,14 +160,12 @@ export class LsmReader {
         useFilter = true;
         filterUse.consulted++;
       }
-      if (table.meta("rocksdb.range_del")) rangeDelFiles++;
+      if (table.meta(META_RANGE_DEL)) rangeDelFiles++;
       let hashIndex: HashIndex | undefined;
       const pl = prefixExtractorLength(target.options.prefixExtractor);
       const pMeta = table.meta(HASH_INDEX_PREFIXES);
       const mMeta = table.meta(HASH_INDEX_METADATA);
-      const builtWith = prefixExtractorLength(
-        String(table.properties["rocksdb.prefix.extractor.name"] ?? ""),
-      );
+      const builtWith = prefixExtractorLength(table.props.prefixExtractorName ?? "");
       if (
         table.indexType === "hash-search" &&
         pl &&

@@ -86,19 +86,14 @@ export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: b
     for (const { path } of run) {
       const t = openTable(path);
       try {
-        const ds = t.properties["rocksdb.data.size"];
-        dataBytes += typeof ds === "number" ? ds : t.fileSize;
-        if (typeof ds !== "number") dataBytesExact = false;
-        const ne = t.properties["rocksdb.num.entries"];
-        const nd = t.properties["rocksdb.deleted.keys"];
-        const nr = t.properties["rocksdb.num.range-deletions"];
-        if (typeof ne === "number" && valueRecords !== undefined)
-          valueRecords += ne - (typeof nd === "number" ? nd : 0) - (typeof nr === "number" ? nr : 0);
+        const p = t.props;
+        dataBytes += p.dataSize ?? t.fileSize;
+        if (p.dataSize === undefined) dataBytesExact = false;
+        if (p.numEntries !== undefined && valueRecords !== undefined)
+          valueRecords += p.numEntries - (p.numDeletions ?? 0) - (p.numRangeDeletions ?? 0);
         else valueRecords = undefined;
-        const nb = t.properties["rocksdb.num.data.blocks"];
-        if (typeof nb === "number") dataBlocks += nb;
-        const nrd = t.properties["rocksdb.num.range-deletions"];
-        if (typeof nrd === "number" && nrd > 0) {
+        if (p.numDataBlocks !== undefined) dataBlocks += p.numDataBlocks;
+        if (p.numRangeDeletions !== undefined && p.numRangeDeletions > 0) {
           for (const r of t.rangeDeletions())
             rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
         }
@@ -236,8 +231,8 @@ export function splitPoints(plan: CfPlan, parts: number): string[] {
       const t = openTable(path);
       try {
         const internal = !t.indexKeyIsUserKey;
-        const nb = t.properties["rocksdb.num.data.blocks"];
-        const stride = typeof nb === "number" && nb > 256 ? Math.ceil(nb / 256) : 1;
+        const nb = t.props.numDataBlocks;
+        const stride = nb !== undefined && nb > 256 ? Math.ceil(nb / 256) : 1;
         let i = 0;
         // only every stride-th separator is copied: the walk itself allocates nothing per entry
         t.forEachIndexHandle((_offset, size, _partition, sep, sepLen) => {

@@ -165,8 +165,8 @@ interface CfSample {
 }
 
 function blocksIn(t: SstTable): number {
-  const nb = t.properties["rocksdb.num.data.blocks"];
-  if (typeof nb === "number") return nb;
+  const nb = t.props.numDataBlocks;
+  if (nb !== undefined) return nb;
   let n = 0;
   for (const _ of t.iterateIndex()) n++;
   return n;

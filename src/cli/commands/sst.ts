@@ -32,7 +32,7 @@ export const command: CommandModule<object, Args> = {
       }) as never,
   handler: async (argv) => {
     // the reader loads when the command runs, not when the CLI starts (every command's module loads then)
-    const { describeTable, renderTableText, reportJson } = await import("../../format/report.js");
+    const { describeTable, renderTableText, reportJson } = await import("../../report/sst.js");
     const r = describeTable(argv.file, { scan: argv.scan, verify: argv.verify, blocks: argv.blocks });
     process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r));
   },

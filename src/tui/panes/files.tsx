@@ -6,7 +6,7 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import type { SstFileModel } from "../../datadir/model.js";
-import { describeTable } from "../../format/report.js";
+import { describeTable } from "../../report/sst.js";
 import { formatBytes } from "../../util/bytes.js";
 import { fileFilterKey } from "../../analysis/knobs.js";
 import { age, clip, pad, padLeft } from "../text.js";

@@ -3,9 +3,14 @@
  * module stays a thin layer over `describeTable`.
  */
 import { escapeText, formatBytes, toHex } from "../util/bytes.js";
-import { openTable, type FilterInfo, type ScanSummary, type SstTable } from "./table.js";
-import type { BlockHandle } from "./handle.js";
-import type { PropertyValue } from "./properties.js";
+import {
+  openTable,
+  type BlockHandle,
+  type FilterInfo,
+  type PropertyValue,
+  type ScanSummary,
+  type SstTable,
+} from "../format/index.js";
 
 export interface TableReport {
   file: string;

@@ -1,0 +1,82 @@
+/**
+ * Data blocks: entries keyed by internal keys (internal_key.ts) in block format (block.ts), read one
+ * entry at a time without copies (EntryView) or copied out (DataBlock's iterator).
+ */
+import { Block, BlockCursor } from "./block.js";
+import type { BlockHandle } from "./handle.js";
+import { internalKeySeqno } from "../base/internal_key.js";
+
+/**
+ * The entry a scan visitor sees. It is reused: `key` and `data` are only valid during the callback;
+ * copy with `userKeyCopy()` / `valueCopy()`.
+ */
+export interface EntryView {
+  /** Internal key bytes are key[0, keyLength). */
+  readonly key: Buffer;
+  readonly keyLength: number;
+  readonly userKeyLength: number;
+  readonly seqno: number;
+  readonly type: number;
+  /** Value bytes are data[valueOffset, valueOffset + valueLength). */
+  readonly data: Buffer;
+  readonly valueOffset: number;
+  readonly valueLength: number;
+  /** The data block holding the entry (undefined for range deletions). */
+  readonly blockHandle: BlockHandle | undefined;
+  userKeyCopy(): Buffer;
+  valueCopy(): Buffer;
+}
+
+/** A cursor over a data (or range-deletion) block whose keys are internal keys. */
+export class DataCursor extends BlockCursor implements EntryView {
+  blockHandle: BlockHandle | undefined;
+  get userKeyLength(): number {
+    return this.keyLength - 8;
+  }
+  get seqno(): number {
+    return internalKeySeqno(this.key, this.keyLength);
+  }
+  get type(): number {
+    return this.key[this.keyLength - 8]!;
+  }
+  userKeyCopy(): Buffer {
+    return Buffer.from(this.key.subarray(0, this.keyLength - 8));
+  }
+}
+
+/** A data block read on its own: iterate (copies) or use a cursor (no copies). */
+export class DataBlock {
+  readonly block: Block;
+  readonly handle: BlockHandle;
+  constructor(block: Block, handle: BlockHandle) {
+    this.block = block;
+    this.handle = handle;
+  }
+  /** Number of restart points and whether the data-block hash index bit is set. */
+  get numRestarts(): number {
+    return this.block.numRestarts;
+  }
+  get hasHashIndex(): boolean {
+    return this.block.hasHashIndex;
+  }
+  /**
+   * Seek inside the block (restart-point binary search, then linear): the first entry whose internal
+   * key, compared by `cmp(key, keyLength)` (< 0 when the entry sorts before the target), is not before
+   * the target; undefined if every entry sorts before it.
+   */
+  seek(cmp: (key: Buffer, keyLength: number) => number): (EntryView & { next(): boolean }) | undefined {
+    const c = new DataCursor().reset(this.block);
+    c.blockHandle = this.handle;
+    return c.seek(cmp) ? c : undefined;
+  }
+  /** A cursor over the entries (reused key buffer, values as ranges of the block). */
+  cursor(): EntryView & { next(): boolean } {
+    const c = new DataCursor().reset(this.block);
+    c.blockHandle = this.handle;
+    return c;
+  }
+  *[Symbol.iterator](): Generator<{ userKey: Buffer; seqno: number; type: number; value: Buffer }> {
+    const c = new DataCursor().reset(this.block);
+    while (c.next()) yield { userKey: c.userKeyCopy(), seqno: c.seqno, type: c.type, value: c.valueCopy() };
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * Index readers, one per index type, chosen once when a table opens (RocksDB's
+ * BlockBasedTable::CreateIndexReader switch, table/block_based/block_based_table_reader.cc):
+ *
+ *   kBinarySearch (0)              one index block: separator -> data block handle
+ *   kHashSearch (1)                the same block, plus prefix side blocks (hash_index.ts) that only a
+ *                                  Get with the table's prefix extractor uses: read as kBinarySearch
+ *   kTwoLevelIndexSearch (2)       a top-level block of separator -> index partition handles, each
+ *                                  partition an index block as above (PartitionIndexReader)
+ *   kBinarySearchWithFirstKey (3)  kBinarySearch whose values also carry the data block's first key
+ *
+ * Separators are internal keys unless the table says "rocksdb.index.key.is.user.key"; values are
+ * delta-encoded handles with "rocksdb.index.value.is.delta.encoded" (block.ts). The top-level block is
+ * read once and kept, like a table reader that pins it; partitions are read per call.
+ */
+import { indexTypeName, type IndexTypeName } from "../base/index_type.js";
+import { LsmscopeError } from "../util/errors.js";
+import { LIMITS } from "../util/limits.js";
+import { Block, BlockCursor } from "./block.js";
+import { BlockKind } from "./block_kind.js";
+import type { BlockHandle } from "./handle.js";
+import { countBlockRead, type LookupStats } from "./read_stats.js";
+import type { TableBlocks } from "./table_blocks.js";
+
+export type IndexType = IndexTypeName;
+
+/** How index entries are stored (from the table's properties). */
+export interface IndexLayout {
+  /** Separators are user keys ("rocksdb.index.key.is.user.key"). */
+  keyIsUserKey: boolean;
+  /** Values are delta-encoded handles ("rocksdb.index.value.is.delta.encoded"). */
+  valueDeltaEncoded: boolean;
+}
+
+/** One step of an index walk: the cursor on a data block's entry, and the partition it came from. */
+export interface IndexStep {
+  cursor: BlockCursor;
+  partition?: BlockHandle;
+}
+
+export interface IndexReader {
+  readonly type: IndexType;
+  /** The index block (the top level of a two-level index). */
+  readonly handle: BlockHandle;
+  readonly layout: IndexLayout;
+  /** Handle of the data block whose key range may hold `key` (a user key); undefined past the last. */
+  seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined;
+  /**
+   * One step per data block in key order; the step object is reused (nothing allocated per entry).
+   * With `from` (a user key) the walk starts at the first block that can hold a key ≥ `from`: the first
+   * entry whose separator (≥ every key of its block, < every key of the next) has a user-key part
+   * ≥ `from`, found by binary search over the restart points. Needs a bytewise comparator.
+   */
+  walk(from?: Buffer): Generator<IndexStep, void, undefined>;
+  /** Handles of the index partitions (none for a single-level index). */
+  partitions(): Generator<BlockHandle, void, undefined>;
+}
+
+/** Comparison of a stored key (user or internal) against a user key, bytewise on the user-key part. */
+export function compareUserKey(target: Buffer, internal: boolean): (key: Buffer, len: number) => number {
+  return (key, len) => key.compare(target, 0, target.length, 0, internal ? len - 8 : len);
+}
+
+/** A cursor over a block of separator -> handle entries (an index, a partition or filter-partition index). */
+export function handleCursor(layout: IndexLayout, firstKey = false): BlockCursor {
+  return new BlockCursor({ index: true, valueDelta: layout.valueDeltaEncoded, firstKey });
+}
+
+/** The index reader for a table's index type number (BlockBasedTableOptions::IndexType). */
+export function createIndexReader(
+  blocks: TableBlocks,
+  handle: BlockHandle,
+  typeNumber: number,
+  layout: IndexLayout,
+  propertiesOffset: number | undefined,
+): IndexReader {
+  const type = indexTypeName(typeNumber);
+  switch (type) {
+    case "binary-search":
+    case "hash-search":
+    case "binary-search-with-first-key":
+      return new SingleLevelIndexReader(blocks, handle, type, layout);
+    case "two-level":
+      return new TwoLevelIndexReader(blocks, handle, layout);
+    default:
+      throw new LsmscopeError(`unsupported index type ${typeNumber}`, {
+        file: blocks.path,
+        offset: propertiesOffset,
+      });
+  }
+}
+
+abstract class PinnedTopIndex {
+  private top?: Block;
+  constructor(
+    protected readonly blocks: TableBlocks,
+    readonly handle: BlockHandle,
+    readonly layout: IndexLayout,
+    private readonly topKind: BlockKind,
+  ) {}
+
+  /** The (top-level) index block, read at the first use and kept; that first read counts in `stats`. */
+  protected loadTop(stats?: LookupStats): Block {
+    if (!this.top) {
+      this.top = this.blocks.parsed(this.handle, this.topKind);
+      countBlockRead(stats, "index", this.handle);
+    }
+    return this.top;
+  }
+}
+
+class SingleLevelIndexReader extends PinnedTopIndex implements IndexReader {
+  constructor(
+    blocks: TableBlocks,
+    handle: BlockHandle,
+    readonly type: IndexType,
+    layout: IndexLayout,
+  ) {
+    super(blocks, handle, layout, BlockKind.Index);
+  }
+
+  private cursor(): BlockCursor {
+    return handleCursor(this.layout, this.type === "binary-search-with-first-key");
+  }
+
+  seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
+    const c = this.cursor().reset(this.loadTop(stats));
+    const cmp = compareUserKey(key, !this.layout.keyIsUserKey);
+    const ok = this.blocks.guard(BlockKind.Index, this.handle.offset, () => c.seek(cmp));
+    return ok ? { offset: c.handleOffset, size: c.handleSize } : undefined;
+  }
+
+  *walk(from?: Buffer): Generator<IndexStep, void, undefined> {
+    const top = this.loadTop();
+    const c = this.cursor().reset(top);
+    const step: IndexStep = { cursor: c };
+    const offset = this.handle.offset;
+    let n = 0;
+    if (from) {
+      const cmp = compareUserKey(from, !this.layout.keyIsUserKey);
+      if (!this.blocks.guard(BlockKind.Index, offset, () => c.seek(cmp))) return;
+      n++;
+      yield step;
+    }
+    while (this.blocks.guard(BlockKind.Index, offset, () => c.next())) {
+      if (++n > LIMITS.maxBlocksPerTable) throw top.corrupt("too many index entries");
+      yield step;
+    }
+  }
+
+  *partitions(): Generator<BlockHandle, void, undefined> {}
+}
+
+class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
+  readonly type: IndexType = "two-level";
+
+  constructor(blocks: TableBlocks, handle: BlockHandle, layout: IndexLayout) {
+    super(blocks, handle, layout, BlockKind.TopLevelIndex);
+  }
+
+  /** Partitions are index blocks; the top level never carries first keys. */
+  private partitionCursor(): BlockCursor {
+    return handleCursor(this.layout);
+  }
+
+  private readPartition(h: BlockHandle, stats?: LookupStats): Block {
+    const b = this.blocks.parsed(h, BlockKind.IndexPartition);
+    countBlockRead(stats, "index", h);
+    return b;
+  }
+
+  seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
+    const cmp = compareUserKey(key, !this.layout.keyIsUserKey);
+    const tc = this.partitionCursor().reset(this.loadTop(stats));
+    if (!this.blocks.guard(BlockKind.TopLevelIndex, this.handle.offset, () => tc.seek(cmp))) return undefined;
+    const ph = { offset: tc.handleOffset, size: tc.handleSize };
+    const pc = this.partitionCursor().reset(this.readPartition(ph, stats));
+    const ok = this.blocks.guard(BlockKind.IndexPartition, ph.offset, () => pc.seek(cmp));
+    return ok ? { offset: pc.handleOffset, size: pc.handleSize } : undefined;
+  }
+
+  *walk(from?: Buffer): Generator<IndexStep, void, undefined> {
+    const cmp = from ? compareUserKey(from, !this.layout.keyIsUserKey) : undefined;
+    const tc = this.partitionCursor().reset(this.loadTop());
+    let n = 0;
+    // with `from`: the first partition whose separator is ≥ from, then the seek inside it
+    let seekTop = cmp !== undefined;
+    for (;;) {
+      const more = this.blocks.guard(BlockKind.TopLevelIndex, this.handle.offset, () =>
+        seekTop ? tc.seek(cmp!) : tc.next(),
+      );
+      if (!more) return;
+      const partition = { offset: tc.handleOffset, size: tc.handleSize };
+      const pb = this.readPartition(partition);
+      const pc = this.partitionCursor().reset(pb);
+      const step: IndexStep = { cursor: pc, partition };
+      if (seekTop) {
+        seekTop = false;
+        if (this.blocks.guard(BlockKind.IndexPartition, partition.offset, () => pc.seek(cmp!))) {
+          n++;
+          yield step;
+        }
+      }
+      while (this.blocks.guard(BlockKind.IndexPartition, partition.offset, () => pc.next())) {
+        if (++n > LIMITS.maxBlocksPerTable) throw pb.corrupt("too many index entries");
+        yield step;
+      }
+    }
+  }
+
+  *partitions(): Generator<BlockHandle, void, undefined> {
+    const tc = this.partitionCursor().reset(this.loadTop());
+    while (this.blocks.guard(BlockKind.TopLevelIndex, this.handle.offset, () => tc.next())) {
+      yield { offset: tc.handleOffset, size: tc.handleSize };
+    }
+  }
+}

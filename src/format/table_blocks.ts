@@ -1,0 +1,46 @@
+/**
+ * The block layer one table's readers share (index reader, filter reader, scan): read a block through
+ * the table file (checksum, decompression), parse it, and turn a decoder's RangeError inside it into a
+ * corruption error naming the file, the block's kind and its offset.
+ */
+import { Block } from "./block.js";
+import type { BlockKind } from "./block_kind.js";
+import { wrapDecodeError } from "./errors.js";
+import type { BlockHandle } from "./handle.js";
+import type { TableFile } from "./table_file.js";
+
+export class TableBlocks {
+  readonly file: TableFile;
+  readonly path: string;
+
+  constructor(file: TableFile) {
+    this.file = file;
+    this.path = file.path;
+  }
+
+  /**
+   * A block's payload, checked and decompressed. With `reuse`, the bytes may live in a scratch buffer
+   * that the next `reuse` read overwrites (TableFile.readBlock).
+   */
+  read(handle: BlockHandle, kind: BlockKind | string, reuse = false): Buffer {
+    return this.file.readBlock(handle, kind, reuse);
+  }
+
+  /** A block in block format (block.ts), read as `read()` does. */
+  parsed(handle: BlockHandle, kind: BlockKind | string, reuse = false): Block {
+    return new Block(this.file.readBlock(handle, kind, reuse), {
+      file: this.path,
+      kind,
+      offset: handle.offset,
+    });
+  }
+
+  /** Run `fn` over the decoded bytes of a block; a RangeError inside becomes a located corruption error. */
+  guard<T>(kind: BlockKind | string, offset: number, fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      return wrapDecodeError(err, this.path, kind, offset);
+    }
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The full scan of a table: every data block in index order (one reused read buffer, one reused entry
+ * view), then the range deletions, with the totals RocksDB's properties state ("rocksdb.num.entries",
+ * "rocksdb.raw.key.size", ...) counted on the way.
+ */
+import { Block } from "./block.js";
+import { BlockKind, META_RANGE_DEL } from "./block_kind.js";
+import { DataCursor, type EntryView } from "./data_block.js";
+import { wrapDecodeError } from "./errors.js";
+import { isTombstone, ValueType } from "../base/internal_key.js";
+import type { SstTable } from "./table.js";
+import { compressionCounts } from "./compression.js";
+import type { TableFile } from "./table_file.js";
+
+export interface ScanOptions {
+  /** Include the range-deletion block (default true; only with a full scan). */
+  rangeDeletions?: boolean;
+  /** Only data blocks [start, end) in index order, e.g. to split a scan between workers. */
+  blocks?: { start: number; end: number };
+}
+
+export interface ScanSummary {
+  /** Data-block entries plus range deletions (what "rocksdb.num.entries" counts). */
+  entries: number;
+  dataEntries: number;
+  rangeDeletions: number;
+  /** Sum of internal key sizes (user key + 8), as "rocksdb.raw.key.size". */
+  rawKeyBytes: number;
+  rawValueBytes: number;
+  deletions: number;
+  mergeOperands: number;
+  blobIndexes: number;
+  dataBlocks: number;
+  /** Data blocks per compression named by their trailers (sums to dataBlocks). */
+  blockCompression: Record<string, number>;
+  /** First and last user keys of the data blocks. */
+  firstKey?: Buffer;
+  lastKey?: Buffer;
+  /** Stored (compressed) bytes of the data blocks, without trailers, and uncompressed bytes. */
+  dataBlockBytes: number;
+  uncompressedDataBytes: number;
+}
+
+export function emptyScanSummary(): ScanSummary {
+  return {
+    entries: 0,
+    dataEntries: 0,
+    rangeDeletions: 0,
+    rawKeyBytes: 0,
+    rawValueBytes: 0,
+    deletions: 0,
+    mergeOperands: 0,
+    blobIndexes: 0,
+    dataBlocks: 0,
+    blockCompression: {},
+    dataBlockBytes: 0,
+    uncompressedDataBytes: 0,
+  };
+}
+
+/** Count one data entry (internal key of `kl` bytes, type byte `t`) in the totals. */
+export function countEntry(s: ScanSummary, kl: number, t: number, valueLength: number): void {
+  s.dataEntries++;
+  s.rawKeyBytes += kl;
+  s.rawValueBytes += valueLength;
+  if (t !== ValueType.Value) {
+    if (isTombstone(t)) s.deletions++;
+    else if (t === ValueType.Merge) s.mergeOperands++;
+    else if (t === ValueType.BlobIndex) s.blobIndexes++;
+  }
+}
+
+/** SstTable.scan: the totals, and whether the visitor stopped the scan. */
+export function scanTable(
+  t: SstTable,
+  file: TableFile,
+  visitor: ((e: EntryView) => boolean | void) | undefined,
+  opts: ScanOptions,
+): { summary: ScanSummary; stopped: boolean } {
+  const s = emptyScanSummary();
+  const byType = new Uint32Array(256);
+  const c = new DataCursor();
+  let stopped = false;
+  const range = opts.blocks;
+  let blockNo = -1;
+  for (const { cursor } of t.index.walk()) {
+    blockNo++;
+    if (range && blockNo < range.start) continue;
+    if (range && blockNo >= range.end) break;
+    const h = { offset: cursor.handleOffset, size: cursor.handleSize };
+    const data = file.readBlock(h, BlockKind.Data, true);
+    byType[file.lastBlockType]!++;
+    const block = new Block(data, { file: file.path, kind: BlockKind.Data, offset: h.offset });
+    s.dataBlocks++;
+    s.dataBlockBytes += h.size;
+    s.uncompressedDataBytes += data.length;
+    c.reset(block);
+    c.blockHandle = h;
+    let any = false;
+    try {
+      while (c.next()) {
+        const kl = c.keyLength;
+        if (kl < 8) throw block.corrupt(`internal key of ${kl} bytes`, c.entryOffset);
+        if (!any) {
+          any = true;
+          if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
+        }
+        countEntry(s, kl, c.key[kl - 8]!, c.valueLength);
+        if (visitor && visitor(c) === false) {
+          stopped = true;
+          break;
+        }
+      }
+    } catch (err) {
+      wrapDecodeError(err, file.path, BlockKind.Data, h.offset);
+    }
+    if (any) s.lastKey = c.userKeyCopy();
+    if (stopped) break;
+  }
+  s.blockCompression = compressionCounts(byType);
+  const rd = t.meta(META_RANGE_DEL);
+  if (!stopped && rd && opts.rangeDeletions !== false && !range) {
+    const rb = t.blocks.parsed(rd, BlockKind.RangeDeletion);
+    c.reset(rb);
+    c.blockHandle = undefined;
+    t.blocks.guard(BlockKind.RangeDeletion, rd.offset, () => {
+      while (c.next()) {
+        if (c.keyLength < 8) throw rb.corrupt(`internal key of ${c.keyLength} bytes`, c.entryOffset);
+        s.rangeDeletions++;
+        s.deletions++;
+        s.rawKeyBytes += c.keyLength;
+        s.rawValueBytes += c.valueLength;
+        if (visitor && visitor(c) === false) break;
+      }
+    });
+  }
+  s.entries = s.dataEntries + s.rangeDeletions;
+  return { summary: s, stopped };
+}
