@@ -26,14 +26,14 @@ const repo = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(repo, "bin", "lsmscope.js");
 const TIME = "/usr/bin/time";
 
-interface Measure {
+export interface Measure {
   wall: number;
   cpu: number;
   maxRssKb: number;
 }
 
 /** Run a command, discard its output; wall/CPU seconds and peak RSS via /usr/bin/time. */
-function measure(cmd: string, args: string[]): Measure {
+export function measure(cmd: string, args: string[]): Measure {
   if (existsSync(TIME)) {
     const t0 = process.hrtime.bigint();
     const r = spawnSync(TIME, ["-f", "TIME %U %S %M", cmd, ...args], {
@@ -93,7 +93,7 @@ function makeStore(dir: string, tables: number): void {
   if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr.slice(-500)}`);
 }
 
-const fmt = (m: Measure) =>
+export const fmt = (m: Measure) =>
   `${m.wall.toFixed(2)} s wall, ${Number.isFinite(m.cpu) ? `${m.cpu.toFixed(2)} s CPU` : "CPU n/a"}, peak RSS ${
     Number.isFinite(m.maxRssKb) ? `${(m.maxRssKb / 1024).toFixed(0)} MiB` : "n/a"
   }`;

@@ -9,6 +9,7 @@ export {
   ratioInterval,
   DEFAULT_OVERLAY_SAMPLE,
   DEFAULT_OVERLAY_SCAN_LIMIT,
+  DEFAULT_OVERLAY_LOOKUP_BUDGET,
   type OverlayMeasurement,
   type OverlayOptions,
   type Interval,

@@ -18,11 +18,16 @@
  *  4. shadowedEntriesEstimate = share × entries above bottom, with a 95% interval on the share (Wilson for
  *     the uniform scan sample; for block draws the wider of the ratio estimator's interval and Wilson's);
  *     obsolete bytes = mean (internal key + value) bytes of the shadowed versions found × the estimate.
+ *  5. Lookups are bounded (DEFAULT_OVERLAY_LOOKUP_BUDGET): when the sample would need more (an entry in
+ *     a pile of thousands of overlapping L0 files has as many files below it), fewer entries are drawn
+ *     (blocks, as in 2) and checked, the interval widens, and droppedForLookupBudget says how many.
+ *     Lookups go file by file (each file opened once for every entry that needs it; see lookUpBelow).
  * Not counted: several versions of one key inside the same file (only snapshots keep those), range
  * deletions, and what the WAL holds (see wal-unflushed).
  */
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
-import { openTable, type SstTable } from "../format/table.js";
+import { TableCache } from "../lsm/table_cache.js";
+import { NUMERIC_FIELDS } from "../format/properties.js";
 import { toHex } from "../util/bytes.js";
 import { placementSplit, tableAge, type Placement } from "../lsm/placement.js";
 import { Reservoir, seededRandom, wilsonInterval } from "./stats.js";
@@ -30,8 +35,18 @@ import { Reservoir, seededRandom, wilsonInterval } from "./stats.js";
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
 /** Above this many bytes above the bottom level, sample data blocks instead of scanning every entry. */
 export const DEFAULT_OVERLAY_SCAN_LIMIT = 1024 * 1024 * 1024;
-/** Tables kept open at once during lookups (bounded file descriptors). */
-const MAX_OPEN_TABLES = 256;
+/**
+ * Table lookups (one sampled key in one file below it) one measurement may make. A sampled entry costs
+ * one lookup per file below it that may hold its key: a handful in a levelled store, but every older
+ * overlapping L0 file when thousands of them pile up after a bulk load (4,000 entries × 5,000 files
+ * would be 20 M lookups, minutes). Beyond the budget a uniform subsample of the drawn entries is
+ * checked (the interval widens accordingly; `lookupBudgetLimited` says so).
+ */
+export const DEFAULT_OVERLAY_LOOKUP_BUDGET = 150_000;
+/** Block draws made whatever the lookup budget (fewer would leave the interval too wide to read). */
+const MIN_BLOCK_DRAWS = 100;
+/** Idle tables kept open between the scans and draws (bounded file descriptors). */
+const IDLE_TABLES = 64;
 
 export interface Interval {
   value: number;
@@ -50,11 +65,17 @@ export interface OverlayMeasurement extends Placement {
   /** Sampled entries whose lookup could not finish (a file below was unreadable): left out of `sampled`. */
   unresolved: number;
   sampledShadowing: number;
+  /**
+   * Entries of the requested sample left unchecked because their lookups would have exceeded the
+   * lookup budget (fewer blocks drawn, or a uniform subsample of the draw checked); 0 when the budget
+   * was not reached.
+   */
+  droppedForLookupBudget: number;
   /** True when every entry above the bottom was checked (the estimate is then exact). */
   exhaustive: boolean;
   /**
    * How the sample was drawn: "scan" (every entry above the bottom read, uniform reservoir) or "blocks"
-   * (more than the scan limit above the bottom: data blocks drawn uniformly, one entry per block, weighted
+   * (more than the scan limit above the bottom, or more lookups than the budget allows: data blocks drawn uniformly, one entry per block, weighted
    * by the block's entry count; entriesAboveBottom then comes from the table properties).
    */
   sampling: "scan" | "blocks";
@@ -87,31 +108,8 @@ export interface OverlayOptions {
   seed?: number;
   /** Bytes above the bottom level up to which every entry is scanned (default DEFAULT_OVERLAY_SCAN_LIMIT). */
   scanLimitBytes?: number;
-}
-
-/** A small LRU of open tables. */
-class TableCache {
-  private open = new Map<string, SstTable>();
-  get(path: string): SstTable {
-    let t = this.open.get(path);
-    if (t) {
-      this.open.delete(path);
-      this.open.set(path, t);
-      return t;
-    }
-    t = openTable(path);
-    this.open.set(path, t);
-    if (this.open.size > MAX_OPEN_TABLES) {
-      const [oldestPath, oldest] = this.open.entries().next().value as [string, SstTable];
-      oldest.close();
-      this.open.delete(oldestPath);
-    }
-    return t;
-  }
-  closeAll(): void {
-    for (const t of this.open.values()) t.close();
-    this.open.clear();
-  }
+  /** Table lookups allowed (default DEFAULT_OVERLAY_LOOKUP_BUDGET). */
+  lookupBudget?: number;
 }
 
 /** Files of a level >= 1 sorted by smallest key, to find the one that may hold a key. */
@@ -155,6 +153,7 @@ export function measureOverlay(
     entriesAboveBottom: 0,
     sampled: 0,
     unresolved: 0,
+    droppedForLookupBudget: 0,
     sampledShadowing: 0,
     exhaustive: true,
     sampling: "scan",
@@ -170,7 +169,7 @@ export function measureOverlay(
 
   const sampleSize = opts.sample ?? DEFAULT_OVERLAY_SAMPLE;
   const random = seededRandom(opts.seed ?? 1);
-  const cache = new TableCache();
+  const cache = new TableCache({}, IDLE_TABLES);
   const skip = (f: SstFileModel, e: unknown) => {
     if (!m.skippedFiles.some((x) => x.file === f.fileName))
       m.skippedFiles.push({ file: f.fileName, reason: f.present ? (e as Error).message : "missing" });
@@ -178,62 +177,44 @@ export function measureOverlay(
   // per sampled entry: 1 when it shadows an older version, its weight, and the older version's bytes
   const results: { y: number; w: number; bytes: number }[] = [];
   try {
-    // 1-2: draw the sample
+    // 1-2: draw the sample. When checking it would exceed the lookup budget (thousands of overlapping
+    // L0 files), scanning every entry above buys nothing: draw blocks, only as many as the budget checks
+    const below = new FilesBelow(levels);
+    const budget = opts.lookupBudget ?? DEFAULT_OVERLAY_LOOKUP_BUDGET;
+    const perEntry = below.lookupsPerEntry(upper);
+    const affordable = perEntry > 0 ? Math.floor(budget / perEntry) : Infinity;
+    // entries a scan would check: the sample, or every entry above when fewer (table properties)
+    const upperEntries = upper.flatMap((l) => l.files).map((f) => f.details?.numEntries);
+    const toCheck = upperEntries.every((n) => n !== undefined)
+      ? Math.min(
+          sampleSize,
+          upperEntries.reduce((a, n) => a! + n!, 0)!,
+        )
+      : sampleSize;
     let sample: Sampled[];
-    if (m.bytesAboveBottom <= (opts.scanLimitBytes ?? DEFAULT_OVERLAY_SCAN_LIMIT)) {
+    if (m.bytesAboveBottom <= (opts.scanLimitBytes ?? DEFAULT_OVERLAY_SCAN_LIMIT) && toCheck <= affordable) {
       sample = scanSample(upper, cache, sampleSize, random, m, skip);
     } else {
       m.sampling = "blocks";
-      sample = blockSample(upper, cache, sampleSize, random, m, skip);
+      const draws = Math.min(sampleSize, Math.max(MIN_BLOCK_DRAWS, affordable));
+      m.droppedForLookupBudget = sampleSize - draws;
+      sample = blockSample(upper, cache, draws, random, m, skip);
     }
 
     // 3: look each sampled key up below its own position
-    const l0 = (levels.find((l) => l.level === 0)?.files ?? [])
-      .slice()
-      .sort((a, b) => tableAge(b) - tableAge(a));
-    const deeper = levels
-      .filter((l) => l.level > 0)
-      .map((l) => ({ level: l.level, files: sortedByKey(l.files) }));
-    for (const s of sample) {
-      const hex = toHex(s.key);
-      const candidates: SstFileModel[] = [];
-      if (s.level === 0) for (const f of l0) if (f !== s.file && inRange(f, hex)) candidates.push(f);
-      for (const d of deeper) {
-        if (d.level <= s.level) continue;
-        const f = fileFor(d.files, hex);
-        if (f) candidates.push(f);
-      }
-      let older: { bytes: number } | undefined;
-      let unreadable = false;
-      for (const f of candidates) {
-        let r;
-        try {
-          if (!f.present) throw new Error("missing");
-          const t = cache.get(f.path);
-          m.lookups.tablesConsulted++;
-          r = t.get(s.key);
-        } catch (e) {
-          unreadable = true;
-          skip(f, e);
-          continue;
-        }
-        if (r.filterRejected) m.lookups.filterRejections++;
-        m.lookups.dataBlocksRead += r.stats.dataBlocksRead;
-        if (r.found && r.seqno !== undefined && r.seqno < s.seqno) {
-          older = { bytes: s.key.length + 8 + (r.value?.length ?? 0) };
-          break;
-        }
-      }
-      if (!older && unreadable) {
+    const { resolved, dropped } = lookUpBelow(below, sample, cache, random, budget, m, skip);
+    m.droppedForLookupBudget += dropped;
+    for (const r of resolved) {
+      if (r.unresolved) {
         m.unresolved++;
         continue;
       }
       m.sampled++;
-      if (older) m.sampledShadowing++;
-      results.push({ y: older ? 1 : 0, w: s.weight, bytes: older?.bytes ?? 0 });
+      if (r.olderBytes !== undefined) m.sampledShadowing++;
+      results.push({ y: r.olderBytes !== undefined ? 1 : 0, w: r.weight, bytes: r.olderBytes ?? 0 });
     }
   } finally {
-    cache.closeAll();
+    cache.close();
   }
 
   // 4: scale the sampled share to every entry above the bottom
@@ -297,21 +278,26 @@ function scanSample(
     for (const f of lv.files) {
       try {
         if (!f.present) throw new Error("missing");
-        cache.get(f.path).scan(
-          (e) => {
-            m.entriesAboveBottom++;
-            const slot = reservoir.slotFor();
-            if (slot >= 0)
-              reservoir.put(slot, {
-                key: e.userKeyCopy(),
-                seqno: e.seqno,
-                level: lv.level,
-                file: f,
-                weight: 1,
-              });
-          },
-          { rangeDeletions: false },
-        );
+        const t = cache.acquire(f.path);
+        try {
+          t.scan(
+            (e) => {
+              m.entriesAboveBottom++;
+              const slot = reservoir.slotFor();
+              if (slot >= 0)
+                reservoir.put(slot, {
+                  key: e.userKeyCopy(),
+                  seqno: e.seqno,
+                  level: lv.level,
+                  file: f,
+                  weight: 1,
+                });
+            },
+            { rangeDeletions: false },
+          );
+        } finally {
+          cache.release(t);
+        }
       } catch (e) {
         skip(f, e);
       }
@@ -338,9 +324,20 @@ function blockSample(
     for (const f of lv.files) {
       try {
         if (!f.present) throw new Error("missing");
-        const p = cache.get(f.path).props;
-        const blocks = p.numDataBlocks ?? 0;
-        const entries = (p.numEntries ?? 0) - (p.numRangeDeletions ?? 0);
+        // the properties the model already read (inspect's table details), else the table's own
+        const d = f.details;
+        let blocks: number;
+        let entries: number;
+        if (d && !d.error && d.numDataBlocks !== undefined) {
+          blocks = d.numDataBlocks;
+          entries = (d.numEntries ?? 0) - Number(d.properties?.[NUMERIC_FIELDS.numRangeDeletions] ?? 0);
+        } else {
+          const t = cache.acquire(f.path);
+          const p = t.props;
+          cache.release(t);
+          blocks = p.numDataBlocks ?? 0;
+          entries = (p.numEntries ?? 0) - (p.numRangeDeletions ?? 0);
+        }
         m.entriesAboveBottom += Math.max(0, entries);
         if (blocks > 0) files.push({ f, level: lv.level, blocks });
       } catch (e) {
@@ -360,29 +357,177 @@ function blockSample(
     base += x.blocks;
     if (wanted.length === 0) continue;
     try {
-      const t = cache.get(x.f.path);
-      let i = 0;
-      let w = 0;
-      for (const ie of t.iterateIndex()) {
-        while (w < wanted.length && wanted[w] === i) {
-          const c = t.readDataBlock(ie.handle).cursor();
-          let count = 0;
-          let pick: { key: Buffer; seqno: number } | undefined;
-          while (c.next()) {
-            count++;
-            if (random() * count < 1) pick = { key: c.userKeyCopy(), seqno: c.seqno };
+      const t = cache.acquire(x.f.path);
+      try {
+        let i = 0;
+        let w = 0;
+        for (const ie of t.iterateIndex()) {
+          while (w < wanted.length && wanted[w] === i) {
+            const c = t.readDataBlock(ie.handle).cursor();
+            let count = 0;
+            let pick: { key: Buffer; seqno: number } | undefined;
+            while (c.next()) {
+              count++;
+              if (random() * count < 1) pick = { key: c.userKeyCopy(), seqno: c.seqno };
+            }
+            if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
+            w++;
           }
-          if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
-          w++;
+          if (w >= wanted.length) break;
+          i++;
         }
-        if (w >= wanted.length) break;
-        i++;
+      } finally {
+        cache.release(t);
       }
     } catch (e) {
       skip(x.f, e);
     }
   }
   return out;
+}
+
+/** The files below an entry that a Get walks: L0 newest first, then one file per deeper level. */
+class FilesBelow {
+  private readonly l0: SstFileModel[];
+  private readonly deeper: { level: number; files: SstFileModel[] }[];
+
+  constructor(levels: LevelModel[]) {
+    this.l0 = (levels.find((l) => l.level === 0)?.files ?? [])
+      .slice()
+      .sort((a, b) => tableAge(b) - tableAge(a));
+    this.deeper = levels
+      .filter((l) => l.level > 0)
+      .map((l) => ({ level: l.level, files: sortedByKey(l.files) }));
+  }
+
+  /**
+   * Files that may hold an older version of user key `hex` written at `seqno` in `file` of `level`.
+   * An L0 file whose smallest sequence number is above the entry's cannot, and is left out.
+   */
+  candidates(hex: string, level: number, seqno: number, file: SstFileModel): SstFileModel[] {
+    const out: SstFileModel[] = [];
+    if (level === 0)
+      for (const f of this.l0)
+        if (f !== file && !((f.smallestSeqno ?? 0) > seqno) && inRange(f, hex)) out.push(f);
+    for (const d of this.deeper) {
+      if (d.level <= level) continue;
+      const f = fileFor(d.files, hex);
+      if (f) out.push(f);
+    }
+    return out;
+  }
+
+  /**
+   * Lookups one entry above the bottom costs, estimated from the MANIFEST alone: the mean over up to
+   * 64 files above (spread over them) of the candidates of an entry at the file's smallest key and
+   * largest sequence number.
+   */
+  lookupsPerEntry(upper: LevelModel[]): number {
+    const files = upper.flatMap((l) => l.files.map((f) => ({ f, level: l.level })));
+    if (files.length === 0) return 0;
+    const step = Math.max(1, Math.floor(files.length / 64));
+    let n = 0;
+    let sum = 0;
+    for (let i = 0; i < files.length; i += step) {
+      const { f, level } = files[i]!;
+      sum += this.candidates(f.smallestKey, level, f.largestSeqno ?? Number.MAX_SAFE_INTEGER, f).length;
+      n++;
+    }
+    return sum / n;
+  }
+
+  /** Every file, in the order a Get walks them. */
+  walkOrder(): SstFileModel[] {
+    return [...this.l0, ...this.deeper.flatMap((d) => d.files)];
+  }
+}
+
+/** What the lookups below found for one sampled entry. */
+interface Resolution {
+  weight: number;
+  /** Bytes (internal key + value) of the nearest older version below, when there is one. */
+  olderBytes?: number;
+  /** No older version found and some file below could not be read. */
+  unresolved: boolean;
+}
+
+/**
+ * Look each sampled entry up in the files below it that may hold its key, file by file rather than
+ * entry by entry: every file is opened once, for all the entries that need it, and files are visited
+ * in the order a Get walks them (L0 newest first, then each deeper level), so each entry stops at its
+ * nearest older version exactly as a walk per entry would. An L0 file whose smallest sequence number
+ * is above the entry's cannot hold an older version and is not consulted. When the lookups would
+ * exceed `budget`, a uniform subsample of the entries is checked (m.droppedForLookupBudget).
+ */
+function lookUpBelow(
+  below: FilesBelow,
+  sample: Sampled[],
+  cache: TableCache,
+  random: () => number,
+  budget: number,
+  m: OverlayMeasurement,
+  skip: (f: SstFileModel, e: unknown) => void,
+): { resolved: Resolution[]; dropped: number } {
+  // a uniform order (Fisher–Yates), so that when the budget ends the checks, the prefix checked is a
+  // uniform subsample of the draw
+  const order = sample.slice();
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const entries: { s: Sampled; files: SstFileModel[] }[] = [];
+  let lookups = 0;
+  for (const s of order) {
+    const files = below.candidates(toHex(s.key), s.level, s.seqno, s.file);
+    if (lookups + files.length > budget) break;
+    lookups += files.length;
+    entries.push({ s, files });
+  }
+  const out: Resolution[] = entries.map((e) => ({ weight: e.s.weight, unresolved: false }));
+  const done = new Uint8Array(entries.length);
+  // which entries need each file, files in walk order
+  const byFile = new Map<SstFileModel, number[]>();
+  for (const f of below.walkOrder()) byFile.set(f, []);
+  entries.forEach((e, i) => {
+    for (const f of e.files) byFile.get(f)!.push(i);
+  });
+  for (const [f, wanting] of byFile) {
+    const pending = wanting.filter((i) => done[i] === 0);
+    if (pending.length === 0) continue;
+    let t;
+    try {
+      if (!f.present) throw new Error("missing");
+      t = cache.acquire(f.path);
+    } catch (e) {
+      skip(f, e);
+      for (const i of pending) out[i]!.unresolved = true;
+      continue;
+    }
+    try {
+      for (const i of pending) {
+        const s = entries[i]!.s;
+        m.lookups.tablesConsulted++;
+        let r;
+        try {
+          r = t.get(s.key);
+        } catch (e) {
+          skip(f, e);
+          out[i]!.unresolved = true;
+          continue;
+        }
+        if (r.filterRejected) m.lookups.filterRejections++;
+        m.lookups.dataBlocksRead += r.stats.dataBlocksRead;
+        if (r.found && r.seqno !== undefined && r.seqno < s.seqno) {
+          out[i]!.olderBytes = s.key.length + 8 + (r.value?.length ?? 0);
+          out[i]!.unresolved = false;
+          done[i] = 1;
+        }
+      }
+    } finally {
+      cache.release(t);
+    }
+  }
+  return { resolved: out, dropped: order.length - entries.length };
 }
 
 /**

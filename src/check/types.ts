@@ -62,6 +62,8 @@ export interface CheckOptions {
   overlaySample?: number;
   /** Bytes above the bottom level up to which placement-overlay scans every entry (default 1 GiB). */
   overlayScanLimitBytes?: number;
+  /** Table lookups placement-overlay may make per column family (default 150,000; see check/overlay.ts). */
+  overlayLookupBudget?: number;
   /** Seed for the overlay sample (default fixed: reruns give the same numbers). */
   seed?: number;
   /** code-population: sample this many data blocks per column family instead of reading every block. */

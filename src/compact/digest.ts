@@ -25,6 +25,7 @@ import { loadMemLayer } from "../datadir/memtable.js";
 import {
   Fate,
   levelRuns,
+  mergeReadAhead,
   MemRun,
   mergeNewest,
   TableRun,
@@ -136,8 +137,10 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
         }
       }
     }
-    for (const files of levelRuns(cf.levels))
-      runs.push(new TableRun(files, undefined, undefined, { block() {} }));
+    const tableRuns = levelRuns(cf.levels);
+    const readAhead = mergeReadAhead(tableRuns.length);
+    for (const files of tableRuns)
+      runs.push(new TableRun(files, undefined, undefined, { block() {} }, undefined, readAhead));
     const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
     tombstones.push(...wal.rangeDels);
     out.walEntries = wal.entries.length;

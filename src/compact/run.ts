@@ -12,6 +12,7 @@
  * (the manual compaction ends "Incomplete"); RocksDB installs finished output files atomically through
  * the MANIFEST and deletes unfinished ones, so the store stays valid. The DB is then closed normally.
  */
+import { engineMaxOpenFiles } from "../util/open_files.js";
 import * as engine from "../engine/index.js";
 import { CompactionCanceledError, StoreLockedError } from "../engine/errors.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -93,6 +94,10 @@ export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): P
     db = engine.openDb(plan.store, {
       useLatestOptionsFile: true,
       statistics: true,
+      // bounded descriptors: RocksDB's table cache holds the tables and blob files it opens, and the
+      // store's own setting is often -1 (keep every one open), which fails with EMFILE on a store of
+      // tens of thousands of blob files; the verification's readers need room beside it
+      dbOptions: `max_open_files=${engineMaxOpenFiles()}`,
       columnFamilies: plan.columnFamilies
         .filter((c) => c.optionString !== "")
         .map((c) => ({ name: Buffer.from(c.nameHex, "hex"), options: c.optionString })),

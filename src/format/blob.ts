@@ -17,6 +17,7 @@
  * by LIMITS.maxBlockBytes.
  */
 import { closeSync, openSync, readSync } from "node:fs";
+import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
@@ -76,17 +77,36 @@ export function decodeBlobIndex(
   return out;
 }
 
-/** Positioned reads from blob files, one descriptor per file kept until close(). */
+/**
+ * Positioned reads from blob files. Descriptors are kept in a least-recently-used cache of
+ * `capacity` files (a store may hold tens of thousands of blob files; see util/open_files.ts).
+ */
 export class BlobFileReader {
+  /** Map order is use order: the first entry is the least recently used. */
   private readonly fds = new Map<string, number>();
+
+  constructor(private readonly capacity = openFileCacheCapacity()) {}
 
   private fd(path: string): number {
     let fd = this.fds.get(path);
-    if (fd === undefined) {
-      fd = openSync(path, "r");
+    if (fd !== undefined) {
+      this.fds.delete(path);
       this.fds.set(path, fd);
+      return fd;
+    }
+    fd = openSync(path, "r");
+    this.fds.set(path, fd);
+    while (this.fds.size > this.capacity) {
+      const [oldest, ofd] = this.fds.entries().next().value as [string, number];
+      this.fds.delete(oldest);
+      closeSync(ofd);
     }
     return fd;
+  }
+
+  /** Descriptors open now. */
+  get openFiles(): number {
+    return this.fds.size;
   }
 
   /**

@@ -8,15 +8,21 @@
  */
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
 
-/** Where a run gets its tables from and gives them back. */
+/**
+ * Where a run gets its tables from and gives them back. `readAhead`, when given, replaces the
+ * source's read-ahead window for a table it opens (a table already open keeps its own).
+ */
 export interface TableSource {
-  acquire(path: string): SstTable;
+  acquire(path: string, readAhead?: number): SstTable;
   release(table: SstTable): void;
 }
 
 /** No caching: open on acquire, close on release. */
 export function uncachedTables(opts: OpenTableOptions = {}): TableSource {
-  return { acquire: (path) => openTable(path, opts), release: (t) => t.close() };
+  return {
+    acquire: (path, readAhead) => openTable(path, readAhead === undefined ? opts : { ...opts, readAhead }),
+    release: (t) => t.close(),
+  };
 }
 
 export class TableCache implements TableSource {
@@ -33,13 +39,13 @@ export class TableCache implements TableSource {
     return this.idle.size;
   }
 
-  acquire(path: string): SstTable {
+  acquire(path: string, readAhead?: number): SstTable {
     const t = this.idle.get(path);
     if (t) {
       this.idle.delete(path);
       return t;
     }
-    return openTable(path, this.opts);
+    return openTable(path, readAhead === undefined ? this.opts : { ...this.opts, readAhead });
   }
 
   release(table: SstTable): void {

@@ -10,7 +10,8 @@
  *
  * One DB option is set on top of the loaded ones: max_open_files=-1, so every table reader is opened
  * (footer, index, filter) at DB::Open and table-open reads are not charged to the first lookup that
- * touches a file. Table options (filter, block size, index, caching) are exactly the loaded ones.
+ * touches a file; but when the store has more files than the descriptors allowed (util/open_files.ts),
+ * that bound instead, with a note. Table options (filter, block size, index, caching) are exactly the loaded ones.
  *
  * Each lookup is its own getManyWithStats call (PerfContext, per-level PerfContext, Statistics tickers
  * around one Get with fill_cache=false), so the engine's counts can be compared lookup by lookup.
@@ -19,6 +20,7 @@
  * the file), else from PerfContext block_read_count minus index_block_read_count, filter_block_read_count
  * and compression_dict_block_read_count (block_read_count counts every block read from the file).
  */
+import { engineMaxOpenFiles } from "../util/open_files.js";
 import { fromHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
 import { parseOptionMap, findOptionsFiles } from "../datadir/options_file.js";
@@ -115,11 +117,16 @@ export class EngineProber {
   constructor(target: ProbeTarget) {
     this.inForce = checkEngineOptions(target);
     this.cf = fromHex(target.cfNameHex);
+    // max_open_files=-1 keeps every table and blob file the engine opens: only when they all fit in
+    // the descriptors the process may use (a store of tens of thousands of blob files would fail)
+    const room = engineMaxOpenFiles();
+    const allOpen = target.storeFiles.length <= room;
+    const maxOpenFiles = allOpen ? -1 : room;
     this.db = openDb(target.instanceDir, {
       readOnly: true,
       useLatestOptionsFile: true,
       statistics: true,
-      dbOptions: "max_open_files=-1",
+      dbOptions: `max_open_files=${maxOpenFiles}`,
     });
     this.useDataMissTicker = this.inForce.tableOptions["no_block_cache"] !== "true";
     this.counters = {
@@ -130,7 +137,15 @@ export class EngineProber {
       dataBlockSource: this.useDataMissTicker
         ? "rocksdb.block.cache.data.miss"
         : "block_read_count - index_block_read_count - filter_block_read_count - compression_dict_block_read_count",
-      notes: [...this.db.notes, "opened read-only with the store's OPTIONS file plus max_open_files=-1"],
+      notes: [
+        ...this.db.notes,
+        `opened read-only with the store's OPTIONS file plus max_open_files=${maxOpenFiles}`,
+        ...(allOpen
+          ? []
+          : [
+              `${target.storeFiles.length} store files exceed the ${room} descriptors allowed: tables open on first use, and that read is charged to the lookup`,
+            ]),
+      ],
     };
   }
 

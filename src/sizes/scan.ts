@@ -15,6 +15,7 @@ import {
   MemRun,
   TableRun,
   mergeNewest,
+  mergeReadAhead,
   type BlockEvent,
   type BlockSink,
   type NewestVisitor,
@@ -220,7 +221,8 @@ export function runScanTask(
   const lo = task.loHex !== undefined ? fromHex(task.loHex) : undefined;
   const hi = task.hiHex !== undefined ? fromHex(task.hiHex) : undefined;
   const scan = new TaskScan(task, progress);
-  const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables));
+  const readAhead = mergeReadAhead(task.runs.length);
+  const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables, readAhead));
   let walEntries = 0;
   const rangeDels = task.rangeDels.map((r) => ({
     start: fromHex(r.startHex),

@@ -311,7 +311,10 @@ describe("placement-overlay on db_bench stores", () => {
     ]);
     const obsolete = oracleObsolete(db);
     expect(obsolete).toBeGreaterThan(1000);
-    const exact = of(await runCheck(db, { overlaySample: 1_000_000 }), "placement-overlay")[0]!.evidence as {
+    const exact = of(
+      await runCheck(db, { overlaySample: 1_000_000, overlayLookupBudget: 10_000_000 }),
+      "placement-overlay",
+    )[0]!.evidence as {
       perLevel: unknown[];
       shadowedEntriesEstimate: { value: number; method: string };
     };
@@ -346,6 +349,38 @@ describe("placement-overlay on db_bench stores", () => {
     expect(f.evidence.oldestL0AsBottom).toBe(true);
     expect((f.evidence.shadowedEntriesEstimate as { value: number }).value).toBe(oracleObsolete(db));
     expect(f.severity).toBe("warn");
+  });
+
+  it("an L0 pile-up: lookups stay within the budget, fewer entries checked, the interval holds", async () => {
+    // every flush overlaps every other (random keys): an entry has every older L0 file below it
+    const db = join(dir, "l0-pile");
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      "--num=40000",
+      "--value_size=20",
+      "--compression_type=none",
+      "--bloom_bits=10",
+      "--write_buffer_size=65536",
+      "--disable_auto_compactions=1",
+      "--level0_slowdown_writes_trigger=100000",
+      "--level0_stop_writes_trigger=100000",
+    ]);
+    const r = await runCheck(db, { overlayLookupBudget: 4000 });
+    const e = of(r, "placement-overlay")[0]!.evidence as {
+      filesAboveBottom: number;
+      sampled: number;
+      droppedForLookupBudget: number;
+      lookups: { tablesConsulted: number };
+      shadowedEntriesEstimate: { low: number; high: number; method: string };
+    };
+    expect(e.filesAboveBottom).toBeGreaterThan(20);
+    expect(e.lookups.tablesConsulted).toBeLessThanOrEqual(4000);
+    expect(e.droppedForLookupBudget).toBeGreaterThan(0);
+    expect(e.sampled).toBeGreaterThan(50);
+    expect(e.shadowedEntriesEstimate.method).not.toBe("exact");
+    const obsolete = oracleObsolete(db);
+    expect(e.shadowedEntriesEstimate.low).toBeLessThanOrEqual(obsolete);
+    expect(e.shadowedEntriesEstimate.high).toBeGreaterThanOrEqual(obsolete);
   });
 
   it("format-mix and options-drift when a reopen with another compression adds files", async () => {

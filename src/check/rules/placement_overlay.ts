@@ -42,6 +42,7 @@ export const rule: Rule = {
           sample: ctx.options.overlaySample,
           seed: ctx.options.seed,
           scanLimitBytes: ctx.options.overlayScanLimitBytes,
+          lookupBudget: ctx.options.overlayLookupBudget,
         });
         if (!m || m.filesAboveBottom === 0) continue;
         const est = m.shadowedEntriesEstimate;
@@ -76,6 +77,9 @@ export const rule: Rule = {
               (m.unresolved > 0
                 ? ` (${m.unresolved} sampled lookups unresolved: ${m.skippedFiles.length} unreadable files)`
                 : "") +
+              (m.droppedForLookupBudget > 0
+                ? ` (${m.sampled} entries checked: ${m.lookups.tablesConsulted} table lookups, the budget)`
+                : "") +
               `; ${remedy}`,
             {
               bottomLevel: m.bottomLevel,
@@ -91,6 +95,7 @@ export const rule: Rule = {
               sampled: m.sampled,
               sampledShadowing: m.sampledShadowing,
               unresolved: m.unresolved,
+              droppedForLookupBudget: m.droppedForLookupBudget,
               exhaustive: m.exhaustive,
               sampling: m.sampling,
               shadowedEntriesEstimate: est,

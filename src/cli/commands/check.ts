@@ -15,6 +15,7 @@ interface Args {
   report?: string;
   sample: number;
   "overlay-scan-limit": number;
+  "overlay-lookups": number;
   "code-sample-blocks"?: number;
   seed: number;
 }
@@ -37,10 +38,8 @@ export const command: CommandModule<object, Args> = {
   describe: "Pre-benchmark sanity checks on one store, or two arms side by side (--against)",
   // the check library (for the rule list and defaults) loads only when this command is parsed
   builder: async (y) => {
-    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_SCAN_LIMIT }] = await Promise.all([
-      import("../../check/runner.js"),
-      import("../../check/overlay.js"),
-    ]);
+    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_SCAN_LIMIT, DEFAULT_OVERLAY_LOOKUP_BUDGET }] =
+      await Promise.all([import("../../check/runner.js"), import("../../check/overlay.js")]);
     return y
       .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
       .option("against", { type: "string", describe: "reference arm REF_DIR to compare with" })
@@ -64,6 +63,12 @@ export const command: CommandModule<object, Args> = {
         default: DEFAULT_OVERLAY_SCAN_LIMIT / 1024 / 1024,
         describe:
           "placement-overlay: MiB above the bottom level up to which every entry is scanned (beyond: block sampling)",
+      })
+      .option("overlay-lookups", {
+        type: "number",
+        default: DEFAULT_OVERLAY_LOOKUP_BUDGET,
+        describe:
+          "placement-overlay: table lookups allowed per column family (beyond: fewer entries checked, wider interval)",
       })
       .option("code-sample-blocks", {
         type: "number",
@@ -91,6 +96,8 @@ export const command: CommandModule<object, Args> = {
     try {
       if (!Number.isInteger(argv.sample) || argv.sample < 1)
         throw new LsmscopeError("--sample must be a positive integer", { exitCode: 3 });
+      if (!Number.isInteger(argv["overlay-lookups"]) || argv["overlay-lookups"] < 1)
+        throw new LsmscopeError("--overlay-lookups must be a positive integer", { exitCode: 3 });
       if (!(argv["overlay-scan-limit"] >= 0))
         throw new LsmscopeError("--overlay-scan-limit must be a number of MiB >= 0", { exitCode: 3 });
       const dirs = [argv.dir, ...(argv.against !== undefined ? [argv.against] : [])];
@@ -101,6 +108,7 @@ export const command: CommandModule<object, Args> = {
         against: argv.against,
         overlaySample: argv.sample,
         overlayScanLimitBytes: argv["overlay-scan-limit"] * 1024 * 1024,
+        overlayLookupBudget: argv["overlay-lookups"],
         seed: argv.seed,
         codeSampleBlocks: argv["code-sample-blocks"],
         onProgress: tty

@@ -1,0 +1,55 @@
+/**
+ * Bounds on open file descriptors. A datadir may hold tens of thousands of tables and blob files (a
+ * node whose blob files stay small accumulates thousands); a reader cache that keeps one descriptor
+ * per file it has touched fails with EMFILE part-way through, and again on every rerun. Every cache of
+ * open files takes its capacity from here, and the engine is opened with a max_open_files that leaves
+ * room for them.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Where the soft limit cannot be read: the usual Linux default. */
+const FALLBACK_LIMIT = 1024;
+
+let limit: number | undefined;
+
+/** The process's soft limit on open files (RLIMIT_NOFILE, from /proc/self/limits). */
+export function openFileLimit(): number {
+  if (limit === undefined) {
+    limit = FALLBACK_LIMIT;
+    try {
+      const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync("/proc/self/limits", "utf8"));
+      if (m) limit = m[1] === "unlimited" ? 1 << 20 : Number(m[1]);
+    } catch {
+      // not Linux: keep the fallback
+    }
+  }
+  return limit;
+}
+
+/**
+ * Descriptors one reader cache (tables, blob files) may keep open: an eighth of the limit, so that
+ * several caches, the engine and Node's own fit together; at least 8, at most 1,024 (beyond that a
+ * cache saves no measurable time).
+ */
+export function openFileCacheCapacity(): number {
+  return Math.max(8, Math.min(1024, Math.floor(openFileLimit() / 8)));
+}
+
+/**
+ * max_open_files for RocksDB opened on a store: the store's own setting when it is positive and
+ * fits, else half the process's limit (RocksDB's table cache holds the tables and blob files it has
+ * open; -1 would keep every one of them open).
+ */
+export function engineMaxOpenFiles(configured?: number): number {
+  const room = Math.max(64, Math.floor(openFileLimit() / 2));
+  return configured !== undefined && configured > 0 ? Math.min(configured, room) : room;
+}
+
+/** Descriptors this process has open now (/proc/self/fd; undefined where unreadable). */
+export function openDescriptorCount(): number | undefined {
+  try {
+    return readdirSync("/proc/self/fd").length;
+  } catch {
+    return undefined;
+  }
+}

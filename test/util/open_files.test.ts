@@ -1,0 +1,117 @@
+/**
+ * Bounded file descriptors: a db_bench store of ~500 blob files (4 KiB each, every value in a blob),
+ * every command run in a child whose descriptor limit (128) is far below the file count. Before the
+ * bounds, the compact verification's blob reader and the engine opened with max_open_files=-1 failed
+ * with "Too many open files". And the blob reader's descriptors, counted in /proc/self/fd, stay at
+ * its capacity while it reads every blob file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { cpSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { dbBench, REPO, removeDir, snapshotTree, tempDir } from "../helpers/index.js";
+import * as engine from "../../src/engine/index.js";
+import { BlobFileReader } from "../../src/format/blob.js";
+import { openDescriptorCount, openFileCacheCapacity, openFileLimit } from "../../src/util/open_files.js";
+
+const BIN = join(REPO, "bin", "lsmscope.js");
+const LIMIT = 128;
+
+let dir: string;
+let db: string;
+beforeAll(() => {
+  dir = tempDir("lsmscope-fds-");
+  db = join(dir, "blobs");
+  dbBench(db, [
+    "--benchmarks=fillrandom,flush",
+    "--num=10000",
+    "--value_size=200",
+    "--enable_blob_files=1",
+    "--min_blob_size=0",
+    "--blob_file_size=4096",
+    "--write_buffer_size=1048576",
+  ]);
+});
+afterAll(() => removeDir(dir));
+
+const blobFiles = () => readdirSync(db).filter((f) => f.endsWith(".blob"));
+
+/** Run the CLI in a shell whose soft and hard descriptor limits are LIMIT. */
+function limited(args: string[]) {
+  const quoted = args.map((a) => `'${a}'`).join(" ");
+  return spawnSync("bash", ["-c", `ulimit -n ${LIMIT} && exec '${process.execPath}' '${BIN}' ${quoted}`], {
+    encoding: "utf8",
+  });
+}
+
+describe("bounded file descriptors", () => {
+  it("the store has several times more blob files than the limit", () => {
+    expect(blobFiles().length).toBeGreaterThan(3 * LIMIT);
+  });
+
+  it.each([
+    ["inspect", "--deep"],
+    ["sizes", "--full"],
+    ["check"],
+    ["probe", "--cf", "default", "--keys", "present", "--count", "300", "--path", "reader"],
+  ])("%s completes under a limit of 128 descriptors, read-only", (...args) => {
+    const before = snapshotTree(db);
+    const r = limited([args[0]!, db, ...args.slice(1)]);
+    expect(r.stderr).not.toMatch(/too many open files/i);
+    expect(r.status).toBe(0);
+    expect(snapshotTree(db)).toEqual(before);
+  });
+
+  it.skipIf(!engine.engineAvailable())(
+    "probe's engine path and compact --yes complete under the limit",
+    () => {
+      const probe = limited([
+        "probe",
+        db,
+        "--cf",
+        "default",
+        "--keys",
+        "present",
+        "--count",
+        "300",
+        "--path",
+        "engine",
+      ]);
+      expect(probe.stderr).not.toMatch(/too many open files/i);
+      expect(probe.status).toBe(0);
+      expect(probe.stdout).toMatch(/max_open_files=\d+/);
+      const copy = join(dir, "compacted");
+      cpSync(db, copy, { recursive: true });
+      const c = limited(["compact", copy, "--yes"]);
+      expect(c.stderr).not.toMatch(/too many open files/i);
+      expect(c.status).toBe(0);
+    },
+  );
+
+  it("the blob reader keeps at most its capacity of descriptors open (counted in /proc/self/fd)", () => {
+    expect(openFileLimit()).toBeGreaterThan(0);
+    expect(openFileCacheCapacity()).toBeGreaterThanOrEqual(8);
+    const before = openDescriptorCount();
+    if (before === undefined) return; // no /proc: nothing to count
+    const reader = new BlobFileReader(16);
+    let peak = 0;
+    try {
+      for (const f of blobFiles()) {
+        // a blob file's first bytes are its header: a read at offset 0 of a small blob
+        reader.readValue(join(db, f), {
+          kind: "blob",
+          fileNumber: 0,
+          offset: 0,
+          size: 8,
+          compression: 0,
+        } as never);
+        peak = Math.max(peak, openDescriptorCount()! - before);
+      }
+      expect(reader.openFiles).toBe(16);
+      expect(peak).toBeLessThanOrEqual(16);
+    } finally {
+      reader.close();
+    }
+    expect(openDescriptorCount()).toBe(before);
+  });
+});
