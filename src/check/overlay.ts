@@ -29,7 +29,8 @@ import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from 
 import { TableCache } from "../lsm/table_cache.js";
 import { NUMERIC_FIELDS } from "../format/properties.js";
 import { toHex } from "../util/bytes.js";
-import { placementSplit, tableAge, type Placement } from "../lsm/placement.js";
+import { placementSplit, type Placement } from "../lsm/placement.js";
+import { Version } from "../lsm/version.js";
 import { Reservoir, seededRandom, wilsonInterval } from "./stats.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
@@ -111,32 +112,6 @@ export interface OverlayOptions {
   /** Table lookups allowed (default DEFAULT_OVERLAY_LOOKUP_BUDGET). */
   lookupBudget?: number;
 }
-
-/** Files of a level >= 1 sorted by smallest key, to find the one that may hold a key. */
-function sortedByKey(files: SstFileModel[]): SstFileModel[] {
-  return [...files].sort((a, b) =>
-    a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0,
-  );
-}
-
-/** The file of a sorted, non-overlapping level whose [smallest, largest] holds `hex` (hex order = byte order). */
-function fileFor(sorted: SstFileModel[], hex: string): SstFileModel | undefined {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.smallestKey <= hex) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  if (found < 0) return undefined;
-  const f = sorted[found]!;
-  return hex <= f.largestKey ? f : undefined;
-}
-
-const inRange = (f: SstFileModel, hex: string) => f.smallestKey <= hex && hex <= f.largestKey;
 
 /** Measure the overlay of one column family (reads the files; writes nothing). */
 export function measureOverlay(
@@ -388,16 +363,10 @@ function blockSample(
 
 /** The files below an entry that a Get walks: L0 newest first, then one file per deeper level. */
 class FilesBelow {
-  private readonly l0: SstFileModel[];
-  private readonly deeper: { level: number; files: SstFileModel[] }[];
+  private readonly version: Version<SstFileModel>;
 
   constructor(levels: LevelModel[]) {
-    this.l0 = (levels.find((l) => l.level === 0)?.files ?? [])
-      .slice()
-      .sort((a, b) => tableAge(b) - tableAge(a));
-    this.deeper = levels
-      .filter((l) => l.level > 0)
-      .map((l) => ({ level: l.level, files: sortedByKey(l.files) }));
+    this.version = Version.of(levels);
   }
 
   /**
@@ -405,16 +374,9 @@ class FilesBelow {
    * An L0 file whose smallest sequence number is above the entry's cannot, and is left out.
    */
   candidates(hex: string, level: number, seqno: number, file: SstFileModel): SstFileModel[] {
-    const out: SstFileModel[] = [];
-    if (level === 0)
-      for (const f of this.l0)
-        if (f !== file && !((f.smallestSeqno ?? 0) > seqno) && inRange(f, hex)) out.push(f);
-    for (const d of this.deeper) {
-      if (d.level <= level) continue;
-      const f = fileFor(d.files, hex);
-      if (f) out.push(f);
-    }
-    return out;
+    return this.version
+      .filesFor(hex, { level, file })
+      .filter((f) => f.level !== 0 || !((f.smallestSeqno ?? 0) > seqno));
   }
 
   /**
@@ -438,7 +400,7 @@ class FilesBelow {
 
   /** Every file, in the order a Get walks them. */
   walkOrder(): SstFileModel[] {
-    return [...this.l0, ...this.deeper.flatMap((d) => d.files)];
+    return [...this.version.l0, ...this.version.levels.flat()];
   }
 }
 

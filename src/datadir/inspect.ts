@@ -23,6 +23,7 @@ import {
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { placementOf, tableEntries } from "../lsm/placement.js";
+import { sortLevelFiles } from "../lsm/version.js";
 import type {
   BlobFileModel,
   ClientInfo,
@@ -385,18 +386,8 @@ function inspectStore(
       levels[f.level]!.bytes += f.fileSize;
       allFiles.push({ model: m, entry: f });
     }
-    // L0 newest first (by epoch number, then largest seqno, then file number), other levels by key
-    for (const lv of levels) {
-      if (lv.level === 0)
-        lv.files.sort(
-          (a, b) =>
-            (b.epochNumber ?? 0) - (a.epochNumber ?? 0) ||
-            (b.largestSeqno ?? 0) - (a.largestSeqno ?? 0) ||
-            b.fileNumber - a.fileNumber,
-        );
-      else
-        lv.files.sort((a, b) => (a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0));
-    }
+    // in lookup order: L0 newest first, other levels by key (src/lsm/version.ts)
+    for (const lv of levels) sortLevelFiles(lv.level, lv.files);
 
     const blobFiles: BlobFileModel[] = [];
     const linked = new Map<number, number[]>();

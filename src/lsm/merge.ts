@@ -16,6 +16,7 @@ import { DataBlock, type SstTable, type EntryView, type IndexEntry } from "../fo
 import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
+import { bySmallestKey } from "./version.js";
 import type { MemEntry } from "../datadir/memtable.js";
 
 /** Bytewise comparison of a[0, al) and b[0, bl) (user keys), without a native call. */
@@ -398,10 +399,7 @@ export function levelRuns(
     if (lvl.files.length === 0) continue;
     if (lvl.level === 0) for (const f of lvl.files) runs.push([runFile(f)]);
     else {
-      // smallestKey is hex: string order is byte order
-      const sorted = [...lvl.files].sort((a, b) =>
-        a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0,
-      );
+      const sorted = [...lvl.files].sort(bySmallestKey);
       runs.push(sorted.map(runFile));
     }
   }

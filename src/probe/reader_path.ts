@@ -25,6 +25,7 @@ import { SstTable, emptyLookupStats, openTable, type IndexEntry } from "../forma
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
+import { Version } from "../lsm/version.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, type PrefixHashIndex } from "../format/hash_index.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
 import { BlockKind, META_RANGE_DEL } from "../format/block_kind.js";
@@ -104,18 +105,9 @@ export class LsmReader {
     const policyConfigured = this.leveldb || !/^(nullptr|)$/.test(target.options.filterPolicy.trim());
     const nonEmpty = target.files.reduce((m, f) => Math.max(m, f.level), -1) + 1; // num_non_empty_levels
     let openBytes = 0;
-    const byLevel = new Map<number, ProbeFile[]>();
-    for (const f of target.files) {
-      if (!byLevel.has(f.level)) byLevel.set(f.level, []);
-      byLevel.get(f.level)!.push(f);
-    }
-    const l0 = [...(byLevel.get(0) ?? [])].sort((a, b) =>
-      this.leveldb
-        ? b.fileNumber - a.fileNumber
-        : (b.largestSeqno ?? 0) - (a.largestSeqno ?? 0) ||
-          (b.smallestSeqno ?? 0) - (a.smallestSeqno ?? 0) ||
-          b.fileNumber - a.fileNumber,
-    );
+    // the lookup order of the one LSM view; this walk keeps its own instrumentation
+    const version = new Version(target.files);
+    const l0 = version.l0;
     let rangeDelFiles = 0;
     let hashIndexFiles = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
@@ -196,9 +188,7 @@ export class LsmReader {
     l0.forEach((f, i) => this.l0.push(open(f, i === l0.length - 1)));
     const maxLevel = nonEmpty - 1;
     for (let lv = 1; lv <= maxLevel; lv++) {
-      const files = [...(byLevel.get(lv) ?? [])].sort((a, b) =>
-        fromHex(a.smallestKey).compare(fromHex(b.smallestKey)),
-      );
+      const files = version.levels[lv] ?? [];
       this.levels[lv] = files.map((f, i) => open(f, i === files.length - 1));
     }
     if (hashIndexFiles > 0)

@@ -15,8 +15,9 @@ import { openTable, type SstTable } from "../format/table.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
-import type { DatadirModel } from "../datadir/model.js";
-import { toHex } from "../util/bytes.js";
+import type { DatadirModel, SstFileModel } from "../datadir/model.js";
+import { TableCache } from "../lsm/table_cache.js";
+import { Version } from "../lsm/version.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
@@ -68,8 +69,8 @@ function matches(m: Matcher, key: Buffer, len: number): boolean {
 
 /** Newest version of a code key across the code column family's files, by point lookups. */
 class CodeLookup {
-  private files: { path: string; smallest: string; largest: string }[] = [];
-  private tables = new Map<string, SstTable>();
+  private readonly version: Version<SstFileModel>;
+  private readonly tables = new TableCache({}, 64);
   private cache = new Map<number, "delegation" | "contract" | "missing">();
   lookups = 0;
 
@@ -77,23 +78,7 @@ class CodeLookup {
     plan: CfPlan,
     private readonly prefix: Buffer,
   ) {
-    for (const lvl of plan.cf.levels)
-      for (const f of lvl.files)
-        if (f.present) this.files.push({ path: f.path, smallest: f.smallestKey, largest: f.largestKey });
-  }
-
-  private table(path: string): SstTable {
-    let t = this.tables.get(path);
-    if (!t) {
-      if (this.tables.size >= 64) {
-        const [p0, t0] = this.tables.entries().next().value as [string, SstTable];
-        t0.close();
-        this.tables.delete(p0);
-      }
-      t = openTable(path);
-      this.tables.set(path, t);
-    }
-    return t;
+    this.version = Version.of(plan.cf.levels);
   }
 
   classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
@@ -102,14 +87,8 @@ class CodeLookup {
     if (hit) return hit;
     this.lookups++;
     const key = Buffer.concat([this.prefix, codeHash]);
-    const hex = toHex(key);
-    let best: { seqno: number; type: number; value?: Buffer } | undefined;
-    for (const f of this.files) {
-      if (hex < f.smallest || hex > f.largest) continue;
-      const r = this.table(f.path).get(key);
-      if (r.found && (best === undefined || (r.seqno ?? 0) > best.seqno))
-        best = { seqno: r.seqno ?? 0, type: r.type ?? 0, value: r.value };
-    }
+    const newest = this.version.get(key, this.tables)?.result;
+    const best = newest && { type: newest.type ?? 0, value: newest.value };
     let out: "delegation" | "contract" | "missing";
     if (!best || isTombstone(best.type)) out = "missing";
     else if (best.type === ValueType.BlobIndex) {
@@ -121,8 +100,7 @@ class CodeLookup {
   }
 
   close(): void {
-    for (const t of this.tables.values()) t.close();
-    this.tables.clear();
+    this.tables.close();
   }
 }
 

@@ -1,0 +1,146 @@
+/**
+ * One view of a column family's live files, as a point lookup walks them (LevelDB db/version_set.cc
+ * Version::Get, RocksDB db/version_set.cc FilePicker):
+ *
+ *  - L0 files may overlap: every one whose [smallest, largest] user-key range holds the key is searched,
+ *    newest first. Newest = higher epoch number (RocksDB ≥ 7.10 records one), then higher largest
+ *    sequence number, then higher smallest sequence number, then higher file number (RocksDB's
+ *    NewestFirstBySeqNo; LevelDB tables carry no sequence numbers in the MANIFEST, so the file number
+ *    decides, as LevelDB's NewestFirst does).
+ *  - Each deeper level is sorted and disjoint: at most one file, found by binary search on the
+ *    smallest keys, may hold the key.
+ *  - The key's newest version is the first file, in that order, whose table holds the key (any type:
+ *    a tombstone answers "not found").
+ *
+ * Keys in the MANIFEST are held as hex of the user key; hex order is byte order, so ranges compare as
+ * strings. Tables are opened through a TableSource (src/lsm/table_cache.ts), so callers share the one
+ * cache of open tables.
+ */
+import type { GetResult } from "../format/table.js";
+import { toHex } from "../util/bytes.js";
+import type { TableSource } from "./table_cache.js";
+
+/** What the view needs of a live file (a subset of the datadir model's SstFileModel). */
+export interface LiveFile {
+  level: number;
+  fileNumber: number;
+  path: string;
+  /** Smallest/largest user key, hex. */
+  smallestKey: string;
+  largestKey: string;
+  smallestSeqno?: number;
+  largestSeqno?: number;
+  epochNumber?: number;
+  /** False when the MANIFEST names a file that is not on disk (the model's flag); default true. */
+  present?: boolean;
+}
+
+/** L0 order, newest first (see the header). */
+export function l0NewestFirst(a: LiveFile, b: LiveFile): number {
+  return (
+    (b.epochNumber ?? 0) - (a.epochNumber ?? 0) ||
+    (b.largestSeqno ?? 0) - (a.largestSeqno ?? 0) ||
+    (b.smallestSeqno ?? 0) - (a.smallestSeqno ?? 0) ||
+    b.fileNumber - a.fileNumber
+  );
+}
+
+/** Order of a level ≥ 1: by smallest user key. */
+export function bySmallestKey(a: { smallestKey: string }, b: { smallestKey: string }): number {
+  return a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0;
+}
+
+/** Sort a level's files in place in lookup order. */
+export function sortLevelFiles<F extends LiveFile>(level: number, files: F[]): F[] {
+  return files.sort(level === 0 ? l0NewestFirst : bySmallestKey);
+}
+
+const holds = (f: LiveFile, hex: string) => f.smallestKey <= hex && hex <= f.largestKey;
+
+/** The newest version of a key: the table's answer, and the file and level it came from. */
+export interface NewestVersion<F extends LiveFile> {
+  result: GetResult;
+  file: F;
+}
+
+export class Version<F extends LiveFile = LiveFile> {
+  /** L0, newest first. */
+  readonly l0: readonly F[];
+  /** Levels ≥ 1 by level number (index 0 empty), each sorted by smallest key. */
+  readonly levels: readonly (readonly F[])[];
+
+  constructor(files: Iterable<F>) {
+    const byLevel: F[][] = [[]];
+    for (const f of files) {
+      while (byLevel.length <= f.level) byLevel.push([]);
+      byLevel[f.level]!.push(f);
+    }
+    for (let lv = 0; lv < byLevel.length; lv++) sortLevelFiles(lv, byLevel[lv]!);
+    this.l0 = byLevel[0]!;
+    this.levels = byLevel.map((files, lv) => (lv === 0 ? [] : files));
+  }
+
+  /** A view of the files of `levels` (the datadir model's LevelModel[]). */
+  static of<F extends LiveFile>(levels: readonly { files: readonly F[] }[]): Version<F> {
+    return new Version(levels.flatMap((l) => l.files));
+  }
+
+  /** The deepest level that holds files, or -1. */
+  get bottomLevel(): number {
+    for (let lv = this.levels.length - 1; lv > 0; lv--) if (this.levels[lv]!.length > 0) return lv;
+    return this.l0.length > 0 ? 0 : -1;
+  }
+
+  /** The one file of level `level` ≥ 1 whose key range holds `hex`, if any. */
+  fileFor(level: number, hex: string): F | undefined {
+    const sorted = this.levels[level];
+    if (!sorted) return undefined;
+    let lo = 0;
+    let hi = sorted.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (sorted[mid]!.smallestKey <= hex) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (found < 0) return undefined;
+    const f = sorted[found]!;
+    return hex <= f.largestKey ? f : undefined;
+  }
+
+  /**
+   * Files that may hold the user key `hex`, in lookup order. With `below`: only those under an entry
+   * of file `below.file` at level `below.level` — the other L0 files when it is in L0, then the deeper
+   * levels.
+   */
+  filesFor(hex: string, below?: { level: number; file: F }): F[] {
+    const out: F[] = [];
+    if (!below || below.level === 0)
+      for (const f of this.l0) if (f !== below?.file && holds(f, hex)) out.push(f);
+    for (let lv = Math.max(1, (below?.level ?? 0) + 1); lv < this.levels.length; lv++) {
+      const f = this.fileFor(lv, hex);
+      if (f) out.push(f);
+    }
+    return out;
+  }
+
+  /**
+   * The newest version of `key` across the files: the first file in lookup order whose table holds it
+   * (a tombstone included: its type says so). Files the model marks missing are skipped.
+   */
+  get(key: Buffer, tables: TableSource): NewestVersion<F> | undefined {
+    for (const file of this.filesFor(toHex(key))) {
+      if (file.present === false) continue;
+      const t = tables.acquire(file.path);
+      try {
+        const result = t.get(key);
+        if (result.found) return { result, file };
+      } finally {
+        tables.release(t);
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The one view of a column family's live files (src/lsm/version.ts) against RocksDB's own answers, on a
+ * store db_bench writes with several L0 files over two deeper levels, overwrites and deletions (WAL off,
+ * so every write sits in a table when db_bench closes the store): a key's newest version found through
+ * Version.get must be what `ldb scan` lists (live keys with their values) and what `ldb get` returns.
+ * ldb runs on a private copy (it may open a store read-write).
+ */
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
+import type { ColumnFamilyModel, SstFileModel } from "../../src/datadir/model.js";
+import { openTable } from "../../src/format/table.js";
+import { isTombstone } from "../../src/base/internal_key.js";
+import { TableCache } from "../../src/lsm/table_cache.js";
+import { l0NewestFirst, Version } from "../../src/lsm/version.js";
+import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
+
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-version-");
+let db: string;
+let cf: ColumnFamilyModel;
+
+function ldb(args: string[]): string {
+  const copy = copyInto(db, tempDir(), "db");
+  const r = spawnSync("ldb", [`--db=${copy}`, "--hex", ...args], { encoding: "utf8", timeout: 60_000 });
+  if (r.status !== 0 && !/NotFound|Not Found/.test(r.stdout + r.stderr)) throw new Error(`ldb: ${r.stderr}`);
+  return r.stdout;
+}
+
+beforeAll(async () => {
+  db = `${tempDir()}/db`;
+  dbBench(db, [
+    "--benchmarks=fillrandom,compact,overwrite,deleterandom",
+    "--num=3000",
+    "--value_size=64",
+    "--write_buffer_size=32768",
+    "--disable_wal=1",
+    "--level0_file_num_compaction_trigger=3",
+    "--max_bytes_for_level_base=65536",
+    "--target_file_size_base=32768",
+    "--level_compaction_dynamic_level_bytes=0",
+    "--compression_type=snappy",
+    "--bloom_bits=10",
+    "--threads=1",
+  ]);
+  // then a few L0 files on top, compactions off (the first run's layout depends on its timing)
+  dbBench(db, [
+    "--use_existing_db=1",
+    "--benchmarks=overwrite,deleterandom",
+    "--num=3000",
+    "--writes=400",
+    "--deletes=50",
+    "--value_size=64",
+    "--write_buffer_size=16384",
+    "--disable_wal=1",
+    "--disable_auto_compactions=1",
+    "--compression_type=snappy",
+    "--bloom_bits=10",
+    "--threads=1",
+  ]);
+  const model = await inspectDatadir(db, {});
+  cf = model.instances[0]!.columnFamilies[0]!;
+});
+
+afterAll(cleanupTemps);
+
+describe("Version", () => {
+  it("orders L0 newest first and each deeper level by key", () => {
+    const v = Version.of(cf.levels);
+    expect(v.l0.length).toBeGreaterThan(1);
+    expect(v.levels.filter((l) => l.length > 0).length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < v.l0.length; i++) {
+      expect(l0NewestFirst(v.l0[i - 1]!, v.l0[i]!)).toBeLessThan(0);
+      expect(v.l0[i - 1]!.largestSeqno!).toBeGreaterThanOrEqual(v.l0[i]!.largestSeqno!);
+    }
+    for (const files of v.levels)
+      for (let i = 1; i < files.length; i++)
+        expect(files[i - 1]!.largestKey < files[i]!.smallestKey).toBe(true);
+    // inspect's model holds its L0 in the same order
+    expect(cf.levels[0]!.files.map((f) => f.fileNumber)).toEqual(v.l0.map((f) => f.fileNumber));
+  });
+
+  it("finds each key's newest version as ldb scan and ldb get do", () => {
+    // every user key any table holds, and whether the newest version is live
+    const keys = new Set<string>();
+    for (const lv of cf.levels)
+      for (const f of lv.files as SstFileModel[]) {
+        const t = openTable(f.path);
+        try {
+          t.scan((e) => void keys.add(e.userKeyCopy().toString("hex")));
+        } finally {
+          t.close();
+        }
+      }
+    const live = new Map<string, string>();
+    for (const line of ldb(["scan"]).split("\n")) {
+      const m = /^0x([0-9A-F]+) : 0x([0-9A-F]*)$/.exec(line.trim());
+      if (m) live.set(m[1]!.toLowerCase(), m[2]!.toLowerCase());
+    }
+    expect(live.size).toBeGreaterThan(100);
+
+    const v = Version.of(cf.levels);
+    const tables = new TableCache();
+    let deleted = 0;
+    const deletedKeys: string[] = [];
+    try {
+      for (const hex of keys) {
+        const newest = v.get(Buffer.from(hex, "hex"), tables);
+        expect(newest, hex).toBeDefined();
+        const r = newest!.result;
+        if (isTombstone(r.type!)) {
+          deleted++;
+          if (deletedKeys.length < 3) deletedKeys.push(hex);
+          expect(live.has(hex), `${hex} deleted`).toBe(false);
+        } else expect(r.value!.toString("hex"), hex).toBe(live.get(hex));
+      }
+      expect(deleted).toBeGreaterThan(0);
+      expect(keys.size - deleted).toBe(live.size);
+      // an absent key
+      expect(v.get(Buffer.from("ff".repeat(20), "hex"), tables)).toBeUndefined();
+    } finally {
+      tables.close();
+    }
+
+    // ldb get on a few keys: live ones give their value, deleted ones "not found"
+    const liveKeys = [...live.keys()].filter((_, i) => i % 500 === 0);
+    for (const hex of liveKeys)
+      expect(
+        ldb(["get", `0x${hex}`])
+          .trim()
+          .toLowerCase(),
+      ).toBe(`0x${live.get(hex)}`);
+    for (const hex of deletedKeys) expect(ldb(["get", `0x${hex}`])).not.toMatch(/^0x/);
+  });
+});
