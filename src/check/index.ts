@@ -12,9 +12,10 @@ export {
   DEFAULT_OVERLAY_LOOKUP_BUDGET,
   type OverlayMeasurement,
   type OverlayOptions,
-  type Interval,
+  type Estimate,
 } from "./overlay.js";
-export { wilsonInterval, seededRandom, Reservoir } from "./stats.js";
+export { seededRandom, Reservoir } from "./stats.js";
+export { wilson } from "../util/interval.js";
 export { renderTable, summaryLine } from "./render.js";
 export { writeReportFile, assertReportPathOutside, reportJson } from "./report_file.js";
 export { filterCoverage, type FilterCoverage } from "./rules/filters_missing.js";

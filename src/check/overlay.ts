@@ -31,7 +31,8 @@ import { NUMERIC_FIELDS } from "../format/properties.js";
 import { toHex } from "../util/bytes.js";
 import { placementSplit, type Placement } from "../lsm/placement.js";
 import { Version } from "../lsm/version.js";
-import { Reservoir, seededRandom, wilsonInterval } from "./stats.js";
+import { Reservoir, seededRandom } from "./stats.js";
+import { wilson } from "../util/interval.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
 /** Above this many bytes above the bottom level, sample data blocks instead of scanning every entry. */
@@ -49,7 +50,8 @@ const MIN_BLOCK_DRAWS = 100;
 /** Idle tables kept open between the scans and draws (bounded file descriptors). */
 const IDLE_TABLES = 64;
 
-export interface Interval {
+/** An estimated count with the bounds of its interval. */
+export interface Estimate {
   value: number;
   low: number;
   high: number;
@@ -85,9 +87,9 @@ export interface OverlayMeasurement extends Placement {
    * was checked; else the Wilson interval on the sampled share ("wilson"), or for block sampling the wider
    * of the ratio estimator's normal interval and the Wilson interval ("ratio").
    */
-  shadowedEntriesEstimate: Interval & { confidence: number; method: "exact" | "wilson" | "ratio" };
+  shadowedEntriesEstimate: Estimate & { confidence: number; method: "exact" | "wilson" | "ratio" };
   /** Uncompressed bytes (internal key + value) of those obsolete versions, with the same interval. */
-  obsoleteBytesEstimate: Interval;
+  obsoleteBytesEstimate: Estimate;
   /** What the lookups cost. */
   lookups: { tablesConsulted: number; filterRejections: number; dataBlocksRead: number };
   /** Files that could not be read (missing, corrupt), skipped. */
@@ -212,16 +214,16 @@ export function measureOverlay(
   let share: number;
   let low: number;
   let high: number;
-  const w = wilsonInterval(m.sampledShadowing, n);
+  const [wLow, wHigh] = wilson(n > 0 ? m.sampledShadowing / n : 0, n);
   if (m.sampling === "scan") {
     share = n > 0 ? m.sampledShadowing / n : 0;
-    low = w.low;
-    high = w.high;
+    low = wLow;
+    high = wHigh;
   } else {
     const r = ratioInterval(results);
     share = r.share;
-    low = Math.min(r.low, w.low);
-    high = Math.max(r.high, w.high);
+    low = Math.min(r.low, wLow);
+    high = Math.max(r.high, wHigh);
   }
   const value = Math.round(share * N);
   m.shadowedEntriesEstimate = {

@@ -14,7 +14,7 @@
  *   is unbounded (Infinity, null in JSON) when the sample is too small to bound the quantile.
  * With every block sampled (n = B) the figures are exact and intervals collapse to the point.
  */
-import type { Interval } from "./types.js";
+import { wilson, type Interval } from "../util/interval.js";
 import { mulberry32 } from "../util/random.js";
 
 /** Two-sided normal quantile for a confidence level (Acklam's inverse-normal approximation). */
@@ -69,15 +69,6 @@ export function tFor(z: number, df: number): number {
     (5 * z5 + 16 * z3 + 3 * z) / (96 * d * d) +
     (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * d * d * d)
   );
-}
-
-export function wilson(p: number, n: number, z: number): Interval {
-  if (n <= 0) return [0, 1];
-  const z2 = z * z;
-  const denom = 1 + z2 / n;
-  const center = (p + z2 / (2 * n)) / denom;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return [Math.max(0, center - half), Math.min(1, center + half)];
 }
 
 /** Share Σy/Σm with a cluster-adjusted Wilson interval. `B` = blocks in the population. */

@@ -6,7 +6,8 @@
 import type { DatadirModel } from "../datadir/model.js";
 
 /** A confidence interval [low, high] at `SizesReport.confidence`; an unbounded end is Infinity (null in JSON). */
-export type Interval = [number, number];
+export type { Interval } from "../util/interval.js";
+import type { Interval } from "../util/interval.js";
 
 export interface HistogramBucket {
   /** Upper bound (inclusive) of the log2 bucket: sizes in (le/2, le]; the first bucket is le = 0. */

@@ -13,7 +13,7 @@ import {
   measureOverlay,
   renderTable,
   summaryLine,
-  wilsonInterval,
+  wilson,
   type CheckFinding,
   type CheckReport,
 } from "../../src/check/index.js";
@@ -529,13 +529,13 @@ describe("check CLI", () => {
   });
 });
 
-describe("wilsonInterval", () => {
+describe("wilson", () => {
   it("matches the textbook values", () => {
-    const w = wilsonInterval(5, 10);
-    expect(w.low).toBeCloseTo(0.2366, 3);
-    expect(w.high).toBeCloseTo(0.7634, 3);
-    const z = wilsonInterval(0, 10);
-    expect(z.low).toBe(0);
-    expect(z.high).toBeCloseTo(0.2775, 3);
+    const [low, high] = wilson(5 / 10, 10);
+    expect(low).toBeCloseTo(0.2366, 3);
+    expect(high).toBeCloseTo(0.7634, 3);
+    const [zLow, zHigh] = wilson(0, 10);
+    expect(zLow).toBe(0);
+    expect(zHigh).toBeCloseTo(0.2775, 3);
   });
 });

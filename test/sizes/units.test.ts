@@ -13,7 +13,8 @@ import { decodeBlobIndex } from "../../src/format/blob.js";
 import { SizeDist } from "../../src/sizes/dist.js";
 import { Hll, accountCodeHashOffset, hash53 } from "../../src/sizes/eth_acc.js";
 import { keccak256 } from "../../src/eth/keccak.js";
-import { clusterShare, prng, sampleIndices, tFor, wilson, zFor } from "../../src/sizes/intervals.js";
+import { clusterShare, prng, sampleIndices, tFor, zFor } from "../../src/sizes/intervals.js";
+import { wilson } from "../../src/util/interval.js";
 import {
   EMPTY_CODE_HASH,
   EMPTY_TRIE_ROOT,
