@@ -43,10 +43,14 @@ export function blockCorruption(
   return new BlockCorruptionError(file, block, offset, what, cause);
 }
 
-/** Turn a RangeError from the varint/fixed decoders into a CorruptionError; rethrow anything else. */
+/**
+ * Turn a RangeError from the varint/fixed decoders (and Buffer reads past an end) into a CorruptionError;
+ * rethrow anything else. A TypeError is a bug in this reader, not damage in the file: it stays what it is,
+ * so it surfaces as an internal error with its stack instead of blaming the user's bytes.
+ */
 export function wrapDecodeError(err: unknown, file: string, block: string, offset: number): never {
   if (err instanceof CorruptionError) throw err;
-  if (err instanceof RangeError || err instanceof TypeError) {
+  if (err instanceof RangeError) {
     throw blockCorruption(file, block, offset, err.message, err);
   }
   throw err;

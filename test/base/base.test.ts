@@ -16,6 +16,8 @@ import {
 } from "../../src/base/compression_type.js";
 import { CHECKSUM_NAMES, ChecksumType, checksumNameFromOptions } from "../../src/base/checksum_type.js";
 import { indexTypeName, indexTypeNameFromOptions } from "../../src/base/index_type.js";
+import { wrapDecodeError } from "../../src/format/errors.js";
+import { CorruptionError } from "../../src/util/errors.js";
 
 describe("crc mask", () => {
   it("matches LevelDB's crc32c vectors and round-trips (util/crc32c_test.cc)", () => {
@@ -83,5 +85,15 @@ describe("table option enums", () => {
     expect(indexTypeNameFromOptions("kTwoLevelIndexSearch")).toBe(indexTypeName(2));
     expect(indexTypeNameFromOptions("kBinarySearchWithFirstKey")).toBe("binary-search-with-first-key");
     expect(indexTypeName(4)).toBeUndefined();
+  });
+});
+
+describe("format/errors.ts", () => {
+  it("turns a decoder's RangeError into a CorruptionError naming the block, and leaves a TypeError (our bug) alone", () => {
+    const range = () => wrapDecodeError(new RangeError("varint runs past end"), "/x/1.sst", "index", 12);
+    expect(range).toThrow(CorruptionError);
+    expect(range).toThrow(/index block: varint runs past end/);
+    const bug = new TypeError("cannot read properties of undefined");
+    expect(() => wrapDecodeError(bug, "/x/1.sst", "index", 12)).toThrow(bug);
   });
 });
