@@ -588,20 +588,61 @@ function finding(f: Omit<KnobFinding, "severity"> & { severity?: KnobSeverity })
   return { severity: "warn", ...f };
 }
 
-/** OPTIONS against files for one CF. */
+/** What every knob rule reads, and where it puts what it finds. */
+interface KnobContext {
+  c: ConfiguredKnobs;
+  carried: CarriedKnobs;
+  all: CarriedKnobs["all"];
+  bottom: number | undefined;
+  /** The shallowest level below L0 holding files (where compression_per_level's base applies). */
+  baseLevel: number | undefined;
+  /** The configured filter in short form ("bloomfilter:10"). */
+  filterCfg: string;
+  /** optimize_filters_for_hits is on. */
+  ofh: boolean;
+  dis: KnobFinding[];
+  notes: KnobFinding[];
+}
+
+/**
+ * One rule per knob family, run in this order (their findings keep it). A rule returns "stop" when
+ * nothing after it can be judged. New knob families add a rule here.
+ */
+const KNOB_RULES: readonly ((k: KnobContext) => void | "stop")[] = [
+  partitionFiltersRule,
+  detailsMissingRule,
+  filterMissingRule,
+  filterPerLevelRule,
+  filterPartitionedRule,
+  filterUnconfiguredRule,
+  optimizeFiltersForHitsRule,
+  compressionRule,
+  simpleKnobsRule,
+  blockSizeRule,
+];
+
+/** OPTIONS against files for one CF: every knob rule in turn. */
 export function compareConfiguredToCarried(
   c: ConfiguredKnobs,
   carried: CarriedKnobs,
 ): { disagreements: KnobFinding[]; notes: KnobFinding[] } {
-  const dis: KnobFinding[] = [];
-  const notes: KnobFinding[] = [];
-  const all = carried.all;
-  const bottom = carried.bottomLevel;
-  const baseLevel = carried.levels.find((l) => l.level > 0 && l.files > 0)?.level;
-  const filterCfg = describeConfiguredFilter(c.filter);
-  const ofh = c.optimizeFiltersForHits === true;
+  const k: KnobContext = {
+    c,
+    carried,
+    all: carried.all,
+    bottom: carried.bottomLevel,
+    baseLevel: carried.levels.find((l) => l.level > 0 && l.files > 0)?.level,
+    filterCfg: describeConfiguredFilter(c.filter),
+    ofh: c.optimizeFiltersForHits === true,
+    dis: [],
+    notes: [],
+  };
+  for (const rule of KNOB_RULES) if (rule(k) === "stop") break;
+  return { disagreements: k.dis, notes: k.notes };
+}
 
-  // --- configuration-only facts
+/** Configuration-only: partition_filters without a two-level index. */
+function partitionFiltersRule({ c, all, dis }: KnobContext): void {
   if (c.partitionFilters && !c.partitionFiltersEffective) {
     dis.push(
       finding({
@@ -618,7 +659,10 @@ export function compareConfiguredToCarried(
       }),
     );
   }
+}
 
+/** Nothing to compare when no file's details were read. */
+function detailsMissingRule({ all, filterCfg, notes }: KnobContext): void | "stop" {
   if (all.files > 0 && all.filesUnread === all.files) {
     notes.push(
       finding({
@@ -634,145 +678,172 @@ export function compareConfiguredToCarried(
         totalBytes: all.bytes,
       }),
     );
-    return { disagreements: dis, notes };
+    return "stop";
   }
+}
 
-  // --- filter, per CF with the bottom level treated apart under optimize_filters_for_hits
+/**
+ * Files of the filter's scope (every level; under optimize_filters_for_hits all but the bottom level)
+ * and their filter kinds.
+ */
+function filterScope({ carried, bottom, ofh }: KnobContext) {
   const scope =
     ofh && bottom !== undefined ? carried.levels.filter((l) => l.level !== bottom) : carried.levels;
   const scopeFiles = scope.reduce((a, l) => a + l.filesRead, 0);
   const scopeBytes = scope.reduce((a, l) => a + l.bytes, 0);
   const scopeTallies = ([] as Tally[]).concat(...scope.map((l) => l.filterKind));
-  if (c.filter.kind !== "none") {
-    const none = sum(scopeTallies, (k) => k === "none");
-    if (none.files > 0) {
-      const levels = scope.filter((l) => l.filterKind.some((t) => t.key === "none")).map((l) => lvl(l.level));
+  return { scope, scopeFiles, scopeBytes, scopeTallies };
+}
+
+/** A filter is configured: files without one (the bottom level apart under optimize_filters_for_hits). */
+function filterMissingRule(k: KnobContext): void {
+  const { c, bottom, filterCfg, ofh, dis } = k;
+  if (c.filter.kind === "none") return;
+  const { scope, scopeFiles, scopeBytes, scopeTallies } = filterScope(k);
+  const none = sum(scopeTallies, (k) => k === "none");
+  if (none.files > 0) {
+    const levels = scope.filter((l) => l.filterKind.some((t) => t.key === "none")).map((l) => lvl(l.level));
+    dis.push(
+      finding({
+        id: "filter-missing",
+        knob: "filter",
+        severity: "error",
+        message: `OPTIONS: ${filterCfg} · files: ${none.files} of ${scopeFiles} have no filter (${levels.join(", ")})${
+          ofh && bottom !== undefined ? ` (L${bottom} excluded: optimize_filters_for_hits)` : ""
+        }`,
+        configured: filterCfg,
+        carried: fmtTallies(scope.length ? mergeTallies(scopeTallies) : []),
+        files: none.files,
+        bytes: none.bytes,
+        totalFiles: scopeFiles,
+        totalBytes: scopeBytes,
+      }),
+    );
+  }
+}
+
+/** A filter is configured: per level, filters of another kind or another bits/key. */
+function filterPerLevelRule({ c, carried, filterCfg, dis }: KnobContext): void {
+  if (c.filter.kind === "none") return;
+  // kind, per level (format version decides bloom vs fastbloom)
+  for (const l of carried.levels) {
+    if (l.filesRead === 0) continue;
+    const fv = c.formatVersion;
+    const ok = acceptedFilterKinds(c.filter, fv);
+    const wrong = l.filterKind.filter((t) => t.key !== "none" && !ok.includes(t.key));
+    if (wrong.length > 0 && c.filter.kind !== "other") {
+      const w = sum(wrong, () => true);
       dis.push(
         finding({
-          id: "filter-missing",
+          id: "filter-kind",
           knob: "filter",
-          severity: "error",
-          message: `OPTIONS: ${filterCfg} · files: ${none.files} of ${scopeFiles} have no filter (${levels.join(", ")})${
-            ofh && bottom !== undefined ? ` (L${bottom} excluded: optimize_filters_for_hits)` : ""
-          }`,
+          level: l.level,
+          message: `OPTIONS: ${filterCfg} (builds ${ok.join("/")}) · L${l.level}: ${fmtTallies(wrong)}`,
           configured: filterCfg,
-          carried: fmtTallies(scope.length ? mergeTallies(scopeTallies) : []),
-          files: none.files,
-          bytes: none.bytes,
-          totalFiles: scopeFiles,
-          totalBytes: scopeBytes,
+          carried: fmtTallies(l.filterKind),
+          files: w.files,
+          bytes: w.bytes,
+          totalFiles: l.files,
+          totalBytes: l.bytes,
         }),
       );
     }
-    // kind, per level (format version decides bloom vs fastbloom)
-    for (const l of carried.levels) {
-      if (l.filesRead === 0) continue;
-      const fv = c.formatVersion;
-      const ok = acceptedFilterKinds(c.filter, fv);
-      const wrong = l.filterKind.filter((t) => t.key !== "none" && !ok.includes(t.key));
-      if (wrong.length > 0 && c.filter.kind !== "other") {
-        const w = sum(wrong, () => true);
+    // bits/key, per kind present
+    if (c.filter.bitsPerKey !== undefined && l.filterBitsPerKeyLarge !== undefined) {
+      const kinds = l.filterKind.filter((t) => t.key !== "none");
+      const kind = kinds.length === 1 ? kinds[0]!.key : "mixed";
+      if (kind !== "mixed" && !bitsPlausible(c.filter, kind, l.filterBitsPerKeyLarge)) {
+        const f = sum(kinds, () => true);
         dis.push(
           finding({
-            id: "filter-kind",
-            knob: "filter",
+            id: "filter-bits",
+            knob: "filter-bits",
             level: l.level,
-            message: `OPTIONS: ${filterCfg} (builds ${ok.join("/")}) · L${l.level}: ${fmtTallies(wrong)}`,
-            configured: filterCfg,
-            carried: fmtTallies(l.filterKind),
-            files: w.files,
-            bytes: w.bytes,
+            message: `OPTIONS: ${filterCfg} · L${l.level}: ${kind} filters store ${l.filterBitsPerKeyLarge.toFixed(1)} bits/key`,
+            configured: String(c.filter.bitsPerKey),
+            carried: l.filterBitsPerKeyLarge.toFixed(1),
+            files: f.files,
+            bytes: f.bytes,
             totalFiles: l.files,
             totalBytes: l.bytes,
           }),
         );
       }
-      // bits/key, per kind present
-      if (c.filter.bitsPerKey !== undefined && l.filterBitsPerKeyLarge !== undefined) {
-        const kinds = l.filterKind.filter((t) => t.key !== "none");
-        const kind = kinds.length === 1 ? kinds[0]!.key : "mixed";
-        if (kind !== "mixed" && !bitsPlausible(c.filter, kind, l.filterBitsPerKeyLarge)) {
-          const f = sum(kinds, () => true);
-          dis.push(
-            finding({
-              id: "filter-bits",
-              knob: "filter-bits",
-              level: l.level,
-              message: `OPTIONS: ${filterCfg} · L${l.level}: ${kind} filters store ${l.filterBitsPerKeyLarge.toFixed(1)} bits/key`,
-              configured: String(c.filter.bitsPerKey),
-              carried: l.filterBitsPerKeyLarge.toFixed(1),
-              files: f.files,
-              bytes: f.bytes,
-              totalFiles: l.files,
-              totalBytes: l.bytes,
-            }),
-          );
-        }
-      }
-    }
-    // partitioned as RocksDB would build it
-    const filtered = sum(all.filterKind, (k) => k !== "none");
-    const wantPartitioned = c.partitionFiltersEffective;
-    const mismatch = wantPartitioned ? filtered.files - all.filterPartitioned : all.filterPartitioned;
-    if (filtered.files > 0 && mismatch > 0) {
-      dis.push(
-        finding({
-          id: "filter-partitioned",
-          knob: "filter-partitioned",
-          message: `OPTIONS: ${wantPartitioned ? "partitioned" : "full"} filters · files: ${mismatch} of ${filtered.files} filtered files ${
-            wantPartitioned ? "have full filters" : "have partitioned filters"
-          }`,
-          configured: wantPartitioned ? "partitioned" : "full",
-          carried: `${all.filterPartitioned} partitioned, ${filtered.files - all.filterPartitioned} full`,
-          files: mismatch,
-          bytes: 0,
-          totalFiles: filtered.files,
-          totalBytes: filtered.bytes,
-        }),
-      );
-    }
-  } else {
-    const none = sum(all.filterKind, (k) => k === "none");
-    if (none.files > 0) {
-      const levels = carried.levels
-        .filter((l) => l.filterKind.some((t) => t.key === "none"))
-        .map((l) => lvl(l.level));
-      notes.push(
-        finding({
-          id: "filter-none",
-          knob: "filter",
-          severity: "info",
-          message: `no filter configured and ${none.files} of ${all.filesRead} files carry none (${levels.join(", ")}): every point lookup that reaches a file reads its index and a data block`,
-          configured: "none",
-          carried: fmtTallies(all.filterKind),
-          files: none.files,
-          bytes: none.bytes,
-          totalFiles: all.files,
-          totalBytes: all.bytes,
-        }),
-      );
-    }
-    const has = sum(all.filterKind, (k) => k !== "none");
-    if (has.files > 0) {
-      dis.push(
-        finding({
-          id: "filter-unconfigured",
-          knob: "filter",
-          message: `OPTIONS: no filter policy · files: ${has.files} of ${all.filesRead} carry filters (${fmtTallies(
-            all.filter.filter((t) => t.key !== "none"),
-          )}); a reader opened with these options never consults them`,
-          configured: "none",
-          carried: fmtTallies(all.filter),
-          files: has.files,
-          bytes: has.bytes,
-          totalFiles: all.files,
-          totalBytes: all.bytes,
-        }),
-      );
     }
   }
+}
 
-  // optimize_filters_for_hits: what it leaves unfiltered (expected)
+/** A filter is configured: partitioned as RocksDB would build it. */
+function filterPartitionedRule({ c, all, dis }: KnobContext): void {
+  if (c.filter.kind === "none") return;
+  // partitioned as RocksDB would build it
+  const filtered = sum(all.filterKind, (k) => k !== "none");
+  const wantPartitioned = c.partitionFiltersEffective;
+  const mismatch = wantPartitioned ? filtered.files - all.filterPartitioned : all.filterPartitioned;
+  if (filtered.files > 0 && mismatch > 0) {
+    dis.push(
+      finding({
+        id: "filter-partitioned",
+        knob: "filter-partitioned",
+        message: `OPTIONS: ${wantPartitioned ? "partitioned" : "full"} filters · files: ${mismatch} of ${filtered.files} filtered files ${
+          wantPartitioned ? "have full filters" : "have partitioned filters"
+        }`,
+        configured: wantPartitioned ? "partitioned" : "full",
+        carried: `${all.filterPartitioned} partitioned, ${filtered.files - all.filterPartitioned} full`,
+        files: mismatch,
+        bytes: 0,
+        totalFiles: filtered.files,
+        totalBytes: filtered.bytes,
+      }),
+    );
+  }
+}
+
+/** No filter configured: files without one (a note), files with one that a reader never consults. */
+function filterUnconfiguredRule({ c, carried, all, dis, notes }: KnobContext): void {
+  if (c.filter.kind !== "none") return;
+  const none = sum(all.filterKind, (k) => k === "none");
+  if (none.files > 0) {
+    const levels = carried.levels
+      .filter((l) => l.filterKind.some((t) => t.key === "none"))
+      .map((l) => lvl(l.level));
+    notes.push(
+      finding({
+        id: "filter-none",
+        knob: "filter",
+        severity: "info",
+        message: `no filter configured and ${none.files} of ${all.filesRead} files carry none (${levels.join(", ")}): every point lookup that reaches a file reads its index and a data block`,
+        configured: "none",
+        carried: fmtTallies(all.filterKind),
+        files: none.files,
+        bytes: none.bytes,
+        totalFiles: all.files,
+        totalBytes: all.bytes,
+      }),
+    );
+  }
+  const has = sum(all.filterKind, (k) => k !== "none");
+  if (has.files > 0) {
+    dis.push(
+      finding({
+        id: "filter-unconfigured",
+        knob: "filter",
+        message: `OPTIONS: no filter policy · files: ${has.files} of ${all.filesRead} carry filters (${fmtTallies(
+          all.filter.filter((t) => t.key !== "none"),
+        )}); a reader opened with these options never consults them`,
+        configured: "none",
+        carried: fmtTallies(all.filter),
+        files: has.files,
+        bytes: has.bytes,
+        totalFiles: all.files,
+        totalBytes: all.bytes,
+      }),
+    );
+  }
+}
+
+/** optimize_filters_for_hits: what it leaves unfiltered (expected). */
+function optimizeFiltersForHitsRule({ c, carried, bottom, ofh, notes }: KnobContext): void {
   if (ofh && bottom !== undefined && c.filter.kind !== "none") {
     const bl = carried.levels.find((l) => l.level === bottom)!;
     const none = sum(bl.filterKind, (k) => k === "none");
@@ -792,8 +863,10 @@ export function compareConfiguredToCarried(
       }),
     );
   }
+}
 
-  // --- compression, per level
+/** Compression, per level. */
+function compressionRule({ c, carried, bottom, baseLevel, dis }: KnobContext): void {
   for (const l of carried.levels) {
     if (l.filesRead === 0) continue;
     const want = expectedCompression(c, l.level, l.level === bottom, baseLevel);
@@ -818,8 +891,10 @@ export function compareConfiguredToCarried(
       }),
     );
   }
+}
 
-  // --- simple knobs compared CF-wide
+/** Format version, index type, checksum and whole-key filtering, compared CF-wide. */
+function simpleKnobsRule({ c, all, dis }: KnobContext): void {
   const simple: [KnobName, string, string | undefined, Tally[]][] = [
     ["format-version", "format_version", c.formatVersion?.toString(), all.formatVersion],
     ["index-type", "index_type", c.indexType, all.indexType],
@@ -850,8 +925,10 @@ export function compareConfiguredToCarried(
       }),
     );
   }
+}
 
-  // --- block size (estimated; only a clear miss is flagged)
+/** Block size (estimated; only a clear miss is flagged). */
+function blockSizeRule({ c, all, dis }: KnobContext): void {
   if (c.blockSize !== undefined && all.blockSize) {
     const est = all.blockSize;
     const meanEntry = all.entries > 0 ? (all.rawKeyBytes + all.rawValueBytes) / all.entries : 0;
@@ -876,8 +953,6 @@ export function compareConfiguredToCarried(
       );
     }
   }
-
-  return { disagreements: dis, notes };
 }
 
 function mergeTallies(ts: Tally[]): Tally[] {

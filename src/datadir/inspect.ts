@@ -161,6 +161,28 @@ export function noReadableStoreError(model: DatadirModel, what = "RocksDB or Lev
   );
 }
 
+/** One store directory being read: where it is, what it holds, and the model being filled in. */
+interface StoreRead {
+  dir: string;
+  names: string[];
+  nameSet: Set<string>;
+  inst: InstanceModel;
+  /** inst.findings */
+  F: Finding[];
+}
+
+/** Live files the MANIFEST names, and which of the files on disk it references. */
+interface LiveFiles {
+  tables: { model: SstFileModel; entry: NewFileEntry }[];
+  referencedTables: Set<string>;
+  referencedBlobs: Set<string>;
+}
+
+/**
+ * One store: recognise it, read OPTIONS and the MANIFEST's version, build its column families from the
+ * live files, then the WALs, totals and (if asked) each table's details. Each step below adds to the
+ * model and its findings; a store whose version cannot be read stops after the WALs are counted.
+ */
 function inspectStore(
   root: string,
   store: DiscoveredStore,
@@ -168,10 +190,45 @@ function inspectStore(
   opts: InspectOptions,
   tableReader: TableDetailsReader | undefined,
 ): InstanceModel {
-  const dir = store.path;
-  const names = store.names;
-  const nameSet = new Set(names);
-  const inst: InstanceModel = {
+  const s: StoreRead = {
+    dir: store.path,
+    names: store.names,
+    nameSet: new Set(store.names),
+    inst: emptyInstance(root, store.path),
+    F: [],
+  };
+  s.F = s.inst.findings;
+  const { inst } = s;
+
+  if (recognisePebble(s)) return inst;
+  recogniseClient(s, root, besuRoot);
+  readOptions(s);
+  const replay = readVersion(s);
+  if (!replay) return inst;
+  if (!replay.complete) {
+    versionUnreadable(s, replay, opts);
+    return inst;
+  }
+  inst.readable = true;
+  // a LevelDB store that no other client claims may be legacy geth: decided below from its keys
+  const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
+
+  const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
+  for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
+  noteUnreferencedFiles(s, live);
+  if (gethCandidate) recogniseGeth(s, live);
+  readStoreWals(s, opts);
+  sumTotals(inst);
+  if (tableReader) readTableDetails(s, live, tableReader, opts);
+  for (const cf of inst.columnFamilies) {
+    cf.placement = placementOf(cf.levels);
+    cf.totals.entries = tableEntries(cf.levels);
+  }
+  return inst;
+}
+
+function emptyInstance(root: string, dir: string): InstanceModel {
+  return {
     path: dir,
     relPath: relative(root, dir) || ".",
     engine: "unknown",
@@ -184,22 +241,25 @@ function inspectStore(
     totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobBytes: 0, walBytes: 0 },
     findings: [],
   };
-  const F = inst.findings;
+}
 
-  if (looksLikePebble(dir, names)) {
-    inst.engine = "pebble";
-    inst.client = "geth";
-    inst.clientDetail = { role: "chaindata (Pebble)" };
-    F.push({
-      severity: "warn",
-      code: "pebble-unsupported",
-      file: dir,
-      message: "Pebble store (current geth): recognised, not readable by lsmscope yet",
-    });
-    return inst;
-  }
+/** A Pebble store is recognised and reported, not read. */
+function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
+  if (!looksLikePebble(dir, names)) return false;
+  inst.engine = "pebble";
+  inst.client = "geth";
+  inst.clientDetail = { role: "chaindata (Pebble)" };
+  F.push({
+    severity: "warn",
+    code: "pebble-unsupported",
+    file: dir,
+    message: "Pebble store (current geth): recognised, not readable by lsmscope yet",
+  });
+  return true;
+}
 
-  // client for this instance
+/** Besu (DATABASE_METADATA.json beside or above) or Nethermind (its directory layout). */
+function recogniseClient({ dir, inst }: StoreRead, root: string, besuRoot: boolean): void {
   const nm = nethermindPlace(dir);
   const besuMeta = readBesuMetadata(join(dir, "..")) ?? (besuRoot ? readBesuMetadata(root) : undefined);
   if (besuRoot || besuMeta) {
@@ -209,26 +269,32 @@ function inspectStore(
     inst.client = "nethermind";
     inst.clientDetail = { network: nm.network, database: nm.database };
   }
-  const rocksSignals = nameSet.has("IDENTITY") || names.some((n) => /^OPTIONS-\d+$/.test(n));
+}
 
-  // OPTIONS
+/** The newest OPTIONS file. */
+function readOptions({ dir, names, inst, F }: StoreRead): void {
   const opt = findOptionsFiles(dir, names);
-  if (opt.newest) {
-    try {
-      const parsed = parseOptionsFile(join(dir, opt.newest), opt.newest, opt.others);
-      inst.options = parsed.model;
-      F.push(...parsed.findings);
-    } catch (e) {
-      F.push({
-        severity: "error",
-        code: "options-unreadable",
-        file: join(dir, opt.newest),
-        message: `cannot read OPTIONS: ${(e as Error).message}`,
-      });
-    }
+  if (!opt.newest) return;
+  try {
+    const parsed = parseOptionsFile(join(dir, opt.newest), opt.newest, opt.others);
+    inst.options = parsed.model;
+    F.push(...parsed.findings);
+  } catch (e) {
+    F.push({
+      severity: "error",
+      code: "options-unreadable",
+      file: join(dir, opt.newest),
+      message: `cannot read OPTIONS: ${(e as Error).message}`,
+    });
   }
+}
 
-  // CURRENT → MANIFEST
+/**
+ * CURRENT → MANIFEST, replayed (or the newest MANIFEST present, flagged, when CURRENT does not lead to
+ * one); decides the engine.
+ */
+function readVersion({ dir, names, nameSet, inst, F }: StoreRead): ManifestReplay | undefined {
+  const rocksSignals = nameSet.has("IDENTITY") || names.some((n) => /^OPTIONS-\d+$/.test(n));
   let replay: ManifestReplay | undefined;
   const cur = readCurrent(dir);
   if ("manifestName" in cur) {
@@ -265,230 +331,247 @@ function inspectStore(
       replay = safeReplay(join(dir, m), m, F);
     }
   }
-
   inst.engine = rocksSignals || (replay && !replay.levelDbStyle) ? "rocksdb" : "leveldb";
-  if (!replay) return inst;
-  inst.manifest = replay.summary;
-  F.push(...replay.findings);
-  if (!replay.complete) {
-    // RocksDB refuses to open a MANIFEST that does not decode, and so do we: the levels, the live
-    // files, the WALs' liveness, sizes and plans all depend on the version it records. The WALs are
-    // still counted, with their liveness unknown.
+  if (replay) {
+    inst.manifest = replay.summary;
+    F.push(...replay.findings);
+  }
+  return replay;
+}
+
+/**
+ * RocksDB refuses to open a MANIFEST that does not decode, and so do we: the levels, the live files, the
+ * WALs' liveness, sizes and plans all depend on the version it records. The WALs are still counted, with
+ * their liveness unknown.
+ */
+function versionUnreadable({ dir, names, inst, F }: StoreRead, replay: ManifestReplay, opts: InspectOptions) {
+  F.push({
+    severity: "error",
+    code: "manifest-incomplete",
+    file: replay.summary.path,
+    message: `${replay.summary.file} does not decode (see the finding before); levels, live files and WAL liveness are unknown`,
+  });
+  if (opts.readWal !== false) inspectWals(inst, dir, names, false);
+  inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
+}
+
+type ReplayedCf = ManifestReplay["columnFamilies"][number];
+
+/** Levels to show for a CF: its deepest file's, or num_levels from OPTIONS (7 by default), whichever is more. */
+function levelCount(inst: InstanceModel, cf: ReplayedCf): number {
+  let max = 0;
+  for (const f of cf.files.values()) max = Math.max(max, f.level);
+  const configured = optionsForCf(inst.options, toHex(cf.name))?.numLevels;
+  // LevelDB has 7 levels, RocksDB 7 by default; an absurd num_levels in OPTIONS is not trusted
+  const want = configured !== undefined && configured > 0 && configured <= 1000 ? configured : 7;
+  return Math.max(max + 1, want);
+}
+
+/** One column family of the version: its options, levels of live tables, and blob files. */
+function columnFamily(
+  s: StoreRead,
+  replay: ManifestReplay,
+  rcf: ReplayedCf,
+  live: LiveFiles,
+): ColumnFamilyModel {
+  const { inst, F } = s;
+  const nameHex = toHex(rcf.name);
+  const printable = isPrintableName(rcf.name);
+  const cfOptions = optionsForCf(inst.options, nameHex);
+  if (inst.options && !cfOptions)
+    F.push({
+      severity: "warn",
+      code: "options-cf-missing",
+      file: inst.options.path,
+      message: `OPTIONS file has no section for column family ${printable ? Buffer.from(rcf.name).toString("latin1") : "0x" + nameHex}`,
+    });
+  const levels: LevelModel[] = [];
+  const n = levelCount(inst, rcf);
+  for (let l = 0; l < n; l++) levels.push({ level: l, files: [], bytes: 0 });
+  for (const f of rcf.files.values()) {
+    const m = tableFile(s, f, live);
+    while (levels.length <= f.level) levels.push({ level: levels.length, files: [], bytes: 0 });
+    levels[f.level]!.files.push(m);
+    levels[f.level]!.bytes += f.fileSize;
+    live.tables.push({ model: m, entry: f });
+  }
+  // in lookup order: L0 newest first, other levels by key (src/lsm/version.ts)
+  for (const lv of levels) sortLevelFiles(lv.level, lv.files);
+  const blobFiles = cfBlobFiles(s, rcf, live);
+
+  const cfName = printable ? Buffer.from(rcf.name).toString("latin1") : nameHex;
+  return {
+    id: rcf.id,
+    name: cfName,
+    nameHex,
+    displayName: displayCfName(
+      inst.client === "besu" ? "besu" : inst.client === "nethermind" ? "nethermind" : "generic",
+      rcf.name,
+      inst.clientDetail?.database,
+      replay.columnFamilies.length === 1,
+    ),
+    comparator: rcf.comparator,
+    logNumber: rcf.logNumber,
+    options: cfOptions,
+    levels,
+    blobFiles,
+    fullHistoryTsLow: rcf.fullHistoryTsLow,
+    totals: {
+      files: rcf.files.size,
+      bytes: levels.reduce((sum, l) => sum + l.bytes, 0),
+      blobFiles: blobFiles.length,
+      entries: null,
+      blobBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
+      garbageBlobBytes: blobFiles.reduce((sum, b) => sum + b.garbageBlobBytes, 0),
+      unflushedWrites: 0,
+    },
+  };
+}
+
+/** A live table as the MANIFEST records it, matched with the file on disk (.sst or .ldb). */
+function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: LiveFiles): SstFileModel {
+  const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
+  let name: string | undefined;
+  let disk: number | undefined;
+  if (f.pathId === 0) {
+    for (const ext of sstExt) {
+      const cand = fileName(f.fileNumber, ext);
+      if (nameSet.has(cand)) {
+        name = cand;
+        disk = sizeOf(dir, cand);
+        break;
+      }
+    }
+  }
+  const fname = name ?? fileName(f.fileNumber, sstExt[0]!);
+  live.referencedTables.add(fname);
+  const m: SstFileModel = {
+    fileNumber: f.fileNumber,
+    fileName: fname,
+    path: join(dir, fname),
+    pathId: f.pathId,
+    fileSize: f.fileSize,
+    diskSize: disk,
+    present: name !== undefined,
+    level: f.level,
+    smallestKey: toHex(f.smallest.userKey),
+    largestKey: toHex(f.largest.userKey),
+    smallest: keyInfo(f.smallest),
+    largest: keyInfo(f.largest),
+    smallestSeqno: f.smallestSeqno,
+    largestSeqno: f.largestSeqno,
+    epochNumber: f.epochNumber,
+    oldestBlobFileNumber: f.oldestBlobFileNumber,
+    oldestAncesterTime: f.oldestAncesterTime,
+    fileCreationTime: f.fileCreationTime,
+    fileChecksum: f.fileChecksum,
+    fileChecksumFuncName: f.fileChecksumFuncName,
+    markedForCompaction: f.markedForCompaction,
+    temperature: f.temperature,
+    tailSize: f.tailSize,
+    compensatedRangeDeletionSize: f.compensatedRangeDeletionSize,
+    uniqueId: f.uniqueId,
+  };
+  if (f.pathId !== 0) {
+    F.push({
+      severity: "warn",
+      code: "sst-other-path",
+      file: m.path,
+      message: `file ${f.fileNumber} lives on db_paths/cf_paths entry ${f.pathId}; not checked`,
+    });
+  } else if (!m.present) {
     F.push({
       severity: "error",
-      code: "manifest-incomplete",
-      file: replay.summary.path,
-      message: `${replay.summary.file} does not decode (see the finding before); levels, live files and WAL liveness are unknown`,
+      code: "sst-missing",
+      file: m.path,
+      message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
     });
-    if (opts.readWal !== false) inspectWals(inst, dir, names, false);
-    inst.totals.walBytes = inst.wal.reduce((s, w) => s + w.size, 0);
-    return inst;
+  } else if (disk !== f.fileSize) {
+    F.push({
+      severity: "error",
+      code: "sst-size-mismatch",
+      file: m.path,
+      message: `size on disk ${disk} differs from the MANIFEST's ${f.fileSize}`,
+    });
   }
-  inst.readable = true;
-  // a LevelDB store that no other client claims may be legacy geth: decided below from its keys
-  const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
+  return m;
+}
 
-  // files on disk
-  const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
-  const referencedTables = new Set<string>();
-  const referencedBlobs = new Set<string>();
-
-  const levelCount = (cf: ManifestReplay["columnFamilies"][number]) => {
-    let max = 0;
-    for (const f of cf.files.values()) max = Math.max(max, f.level);
-    const configured = optionsForCf(inst.options, toHex(cf.name))?.numLevels;
-    // LevelDB has 7 levels, RocksDB 7 by default; an absurd num_levels in OPTIONS is not trusted
-    const want = configured !== undefined && configured > 0 && configured <= 1000 ? configured : 7;
-    return Math.max(max + 1, want);
-  };
-
-  const allFiles: { model: SstFileModel; entry: NewFileEntry }[] = [];
-  for (const rcf of replay.columnFamilies) {
-    const nameHex = toHex(rcf.name);
-    const printable = isPrintableName(rcf.name);
-    const cfOptions = optionsForCf(inst.options, nameHex);
-    if (inst.options && !cfOptions)
-      F.push({
-        severity: "warn",
-        code: "options-cf-missing",
-        file: inst.options.path,
-        message: `OPTIONS file has no section for column family ${printable ? Buffer.from(rcf.name).toString("latin1") : "0x" + nameHex}`,
-      });
-    const levels: LevelModel[] = [];
-    const n = levelCount(rcf);
-    for (let l = 0; l < n; l++) levels.push({ level: l, files: [], bytes: 0 });
-    for (const f of rcf.files.values()) {
-      let name: string | undefined;
-      let disk: number | undefined;
-      if (f.pathId === 0) {
-        for (const ext of sstExt) {
-          const cand = fileName(f.fileNumber, ext);
-          if (nameSet.has(cand)) {
-            name = cand;
-            disk = sizeOf(dir, cand);
-            break;
-          }
-        }
-      }
-      const fname = name ?? fileName(f.fileNumber, sstExt[0]!);
-      referencedTables.add(fname);
-      const m: SstFileModel = {
-        fileNumber: f.fileNumber,
-        fileName: fname,
-        path: join(dir, fname),
-        pathId: f.pathId,
-        fileSize: f.fileSize,
-        diskSize: disk,
-        present: name !== undefined,
-        level: f.level,
-        smallestKey: toHex(f.smallest.userKey),
-        largestKey: toHex(f.largest.userKey),
-        smallest: keyInfo(f.smallest),
-        largest: keyInfo(f.largest),
-        smallestSeqno: f.smallestSeqno,
-        largestSeqno: f.largestSeqno,
-        epochNumber: f.epochNumber,
-        oldestBlobFileNumber: f.oldestBlobFileNumber,
-        oldestAncesterTime: f.oldestAncesterTime,
-        fileCreationTime: f.fileCreationTime,
-        fileChecksum: f.fileChecksum,
-        fileChecksumFuncName: f.fileChecksumFuncName,
-        markedForCompaction: f.markedForCompaction,
-        temperature: f.temperature,
-        tailSize: f.tailSize,
-        compensatedRangeDeletionSize: f.compensatedRangeDeletionSize,
-        uniqueId: f.uniqueId,
-      };
-      if (f.pathId !== 0) {
-        F.push({
-          severity: "warn",
-          code: "sst-other-path",
-          file: m.path,
-          message: `file ${f.fileNumber} lives on db_paths/cf_paths entry ${f.pathId}; not checked`,
-        });
-      } else if (!m.present) {
-        F.push({
-          severity: "error",
-          code: "sst-missing",
-          file: m.path,
-          message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
-        });
-      } else if (disk !== f.fileSize) {
-        F.push({
-          severity: "error",
-          code: "sst-size-mismatch",
-          file: m.path,
-          message: `size on disk ${disk} differs from the MANIFEST's ${f.fileSize}`,
-        });
-      }
-      while (levels.length <= f.level) levels.push({ level: levels.length, files: [], bytes: 0 });
-      levels[f.level]!.files.push(m);
-      levels[f.level]!.bytes += f.fileSize;
-      allFiles.push({ model: m, entry: f });
+/** A CF's blob files as the MANIFEST records them, each header and footer read and checked against it. */
+function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: LiveFiles): BlobFileModel[] {
+  const blobFiles: BlobFileModel[] = [];
+  const linked = new Map<number, number[]>();
+  for (const f of rcf.files.values())
+    if (f.oldestBlobFileNumber) {
+      const arr = linked.get(f.oldestBlobFileNumber) ?? [];
+      arr.push(f.fileNumber);
+      linked.set(f.oldestBlobFileNumber, arr);
     }
-    // in lookup order: L0 newest first, other levels by key (src/lsm/version.ts)
-    for (const lv of levels) sortLevelFiles(lv.level, lv.files);
-
-    const blobFiles: BlobFileModel[] = [];
-    const linked = new Map<number, number[]>();
-    for (const f of rcf.files.values())
-      if (f.oldestBlobFileNumber) {
-        const arr = linked.get(f.oldestBlobFileNumber) ?? [];
-        arr.push(f.fileNumber);
-        linked.set(f.oldestBlobFileNumber, arr);
-      }
-    for (const b of [...rcf.blobFiles.values()].sort((a, b) => a.blobFileNumber - b.blobFileNumber)) {
-      const bname = fileName(b.blobFileNumber, "blob");
-      referencedBlobs.add(bname);
-      const present = nameSet.has(bname);
-      const bm: BlobFileModel = {
-        fileNumber: b.blobFileNumber,
-        fileName: bname,
-        path: join(dir, bname),
-        present,
-        totalBlobCount: b.totalBlobCount,
-        totalBlobBytes: b.totalBlobBytes,
-        checksumMethod: b.checksumMethod,
-        checksumValue: b.checksumValue,
-        garbageBlobCount: b.garbageBlobCount,
-        garbageBlobBytes: b.garbageBlobBytes,
-        linkedSsts: (linked.get(b.blobFileNumber) ?? []).sort((x, y) => x - y),
-      };
-      if (present) {
-        try {
-          const r = readBlobFile(bm.path);
-          bm.diskSize = r.size;
-          bm.header = r.header;
-          bm.footer = r.footer;
-          F.push(...r.findings);
-          if (r.header && r.header.columnFamilyId !== rcf.id)
-            F.push({
-              severity: "warn",
-              code: "blob-cf-mismatch",
-              file: bm.path,
-              offset: 8,
-              message: `blob header names column family ${r.header.columnFamilyId}, MANIFEST puts it in ${rcf.id}`,
-            });
-          if (r.footer && r.footer.blobCount !== b.totalBlobCount)
-            F.push({
-              severity: "warn",
-              code: "blob-count-mismatch",
-              file: bm.path,
-              message: `footer counts ${r.footer.blobCount} blobs, MANIFEST ${b.totalBlobCount}`,
-            });
-        } catch (e) {
-          F.push({
-            severity: "error",
-            code: "blob-unreadable",
-            file: bm.path,
-            message: (e as Error).message,
-          });
-        }
-      } else {
-        F.push({
-          severity: "error",
-          code: "blob-missing",
-          file: bm.path,
-          message: `the MANIFEST lists blob file ${b.blobFileNumber} but it is not on disk`,
-        });
-      }
-      blobFiles.push(bm);
-    }
-
-    const cfName = printable ? Buffer.from(rcf.name).toString("latin1") : nameHex;
-    const cf: ColumnFamilyModel = {
-      id: rcf.id,
-      name: cfName,
-      nameHex,
-      displayName: displayCfName(
-        inst.client === "besu" ? "besu" : inst.client === "nethermind" ? "nethermind" : "generic",
-        rcf.name,
-        inst.clientDetail?.database,
-        replay.columnFamilies.length === 1,
-      ),
-      comparator: rcf.comparator,
-      logNumber: rcf.logNumber,
-      options: cfOptions,
-      levels,
-      blobFiles,
-      fullHistoryTsLow: rcf.fullHistoryTsLow,
-      totals: {
-        files: rcf.files.size,
-        bytes: levels.reduce((s, l) => s + l.bytes, 0),
-        blobFiles: blobFiles.length,
-        entries: null,
-        blobBytes: blobFiles.reduce((s, b) => s + (b.diskSize ?? 0), 0),
-        garbageBlobBytes: blobFiles.reduce((s, b) => s + b.garbageBlobBytes, 0),
-        unflushedWrites: 0,
-      },
+  for (const b of [...rcf.blobFiles.values()].sort((x, y) => x.blobFileNumber - y.blobFileNumber)) {
+    const bname = fileName(b.blobFileNumber, "blob");
+    live.referencedBlobs.add(bname);
+    const present = nameSet.has(bname);
+    const bm: BlobFileModel = {
+      fileNumber: b.blobFileNumber,
+      fileName: bname,
+      path: join(dir, bname),
+      present,
+      totalBlobCount: b.totalBlobCount,
+      totalBlobBytes: b.totalBlobBytes,
+      checksumMethod: b.checksumMethod,
+      checksumValue: b.checksumValue,
+      garbageBlobCount: b.garbageBlobCount,
+      garbageBlobBytes: b.garbageBlobBytes,
+      linkedSsts: (linked.get(b.blobFileNumber) ?? []).sort((x, y) => x - y),
     };
-    inst.columnFamilies.push(cf);
+    if (present) {
+      try {
+        const r = readBlobFile(bm.path);
+        bm.diskSize = r.size;
+        bm.header = r.header;
+        bm.footer = r.footer;
+        F.push(...r.findings);
+        if (r.header && r.header.columnFamilyId !== rcf.id)
+          F.push({
+            severity: "warn",
+            code: "blob-cf-mismatch",
+            file: bm.path,
+            offset: 8,
+            message: `blob header names column family ${r.header.columnFamilyId}, MANIFEST puts it in ${rcf.id}`,
+          });
+        if (r.footer && r.footer.blobCount !== b.totalBlobCount)
+          F.push({
+            severity: "warn",
+            code: "blob-count-mismatch",
+            file: bm.path,
+            message: `footer counts ${r.footer.blobCount} blobs, MANIFEST ${b.totalBlobCount}`,
+          });
+      } catch (e) {
+        F.push({
+          severity: "error",
+          code: "blob-unreadable",
+          file: bm.path,
+          message: (e as Error).message,
+        });
+      }
+    } else {
+      F.push({
+        severity: "error",
+        code: "blob-missing",
+        file: bm.path,
+        message: `the MANIFEST lists blob file ${b.blobFileNumber} but it is not on disk`,
+      });
+    }
+    blobFiles.push(bm);
   }
+  return blobFiles;
+}
 
-  // files on disk nobody references
+/** Table and blob files on disk that the version does not reference. */
+function noteUnreferencedFiles({ dir, names, inst, F }: StoreRead, live: LiveFiles): void {
   for (const n of names) {
-    if (/^\d+\.(sst|ldb)$/.test(n) && !referencedTables.has(n)) inst.unreferencedTables.push(n);
-    if (/^\d+\.blob$/.test(n) && !referencedBlobs.has(n)) inst.unreferencedBlobFiles.push(n);
+    if (/^\d+\.(sst|ldb)$/.test(n) && !live.referencedTables.has(n)) inst.unreferencedTables.push(n);
+    if (/^\d+\.blob$/.test(n) && !live.referencedBlobs.has(n)) inst.unreferencedBlobFiles.push(n);
   }
   if (inst.unreferencedTables.length)
     F.push({
@@ -497,22 +580,24 @@ function inspectStore(
       file: dir,
       message: `${inst.unreferencedTables.length} table file(s) on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
     });
+}
 
-  // geth recognition for LevelDB stores: key shapes at the file boundaries, or the path
-  if (gethCandidate) {
-    const pathHint = /(^|[\\/])(geth|chaindata)([\\/]|$)/.test(dir);
-    let gethKeys = 0;
-    let keys = 0;
-    for (const { entry } of allFiles)
-      for (const k of [entry.smallest.userKey, entry.largest.userKey]) {
-        keys++;
-        if (gethKeyCategory(k) !== "other") gethKeys++;
-      }
-    inst.client = pathHint || (keys > 0 && gethKeys / keys >= 0.9) ? "geth" : "generic";
-    if (inst.client === "geth") inst.clientDetail = { role: "chaindata (LevelDB, legacy geth)" };
-  }
+/** geth recognition for LevelDB stores: key shapes at the file boundaries, or the path. */
+function recogniseGeth({ dir, inst }: StoreRead, live: LiveFiles): void {
+  const pathHint = /(^|[\\/])(geth|chaindata)([\\/]|$)/.test(dir);
+  let gethKeys = 0;
+  let keys = 0;
+  for (const { entry } of live.tables)
+    for (const k of [entry.smallest.userKey, entry.largest.userKey]) {
+      keys++;
+      if (gethKeyCategory(k) !== "other") gethKeys++;
+    }
+  inst.client = pathHint || (keys > 0 && gethKeys / keys >= 0.9) ? "geth" : "generic";
+  if (inst.client === "geth") inst.clientDetail = { role: "chaindata (LevelDB, legacy geth)" };
+}
 
-  // WALs
+/** The WALs, in the store directory or OPTIONS' wal_dir. */
+function readStoreWals({ dir, names, inst, F }: StoreRead, opts: InspectOptions): void {
   const walDir = inst.options?.db.walDir;
   let walPath = dir;
   if (walDir && walDir !== "" && resolve(dir, walDir) !== resolve(dir)) {
@@ -525,40 +610,41 @@ function inspectStore(
     });
   }
   if (opts.readWal !== false) inspectWals(inst, walPath, walPath === dir ? names : undefined);
+}
 
-  // totals
+function sumTotals(inst: InstanceModel): void {
   for (const cf of inst.columnFamilies) {
     inst.totals.sstFiles += cf.totals.files;
     inst.totals.sstBytes += cf.totals.bytes;
     inst.totals.blobFiles += cf.totals.blobFiles;
     inst.totals.blobBytes += cf.totals.blobBytes;
   }
-  inst.totals.walBytes = inst.wal.reduce((s, w) => s + w.size, 0);
+  inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
+}
 
-  // per-file table details (SST reader)
-  if (tableReader) {
-    const present = allFiles.filter((f) => f.model.present);
-    let done = 0;
-    for (const { model } of present) {
-      const d: TableDetails = tableReader(model.path);
-      model.details = d;
-      if (d.error)
-        F.push({
-          severity: "warn",
-          code: "sst-unreadable",
-          file: model.path,
-          message: `table reader: ${d.error}`,
-        });
-      done++;
-      if (opts.onProgress && (done % 64 === 0 || done === present.length))
-        opts.onProgress(done, present.length, inst.relPath);
-    }
+/** Per-file table details through the SST reader, with progress. */
+function readTableDetails(
+  { inst, F }: StoreRead,
+  live: LiveFiles,
+  tableReader: TableDetailsReader,
+  opts: InspectOptions,
+): void {
+  const present = live.tables.filter((f) => f.model.present);
+  let done = 0;
+  for (const { model } of present) {
+    const d: TableDetails = tableReader(model.path);
+    model.details = d;
+    if (d.error)
+      F.push({
+        severity: "warn",
+        code: "sst-unreadable",
+        file: model.path,
+        message: `table reader: ${d.error}`,
+      });
+    done++;
+    if (opts.onProgress && (done % 64 === 0 || done === present.length))
+      opts.onProgress(done, present.length, inst.relPath);
   }
-  for (const cf of inst.columnFamilies) {
-    cf.placement = placementOf(cf.levels);
-    cf.totals.entries = tableEntries(cf.levels);
-  }
-  return inst;
 }
 
 function safeReplay(path: string, name: string, F: Finding[]): ManifestReplay | undefined {
