@@ -90,7 +90,7 @@ class CodeLookup {
         t0.close();
         this.tables.delete(p0);
       }
-      t = openTable(path);
+      t = openTable(path, { verifyChecksums: true });
       this.tables.set(path, t);
     }
     return t;
@@ -182,7 +182,7 @@ function sampleCf(
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
   const counts = files.map((p) => {
-    const t = openTable(p);
+    const t = openTable(p, { verifyChecksums: true });
     try {
       return blocksIn(t);
     } finally {
@@ -219,7 +219,7 @@ function sampleCf(
       base += nb;
       continue;
     }
-    const t = openTable(files[fi]!);
+    const t = openTable(files[fi]!, { verifyChecksums: true });
     try {
       let i = base;
       for (const ie of t.iterateIndex()) {
