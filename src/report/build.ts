@@ -4,7 +4,7 @@
  * Pure over the model (and the deep measurements when `--deep` ran); rendering lives in render.ts and the
  * TUI reads the same structure.
  */
-import type { VerifyReport } from "./verify.js";
+import type { VerifyReport } from "../lsm/verify.js";
 import type {
   ColumnFamilyModel,
   DatadirModel,

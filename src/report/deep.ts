@@ -21,7 +21,7 @@ import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/mode
 import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { verifyStore, type VerifyOptions, type VerifyReport } from "./verify.js";
+import { verifyStore, type VerifyOptions, type VerifyReport } from "../lsm/verify.js";
 
 export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 

@@ -32,8 +32,8 @@ function workerScript(): string | undefined {
   const here = fileURLToPath(new URL("./verify_worker.js", import.meta.url));
   if (existsSync(here)) return here;
   const dist = here.replace(
-    /([\\/])src([\\/])report([\\/])verify_worker\.js$/,
-    "$1dist$1src$2report$3verify_worker.js",
+    /([\\/])src([\\/])lsm([\\/])verify_worker\.js$/,
+    "$1dist$1src$2lsm$3verify_worker.js",
   );
   return dist !== here && existsSync(dist) ? dist : undefined;
 }
