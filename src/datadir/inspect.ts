@@ -292,7 +292,7 @@ function inspectStore(
       severity: "error",
       code: "manifest-incomplete",
       file: replay.summary.path,
-      message: `${replay.summary.file} does not decode (see the finding before); levels, live files and WAL liveness are unknown`,
+      message: `${replay.summary.file} does not decode to a whole version (see the finding before); levels, live files and WAL liveness are unknown`,
     });
     if (opts.readWal !== false) inspectWals(inst, dir, names, false);
     inst.totals.walBytes = inst.wal.reduce((s, w) => s + w.size, 0);
