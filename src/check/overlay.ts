@@ -146,7 +146,7 @@ export function measureOverlay(
 
   const sampleSize = opts.sample ?? DEFAULT_OVERLAY_SAMPLE;
   const random = seededRandom(opts.seed ?? 1);
-  const cache = new TableCache({}, IDLE_TABLES);
+  const cache = new TableCache({ verifyChecksums: true }, IDLE_TABLES);
   const skip = (f: SstFileModel, e: unknown) => {
     if (!m.skippedFiles.some((x) => x.file === f.fileName))
       m.skippedFiles.push({ file: f.fileName, reason: f.present ? (e as Error).message : "missing" });

@@ -129,7 +129,7 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
     for (const level of cf.levels) {
       for (const f of level.files) {
         if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
-        const t = openTable(f.path);
+        const t = openTable(f.path, { verifyChecksums: true });
         try {
           tombstones.push(...t.rangeDeletions());
         } finally {

@@ -9,6 +9,8 @@
  *   and the engine's own open (which fails with StoreLockedError) stays the last line of defence.
  * - format_version: RocksDB 7.8.3 reads and writes format versions up to 5.
  * - free disk: statfs of the store's filesystem against the bytes the rewrite needs.
+ * - pre-flight (preflight.ts): every block of every live table and every blob record read and
+ *   checksummed, and the MANIFEST replayed again, before the engine opens the store.
  */
 import { existsSync, readFileSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";

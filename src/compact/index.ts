@@ -7,6 +7,7 @@ import { digestStore, type StoreDigest } from "./digest.js";
 import { planCompaction, type CompactPlan, type PlanOptions } from "./plan.js";
 import { runCompaction, type RunOptions, type RunResult } from "./run.js";
 import { verifyCompaction, type VerifyReport } from "./verify.js";
+import { preflight } from "./preflight.js";
 
 export { planCompaction, planForInstance, DISK_HEADROOM_BYTES } from "./plan.js";
 export type { CompactPlan, CfPlan, PlanOptions, LevelLayout } from "./plan.js";
@@ -17,6 +18,7 @@ export type { VerifyReport, CfVerification } from "./verify.js";
 export { digestStore, digestColumnFamily, resolveStore, cfMatches } from "./digest.js";
 export type { StoreDigest, CfDigest } from "./digest.js";
 export { lockState, lockRefusal, diskState, MAX_ENGINE_FORMAT_VERSION } from "./guards.js";
+export { preflight, type Preflight } from "./preflight.js";
 export type { Refusal, LockState, DiskState } from "./guards.js";
 export { intendedKnobs, checkFileKnobs, summariseChecks, fastBloomBytes, KNOBS } from "./intended.js";
 export type { IntendedKnobs, FileKnobCheck, KnobRow, Knob } from "./intended.js";
@@ -28,10 +30,10 @@ export { renderPlanText, renderOutcomeText } from "./render.js";
 /** Refused before anything was written: `refusals` holds every reason, the message the first. */
 export class CompactRefusedError extends LsmscopeError {
   readonly refusals: CompactPlan["refusals"];
-  constructor(plan: CompactPlan) {
+  constructor(plan: CompactPlan, by: "plan" | "pre-flight" = "plan") {
     const r = plan.refusals;
     super(
-      `refused: ${r[0]!.message}${r.length > 1 ? ` (and ${r.length - 1} more reasons; see the plan)` : ""}`,
+      `refused${by === "pre-flight" ? " by the pre-flight (nothing written)" : ""}: ${r[0]!.message}${r.length > 1 ? ` (and ${r.length - 1} more reasons; ${by === "plan" ? "see the plan" : "lsmscope inspect --verify lists them"})` : ""}`,
       {
         file: plan.store,
       },
@@ -54,10 +56,18 @@ export interface CompactOutcome {
  */
 export async function compactStore(
   dir: string,
-  opts: PlanOptions & RunOptions & { plan?: CompactPlan } = {},
+  opts: PlanOptions &
+    RunOptions & {
+      plan?: CompactPlan;
+      /** Bytes of tables and blob files checksummed by the pre-flight so far, of the total. */
+      onPreflightProgress?: (done: number, total: number) => void;
+    } = {},
 ): Promise<CompactOutcome> {
   const plan = opts.plan ?? (await planCompaction(dir, opts));
   if (plan.refusals.length > 0) throw new CompactRefusedError(plan);
+  const pre = await preflight(plan, { onProgress: opts.onPreflightProgress });
+  if (pre.refusals.length > 0)
+    throw new CompactRefusedError({ ...plan, refusals: pre.refusals }, "pre-flight");
   const cfHex = plan.columnFamilies.map((c) => c.nameHex);
   const digestBefore = await digestStore(plan.store, cfHex);
   const run = await runCompaction(plan, opts);

@@ -86,7 +86,17 @@ export function readOptionsSource(ref: string, kind: "store" | "reference"): Opt
   const tmp = mkdtempSync(join(tmpdir(), "lsmscope-options-"));
   try {
     copyFileSync(file, join(tmp, "OPTIONS-000001"));
-    const loaded = engine.loadLatestOptions(tmp);
+    let loaded;
+    try {
+      loaded = engine.loadLatestOptions(tmp);
+    } catch (err) {
+      // RocksDB's loader names the private copy: name the user's file instead
+      if (!(err instanceof LsmscopeError)) throw err;
+      throw new LsmscopeError(
+        `RocksDB cannot load this OPTIONS file: ${err.message.split(tmp).join(basename(file))}`,
+        { file, cause: err },
+      );
+    }
     return { kind, file, model: parsed.model, loaded };
   } finally {
     rmSync(tmp, { recursive: true, force: true });

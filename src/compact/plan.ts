@@ -19,7 +19,7 @@
  *   next to the old one until the compaction of that CF ends), plus a fixed 64 MiB headroom for
  *   MANIFEST, OPTIONS and LOG (a policy, not a measurement).
  */
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import * as engine from "../engine/index.js";
 import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
@@ -143,6 +143,26 @@ export async function planCompaction(dir: string, opts: PlanOptions = {}): Promi
   return planForInstance(inst, opts);
 }
 
+/** A store's error findings as refusals (missing tables are refused below, one line each). */
+export function damageRefusals(inst: InstanceModel): Refusal[] {
+  const errors = inst.findings.filter(
+    (f) => f.severity === "error" && f.code !== "sst-missing" && f.code !== "sst-unreadable",
+  );
+  const out = errors.slice(0, 3).map((f) => ({
+    code: f.code === "current-dangling" ? "current-dangling" : "store-damaged",
+    message:
+      f.code === "current-dangling"
+        ? `dangling CURRENT: ${f.message}; RocksDB cannot open the store`
+        : `${relative(inst.path, f.file) || f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`,
+  }));
+  if (errors.length > 3)
+    out.push({
+      code: "store-damaged",
+      message: `... and ${errors.length - 3} more errors (lsmscope inspect)`,
+    });
+  return out;
+}
+
 export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): CompactPlan {
   const refusals: Refusal[] = [];
   const accept = new Set((opts.acceptOptionChange ?? []).flatMap((a) => a.split(",")).map((a) => a.trim()));
@@ -154,6 +174,9 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
 
   const lock = lockRefusal(inst.path);
   if (lock) refusals.push(lock);
+  // damage the model met (a dangling CURRENT, a MANIFEST record that does not decode, a damaged blob
+  // file, ...): the engine would fail on it part-way, or compact a store that is not what it seems
+  refusals.push(...damageRefusals(inst));
 
   let store: OptionsSource | undefined;
   if (!inst.options)

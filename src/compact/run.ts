@@ -77,6 +77,22 @@ function tick(db: engine.EngineDb, cf: Buffer): { w: number; r: number; f: numbe
   };
 }
 
+/**
+ * The engine failed compacting one column family: say which were already rewritten, and that the store
+ * is consistent (RocksDB installs each compaction's output atomically through the MANIFEST and deletes
+ * what a failed job wrote), so the user knows what changed.
+ */
+function failedMidway(plan: CompactPlan, result: RunResult, cf: string, err: unknown): LsmscopeError {
+  const done = result.columnFamilies.filter((c) => c.status === "done").map((c) => c.displayName);
+  const why = err instanceof Error ? err.message : String(err);
+  return new LsmscopeError(
+    `the engine failed compacting ${cf}: ${why}; ` +
+      (done.length ? `already rewritten: ${done.join(", ")}; ` : "no column family was rewritten; ") +
+      `the store is consistent (each compaction is installed atomically); lsmscope inspect shows it`,
+    { file: plan.store, cause: err },
+  );
+}
+
 /** Execute a plan (which must carry no refusals). */
 export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): Promise<RunResult> {
   if (plan.refusals.length > 0)
@@ -170,7 +186,7 @@ export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): P
         cr.status = "done";
       } catch (err) {
         if (err instanceof CompactionCanceledError || opts.signal?.aborted) cr.status = "cancelled";
-        else throw err;
+        else throw failedMidway(plan, result, cp.displayName, err);
       } finally {
         clearInterval(timer);
         const after = tick(db, cf);

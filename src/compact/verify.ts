@@ -8,7 +8,6 @@
  */
 import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { InstanceModel } from "../datadir/model.js";
-import { LsmscopeError } from "../util/errors.js";
 import { digestColumnFamily, type CfDigest, type StoreDigest } from "./digest.js";
 import { checkFileKnobs, summariseChecks, type KnobRow } from "./intended.js";
 import type { CompactPlan, LevelLayout } from "./plan.js";

@@ -109,3 +109,86 @@ export function readBlobFile(path: string): BlobFileRead {
     closeSync(fd);
   }
 }
+
+/** What verifyBlobRecords read. */
+export interface BlobRecordsVerified {
+  records: number;
+  /** Bytes of records read (headers, keys, values). */
+  bytes: number;
+  /** The first problem (records after it cannot be found again: a record has no sync marker). */
+  error?: { offset: number; message: string };
+}
+
+/** A record larger than this is a corrupt length, not a blob (RocksDB's values are < 4 GiB). */
+const MAX_BLOB_RECORD = 4 * 1024 * 1024 * 1024;
+
+/**
+ * Read every record of a blob file and check both of its checksums, as BlobLogSequentialReader does
+ * with verification: the header crc (masked crc32c of key length, value length and expiration) and
+ * the blob crc (masked crc32c of key ‖ value). Records run from the header to the footer (when there
+ * is one); the footer's blob count must equal the records found. `onBytes` reports progress.
+ */
+export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => void): BlobRecordsVerified {
+  const fd = openSync(path, "r");
+  const out: BlobRecordsVerified = { records: 0, bytes: 0 };
+  try {
+    const size = fstatSync(fd).size;
+    const head = readBlobFile(path);
+    const bad = head.findings.find((f) => f.severity === "error");
+    if (bad || !head.header) {
+      out.error = { offset: bad?.offset ?? 0, message: bad?.message ?? "no blob file header" };
+      return out;
+    }
+    const end = head.footer ? size - BLOB_FOOTER_SIZE : size;
+    const hdr = Buffer.alloc(32);
+    let buf = Buffer.alloc(64 * 1024);
+    let pos = BLOB_HEADER_SIZE;
+    while (pos < end) {
+      if (end - pos < 32) {
+        out.error = {
+          offset: pos,
+          message: `${end - pos} bytes after the last record: a cut-short record header`,
+        };
+        return out;
+      }
+      readSync(fd, hdr, 0, 32, pos);
+      const keyLen = Number(readFixed64(hdr, 0));
+      const valueLen = Number(readFixed64(hdr, 8));
+      if (unmaskCrc(readFixed32(hdr, 24)) !== crc32c(hdr.subarray(0, 24)) >>> 0) {
+        out.error = { offset: pos, message: "blob record header checksum mismatch" };
+        return out;
+      }
+      const len = keyLen + valueLen;
+      if (len > MAX_BLOB_RECORD || pos + 32 + len > end) {
+        out.error = {
+          offset: pos,
+          message: `blob record of ${keyLen} + ${valueLen} bytes runs past the ${head.footer ? "footer" : "end of the file"}`,
+        };
+        return out;
+      }
+      if (buf.length < len) buf = Buffer.alloc(len);
+      let done = 0;
+      while (done < len) {
+        const n = readSync(fd, buf, done, len - done, pos + 32 + done);
+        if (n === 0) break;
+        done += n;
+      }
+      if (unmaskCrc(readFixed32(hdr, 28)) !== crc32c(buf.subarray(0, len)) >>> 0) {
+        out.error = { offset: pos, message: "blob record checksum mismatch (key or value damaged)" };
+        return out;
+      }
+      out.records++;
+      out.bytes += 32 + len;
+      onBytes?.(32 + len);
+      pos += 32 + len;
+    }
+    if (head.footer && head.footer.blobCount !== out.records)
+      out.error = {
+        offset: size - BLOB_FOOTER_SIZE,
+        message: `footer counts ${head.footer.blobCount} blobs, ${out.records} records read`,
+      };
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}

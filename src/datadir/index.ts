@@ -2,7 +2,7 @@
  * The datadir model: every store under a directory, read from CURRENT, MANIFEST, OPTIONS, WAL and blob
  * files without an engine. Entry point: inspectDatadir().
  */
-export { inspectDatadir, noReadableStoreError } from "./inspect.js";
+export { inspectDatadir, incompleteLine, incompleteReasons, noReadableStoreError } from "./inspect.js";
 export type * from "./model.js";
 export type {
   OptionsFileModel,

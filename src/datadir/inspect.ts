@@ -142,6 +142,21 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
 }
 
 /**
+ * The error findings that leave a model's picture incomplete, one located line each ("file @ offset N:
+ * message"); empty when it is complete. Commands that report from the model print these and exit 2.
+ */
+export function incompleteReasons(model: DatadirModel): string[] {
+  return model.findings
+    .filter((f) => f.severity === "error")
+    .map((f) => `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`);
+}
+
+/** The last line of a command whose picture is incomplete (`reasons` from incompleteReasons). */
+export function incompleteLine(reasons: string[]): string {
+  return `picture incomplete: ${reasons.length} error${reasons.length === 1 ? "" : "s"} met while reading (first: ${reasons[0]}); exit 2`;
+}
+
+/**
  * Why a command that needs a readable store has none, as a user error naming the path and the cause:
  * the no-store finding (with what the walk could not see), or the first error of the unreadable
  * instance (a dangling CURRENT, a MANIFEST that does not decode, a permission).
@@ -349,7 +364,7 @@ function versionUnreadable({ dir, names, inst, F }: StoreRead, replay: ManifestR
     severity: "error",
     code: "manifest-incomplete",
     file: replay.summary.path,
-    message: `${replay.summary.file} does not decode (see the finding before); levels, live files and WAL liveness are unknown`,
+    message: `${replay.summary.file} does not decode to a whole version (see the finding before); levels, live files and WAL liveness are unknown`,
   });
   if (opts.readWal !== false) inspectWals(inst, dir, names, false);
   inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
@@ -634,9 +649,10 @@ function readTableDetails(
   for (const { model } of present) {
     const d: TableDetails = tableReader(model.path);
     model.details = d;
+    // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)
     if (d.error)
       F.push({
-        severity: "warn",
+        severity: "error",
         code: "sst-unreadable",
         file: model.path,
         message: `table reader: ${d.error}`,

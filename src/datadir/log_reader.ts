@@ -79,6 +79,12 @@ export interface LogIssue {
   /** Bytes dropped from `offset`. */
   bytes: number;
   message: string;
+  /**
+   * A whole record whose checksum fails, with nothing but zeros after it: a WAL's torn last write to
+   * WAL recovery, but corruption to a MANIFEST (RocksDB's log reader reports kBadRecordChecksum, and
+   * MANIFEST recovery fails on it).
+   */
+  badChecksum?: true;
 }
 
 export interface LogScanResult {
@@ -297,6 +303,7 @@ function scanLog(
               offset: abs,
               bytes: endOfData ? fileSize - abs : blockEnd - p,
               message: `record checksum mismatch (type ${type}, length ${length})`,
+              badChecksum: true,
             });
             dropAssembly(abs, "checksum mismatch");
             if (endOfData) stop = true;

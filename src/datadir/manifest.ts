@@ -91,6 +91,8 @@ class Replayer {
   private readonly trackedWals = new Map<number, { logNumber: number; syncedSize?: number }>();
   private dropped = 0;
   isLevelDb = true;
+  /** Which of the entries recovery requires some edit carried (VersionEditHandler::CheckIterationResult). */
+  readonly seen = { nextFileNumber: false, logNumber: false, lastSequence: false };
 
   constructor(
     private readonly path: string,
@@ -127,6 +129,9 @@ class Replayer {
   apply(edit: VersionEdit, offset: number): void {
     this.summary.edits++;
     const s = this.summary;
+    if (edit.nextFileNumber !== undefined) this.seen.nextFileNumber = true;
+    if (edit.logNumber !== undefined) this.seen.logNumber = true;
+    if (edit.lastSequence !== undefined) this.seen.lastSequence = true;
     if (edit.dbId !== undefined) s.dbId = edit.dbId;
     if (edit.prevLogNumber !== undefined) s.prevLogNumber = edit.prevLogNumber;
     if (edit.nextFileNumber !== undefined) s.nextFileNumber = edit.nextFileNumber;
@@ -338,7 +343,7 @@ export function replayManifest(path: string, file: string): ManifestReplay {
     });
   }
   for (const issue of scan.issues) {
-    if (issue.kind === "torn-tail" || issue.kind === "zero-tail") {
+    if ((issue.kind === "torn-tail" && !issue.badChecksum) || issue.kind === "zero-tail") {
       if (issue.kind === "torn-tail") r.summary.tornTailAt = issue.offset;
       r.findings.push({
         severity: "info",
@@ -357,6 +362,22 @@ export function replayManifest(path: string, file: string): ManifestReplay {
         message: `${issue.message} (${issue.bytes} bytes skipped)`,
       });
     }
+  }
+  // RocksDB (and LevelDB) refuse a MANIFEST whose edits never set these: the version is not whole
+  const missing = [
+    !r.seen.nextFileNumber && "next file number",
+    !r.seen.logNumber && "log number",
+    !r.seen.lastSequence && "last sequence number",
+  ].filter((x): x is string => typeof x === "string");
+  if (r.summary.edits > 0 && missing.length > 0) {
+    complete = false;
+    r.findings.push({
+      severity: "error",
+      code: "manifest-corrupt",
+      file: path,
+      offset: r.summary.tornTailAt ?? r.summary.size,
+      message: `no ${missing.join(", no ")} entry in the MANIFEST's edits (RocksDB refuses to recover from it)`,
+    });
   }
   if (r.summary.edits === 0) {
     complete = false;

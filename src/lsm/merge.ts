@@ -104,7 +104,8 @@ const IDLE_SCAN_TABLES = 64;
 
 /** The table cache of one scanning thread (the main thread's and each worker's). */
 export function scanTableCache(): TableCache {
-  return new TableCache({ readAhead: SCAN_READ_AHEAD }, IDLE_SCAN_TABLES);
+  // every block read is checked, as RocksDB does with verify_checksums: damage is an error, not a size
+  return new TableCache({ readAhead: SCAN_READ_AHEAD, verifyChecksums: true }, IDLE_SCAN_TABLES);
 }
 
 /** One position of a run: what the merge reads. */

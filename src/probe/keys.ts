@@ -111,7 +111,12 @@ export function presentKeys(
   try {
     const blocks = candidateBlocks(target, shape.prefix, opened);
     if (blocks.length === 0)
-      throw new LsmscopeError(`column family ${target.cfDisplayName} has no data blocks to sample keys from`);
+      throw new LsmscopeError(
+        `column family ${target.cfDisplayName} has no data blocks to sample keys from`,
+        {
+          file: target.instanceDir,
+        },
+      );
     const seen = new Set<string>();
     const keys: Buffer[] = [];
     const maxAttempts = n * 20 + 1000;

@@ -5,7 +5,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
+import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LsmReader } from "./reader_path.js";
@@ -204,7 +204,12 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
   const model = await inspectDatadir(dir, { readWal: true });
   if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
   const { instance, cf } = resolveColumnFamily(model.instances, opts.cf, opts.instance);
-  return probeColumnFamily(model.root, instance, cf, opts);
+  const report = probeColumnFamily(model.root, instance, cf, opts);
+  // errors met while reading the store (a missing table, a damaged blob file, ...) are what the
+  // lookups could not see: the report carries them and the CLI exits 2
+  const incomplete = incompleteReasons({ ...model, findings: instance.findings });
+  if (incomplete.length) report.incomplete = incomplete;
+  return report;
 }
 
 /** Run a probe on a column family of an already built datadir model (the TUI pane uses this). */

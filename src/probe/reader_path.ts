@@ -111,7 +111,7 @@ export class LsmReader {
     let rangeDelFiles = 0;
     let hashIndexFiles = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
-      const table = openTable(f.path);
+      const table = openTable(f.path, { verifyChecksums: true });
       const index = new PackedIndex();
       for (const e of table.iterateIndex() as Iterable<IndexEntry>) {
         const sepLen = e.separatorIsInternal ? e.separator.length - 8 : e.separator.length;

@@ -160,4 +160,6 @@ export interface ProbeReport {
   points: ProbePoint[];
   comparisons?: ProbeComparison[];
   notes: string[];
+  /** Error findings of the store ("file @ offset N: message"): the picture is incomplete, exit 2. */
+  incomplete?: string[];
 }

@@ -4,6 +4,7 @@
  * Pure over the model (and the deep measurements when `--deep` ran); rendering lives in render.ts and the
  * TUI reads the same structure.
  */
+import type { VerifyReport } from "../lsm/verify.js";
 import type {
   ColumnFamilyModel,
   DatadirModel,
@@ -69,6 +70,8 @@ export interface InspectReport {
   findings: Finding[];
   complete: boolean;
   elapsedMs: number;
+  /** `inspect --verify`: what the verification pass read and checked. */
+  verify?: VerifyReport;
   totals: {
     instances: number;
     cfs: number;

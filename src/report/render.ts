@@ -355,15 +355,24 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
 
 export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}): string {
   const out: string[] = [];
-  const modeText =
-    r.mode === "deep"
-      ? "deep: MANIFEST + every table's footer, properties, filter metadata and whole index, checksums verified"
-      : "cheap: MANIFEST + every table's footer, properties and filter metadata";
+  // exactly what was read and checked, so "verified" never claims blocks that were not read
+  const modeText = r.verify
+    ? "verify: MANIFEST, every record of every WAL and live blob file, every block of every live table, all checksummed and decoded"
+    : r.mode === "deep"
+      ? "deep: MANIFEST, WAL records (checksummed); per table the footer, metaindex, properties, filter metadata and whole index, their checksums verified; data blocks and blob records not read (--verify reads them)"
+      : "cheap: MANIFEST, WAL records (checksummed); per table the footer, properties and filter metadata, block checksums not verified";
   out.push(`lsmscope inspect ${e(r.root)}`);
   out.push(
     `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(e).join("; ")})` : ""}`,
   );
   out.push(`mode: ${modeText} · ${r.elapsedMs} ms for the model`);
+  const v = r.verify;
+  if (v)
+    out.push(
+      `verified: every block of ${plural(v.tables.files, "table")} (${int(v.tables.blocks)} blocks, ${int(v.tables.entries)} entries, ${formatBytes(v.tables.bytes)}), ` +
+        `every record of ${plural(v.blobFiles.files, "blob file")} (${int(v.blobFiles.records)}) and of ${plural(v.wal.files, "WAL")} (${int(v.wal.records)}), checksums and decoding: ` +
+        `${v.failed === 0 ? "all OK" : `${v.failed} failed (see findings)`} · ${plural(v.threads, "thread")}, ${v.elapsedMs} ms`,
+    );
   for (const inst of r.instances) {
     out.push("");
     out.push(...instanceHeader(inst, r.root));

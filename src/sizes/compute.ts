@@ -8,7 +8,7 @@
  * the account view attached. Sample mode: sample.ts.
  */
 import { availableParallelism } from "node:os";
-import { inspectDatadir } from "../datadir/inspect.js";
+import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
 import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
@@ -316,6 +316,13 @@ export function accountView(
 export async function computeSizes(dir: string, opts: SizesOptions = {}): Promise<SizesReport> {
   const t0 = Date.now();
   const model = opts.model ?? (await inspectDatadir(dir, {}));
+  const report = await computeSizesOf(model, opts, t0);
+  // what the model could not read is left out of every figure: say so
+  report.incomplete = incompleteReasons(model);
+  return report;
+}
+
+async function computeSizesOf(model: DatadirModel, opts: SizesOptions, t0: number): Promise<SizesReport> {
   if (opts.mode === "sample") return computeSample(model, opts, t0);
   // threads start before planning (which opens every table), so their module loading overlaps it;
   // by default only when there is enough to read for two threads to pay for their start-up

@@ -70,7 +70,7 @@ function matches(m: Matcher, key: Buffer, len: number): boolean {
 /** Newest version of a code key across the code column family's files, by point lookups. */
 class CodeLookup {
   private readonly version: Version<SstFileModel>;
-  private readonly tables = new TableCache({}, 64);
+  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
   private cache = new Map<number, "delegation" | "contract" | "missing">();
   lookups = 0;
 
@@ -160,7 +160,7 @@ function sampleCf(
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
   const counts = files.map((p) => {
-    const t = openTable(p);
+    const t = openTable(p, { verifyChecksums: true });
     try {
       return blocksIn(t);
     } finally {
@@ -197,7 +197,7 @@ function sampleCf(
       base += nb;
       continue;
     }
-    const t = openTable(files[fi]!);
+    const t = openTable(files[fi]!, { verifyChecksums: true });
     try {
       let i = base;
       for (const ie of t.iterateIndex()) {

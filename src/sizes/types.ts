@@ -206,6 +206,11 @@ export interface SizesReport {
   /** What the mode measures, and anything that could not be measured. */
   notes: string[];
   elapsedMs: number;
+  /**
+   * Error findings of the datadir model ("file @ offset N: message"): what the figures leave out. Not
+   * empty: the picture is incomplete and the CLI exits 2.
+   */
+  incomplete?: string[];
   /** Entries read per second over the data scan (full mode). */
   entriesPerSecond?: number;
 }

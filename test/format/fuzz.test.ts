@@ -11,8 +11,8 @@ import { dbBench, makeTempDir, removeDir, tablesIn } from "./oracle.js";
 import { exercise } from "./mutate.js";
 import { writeWithClassicLevel, writeWithNxtedition } from "./writers.js";
 
-const ITERATIONS = 3000;
-const BUDGET_MS = 10_000;
+/** Mutants read; the test's name states this count and the loop runs every one of them. */
+const ITERATIONS = 1500;
 
 let root: string;
 const samples: { name: string; bytes: Buffer; keys: Buffer[] }[] = [];
@@ -97,10 +97,9 @@ describe("fuzz", () => {
     expect(samples.length).toBe(5);
     const r = rng(0x5eed);
     const file = join(root, "mutant.sst");
-    const started = Date.now();
     const outcomes = { ok: 0, error: 0 };
     let i = 0;
-    for (; i < ITERATIONS && Date.now() - started < BUDGET_MS; i++) {
+    for (; i < ITERATIONS; i++) {
       const s = samples[i % samples.length]!;
       writeFileSync(file, mutate(s.bytes, r));
       const verify = r() < 0.3;
@@ -116,7 +115,7 @@ describe("fuzz", () => {
         expect(o.error.file).toBe(file);
       }
     }
-    expect(i).toBeGreaterThanOrEqual(1000);
+    expect(i).toBe(ITERATIONS);
     expect(outcomes.error).toBeGreaterThan(0);
     console.log(
       `fuzz: ${i} mutants, ${outcomes.ok} read cleanly, ${outcomes.error} refused with a clear error`,

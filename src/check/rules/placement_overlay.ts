@@ -49,6 +49,19 @@ export const rule: Rule = {
         const cmd = compactCommand(a, r.instance, r.cf);
         const entries = m.entriesAboveBottom + (m.entriesInBottom ?? 0);
         const shadowShare = entries > 0 ? est.value / entries : 0;
+        // a file that could not be read leaves the count incomplete: an error, never "~0 shadowed"
+        const incomplete = m.skippedFiles.length > 0;
+        for (const s of m.skippedFiles)
+          out.push(
+            finding(
+              "datadir-finding",
+              "error",
+              a.arm,
+              at(r),
+              `${armLabel(a.arm)}: ${s.file}: unreadable while measuring the overlay: ${s.reason}`,
+              { code: "table-unreadable", file: s.file, reason: s.reason },
+            ),
+          );
         // unresolved lookups (unreadable files below) cannot rule the overlay out
         const warn =
           m.unresolved > 0 ||
@@ -67,13 +80,18 @@ export const rule: Rule = {
         out.push(
           finding(
             "placement-overlay",
-            warn ? "warn" : "info",
+            incomplete ? "error" : warn ? "warn" : "info",
             a.arm,
             at(r),
-            `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above ${bottomName} (${above}; ` +
+            (incomplete
+              ? `incomplete: ${m.skippedFiles.length} unreadable file${m.skippedFiles.length === 1 ? "" : "s"} (${m.skippedFiles[0]!.file}), the counts below are lower bounds; `
+              : "") +
+              `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above ${bottomName} (${above}; ` +
               `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
-              `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
-              `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete` +
+              (incomplete && m.sampled === 0
+                ? `how many of ${m.entriesAboveBottom} entries above shadow an older version is unknown`
+                : `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
+                  `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete`) +
               (m.unresolved > 0
                 ? ` (${m.unresolved} sampled lookups unresolved: ${m.skippedFiles.length} unreadable files)`
                 : "") +

@@ -5,7 +5,7 @@
  * or verification problems, 130 cancelled with Ctrl-C (the store stays valid).
  */
 import type { CommandModule } from "yargs";
-import { createProgress } from "../../util/progress.js";
+import { createProgress, type Progress } from "../../util/progress.js";
 
 interface Args {
   dir: string;
@@ -71,8 +71,14 @@ export const command: CommandModule<object, Args> = {
       unit: "bytes",
     });
     try {
+      let checked: Progress | undefined;
       const out = await compactStore(argv.dir, {
         plan,
+        onPreflightProgress: (done, total) => {
+          checked ??= createProgress({ label: "pre-flight: checksums", total, unit: "bytes" });
+          checked.update(done);
+          if (done >= total) checked.done();
+        },
         signal: abort.signal,
         // RocksDB may write more than estimated: hold the bar at the total, the report gives the real bytes
         onProgress: (p) => progress.update(Math.min(p.writtenBytes, plan.totals.estimatedWriteBytes), p.cf),

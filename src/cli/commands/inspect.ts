@@ -1,6 +1,6 @@
 /**
- * `lsmscope inspect DIR [--json] [--deep] [--summary [--csv]]`: the inspect report (src/report/) over the
- * datadir model, or the one-table summary (src/summary/).
+ * `lsmscope inspect DIR [--json] [--deep] [--verify] [--summary [--csv]]`: the inspect report
+ * (src/report/) over the datadir model, or the one-table summary (src/summary/).
  * `--json` prints the model itself (with `deep` measurements by SST path under --deep).
  * Exit 0 when the picture is complete, 2 when some error finding left it incomplete (the report is
  * still printed).
@@ -14,6 +14,7 @@ interface Args {
   dir: string;
   json: boolean;
   deep: boolean;
+  verify: boolean;
   tables: boolean;
   wal: boolean;
   empty: boolean;
@@ -42,14 +43,30 @@ export function tableProgress(): {
   };
 }
 
+/** Progress of `--verify` in bytes of files read (on a terminal, or off one for big stores). */
+function verifyProgress(show: boolean): ((done: number, total: number) => void) | undefined {
+  if (!show) return undefined;
+  let progress: Progress | undefined;
+  return (done, total) => {
+    progress ??= createProgress({
+      label: "verify: tables and blob files",
+      total,
+      unit: "bytes",
+      quiet: !process.stderr.isTTY && total < 256 * 1024 * 1024,
+    });
+    progress.update(done);
+    if (done >= total) progress.done();
+  };
+}
+
 /** Build the model the way `inspect` does: cheap table details by default, deep with `deep`. */
 export async function inspectForReport(
   dir: string,
-  opts: { deep?: boolean; tables?: boolean; wal?: boolean; progress?: boolean },
+  opts: { deep?: boolean; verify?: boolean; tables?: boolean; wal?: boolean; progress?: boolean },
 ): Promise<InspectResult> {
   const p = opts.progress === false ? undefined : tableProgress();
   try {
-    if (opts.tables === false && !opts.deep) {
+    if (opts.tables === false && !opts.deep && !opts.verify) {
       // libraries load when a command runs, not when the CLI starts (every command's module loads then)
       const { inspectDatadir } = await import("../../datadir/inspect.js");
       const model = await inspectDatadir(dir, {
@@ -64,6 +81,7 @@ export async function inspectForReport(
       mode: opts.deep ? "deep" : "cheap",
       readWal: opts.wal,
       onProgress: p?.onProgress,
+      verify: opts.verify ? { onProgress: verifyProgress(opts.progress !== false) } : undefined,
     });
   } finally {
     p?.done();
@@ -82,6 +100,12 @@ export const command: CommandModule<object, Args> = {
         type: "boolean",
         default: false,
         describe: "also walk every table's index (block counts and sizes) and verify the checksums read",
+      })
+      .option("verify", {
+        type: "boolean",
+        default: false,
+        describe:
+          "read and checksum every block of every live table, every blob record and WAL record (parallel)",
       })
       .option("tables", {
         type: "boolean",
@@ -112,7 +136,12 @@ export const command: CommandModule<object, Args> = {
     if (argv.csv && !argv.summary) throw new LsmscopeError("--csv goes with --summary");
     if (argv.summary && argv.json)
       throw new LsmscopeError("--summary is a table; --json prints the full model");
-    const r = await inspectForReport(argv.dir, { deep: argv.deep, tables: argv.tables, wal: argv.wal });
+    const r = await inspectForReport(argv.dir, {
+      deep: argv.deep,
+      verify: argv.verify,
+      tables: argv.tables,
+      wal: argv.wal,
+    });
     if (argv.summary) {
       const [{ buildSummary }, { renderSummaryCsv, renderSummaryText }] = await Promise.all([
         import("../../summary/index.js"),
@@ -128,12 +157,16 @@ export const command: CommandModule<object, Args> = {
       import("../../report/render.js"),
     ]);
     if (argv.json) {
-      const out = r.deep ? { ...r.model, deep: Object.fromEntries(r.deep) } : r.model;
+      const out = {
+        ...r.model,
+        ...(r.deep ? { deep: Object.fromEntries(r.deep) } : {}),
+        ...(r.verify ? { verify: r.verify } : {}),
+      };
       process.stdout.write(JSON.stringify(out, null, 2) + "\n");
     } else {
-      process.stdout.write(
-        renderInspectReport(buildInspectReport(r.model, r.mode, r.deep), { showEmpty: argv.empty }),
-      );
+      const report = buildInspectReport(r.model, r.mode, r.deep);
+      report.verify = r.verify;
+      process.stdout.write(renderInspectReport(report, { showEmpty: argv.empty }));
     }
     if (!r.model.complete) process.exitCode = 2;
   },

@@ -67,7 +67,7 @@ export const command: CommandModule<object, Args> = {
     // libraries load when a command runs, not when the CLI starts (every command's module loads then)
     const [
       { computeSizes },
-      { inspectDatadir, noReadableStoreError },
+      { incompleteLine, inspectDatadir, noReadableStoreError },
       { renderSizesSvg, renderSizesText, sizesJson },
     ] = await Promise.all([
       import("../../sizes/compute.js"),
@@ -101,5 +101,9 @@ export const command: CommandModule<object, Args> = {
     progress?.done();
     if (argv.svg) writeFileSync(argv.svg, renderSizesSvg(report));
     process.stdout.write(argv.json ? sizesJson(report) : renderSizesText(report));
+    if (report.incomplete?.length) {
+      if (!argv.json) process.stdout.write(incompleteLine(report.incomplete) + "\n");
+      process.exitCode = 2;
+    }
   },
 };
