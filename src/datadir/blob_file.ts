@@ -154,7 +154,7 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
       readSync(fd, hdr, 0, 32, pos);
       const keyLen = Number(readFixed64(hdr, 0));
       const valueLen = Number(readFixed64(hdr, 8));
-      if (unmaskCrc(readFixed32(hdr, 24)) !== crc32c(hdr.subarray(0, 24)) >>> 0) {
+      if (unmaskCrc32c(readFixed32(hdr, 24)) !== crc32c(hdr.subarray(0, 24)) >>> 0) {
         out.error = { offset: pos, message: "blob record header checksum mismatch" };
         return out;
       }
@@ -173,7 +173,7 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
         if (n === 0) break;
         done += n;
       }
-      if (unmaskCrc(readFixed32(hdr, 28)) !== crc32c(buf.subarray(0, len)) >>> 0) {
+      if (unmaskCrc32c(readFixed32(hdr, 28)) !== crc32c(buf.subarray(0, len)) >>> 0) {
         out.error = { offset: pos, message: "blob record checksum mismatch (key or value damaged)" };
         return out;
       }
