@@ -79,7 +79,7 @@ export const command: CommandModule<object, Args> = {
         default: 1,
         describe: "seed of the samples (same seed, same numbers)",
       })
-      .epilog(epilog(RULES)) as never;
+      .epilog(epilog(RULES));
   },
   handler: async (argv) => {
     const [

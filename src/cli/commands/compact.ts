@@ -40,7 +40,7 @@ export const command: CommandModule<object, Args> = {
         describe: `let these knobs change from what the files carry: ${KNOBS.join(", ")}, all`,
       })
       .option("yes", { type: "boolean", default: false, describe: "run it (without: print the plan only)" })
-      .option("json", { type: "boolean", default: false, describe: "print JSON" }) as never;
+      .option("json", { type: "boolean", default: false, describe: "print JSON" });
   },
   handler: async (argv) => {
     const { CompactRefusedError, compactStore, planCompaction, renderOutcomeText, renderPlanText } =

@@ -131,7 +131,7 @@ export const command: CommandModule<object, Args> = {
         type: "boolean",
         default: false,
         describe: "with --summary: RFC 4180 CSV, raw integer bytes",
-      }) as never,
+      }),
   handler: async (argv) => {
     if (argv.csv && !argv.summary) throw new LsmscopeError("--csv goes with --summary");
     if (argv.summary && argv.json)

@@ -73,7 +73,7 @@ export const command: CommandModule<object, Args> = {
         choices: ["besu", "nethermind", "geth"] as const,
         describe: "FILE holds 20-byte addresses: hash them as this client keys accounts",
       })
-      .option("seed", { type: "string", describe: "seed for the key draws" }) as never,
+      .option("seed", { type: "string", describe: "seed for the key draws" }),
   handler: async (argv) => {
     // libraries load when a command runs, not when the CLI starts (every command's module loads then)
     const [{ runProbe }, { loadProbeDefinition }, { renderProbeReport, renderProbeStart }] =

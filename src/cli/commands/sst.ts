@@ -29,7 +29,7 @@ export const command: CommandModule<object, Args> = {
         type: "boolean",
         default: false,
         describe: "list the data blocks from the index",
-      }) as never,
+      }),
   handler: async (argv) => {
     // the reader loads when the command runs, not when the CLI starts (every command's module loads then)
     const { describeTable, renderTableText, reportJson } = await import("../../report/sst.js");

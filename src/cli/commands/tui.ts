@@ -29,7 +29,7 @@ const builder = (y: any) =>
       type: "boolean",
       default: false,
       describe: "walk every table's index too (as inspect --deep)",
-    }) as never;
+    });
 
 export const command: CommandModule<object, Args> = {
   command: "tui <dir>",
