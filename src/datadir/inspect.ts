@@ -3,7 +3,7 @@
  * without a lock, without writing a byte. Every file is opened read-only; damaged input becomes
  * findings (file, offset, message) and the model carries whatever could be read.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fromFsError, LsmscopeError } from "../util/errors.js";
@@ -11,7 +11,7 @@ import { isPrintableName, toHex } from "../util/bytes.js";
 import { discoverStores, whyNoStore, type DiscoveredStore } from "./discover.js";
 import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js";
 import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
-import { scanWal } from "./wal.js";
+import { inspectWals, readStoreWals } from "./inspect_wals.js";
 import { readBlobFile } from "./blob_file.js";
 import {
   displayCfName,
@@ -24,6 +24,7 @@ import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { placementOf, tableEntries } from "../lsm/placement.js";
 import { sortLevelFiles } from "../lsm/version.js";
+import { numberedFileName } from "../base/file_names.js";
 import type {
   BlobFileModel,
   ClientInfo,
@@ -36,12 +37,10 @@ import type {
   LevelModel,
   SstFileModel,
   TableDetails,
-  WalCfStats,
-  WalFileModel,
 } from "./model.js";
 import { loadTableDetailsReader, type TableDetailsReader } from "./table_details.js";
 
-const fileName = (n: number, ext: string) => `${String(n).padStart(6, "0")}.${ext}`;
+const fileName = numberedFileName;
 
 function keyInfo(k: InternalKey): InternalKeyInfo {
   return {
@@ -232,7 +231,7 @@ function inspectStore(
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
   noteUnreferencedFiles(s, live);
   if (gethCandidate) recogniseGeth(s, live);
-  readStoreWals(s, opts);
+  readStoreWals(inst, s.dir, s.names, opts);
   sumTotals(inst);
   if (tableReader) readTableDetails(s, live, tableReader, opts);
   for (const cf of inst.columnFamilies) {
@@ -611,22 +610,6 @@ function recogniseGeth({ dir, inst }: StoreRead, live: LiveFiles): void {
   if (inst.client === "geth") inst.clientDetail = { role: "chaindata (LevelDB, legacy geth)" };
 }
 
-/** The WALs, in the store directory or OPTIONS' wal_dir. */
-function readStoreWals({ dir, names, inst, F }: StoreRead, opts: InspectOptions): void {
-  const walDir = inst.options?.db.walDir;
-  let walPath = dir;
-  if (walDir && walDir !== "" && resolve(dir, walDir) !== resolve(dir)) {
-    if (existsSync(resolve(dir, walDir))) walPath = resolve(dir, walDir);
-    F.push({
-      severity: "info",
-      code: "wal-dir",
-      file: dir,
-      message: `OPTIONS sets wal_dir=${walDir}; ${walPath === dir ? "not found, looking in the store directory" : "reading WALs there"}`,
-    });
-  }
-  if (opts.readWal !== false) inspectWals(inst, walPath, walPath === dir ? names : undefined);
-}
-
 function sumTotals(inst: InstanceModel): void {
   for (const cf of inst.columnFamilies) {
     inst.totals.sstFiles += cf.totals.files;
@@ -669,131 +652,5 @@ function safeReplay(path: string, name: string, F: Finding[]): ManifestReplay | 
   } catch (e) {
     F.push({ severity: "error", code: "manifest-unreadable", file: path, message: (e as Error).message });
     return undefined;
-  }
-}
-
-/** `livenessKnown` false: the MANIFEST does not decode, so no WAL is called live, inert or unflushed. */
-function inspectWals(
-  inst: InstanceModel,
-  walDir: string,
-  names: string[] | undefined,
-  livenessKnown = true,
-): void {
-  let list = names;
-  if (!list) {
-    try {
-      list = readdirSync(walDir);
-    } catch {
-      list = [];
-    }
-  }
-  const wals = list
-    .map((n) => /^(\d+)\.log$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ name: m[0], number: Number(m[1]) }))
-    .sort((a, b) => a.number - b.number);
-  const cfs = new Map(inst.columnFamilies.map((c) => [c.id, c]));
-  const leveldb = inst.engine === "leveldb";
-  const man = inst.manifest!;
-  // RocksDB's recovery skips WALs below max(min_log_number_to_keep, the smallest CF log number)
-  // (DBImpl::RecoverLogFiles); in the WALs it replays, a CF takes writes only from its log number on.
-  const minCfLog = inst.columnFamilies.length ? Math.min(...inst.columnFamilies.map((c) => c.logNumber)) : 0;
-  const minWal = Math.max(minCfLog, man.minLogNumberToKeep);
-  // WALs the MANIFEST tracks (track_and_verify_wals_in_manifest) must be there, at least as synced
-  for (const t of livenessKnown ? man.trackedWals : []) {
-    const name = fileName(t.logNumber, "log");
-    const onDisk = wals.find((w) => w.number === t.logNumber);
-    if (!onDisk)
-      inst.findings.push({
-        severity: "error",
-        code: "wal-tracked-missing",
-        file: join(walDir, name),
-        message: `the MANIFEST tracks WAL ${t.logNumber}${t.syncedSize !== undefined ? ` (${t.syncedSize} bytes synced)` : ""} but it is not on disk`,
-      });
-    else if (t.syncedSize !== undefined) {
-      const size = statSync(join(walDir, onDisk.name)).size;
-      if (size < t.syncedSize)
-        inst.findings.push({
-          severity: "error",
-          code: "wal-tracked-short",
-          file: join(walDir, onDisk.name),
-          message: `WAL is ${size} bytes, the MANIFEST recorded ${t.syncedSize} bytes synced`,
-        });
-    }
-  }
-  for (const w of wals) {
-    const path = join(walDir, w.name);
-    let scan;
-    try {
-      scan = scanWal(path, w.number);
-    } catch (e) {
-      inst.findings.push({
-        severity: "error",
-        code: "wal-unreadable",
-        file: path,
-        message: (e as Error).message,
-      });
-      continue;
-    }
-    inst.findings.push(...scan.findings);
-    const live =
-      livenessKnown &&
-      (leveldb
-        ? w.number >= man.logNumber || (man.prevLogNumber !== 0 && w.number === man.prevLogNumber)
-        : w.number >= minWal);
-    let writes = 0;
-    for (const s of scan.perCf.values()) writes += s.writes;
-    const perColumnFamily: WalCfStats[] = [];
-    let unflushed = 0;
-    const unflushedCfs: string[] = [];
-    for (const [id, s] of [...scan.perCf].sort((a, b) => a[0] - b[0])) {
-      const cf = cfs.get(id);
-      const isUnflushed = cf !== undefined && live && w.number >= cf.logNumber && s.writes > 0;
-      perColumnFamily.push({
-        columnFamilyId: id,
-        name: cf?.displayName,
-        ops: s.ops,
-        writes: s.writes,
-        keyBytes: s.keyBytes,
-        valueBytes: s.valueBytes,
-        unflushed: isUnflushed,
-      });
-      if (isUnflushed) {
-        unflushed += s.writes;
-        cf.totals.unflushedWrites += s.writes;
-        unflushedCfs.push(cf.displayName);
-      }
-    }
-    const model: WalFileModel = {
-      file: w.name,
-      path,
-      logNumber: w.number,
-      size: scan.size,
-      records: scan.records,
-      bytes: scan.bytes,
-      firstSeq: scan.firstSeq,
-      lastSeq: scan.lastSeq,
-      ops: scan.ops,
-      perColumnFamily,
-      unflushedWrites: unflushed,
-      live,
-      livenessUnknown: livenessKnown ? undefined : true,
-      summary: !livenessKnown
-        ? `holds ${writes} writes; whether they are flushed is unknown (the MANIFEST does not decode)`
-        : unflushed > 0
-          ? `holds ${unflushed} unflushed writes for CFs ${unflushedCfs.join(", ")}`
-          : `inert: ${scan.size} bytes, nothing unflushed`,
-      recyclable: scan.recyclable,
-      tail: scan.tail
-        ? {
-            kind: scan.tail.kind,
-            offset: scan.tail.offset,
-            bytes: scan.tail.bytes,
-            message: scan.tail.message,
-          }
-        : undefined,
-      compressionType: scan.compressionType,
-    };
-    inst.wal.push(model);
   }
 }
