@@ -16,7 +16,9 @@ export default tseslint.config(
   {
     // type-aware rules where a mistake is a silent bug: an unawaited or misused promise, await on a non-promise
     files: ["src/**/*.ts", "src/**/*.tsx", "bench/**/*.ts", "test/**/*.ts", "test/**/*.tsx"],
-    languageOptions: { parserOptions: { project: "./tsconfig.test.json", tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { project: "./tsconfig.test.json", tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
