@@ -199,3 +199,24 @@ describe("sst --verify counts stored bytes", () => {
     expect(j.verify.blocksVerified).toBe(j.scan.dataBlocks + j.metaBlocks.length + 2);
   });
 });
+
+describe("sst --verify on deletions, merges and range tombstones", () => {
+  it("scan totals equal every property that states one", () => {
+    const [t] = dbBench(join(root, "tombstones"), [
+      "--benchmarks=fillrandom,deleterandom,mergerandom",
+      "--merge_operator=put",
+      "--deletes=3000",
+      "--writes_per_range_tombstone=200",
+      "--max_num_range_tombstones=30",
+      "--range_tombstone_width=20",
+    ]) as [string];
+    const r = lsmscope("sst", t, "--verify", "--scan", "--json");
+    expect(r.status).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j.verify.errors).toEqual([]);
+    expect(j.scan.rangeDeletions).toBeGreaterThan(0);
+    expect(j.properties["rocksdb.num.range-deletions"]).toBe(j.scan.rangeDeletions);
+    expect(j.properties["rocksdb.deleted.keys"]).toBe(j.scan.deletions);
+    expect(j.properties["rocksdb.merge.operands"]).toBe(j.scan.mergeOperands);
+  });
+});
