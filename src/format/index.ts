@@ -20,6 +20,7 @@ export {
 } from "./table.js";
 export { BlockKind } from "./block_kind.js";
 export { BlockCorruptionError } from "./errors.js";
+export { verifyTable, problemOf, type TableVerification, type VerifyProblem } from "./verify.js";
 export type { IndexReader, IndexLayout } from "./index_reader.js";
 export type { FilterReader } from "./filter_reader.js";
 export type { TableProperties } from "./properties.js";

@@ -192,7 +192,7 @@ export class SstTable {
     this.fileSize = file.size;
     this.io = file.io;
     this.blocks = new TableBlocks(file);
-    file.verifyChecksums = opts.verifyChecksums ?? false;
+    file.verifyChecksums = opts.verifyChecksums ?? true;
     if (opts.readAhead !== undefined) file.readAhead(opts.readAhead);
     this.footer = this.readFooter(opts.prefetchTail);
     this.formatVersion = this.footer.formatVersion;

@@ -1,11 +1,16 @@
 /**
  * What `lsmscope sst FILE` reports about one table, as a plain object (JSON) and as text. The command
- * module stays a thin layer over `describeTable`.
+ * module stays a thin layer over `describeTable`. With `verify`, damage is part of the report
+ * (`verify.errors`), not an exception: the report is printed whole and the command exits 2.
  */
 import { escapeText, formatBytes, toHex } from "../util/bytes.js";
+import { CorruptionError } from "../util/errors.js";
 import {
   openTable,
+  problemOf,
+  verifyTable,
   type BlockHandle,
+  type VerifyProblem,
   type FilterInfo,
   type PropertyValue,
   type ScanSummary,
@@ -18,7 +23,13 @@ export interface TableReport {
   format: "block-based" | "leveldb";
   formatVersion: number;
   checksum: string;
+  /**
+   * The "rocksdb.compression" property; for a table without one (LevelDB), what its data blocks'
+   * trailers say: one name, or "mixed: Snappy ×127, NoCompression ×371".
+   */
   compression: string;
+  /** Data blocks per compression named by their trailers (when read: a scan, verify, or no property). */
+  blockCompression?: Record<string, number>;
   indexType: string;
   footer: {
     magic: string;
@@ -44,11 +55,24 @@ export interface TableReport {
     blobIndexes: number;
     dataBlocks: number;
   };
-  /** `checksums: false` when the table stores none (checksum type none): blocks were only decoded. */
-  verify?: { ok: true; checksums: boolean; blocksVerified: number; bytesVerified: number };
+  verify?: VerifyReport;
   blocks?: { offset: number; size: number; separator: string; partition?: number }[];
   /** Reads and bytes this report cost. */
   io: { reads: number; bytes: number };
+}
+
+/**
+ * `checksums: false` when the table stores none (checksum type none): blocks were only decoded.
+ * `bytesVerified` counts each block's stored bytes (block + trailer) once.
+ */
+export interface VerifyReport {
+  ok: boolean;
+  checksums: boolean;
+  blocksVerified: number;
+  bytesVerified: number;
+  /** Keys were checked to ascend in internal-key order (bytewise comparators only). */
+  keyOrderChecked: boolean;
+  errors: VerifyProblem[];
 }
 
 export interface DescribeOptions {
@@ -59,7 +83,7 @@ export interface DescribeOptions {
 
 /** Open, describe and close one table. Throws CorruptionError on bad input. */
 export function describeTable(path: string, opts: DescribeOptions = {}): TableReport {
-  const t = openTable(path, { verifyChecksums: Boolean(opts.verify) });
+  const t = openTable(path);
   try {
     return buildReport(t, opts);
   } finally {
@@ -106,19 +130,24 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
     }
   }
   let summary: ScanSummary | undefined;
-  if (opts.scan || opts.verify) {
-    const before = { ...t.io };
+  if (opts.verify) {
+    const v = verifyTable(t);
+    summary = v.summary;
+    r.verify = {
+      ok: v.ok,
+      checksums: v.checksums,
+      blocksVerified: v.blocksVerified,
+      bytesVerified: v.bytesVerified,
+      keyOrderChecked: v.keyOrderChecked,
+      errors: v.errors,
+    };
+  } else if (opts.scan) {
     summary = t.scan();
-    if (opts.verify) {
-      const v = t.verifyAllBlocks();
-      r.verify = {
-        ok: true,
-        checksums: t.checksumType !== "none",
-        blocksVerified: v.blocks + summary.dataBlocks,
-        bytesVerified: v.bytes + (t.io.bytes - before.bytes),
-      };
-    }
   }
+  const property = t.props.compressionName;
+  const blocks = summary?.blockCompression ?? (property === undefined ? t.blockCompression() : undefined);
+  if (blocks) r.blockCompression = blocks;
+  if (property === undefined && blocks) r.compression = describeBlockCompression(blocks);
   if (opts.scan && summary) {
     r.scan = {
       entries: summary.entries,
@@ -138,6 +167,34 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
   return r;
 }
 
+/**
+ * One compression name for a table's data blocks: the only one, or "mixed: " with the count of each
+ * (compressed kinds first, then the blocks stored raw).
+ */
+export function describeBlockCompression(counts: Record<string, number>): string {
+  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  if (entries.length === 0) return "no data blocks";
+  if (entries.length === 1) return entries[0]![0];
+  entries.sort(([a, x], [b, y]) => Number(a === "NoCompression") - Number(b === "NoCompression") || y - x);
+  return "mixed: " + entries.map(([name, n]) => `${name} ×${n}`).join(", ");
+}
+
+/** What `sst --verify` reports for a file that cannot even be opened (footer, metaindex, properties). */
+export function unopenableTableJson(path: string, err: CorruptionError): object {
+  const kind = /^footer\b/.test(err.message) ? "footer" : "table";
+  return {
+    file: path,
+    verify: {
+      ok: false,
+      checksums: false,
+      blocksVerified: 0,
+      bytesVerified: 0,
+      keyOrderChecked: false,
+      errors: [problemOf(err, kind, { offset: err.offset ?? 0, size: 0 })],
+    },
+  };
+}
+
 /** The JSON shape of issue 3 (plus the extra fields above). */
 export function reportJson(r: TableReport): object {
   return {
@@ -146,6 +203,7 @@ export function reportJson(r: TableReport): object {
     formatVersion: r.formatVersion,
     checksum: r.checksum,
     compression: r.compression,
+    ...(r.blockCompression ? { blockCompression: r.blockCompression } : {}),
     indexType: r.indexType,
     properties: r.properties,
     filter: r.filter,
@@ -209,10 +267,19 @@ export function renderTableText(r: TableReport): string {
     out.push(`        first key ${s.firstKey ?? "-"}`);
     out.push(`        last key  ${s.lastKey ?? "-"}`);
   }
-  if (r.verify)
-    out.push(
-      `  verify: ok, ${r.verify.blocksVerified} blocks, ${formatBytes(r.verify.bytesVerified)} checked`,
-    );
+  if (r.blockCompression) {
+    const parts = Object.entries(r.blockCompression).map(([name, n]) => `${escapeText(name)} ${n}`);
+    out.push(`  data blocks by compression: ${parts.join(", ")}`);
+  }
+  if (r.verify) out.push(...renderVerify(r.verify));
   out.push(`  io: ${r.io.reads} reads, ${formatBytes(r.io.bytes)}`);
   return out.join("\n") + "\n";
+}
+
+function renderVerify(v: VerifyReport): string[] {
+  const what = `${v.blocksVerified} blocks, ${formatBytes(v.bytesVerified)} checked${v.keyOrderChecked ? ", key order checked" : ""}`;
+  if (v.ok) return [`  verify: ok, ${what}`];
+  const out = [`  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"} (${what})`];
+  for (const e of v.errors) out.push(`    ${e.kind} block @ ${e.offset}: ${escapeText(e.message)}`);
+  return out;
 }

@@ -53,16 +53,23 @@ describe("lsmscope sst", () => {
     expect(r.stdout).toMatch(/rocksdb\.num\.entries: \d+/);
   });
 
-  it("a corrupt file: one line naming file, block and offset, exit 2", () => {
+  it("a corrupt file: --scan gives one line naming file, block and offset; --verify reports it; exit 2", () => {
     const bad = join(root, "bad.sst");
     const b = readFileSync(file);
     b[100] ^= 0x55; // inside the first data block
     writeFileSync(bad, b);
-    const r = lsmscope("sst", bad, "--verify");
+    const r = lsmscope("sst", bad, "--scan");
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(new RegExp(`${bad} @ offset 0: data block: xxh3 checksum mismatch`));
+    const v = lsmscope("sst", bad, "--verify", "--json");
+    expect(v.status).toBe(2);
+    expect(v.stderr).toBe("");
+    expect(JSON.parse(v.stdout).verify).toMatchObject({
+      ok: false,
+      errors: [{ offset: 0, kind: "data", message: expect.stringMatching(/^xxh3 checksum mismatch/) }],
+    });
   });
 
   it("a missing file: one line, non-zero exit", () => {

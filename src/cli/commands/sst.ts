@@ -24,7 +24,12 @@ export const command: CommandModule<object, Args> = {
         default: false,
         describe: "iterate every entry: counts, raw sizes, first/last key",
       })
-      .option("verify", { type: "boolean", default: false, describe: "verify the checksum of every block" })
+      .option("verify", {
+        type: "boolean",
+        default: false,
+        describe:
+          "check every block's checksum, key order and the totals against the properties (exit 2 if not ok)",
+      })
       .option("blocks", {
         type: "boolean",
         default: false,
@@ -32,8 +37,23 @@ export const command: CommandModule<object, Args> = {
       }),
   handler: async (argv) => {
     // the reader loads when the command runs, not when the CLI starts (every command's module loads then)
-    const { describeTable, renderTableText, reportJson } = await import("../../report/sst.js");
-    const r = describeTable(argv.file, { scan: argv.scan, verify: argv.verify, blocks: argv.blocks });
+    const { describeTable, renderTableText, reportJson, unopenableTableJson } =
+      await import("../../report/sst.js");
+    const { CorruptionError } = await import("../../util/errors.js");
+    const { escapeText } = await import("../../util/bytes.js");
+    let r;
+    try {
+      r = describeTable(argv.file, { scan: argv.scan, verify: argv.verify, blocks: argv.blocks });
+    } catch (err) {
+      // --verify reports damage even where the table cannot be opened; without it, one line (exit 2)
+      if (!argv.verify || !(err instanceof CorruptionError)) throw err;
+      if (argv.json)
+        process.stdout.write(JSON.stringify(unopenableTableJson(argv.file, err), null, 2) + "\n");
+      else process.stdout.write(`verify: FAILED, ${escapeText(err.oneLine())}\n`);
+      process.exitCode = 2;
+      return;
+    }
     process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r));
+    if (r.verify && !r.verify.ok) process.exitCode = 2;
   },
 };

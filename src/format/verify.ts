@@ -1,0 +1,195 @@
+/**
+ * Whole-table verification (`sst --verify`; Pebble's `sstable check`, RocksDB's VerifyChecksum plus a
+ * key-order walk): every block read with its checksum checked, every data entry decoded, keys checked
+ * to ascend under the internal-key order (user key ascending bytewise, then sequence number and type
+ * descending), and the scan's totals compared with the table's properties. Damage is collected, not
+ * thrown: a bad data block is reported and skipped, and the walk goes on.
+ */
+import { CorruptionError } from "../util/errors.js";
+import { Block } from "./block.js";
+import { BlockKind, META_PROPERTIES, META_PROPERTIES_OLD, META_RANGE_DEL } from "./block_kind.js";
+import { DataCursor } from "./data_block.js";
+import { BlockCorruptionError } from "./errors.js";
+import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
+import { internalKeySeqno } from "../base/internal_key.js";
+import { NUMERIC_FIELDS } from "./properties.js";
+import { compressionCounts } from "./compression.js";
+import type { SstTable } from "./table.js";
+import { countEntry, emptyScanSummary, type ScanSummary } from "./table_scan.js";
+
+/** One problem found: the block (offset and kind) and what is wrong with it. */
+export interface VerifyProblem {
+  offset: number;
+  kind: string;
+  message: string;
+}
+
+export interface TableVerification {
+  ok: boolean;
+  /** False when the table stores no checksums (checksum type none): blocks were only decoded. */
+  checksums: boolean;
+  /** Blocks read and checked, each once. */
+  blocksVerified: number;
+  /** Stored bytes of those blocks (block bytes + 5-byte trailers), each block once. */
+  bytesVerified: number;
+  /** Whether key order was checked (only under a bytewise comparator). */
+  keyOrderChecked: boolean;
+  errors: VerifyProblem[];
+  /** The totals of the data blocks that could be read (all of them when ok). */
+  summary: ScanSummary;
+}
+
+/** The problem an error describes, located at `kind` / `handle` unless the error names its block. */
+export function problemOf(err: unknown, kind: string, handle: BlockHandle): VerifyProblem {
+  if (err instanceof BlockCorruptionError)
+    return { offset: err.blockOffset, kind: err.blockKind, message: err.detail };
+  if (err instanceof CorruptionError)
+    return { offset: err.offset ?? handle.offset, kind, message: err.message };
+  throw err;
+}
+
+/** Stop collecting after this many problems (a table of random bytes would list one per block). */
+const MAX_PROBLEMS = 1000;
+
+export function verifyTable(t: SstTable): TableVerification {
+  const errors: VerifyProblem[] = [];
+  const note = (err: unknown, kind: string, h: BlockHandle) => {
+    if (errors.length < MAX_PROBLEMS) errors.push(problemOf(err, kind, h));
+  };
+  const s = emptyScanSummary();
+  const keyOrderChecked = t.comparator === "" || t.comparator === "leveldb.BytewiseComparator";
+  let blocks = 0;
+  let bytes = 0;
+  const data = verifyDataBlocks(t, s, keyOrderChecked, note);
+  blocks += data.blocks;
+  bytes += data.bytes;
+  const rd = t.meta(META_RANGE_DEL);
+  if (rd) {
+    try {
+      const c = new DataCursor().reset(t.blocks.parsed(rd, BlockKind.RangeDeletion));
+      t.blocks.guard(BlockKind.RangeDeletion, rd.offset, () => {
+        while (c.next()) {
+          s.rangeDeletions++;
+          s.deletions++;
+          s.rawKeyBytes += c.keyLength;
+          s.rawValueBytes += c.valueLength;
+        }
+      });
+    } catch (err) {
+      note(err, BlockKind.RangeDeletion, rd);
+    }
+  }
+  s.entries = s.dataEntries + s.rangeDeletions;
+  // a LevelDB table's filter learns its bits per key from the entry count, as after a full scan
+  if (errors.length === 0) t.filterReader.noteScannedEntries(s.dataEntries);
+  // the range-deletion block is counted among the other blocks below
+  const rest = t.verifyAllBlocks(note);
+  blocks += rest.blocks;
+  bytes += rest.bytes;
+  if (errors.length === 0) compareWithProperties(t, s, errors);
+  return {
+    ok: errors.length === 0,
+    checksums: t.checksumType !== "none",
+    blocksVerified: blocks,
+    bytesVerified: bytes,
+    keyOrderChecked,
+    errors,
+    summary: s,
+  };
+}
+
+/** Every data block: checksum, entries, key order across blocks; counts into `s`. */
+function verifyDataBlocks(
+  t: SstTable,
+  s: ScanSummary,
+  checkOrder: boolean,
+  note: (err: unknown, kind: string, h: BlockHandle) => void,
+): { blocks: number; bytes: number } {
+  const byType = new Uint32Array(256);
+  const file = t.blocks.file;
+  const c = new DataCursor();
+  let prev = Buffer.allocUnsafe(256);
+  let prevLength = -1;
+  let blocks = 0;
+  let bytes = 0;
+  const h: BlockHandle = { offset: 0, size: 0 };
+  try {
+    for (const { cursor } of t.index.walk()) {
+      h.offset = cursor.handleOffset;
+      h.size = cursor.handleSize;
+      blocks++;
+      bytes += h.size + BLOCK_TRAILER_SIZE;
+      let block: Block;
+      try {
+        block = t.blocks.parsed(h, BlockKind.Data, true);
+      } catch (err) {
+        note(err, BlockKind.Data, h);
+        prevLength = -1; // the next block's first key has nothing known to follow
+        continue;
+      }
+      byType[file.lastBlockType]!++;
+      s.dataBlocks++;
+      s.dataBlockBytes += h.size;
+      s.uncompressedDataBytes += block.data.length;
+      c.reset(block);
+      try {
+        t.blocks.guard(BlockKind.Data, h.offset, () => {
+          while (c.next()) {
+            const kl = c.keyLength;
+            if (kl < 8) throw block.corrupt(`internal key of ${kl} bytes`, c.entryOffset);
+            if (checkOrder && prevLength >= 0 && compareInternal(prev, prevLength, c.key, kl) >= 0) {
+              throw block.corrupt("key out of order (not after the previous key)", c.entryOffset);
+            }
+            if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
+            countEntry(s, kl, c.key[kl - 8]!, c.valueLength);
+            if (prev.length < kl) prev = Buffer.allocUnsafe(kl * 2);
+            c.key.copy(prev, 0, 0, kl);
+            prevLength = kl;
+          }
+        });
+      } catch (err) {
+        note(err, BlockKind.Data, h);
+      }
+    }
+  } catch (err) {
+    note(err, t.indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index, t.indexHandle);
+  }
+  if (prevLength >= 8) s.lastKey = Buffer.from(prev.subarray(0, prevLength - 8));
+  s.blockCompression = compressionCounts(byType);
+  return { blocks, bytes };
+}
+
+/** Internal-key order: user key ascending (bytewise), then sequence number, then type, descending. */
+function compareInternal(a: Buffer, al: number, b: Buffer, bl: number): number {
+  const u = a.compare(b, 0, bl - 8, 0, al - 8);
+  if (u !== 0) return u;
+  const sa = internalKeySeqno(a, al);
+  const sb = internalKeySeqno(b, bl);
+  if (sa !== sb) return sa > sb ? -1 : 1;
+  return b[bl - 8]! - a[al - 8]!;
+}
+
+/** Scan totals against the properties that state them (absent properties are not compared). */
+function compareWithProperties(t: SstTable, s: ScanSummary, errors: VerifyProblem[]): void {
+  const p = t.props;
+  const at = (t.meta(META_PROPERTIES) ?? t.meta(META_PROPERTIES_OLD))?.offset ?? 0;
+  const pairs: [keyof typeof NUMERIC_FIELDS, number][] = [
+    ["numEntries", s.entries],
+    ["numDataBlocks", s.dataBlocks],
+    ["rawKeySize", s.rawKeyBytes],
+    ["rawValueSize", s.rawValueBytes],
+    ["numDeletions", s.deletions],
+    ["numMergeOperands", s.mergeOperands],
+    ["numRangeDeletions", s.rangeDeletions],
+  ];
+  for (const [field, counted] of pairs) {
+    const stated = p[field];
+    if (stated !== undefined && stated !== counted) {
+      errors.push({
+        offset: at,
+        kind: BlockKind.Properties,
+        message: `${NUMERIC_FIELDS[field]} says ${stated}, the scan counted ${counted}`,
+      });
+    }
+  }
+}
