@@ -318,8 +318,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
   const model = opts.model ?? (await inspectDatadir(dir, {}));
   const report = await computeSizesOf(model, opts, t0);
   // what the model could not read is left out of every figure: say so
-  const incomplete = incompleteReasons(model);
-  if (incomplete.length) report.incomplete = incomplete;
+  report.incomplete = incompleteReasons(model);
   return report;
 }
 
