@@ -163,10 +163,7 @@ export function incompleteLine(reasons: string[]): string {
 export function noReadableStoreError(model: DatadirModel, what = "RocksDB or LevelDB store"): LsmscopeError {
   const noStore = model.findings.find((f) => f.code === "no-store");
   if (noStore || model.instances.length === 0)
-    return new LsmscopeError(
-      noStore?.message.replace(/^no store found/, `no ${what} found`) ?? `no ${what} found`,
-      { file: model.root },
-    );
+    return new LsmscopeError(noStore?.message ?? `no ${what} found`, { file: model.root });
   const inst = model.instances.find((i) => !i.readable) ?? model.instances[0]!;
   const why = inst.findings.find((f) => f.severity === "error") ?? inst.findings[0];
   return new LsmscopeError(
