@@ -21,7 +21,7 @@ import { Version } from "../lsm/version.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
-import { decodeBlobIndex } from "../format/blob.js";
+import { BlobValueSizer, decodeBlobIndex, type BlobIndex } from "../format/blob.js";
 import { BlobTally } from "./blob_tally.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import {
@@ -33,7 +33,15 @@ import {
   sampleIndices,
   zFor,
 } from "./intervals.js";
-import { cfKey, locateEth, CfPlanCache, resolveLocation, selectCfs, type CfPlan } from "./plan.js";
+import {
+  blobFilesOf,
+  cfKey,
+  locateEth,
+  CfPlanCache,
+  resolveLocation,
+  selectCfs,
+  type CfPlan,
+} from "./plan.js";
 import type { RoleSpec } from "./scan.js";
 import type {
   AccountView,
@@ -132,6 +140,8 @@ interface CfSample {
   ratio: RatioDist;
   valueTypes: Record<string, number>;
   blob: BlobTally;
+  /** Blob-indexed values are sized by reading each one's length prefix where its index points. */
+  blobSizer: BlobValueSizer;
   codeSize: SizeDist;
   codeBoot: BlockSizes;
   codeClasses: Record<string, number>;
@@ -180,6 +190,7 @@ function sampleCf(
     ratio: new RatioDist(),
     valueTypes: {},
     blob: new BlobTally(),
+    blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
     codeClasses: {},
@@ -191,28 +202,32 @@ function sampleCf(
   };
   let ci = 0;
   let base = 0;
-  for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
-    const nb = counts[fi]!;
-    if (chosen[ci]! >= base + nb) {
-      base += nb;
-      continue;
-    }
-    const t = openTable(files[fi]!, { verifyChecksums: true });
-    try {
-      let i = base;
-      for (const ie of t.iterateIndex()) {
-        if (ci >= chosen.length) break;
-        if (i === chosen[ci]) {
-          measureBlock(out, t, ie.handle, roles, lookup);
-          progress(ie.handle.size + BLOCK_TRAILER_SIZE);
-          ci++;
-        }
-        i++;
+  try {
+    for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
+      const nb = counts[fi]!;
+      if (chosen[ci]! >= base + nb) {
+        base += nb;
+        continue;
       }
-    } finally {
-      t.close();
+      const t = openTable(files[fi]!, { verifyChecksums: true });
+      try {
+        let i = base;
+        for (const ie of t.iterateIndex()) {
+          if (ci >= chosen.length) break;
+          if (i === chosen[ci]) {
+            measureBlock(out, t, ie.handle, roles, lookup);
+            progress(ie.handle.size + BLOCK_TRAILER_SIZE);
+            ci++;
+          }
+          i++;
+        }
+      } finally {
+        t.close();
+      }
+      base += nb;
     }
-    base += nb;
+  } finally {
+    out.blobSizer.close();
   }
   return out;
 }
@@ -262,20 +277,29 @@ function measureBlock(
       continue;
     }
     rec.m++;
-    let vSize = c.valueLength;
+    let vSize: number | undefined = c.valueLength;
     if (type === ValueType.BlobIndex) {
+      let bi: BlobIndex | undefined;
       try {
-        const bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
-        vSize = bi.size;
-        s.blob.add(bi);
+        bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
       } catch {
-        // sized as stored
+        // an undecodable blob index is sized as stored
+      }
+      if (bi) {
+        try {
+          vSize = s.blobSizer.valueLength(bi);
+        } catch {
+          vSize = undefined; // counted in blob.unread
+        }
+        s.blob.add(bi, vSize);
       }
     }
     s.keySize.add(kl);
-    s.valueSize.add(vSize);
     s.keyBoot.add(kl);
-    s.valueBoot.add(vSize);
+    if (vSize !== undefined) {
+      s.valueSize.add(vSize);
+      s.valueBoot.add(vSize);
+    }
     if (roles.code && type !== ValueType.BlobIndex && matches(roles.code, c.key, kl)) {
       rec.code++;
       const v = c.data;

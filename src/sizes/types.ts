@@ -75,9 +75,24 @@ export interface ColumnFamilySizes {
   /** Entries by value type name ("value", "deletion", "blob-index", ...) among those read. */
   valueTypes: Record<string, number>;
   keySize: SizeSummary;
+  /**
+   * Value bytes: the length a Get returns. A blob-indexed value is sized from its blob record (the
+   * uncompressed length), never from its stored size.
+   */
   valueSize: SizeSummary;
-  /** Values stored in blob files: sized from the blob index (stored blob size, after blob compression). */
-  blobIndexed: { count: number; bytes: number; compressions: Record<string, number>; files: number };
+  /**
+   * Values stored in blob files: `storedBytes` what the blob files hold for them (after blob
+   * compression, from the indexes), `valueBytes` what a Get returns for them (from the blob records),
+   * `unread` values whose blob record could not be read (left out of valueSize and valueBytes).
+   */
+  blobIndexed: {
+    count: number;
+    storedBytes: number;
+    valueBytes: number;
+    unread: number;
+    compressions: Record<string, number>;
+    files: number;
+  };
   /** Data blocks: stored bytes (block + 5-byte trailer, as rocksdb.data.size) and uncompressed bytes. */
   physicalBytes: number;
   logicalBytes: number;
