@@ -68,7 +68,7 @@ function cfText(c: ColumnFamilySizes, mode: string): string[] {
     );
   } else {
     out.push(
-      `  entries ≈ ${num(c.entries)}${iv(c.entriesInterval)} stored value records (all versions);` +
+      `  entries ≈ ${num(c.entries)}${iv(c.entriesInterval)} live keys (newest version);` +
         ` tombstones ${c.tombstoneShare ? pct(c.tombstoneShare) : "-"}; blocks sampled ${num(c.sampledBlocks ?? 0)} of ${num(c.totalBlocks ?? 0)}`,
     );
   }

@@ -53,7 +53,8 @@ export interface ColumnFamilySizes {
   displayName: string;
   /**
    * Full mode: live keys (newest visible version is a value, blob index, merge or entity).
-   * Sample mode: estimated number of stored value records (all versions; no dedup is possible).
+   * Sample mode: estimated live keys at their newest version (sampled table records that are their
+   * key's newest version, extrapolated, plus the WAL's live keys).
    */
   entries: number;
   entriesInterval?: Interval;
