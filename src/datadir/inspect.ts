@@ -13,17 +13,12 @@ import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js"
 import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
 import { scanWal } from "./wal.js";
 import { readBlobFile } from "./blob_file.js";
-import {
-  displayCfName,
-  gethKeyCategory,
-  looksLikePebble,
-  nethermindPlace,
-  readBesuMetadata,
-} from "./clients.js";
+import { displayCfName, looksLikePebble, nethermindPlace, readBesuMetadata } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { placementOf, tableEntries } from "../lsm/placement.js";
 import { sortLevelFiles } from "../lsm/version.js";
+import { GETH_CATEGORIES, gethKeyCategory } from "../eth/geth_schema.js";
 import type {
   BlobFileModel,
   ClientInfo,
@@ -605,7 +600,7 @@ function recogniseGeth({ dir, inst }: StoreRead, live: LiveFiles): void {
   for (const { entry } of live.tables)
     for (const k of [entry.smallest.userKey, entry.largest.userKey]) {
       keys++;
-      if (gethKeyCategory(k) !== "other") gethKeys++;
+      if (gethKeyCategory(k) !== GETH_CATEGORIES.unaccounted) gethKeys++;
     }
   inst.client = pathHint || (keys > 0 && gethKeys / keys >= 0.9) ? "geth" : "generic";
   if (inst.client === "geth") inst.clientDetail = { role: "chaindata (LevelDB, legacy geth)" };

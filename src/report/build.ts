@@ -15,7 +15,7 @@ import type {
 import { analyzeCfKnobs, type CfKnobs, type Tally } from "../analysis/knobs.js";
 import { cfLayout, type CfLayout } from "../analysis/layout.js";
 import { clientFilterExpectation } from "../analysis/expectations.js";
-import { gethKeyCategory } from "../datadir/clients.js";
+import { gethKeyCategory } from "../eth/geth_schema.js";
 import { fromHex } from "../util/bytes.js";
 import type { DeepTableInfo, InspectMode } from "./deep.js";
 

@@ -26,7 +26,7 @@ import type { TableSource } from "../lsm/table_cache.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
-import { gethKeyCategory } from "../datadir/clients.js";
+import { gethKeyCategory } from "../eth/geth_schema.js";
 
 export type Role = "accounts" | "code";
 

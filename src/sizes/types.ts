@@ -113,7 +113,8 @@ export interface ColumnFamilySizes {
   sstFiles: number;
   /**
    * Full mode on a geth LevelDB chaindata (one keyspace): live records by geth key category
-   * (datadir/clients.ts gethKeyCategory: snapshot-account, snapshot-storage, code, trie-node, ...).
+   * (eth/geth_schema.ts gethKeyCategory: `geth db inspect`'s categories, "Account snapshot", "Storage
+   * snapshot", "Contract codes", "Hash trie nodes", "Headers", "Block number->hash", ...).
    */
   keyCategories?: Record<string, { entries: number; keySize: SizeSummary; valueSize: SizeSummary }>;
 }
