@@ -39,7 +39,8 @@ export interface TableDetails {
   formatVersion?: number;
   checksum?: string;
   compression?: string;
-  filter?: { kind: string; partitioned?: boolean; bitsPerKey?: number };
+  /** estimatedFpRate: the false-positive rate the filter's own geometry gives (RocksDB's estimators). */
+  filter?: { kind: string; partitioned?: boolean; bitsPerKey?: number; estimatedFpRate?: number };
   indexType?: string;
   numEntries?: number;
   numDataBlocks?: number;

@@ -20,6 +20,7 @@ import {
 import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../lsm/placement.js";
+import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 
 const e = escapeText;
 
@@ -73,6 +74,9 @@ export function table(rows: string[][], right: ReadonlySet<number> = new Set(), 
   );
 }
 
+/** 0.0094 → "0.94%". */
+const fpText = (p: number): string => `${(p * 100).toFixed(p < 0.001 ? 3 : 2)}%`;
+
 function compressionConfigured(c: ConfiguredKnobs): string {
   let s = c.compressionPerLevel ? `per level ${c.compressionPerLevel.join(":")}` : (c.compression ?? "-");
   if (c.bottommostCompression) s += `, bottommost ${c.bottommostCompression}`;
@@ -102,12 +106,24 @@ function knobRows(c: CfReport): string[][] {
   const blob = cfg?.blob;
   const opt = (v: string | number | boolean | undefined): string => (v === undefined ? no : e(String(v)));
   rows.push(["filter", cfg ? e(describeConfiguredFilter(cfg.filter)) : no, filterPerLevel(c)]);
-  if (all.filterBitsPerKey !== undefined)
+  if (all.filterBitsPerKey !== undefined) {
+    const ribbon = cfg?.filter.kind === "ribbon" && all.filterKind.some((t) => t.key === "ribbon");
     rows.push([
       "filter bits/key",
-      cfg?.filter.bitsPerKey !== undefined ? String(cfg.filter.bitsPerKey) : no,
+      cfg?.filter.bitsPerKey !== undefined
+        ? `${cfg.filter.bitsPerKey}${ribbon ? " (Bloom-equivalent)" : ""}`
+        : no,
       `${all.filterBitsPerKey.toFixed(1)} stored (entry-weighted)`,
     ]);
+    const want = cfg?.filter.bitsPerKey;
+    if (want !== undefined && all.filterFpRate !== undefined && cfg?.filter.kind !== "none")
+      rows.push([
+        "filter FP rate",
+        `~${fpText(bloomEquivalentFpRate(want))} (Bloom, ${want} bits/key)`,
+        `~${fpText(all.filterFpRate)} (estimated from the filters)`,
+      ]);
+    if (ribbon) rows.push(["", "", "Ribbon: that FP rate at ~30% fewer bits (not drift)"]);
+  }
   rows.push(["compression", cfg ? e(compressionConfigured(cfg)) : no, tallies(all.compression)]);
   rows.push(["format version", opt(cfg?.formatVersion), tallies(all.formatVersion)]);
   rows.push(["index type", opt(cfg?.indexType), tallies(all.indexType)]);
