@@ -983,7 +983,7 @@ function mergeTallies(ts: Tally[]): Tally[] {
 function blobNotes(cf: ColumnFamilyModel, c: ConfiguredKnobs | undefined): KnobFinding[] {
   const out: KnobFinding[] = [];
   const n = cf.blobFiles.length;
-  const bytes = cf.totals.blobBytes;
+  const bytes = cf.totals.blobFileBytes;
   if (c && c.blob.enableBlobFiles === false && n > 0) {
     out.push(
       finding({

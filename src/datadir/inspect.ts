@@ -248,7 +248,7 @@ function emptyInstance(root: string, dir: string): InstanceModel {
     wal: [],
     unreferencedTables: [],
     unreferencedBlobFiles: [],
-    totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobBytes: 0, walBytes: 0 },
+    totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobFileBytes: 0, walBytes: 0 },
     findings: [],
   };
 }
@@ -431,8 +431,9 @@ function columnFamily(
       bytes: levels.reduce((sum, l) => sum + l.bytes, 0),
       blobFiles: blobFiles.length,
       entries: null,
-      blobBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
-      garbageBlobBytes: blobFiles.reduce((sum, b) => sum + b.garbageBlobBytes, 0),
+      blobFileBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
+      blobRecordBytes: blobFiles.reduce((sum, b) => sum + b.totalBlobBytes, 0),
+      blobGarbageRecordBytes: blobFiles.reduce((sum, b) => sum + b.garbageBlobBytes, 0),
       unflushedWrites: 0,
     },
   };
@@ -627,7 +628,7 @@ function sumTotals(inst: InstanceModel): void {
     inst.totals.sstFiles += cf.totals.files;
     inst.totals.sstBytes += cf.totals.bytes;
     inst.totals.blobFiles += cf.totals.blobFiles;
-    inst.totals.blobBytes += cf.totals.blobBytes;
+    inst.totals.blobFileBytes += cf.totals.blobFileBytes;
   }
   inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
 }

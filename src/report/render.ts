@@ -157,7 +157,7 @@ function knobRows(c: CfReport): string[][] {
           ? "off"
           : no,
       lb.files > 0
-        ? `${lb.files} files, ${int(lb.blobs)} blobs, ${formatBytes(lb.bytes)}, garbage ${formatBytes(lb.garbageBytes)} (${pct(lb.garbageShare)})` +
+        ? `${lb.files} files ${formatBytes(lb.fileBytes)}, ${int(lb.blobs)} records ${formatBytes(lb.recordBytes)}, garbage ${formatBytes(lb.garbageRecordBytes)} (${pct(lb.garbageShare)})` +
           (lb.missing ? `, ${lb.missing} missing` : "")
         : "none",
     ]);
@@ -284,8 +284,8 @@ export function renderCf(c: CfReport): string[] {
   const entries = L.files > 0 ? ` · ${n === null ? "unknown" : int(n)} entries` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
-      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.bytes)}` : "") +
-      ` · total ${formatBytes(L.bytes + L.blob.bytes)}`,
+      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.fileBytes)}` : "") +
+      ` · total ${formatBytes(L.bytes + L.blob.fileBytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
   out.push(...table(knobRows(c)));
@@ -355,7 +355,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   out.push("  " + parts.join(" · "));
   const t = i.totals;
   out.push(
-    `  totals: ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)} · ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobBytes + t.walBytes)}`,
+    `  totals: ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)} · ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobFileBytes + t.walBytes)}`,
   );
   if (i.wal.length === 0) out.push("  WAL: none");
   out.push(...walLines(i));
@@ -428,7 +428,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   out.push("");
   out.push(
     `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +
-      `${t.blobFiles} blob files ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
+      `${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
       (r.complete ? "" : " · picture incomplete (see findings)"),
   );
   return out.join("\n") + "\n";
