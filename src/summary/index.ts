@@ -41,12 +41,11 @@ export function buildSummary(model: DatadirModel): Summary {
   for (const inst of model.instances) {
     for (const cf of inst.columnFamilies) {
       const layout = cfLayout(inst, cf);
-      const entriesKnown = layout.levels.some((l) => l.entries !== undefined);
       rows.push({
         instance: inst.relPath,
         cf: cf.displayName,
         kind: "cf",
-        entries: entriesKnown ? layout.levels.reduce((a, l) => a + (l.entries ?? 0), 0) : undefined,
+        entries: cf.totals.entries ?? undefined,
         sstBytes: cf.totals.bytes,
         blobFileBytes: cf.totals.blobFileBytes,
         walBytes: 0,
