@@ -158,6 +158,11 @@ export interface CarriedLevel {
   /** Entry-weighted mean stored bits/key over files with a filter (undefined when none). */
   filterBitsPerKey?: number;
   /**
+   * Entry-weighted mean of the files' estimated filter false-positive rates (each from its filter's own
+   * geometry, RocksDB's estimators); undefined when no filter's rate is known.
+   */
+  filterFpRate?: number;
+  /**
    * The same over files with at least MIN_KEYS_FOR_BITS filter entries only: small filters are rounded up
    * to 64-byte cache lines (116 keys at 10 bits/key store 13.2), so only these say what the policy was.
    */
@@ -419,6 +424,8 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
   let bsRawBytes = 0;
   let bsRawBlocks = 0;
   let bsRawFiles = 0;
+  let fpWeighted = 0;
+  let fpWeight = 0;
   for (const f of files) {
     out.bytes += f.fileSize;
     const d = f.details;
@@ -456,6 +463,10 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
     ) {
       bitsWeighted += det.filter.bitsPerKey * entries;
       bitsWeight += entries;
+      if (det.filter.estimatedFpRate !== undefined) {
+        fpWeighted += det.filter.estimatedFpRate * entries;
+        fpWeight += entries;
+      }
       const fe = det.properties?.["rocksdb.num.filter_entries"];
       const keys = typeof fe === "number" && fe > 0 ? fe : entries;
       if (keys >= MIN_KEYS_FOR_BITS) {
@@ -485,6 +496,7 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
   out.checksum = checksum.list();
   out.wholeKeyFiltering = wholeKey.list();
   if (bitsWeight > 0) out.filterBitsPerKey = bitsWeighted / bitsWeight;
+  if (fpWeight > 0) out.filterFpRate = fpWeighted / fpWeight;
   if (largeWeight > 0) out.filterBitsPerKeyLarge = largeWeighted / largeWeight;
   if (bsUncBlocks > 0)
     out.blockSize = {
@@ -971,7 +983,7 @@ function mergeTallies(ts: Tally[]): Tally[] {
 function blobNotes(cf: ColumnFamilyModel, c: ConfiguredKnobs | undefined): KnobFinding[] {
   const out: KnobFinding[] = [];
   const n = cf.blobFiles.length;
-  const bytes = cf.totals.blobBytes;
+  const bytes = cf.totals.blobFileBytes;
   if (c && c.blob.enableBlobFiles === false && n > 0) {
     out.push(
       finding({

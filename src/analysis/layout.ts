@@ -35,13 +35,17 @@ export interface LevelLayout {
   newestCreation?: number;
 }
 
+/** Blob files (README glossary: blob file bytes, blob record bytes). */
 export interface BlobLayout {
   files: number;
-  bytes: number;
+  /** The blob files' sizes on disk. */
+  fileBytes: number;
+  /** Blob record bytes the MANIFEST counts (total_blob_bytes), and the garbage among them. */
+  recordBytes: number;
   blobs: number;
   garbageBlobs: number;
-  garbageBytes: number;
-  /** garbageBytes / bytes (0 when no blob bytes). */
+  garbageRecordBytes: number;
+  /** garbageRecordBytes / recordBytes (0 when none). */
   garbageShare: number;
   /** Blob files the MANIFEST names but the directory lacks. */
   missing: number;
@@ -147,8 +151,6 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
   const split = placementSplit(cf.levels);
   const l0 = levels.find((l) => l.level === 0);
   const leveldb = instance.engine === "leveldb";
-  const blobBytes = cf.blobFiles.reduce((a, b) => a + b.totalBlobBytes, 0);
-  const garbageBytes = cf.blobFiles.reduce((a, b) => a + b.garbageBlobBytes, 0);
   const out: CfLayout = {
     instance: instance.relPath,
     cf: cf.name,
@@ -170,11 +172,13 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
     missingFiles: missing,
     blob: {
       files: cf.blobFiles.length,
-      bytes: blobBytes,
+      fileBytes: cf.totals.blobFileBytes,
+      recordBytes: cf.totals.blobRecordBytes,
       blobs: cf.blobFiles.reduce((a, b) => a + b.totalBlobCount, 0),
       garbageBlobs: cf.blobFiles.reduce((a, b) => a + b.garbageBlobCount, 0),
-      garbageBytes,
-      garbageShare: blobBytes > 0 ? garbageBytes / blobBytes : 0,
+      garbageRecordBytes: cf.totals.blobGarbageRecordBytes,
+      garbageShare:
+        cf.totals.blobRecordBytes > 0 ? cf.totals.blobGarbageRecordBytes / cf.totals.blobRecordBytes : 0,
       missing: cf.blobFiles.filter((b) => !b.present).length,
     },
     unflushedWrites: cf.totals.unflushedWrites,
@@ -265,12 +269,16 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       message: `L0 holds ${c.l0Files} files, at or over its compaction trigger (${c.l0Trigger}): compaction was pending when the store closed`,
       evidence: l0Evidence,
     });
-  if (c.blob.files > 0 && c.blob.garbageBytes > 0)
+  if (c.blob.files > 0 && c.blob.garbageRecordBytes > 0)
     flags.push({
       id: "blob-garbage",
       severity: "info",
-      message: `blob garbage: ${c.blob.garbageBytes} of ${c.blob.bytes} blob bytes (${pct(c.blob.garbageShare)}) in ${c.blob.files} blob files`,
-      evidence: { garbageBytes: c.blob.garbageBytes, blobBytes: c.blob.bytes, blobFiles: c.blob.files },
+      message: `blob garbage: ${c.blob.garbageRecordBytes} of ${c.blob.recordBytes} blob record bytes (${pct(c.blob.garbageShare)}) in ${c.blob.files} blob files`,
+      evidence: {
+        blobGarbageRecordBytes: c.blob.garbageRecordBytes,
+        blobRecordBytes: c.blob.recordBytes,
+        blobFiles: c.blob.files,
+      },
     });
   return flags;
 }

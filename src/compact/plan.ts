@@ -77,7 +77,8 @@ export interface CfPlan {
   unflushedWrites: number;
   unflushedBytes: number;
   blobFiles: number;
-  blobBytes: number;
+  /** Blob files' sizes on disk (kept as they are). */
+  blobFileBytes: number;
   /** Estimate of bytes the compaction writes (see header). */
   estimatedWriteBytes: number;
   /** num_levels − 1: where everything ends up. */
@@ -315,7 +316,7 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
       unflushedWrites: cf.totals.unflushedWrites,
       unflushedBytes,
       blobFiles: cf.blobFiles.length,
-      blobBytes: cf.totals.blobBytes,
+      blobFileBytes: cf.totals.blobFileBytes,
       estimatedWriteBytes,
       targetLevel: target,
       intended: want,

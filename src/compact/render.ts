@@ -61,7 +61,7 @@ export function renderPlanText(plan: CompactPlan): string {
       );
     if (cf.blobFiles)
       L.push(
-        `  blob files: ${cf.blobFiles} (${formatBytes(cf.blobBytes)}), referenced as they are (not rewritten)`,
+        `  blob files: ${cf.blobFiles} (${formatBytes(cf.blobFileBytes)}), referenced as they are (not rewritten)`,
       );
     if (!cf.empty)
       L.push(
@@ -111,8 +111,8 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
     L.push(
       `${e(v.displayName)}: ${v.placementOk ? "all in" : "NOT all in"} L${v.targetLevel} (${layout || "no tables"}); ` +
         `tables ${formatBytes(v.sstBytesBefore)} → ${formatBytes(v.sstBytesAfter)}` +
-        (v.blobBytesBefore || v.blobBytesAfter
-          ? `, blobs ${formatBytes(v.blobBytesBefore)} → ${formatBytes(v.blobBytesAfter)}`
+        (v.blobFileBytesBefore || v.blobFileBytesAfter
+          ? `, blob files ${formatBytes(v.blobFileBytesBefore)} → ${formatBytes(v.blobFileBytesAfter)}`
           : "") +
         (v.filesNotRewritten ? `; ${v.filesNotRewritten} tables not rewritten` : ""),
     );
@@ -128,7 +128,7 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
   const t = verify.totals;
   L.push("");
   L.push(
-    `sizes: tables ${formatBytes(t.sstBytesBefore)} → ${formatBytes(t.sstBytesAfter)}, blob files ${formatBytes(t.blobBytesBefore)} → ${formatBytes(t.blobBytesAfter)}`,
+    `sizes: tables ${formatBytes(t.sstBytesBefore)} → ${formatBytes(t.sstBytesAfter)}, blob files ${formatBytes(t.blobFileBytesBefore)} → ${formatBytes(t.blobFileBytesAfter)}`,
   );
   for (const p of verify.problems) L.push(`problem: ${e(p)}`);
   return L.join("\n") + "\n";

@@ -31,14 +31,19 @@ export interface CfVerification {
   digestEqual: boolean;
   sstBytesBefore: number;
   sstBytesAfter: number;
-  blobBytesBefore: number;
-  blobBytesAfter: number;
+  blobFileBytesBefore: number;
+  blobFileBytesAfter: number;
 }
 
 export interface VerifyReport {
   ok: boolean;
   columnFamilies: CfVerification[];
-  totals: { sstBytesBefore: number; sstBytesAfter: number; blobBytesBefore: number; blobBytesAfter: number };
+  totals: {
+    sstBytesBefore: number;
+    sstBytesAfter: number;
+    blobFileBytesBefore: number;
+    blobFileBytesAfter: number;
+  };
   /** One line per failed check. */
   problems: string[];
 }
@@ -63,7 +68,7 @@ export async function verifyCompaction(
   const report: VerifyReport = {
     ok: true,
     columnFamilies: [],
-    totals: { sstBytesBefore: 0, sstBytesAfter: 0, blobBytesBefore: 0, blobBytesAfter: 0 },
+    totals: { sstBytesBefore: 0, sstBytesAfter: 0, blobFileBytesBefore: 0, blobFileBytesAfter: 0 },
     problems: [],
   };
   for (const cp of plan.columnFamilies) {
@@ -110,8 +115,8 @@ export async function verifyCompaction(
       digestEqual,
       sstBytesBefore: cp.sstBytes,
       sstBytesAfter: files.reduce((a, f) => a + f.fileSize, 0),
-      blobBytesBefore: cp.blobBytes,
-      blobBytesAfter: cf.totals.blobBytes,
+      blobFileBytesBefore: cp.blobFileBytes,
+      blobFileBytesAfter: cf.totals.blobFileBytes,
     };
     if (!placementOk)
       report.problems.push(
@@ -130,8 +135,8 @@ export async function verifyCompaction(
       );
     report.totals.sstBytesBefore += v.sstBytesBefore;
     report.totals.sstBytesAfter += v.sstBytesAfter;
-    report.totals.blobBytesBefore += v.blobBytesBefore;
-    report.totals.blobBytesAfter += v.blobBytesAfter;
+    report.totals.blobFileBytesBefore += v.blobFileBytesBefore;
+    report.totals.blobFileBytesAfter += v.blobFileBytesAfter;
     report.columnFamilies.push(v);
   }
   report.ok = report.problems.length === 0;

@@ -57,44 +57,6 @@ export const NETHERMIND_DATABASES = new Set([
   "logIndex",
 ]);
 
-/** geth key-prefix categories (core/rawdb/schema.go), by first byte and key length. */
-export function gethKeyCategory(key: Uint8Array): string {
-  const n = key.length;
-  if (n === 32) return "trie-node (hash scheme)";
-  if (n === 0) return "empty";
-  const p = String.fromCharCode(key[0]!);
-  switch (p) {
-    case "a":
-      return n === 33 ? "snapshot-account" : "other";
-    case "o":
-      return n === 65 ? "snapshot-storage" : "other";
-    case "c":
-      return n === 33 ? "code" : "other";
-    case "A":
-      return "trie-node-account (path scheme)";
-    case "O":
-      return "trie-node-storage (path scheme)";
-    case "h":
-      return "header";
-    case "H":
-      return "header-number";
-    case "b":
-      return "body";
-    case "r":
-      return "receipts";
-    case "l":
-      return "tx-lookup";
-    case "B":
-      return "bloom-bits";
-    case "L":
-      return "state-id";
-    case "S":
-      return "skeleton";
-    default:
-      return "other";
-  }
-}
-
 export interface BesuMetadata {
   metadataFile: string;
   format?: string;

@@ -24,5 +24,6 @@ export type { DecodedBatch } from "./write_batch.js";
 export { scanWal } from "./wal.js";
 export type { WalScan } from "./wal.js";
 export { readBlobFile } from "./blob_file.js";
-export { BESU_SEGMENTS, displayCfName, gethKeyCategory } from "./clients.js";
+export { BESU_SEGMENTS, displayCfName } from "./clients.js";
+export { gethKeyCategory } from "../eth/geth_schema.js";
 export { renderDatadirText } from "./text_dump.js";

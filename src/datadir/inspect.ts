@@ -13,18 +13,13 @@ import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js"
 import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
 import { inspectWals, readStoreWals } from "./inspect_wals.js";
 import { readBlobFile } from "./blob_file.js";
-import {
-  displayCfName,
-  gethKeyCategory,
-  looksLikePebble,
-  nethermindPlace,
-  readBesuMetadata,
-} from "./clients.js";
+import { displayCfName, looksLikePebble, nethermindPlace, readBesuMetadata } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { placementOf, tableEntries } from "../lsm/placement.js";
 import { sortLevelFiles } from "../lsm/version.js";
 import { numberedFileName } from "../base/file_names.js";
+import { GETH_CATEGORIES, gethKeyCategory } from "../eth/geth_schema.js";
 import type {
   BlobFileModel,
   ClientInfo,
@@ -249,7 +244,7 @@ function emptyInstance(root: string, dir: string): InstanceModel {
     wal: [],
     unreferencedTables: [],
     unreferencedBlobFiles: [],
-    totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobBytes: 0, walBytes: 0 },
+    totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobFileBytes: 0, walBytes: 0 },
     findings: [],
   };
 }
@@ -432,8 +427,9 @@ function columnFamily(
       bytes: levels.reduce((sum, l) => sum + l.bytes, 0),
       blobFiles: blobFiles.length,
       entries: null,
-      blobBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
-      garbageBlobBytes: blobFiles.reduce((sum, b) => sum + b.garbageBlobBytes, 0),
+      blobFileBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
+      blobRecordBytes: blobFiles.reduce((sum, b) => sum + b.totalBlobBytes, 0),
+      blobGarbageRecordBytes: blobFiles.reduce((sum, b) => sum + b.garbageBlobBytes, 0),
       unflushedWrites: 0,
     },
   };
@@ -601,7 +597,7 @@ function recogniseGeth({ dir, inst }: StoreRead, live: LiveFiles): void {
   for (const { entry } of live.tables)
     for (const k of [entry.smallest.userKey, entry.largest.userKey]) {
       keys++;
-      if (gethKeyCategory(k) !== "other") gethKeys++;
+      if (gethKeyCategory(k) !== GETH_CATEGORIES.unaccounted) gethKeys++;
     }
   inst.client = pathHint || (keys > 0 && gethKeys / keys >= 0.9) ? "geth" : "generic";
   if (inst.client === "geth") inst.clientDetail = { role: "chaindata (LevelDB, legacy geth)" };
@@ -612,7 +608,7 @@ function sumTotals(inst: InstanceModel): void {
     inst.totals.sstFiles += cf.totals.files;
     inst.totals.sstBytes += cf.totals.bytes;
     inst.totals.blobFiles += cf.totals.blobFiles;
-    inst.totals.blobBytes += cf.totals.blobBytes;
+    inst.totals.blobFileBytes += cf.totals.blobFileBytes;
   }
   inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
 }

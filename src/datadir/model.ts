@@ -39,7 +39,8 @@ export interface TableDetails {
   formatVersion?: number;
   checksum?: string;
   compression?: string;
-  filter?: { kind: string; partitioned?: boolean; bitsPerKey?: number };
+  /** estimatedFpRate: the false-positive rate the filter's own geometry gives (RocksDB's estimators). */
+  filter?: { kind: string; partitioned?: boolean; bitsPerKey?: number; estimatedFpRate?: number };
   indexType?: string;
   numEntries?: number;
   numDataBlocks?: number;
@@ -217,8 +218,14 @@ export interface ColumnFamilyModel {
      */
     entries: number | null;
     blobFiles: number;
-    blobBytes: number;
-    garbageBlobBytes: number;
+    /** Blob files' sizes on disk. */
+    blobFileBytes: number;
+    /**
+     * Blob record bytes the MANIFEST counts (total_blob_bytes: per record its 32-byte header, key and
+     * stored value; a file adds its 30-byte header and 32-byte footer), and the garbage among them.
+     */
+    blobRecordBytes: number;
+    blobGarbageRecordBytes: number;
     /** Writes for this CF in live WALs, not yet flushed. */
     unflushedWrites: number;
   };
@@ -271,7 +278,8 @@ export interface InstanceModel {
   /** Files on disk that no live version references (obsolete, or left by a crash). */
   unreferencedTables: string[];
   unreferencedBlobFiles: string[];
-  totals: { sstFiles: number; sstBytes: number; blobFiles: number; blobBytes: number; walBytes: number };
+  /** Table and blob file bytes on disk (blobFileBytes), WAL file bytes. */
+  totals: { sstFiles: number; sstBytes: number; blobFiles: number; blobFileBytes: number; walBytes: number };
   findings: Finding[];
 }
 

@@ -27,7 +27,7 @@ export interface DetailsSource {
     /** Every property under its on-disk name. */
     all: Record<string, string | number>;
   };
-  filter: { kind: string; partitioned: boolean; bitsPerKey?: number };
+  filter: { kind: string; partitioned: boolean; bitsPerKey?: number; estimatedFpRate?: number };
 }
 
 interface FormatModule {
@@ -88,6 +88,7 @@ export function tableDetailsOf(t: DetailsSource): TableDetails {
   try {
     const f = t.filter;
     d.filter = { kind: f.kind, partitioned: f.partitioned, bitsPerKey: f.bitsPerKey };
+    if (f.estimatedFpRate !== undefined) d.filter.estimatedFpRate = f.estimatedFpRate;
   } catch (e) {
     d.error = `filter: ${(e as Error).message}`;
   }

@@ -35,7 +35,7 @@ export function renderDatadirText(m: DatadirModel): string {
       out.push(
         `  cf ${cf.id} ${e(cf.displayName)}: ${t.files} files, ${formatBytes(t.bytes)}, log number ${cf.logNumber}` +
           (t.blobFiles
-            ? `, ${t.blobFiles} blob files ${formatBytes(t.blobBytes)} (garbage ${formatBytes(t.garbageBlobBytes)})`
+            ? `, ${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)} (garbage records ${formatBytes(t.blobGarbageRecordBytes)})`
             : "") +
           (t.unflushedWrites ? `, ${t.unflushedWrites} unflushed writes in WAL` : ""),
       );

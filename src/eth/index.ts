@@ -7,3 +7,4 @@ export * from "./keccak.js";
 export * from "./account.js";
 export * from "./code.js";
 export * from "./keys.js";
+export * from "./geth_schema.js";

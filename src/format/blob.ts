@@ -16,7 +16,7 @@
  * values use compress_format_version 2 (varint32 size prefix), like table blocks. Every read is capped
  * by LIMITS.maxBlockBytes.
  */
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -175,4 +175,136 @@ export function readBlobRecord(
     closeSync(fd);
   }
   return len;
+}
+
+/** Blob file header and footer sizes (db/blob/blob_log_format.h). */
+const BLOB_FILE_HEADER = 30;
+const BLOB_FILE_FOOTER = 32;
+/** A varint32 length prefix is at most 5 bytes. */
+const LENGTH_PREFIX_MAX = 5;
+
+/**
+ * The length a Get returns for a blob value stored as `stored` bytes under `compression`, from the first
+ * bytes of the stored value: uncompressed, the stored size; compressed, the varint32 that opens it (blob
+ * files compress with compress_format_version 2, whose prefix is the uncompressed length; Snappy's own
+ * stream opens with the same varint). Throws RangeError when the prefix is cut short.
+ */
+export function blobValueLength(head: Uint8Array, compression: number, stored: number): number {
+  if (compression === 0) return stored;
+  const c = cursor(head, 0, Math.min(head.length, stored));
+  let n = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    if (c.pos >= c.end) break;
+    const b = head[c.pos++]!;
+    n += (b & 0x7f) * 2 ** shift;
+    if ((b & 0x80) === 0) return n;
+  }
+  throw new RangeError("compressed blob value lacks its length prefix");
+}
+
+/** Value offsets of one blob file's records (ascending) and the lengths a Get returns for them. */
+interface BlobFileLengths {
+  offsets: Float64Array;
+  lengths: Float64Array;
+}
+
+/**
+ * Read a blob file front to back once (1 MiB reads): for every record, where its value starts and the
+ * length a Get returns for it (blobValueLength; the compression is the file header's). Stops at the
+ * footer, or at the first record that runs past the end (a torn tail).
+ */
+export function readBlobFileLengths(path: string): BlobFileLengths {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const CHUNK = 1 << 20;
+    let buf = Buffer.alloc(CHUNK);
+    let bufStart = 0;
+    let bufLen = 0;
+    // bytes [pos, pos + n) in the buffer, reading forward from pos when they are not
+    const ensure = (pos: number, n: number): number => {
+      if (pos >= bufStart && pos + n <= bufStart + bufLen) return pos - bufStart;
+      if (n > buf.length) buf = Buffer.alloc(n);
+      bufStart = pos;
+      bufLen = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+      if (bufLen < n) throw new LsmscopeError(`blob record at ${pos} runs past the end`, { file: path });
+      return 0;
+    };
+    if (size < BLOB_FILE_HEADER) throw new LsmscopeError("blob file has no header", { file: path });
+    const compression = buf[ensure(0, BLOB_FILE_HEADER) + 13]!;
+    let end = size;
+    if (size >= BLOB_FILE_HEADER + BLOB_FILE_FOOTER) {
+      const f = Buffer.alloc(4);
+      readSync(fd, f, 0, 4, size - BLOB_FILE_FOOTER);
+      if (f.readUInt32LE(0) === 0x00248f37) end = size - BLOB_FILE_FOOTER;
+    }
+    const offsets: number[] = [];
+    const lengths: number[] = [];
+    let pos = BLOB_FILE_HEADER;
+    while (pos + BLOB_RECORD_HEADER <= end) {
+      const h = ensure(pos, BLOB_RECORD_HEADER);
+      const keyLen = Number(buf.readBigUInt64LE(h));
+      const valueLen = Number(buf.readBigUInt64LE(h + 8));
+      const valueAt = pos + BLOB_RECORD_HEADER + keyLen;
+      if (valueAt + valueLen > end || valueLen > LIMITS.maxBlockBytes) break;
+      const headLen = Math.min(valueLen, LENGTH_PREFIX_MAX);
+      const v = ensure(valueAt, headLen);
+      offsets.push(valueAt);
+      lengths.push(blobValueLength(buf.subarray(v, v + headLen), compression, valueLen));
+      pos = valueAt + valueLen;
+    }
+    return { offsets: Float64Array.from(offsets), lengths: Float64Array.from(lengths) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The length a Get returns for blob-indexed values. `sequential`: each blob file is read front to back
+ * once, on its first use (full scans, which meet most blobs of a file); `record`: only the first bytes
+ * of each blob value are read where its index points (sampling). Inlined TTL values are their own size.
+ */
+export class BlobValueSizer {
+  private readonly files = new Map<string, BlobFileLengths>();
+  private readonly fds = new Map<string, number>();
+  private readonly head = Buffer.alloc(LENGTH_PREFIX_MAX);
+
+  constructor(
+    /** Live blob files by file number. */
+    private readonly paths: Record<string, string>,
+    private readonly mode: "sequential" | "record",
+  ) {}
+
+  /** The value length of `bi`; throws when its blob file is missing or the record cannot be read. */
+  valueLength(bi: BlobIndex): number {
+    if (bi.kind === "inlined-ttl") return bi.size;
+    const path = this.paths[String(bi.fileNumber)];
+    if (!path) throw new LsmscopeError(`blob index points at blob file ${bi.fileNumber}, which is not live`);
+    if (this.mode === "record") {
+      if (!bi.compression) return bi.size;
+      let fd = this.fds.get(path);
+      if (fd === undefined) this.fds.set(path, (fd = openSync(path, "r")));
+      const n = readSync(fd, this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);
+      return blobValueLength(this.head.subarray(0, n), bi.compression, bi.size);
+    }
+    let f = this.files.get(path);
+    if (!f) this.files.set(path, (f = readBlobFileLengths(path)));
+    const at = bi.offset!;
+    let lo = 0;
+    let hi = f.offsets.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const o = f.offsets[mid]!;
+      if (o === at) return f.lengths[mid]!;
+      if (o < at) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    throw new LsmscopeError(`no blob record starts its value at ${at}`, { file: path, offset: at });
+  }
+
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+    this.files.clear();
+  }
 }

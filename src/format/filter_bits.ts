@@ -386,6 +386,22 @@ function indep(a: number, b: number): number {
   return a + b - a * b;
 }
 
+/** FastLocalBloomImpl::ChooseNumProbes: probes RocksDB's Bloom filter uses at `millibits` per key. */
+function chooseNumProbes(millibits: number): number {
+  const steps = [2080, 3580, 5100, 6640, 8300, 10070, 11720, 14001, 16050, 18300, 22001, 25501];
+  for (let i = 0; i < steps.length; i++) if (millibits <= steps[i]!) return i + 1;
+  return millibits > 50000 ? 24 : Math.floor((millibits - 1) / 2000) - 1;
+}
+
+/**
+ * The false-positive rate a filter policy configured with `bitsPerKey` aims at: RocksDB's (fast, cache-
+ * local) Bloom filter at that many bits per key. Ribbon's bits_per_key is "Bloom-equivalent": it builds
+ * the smallest Ribbon filter reaching this rate, about 30% fewer stored bits per key.
+ */
+export function bloomEquivalentFpRate(bitsPerKey: number): number {
+  return cacheLocalFpRate(bitsPerKey, chooseNumProbes(Math.round(bitsPerKey * 1000)), 512);
+}
+
 function estimateFpRate(bits: FilterMetadata, bitsPerKey: number, keys: number): number | undefined {
   if (bits.kind === "fastbloom" && bits.numProbes) {
     return indep(cacheLocalFpRate(bitsPerKey, bits.numProbes, 512), fingerprintFpRate(keys, 64));

@@ -15,7 +15,7 @@ import type {
 import { analyzeCfKnobs, type CfKnobs, type Tally } from "../analysis/knobs.js";
 import { cfLayout, type CfLayout } from "../analysis/layout.js";
 import { clientFilterExpectation } from "../analysis/expectations.js";
-import { gethKeyCategory } from "../datadir/clients.js";
+import { gethKeyCategory } from "../eth/geth_schema.js";
 import { fromHex } from "../util/bytes.js";
 import type { DeepTableInfo, InspectMode } from "./deep.js";
 
@@ -78,7 +78,7 @@ export interface InspectReport {
     sstFiles: number;
     sstBytes: number;
     blobFiles: number;
-    blobBytes: number;
+    blobFileBytes: number;
     walBytes: number;
   };
   /**
@@ -227,7 +227,7 @@ export function buildInspectReport(
     sstFiles: 0,
     sstBytes: 0,
     blobFiles: 0,
-    blobBytes: 0,
+    blobFileBytes: 0,
     walBytes: 0,
   };
   for (const f of model.findings)
@@ -237,7 +237,7 @@ export function buildInspectReport(
     t.sstFiles += i.totals.sstFiles;
     t.sstBytes += i.totals.sstBytes;
     t.blobFiles += i.totals.blobFiles;
-    t.blobBytes += i.totals.blobBytes;
+    t.blobFileBytes += i.totals.blobFileBytes;
     t.walBytes += i.totals.walBytes;
   }
   return {

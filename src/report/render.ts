@@ -20,6 +20,7 @@ import {
 import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../lsm/placement.js";
+import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 
 const e = escapeText;
 
@@ -73,6 +74,9 @@ export function table(rows: string[][], right: ReadonlySet<number> = new Set(), 
   );
 }
 
+/** 0.0094 → "0.94%". */
+const fpText = (p: number): string => `${(p * 100).toFixed(p < 0.001 ? 3 : 2)}%`;
+
 function compressionConfigured(c: ConfiguredKnobs): string {
   let s = c.compressionPerLevel ? `per level ${c.compressionPerLevel.join(":")}` : (c.compression ?? "-");
   if (c.bottommostCompression) s += `, bottommost ${c.bottommostCompression}`;
@@ -102,12 +106,24 @@ function knobRows(c: CfReport): string[][] {
   const blob = cfg?.blob;
   const opt = (v: string | number | boolean | undefined): string => (v === undefined ? no : e(String(v)));
   rows.push(["filter", cfg ? e(describeConfiguredFilter(cfg.filter)) : no, filterPerLevel(c)]);
-  if (all.filterBitsPerKey !== undefined)
+  if (all.filterBitsPerKey !== undefined) {
+    const ribbon = cfg?.filter.kind === "ribbon" && all.filterKind.some((t) => t.key === "ribbon");
     rows.push([
       "filter bits/key",
-      cfg?.filter.bitsPerKey !== undefined ? String(cfg.filter.bitsPerKey) : no,
+      cfg?.filter.bitsPerKey !== undefined
+        ? `${cfg.filter.bitsPerKey}${ribbon ? " (Bloom-equivalent)" : ""}`
+        : no,
       `${all.filterBitsPerKey.toFixed(1)} stored (entry-weighted)`,
     ]);
+    const want = cfg?.filter.bitsPerKey;
+    if (want !== undefined && all.filterFpRate !== undefined && cfg?.filter.kind !== "none")
+      rows.push([
+        "filter FP rate",
+        `~${fpText(bloomEquivalentFpRate(want))} (Bloom, ${want} bits/key)`,
+        `~${fpText(all.filterFpRate)} (estimated from the filters)`,
+      ]);
+    if (ribbon) rows.push(["", "", "Ribbon: that FP rate at ~30% fewer bits (not drift)"]);
+  }
   rows.push(["compression", cfg ? e(compressionConfigured(cfg)) : no, tallies(all.compression)]);
   rows.push(["format version", opt(cfg?.formatVersion), tallies(all.formatVersion)]);
   rows.push(["index type", opt(cfg?.indexType), tallies(all.indexType)]);
@@ -141,7 +157,7 @@ function knobRows(c: CfReport): string[][] {
           ? "off"
           : no,
       lb.files > 0
-        ? `${lb.files} files, ${int(lb.blobs)} blobs, ${formatBytes(lb.bytes)}, garbage ${formatBytes(lb.garbageBytes)} (${pct(lb.garbageShare)})` +
+        ? `${lb.files} files ${formatBytes(lb.fileBytes)}, ${int(lb.blobs)} records ${formatBytes(lb.recordBytes)}, garbage ${formatBytes(lb.garbageRecordBytes)} (${pct(lb.garbageShare)})` +
           (lb.missing ? `, ${lb.missing} missing` : "")
         : "none",
     ]);
@@ -268,8 +284,8 @@ export function renderCf(c: CfReport): string[] {
   const entries = L.files > 0 ? ` · ${n === null ? "unknown" : int(n)} entries` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
-      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.bytes)}` : "") +
-      ` · total ${formatBytes(L.bytes + L.blob.bytes)}`,
+      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.fileBytes)}` : "") +
+      ` · total ${formatBytes(L.bytes + L.blob.fileBytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
   out.push(...table(knobRows(c)));
@@ -339,7 +355,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   out.push("  " + parts.join(" · "));
   const t = i.totals;
   out.push(
-    `  totals: ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)} · ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobBytes + t.walBytes)}`,
+    `  totals: ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)} · ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)} · WAL ${formatBytes(t.walBytes)} · all ${formatBytes(t.sstBytes + t.blobFileBytes + t.walBytes)}`,
   );
   if (i.wal.length === 0) out.push("  WAL: none");
   out.push(...walLines(i));
@@ -412,7 +428,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   out.push("");
   out.push(
     `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +
-      `${t.blobFiles} blob files ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
+      `${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
       (r.complete ? "" : " · picture incomplete (see findings)"),
   );
   return out.join("\n") + "\n";

@@ -131,20 +131,3 @@ export async function writeGeth(
   await write(db, gethPuts(world, events.wal, seen, cache), log, "wal", 25);
   await db.close();
 }
-
-/** geth key category of a chaindata key (core/rawdb/schema.go), as recorded in the truth file. */
-export function gethKeyCategory(key: Buffer): string {
-  const c = String.fromCharCode(key[0] ?? 0);
-  if (key.length === 32) return "trie-node (32-byte hash key)";
-  if (c === "a" && key.length === 33) return "a account snapshot";
-  if (c === "o" && key.length === 65) return "o storage snapshot";
-  if (c === "c" && key.length === 33) return "c code";
-  if (c === "h" && key.length === 41) return "h header";
-  if (c === "h" && key.length === 10 && key[9] === 0x6e) return "h canonical hash (h num n)";
-  if (c === "H" && key.length === 33) return "H header number";
-  if (c === "b" && key.length === 41) return "b body";
-  if (c === "r" && key.length === 41) return "r receipts";
-  if (c === "l" && key.length === 33) return "l tx lookup";
-  if (["LastBlock", "LastHeader", "LastFast"].includes(key.toString("latin1"))) return "head pointers";
-  return "other";
-}

@@ -9,7 +9,8 @@ import { computeTruth, GENERATOR_VERSION, type SampleTruth } from "./truth.js";
 import { buildWorld, type WorldParams } from "./world.js";
 import { besuCfSpecs, writeBesu } from "./besu.js";
 import { NETHERMIND_INSTANCES, writeNethermind } from "./nethermind.js";
-import { GETH_INSTANCE, gethKeyCategory, writeGeth } from "./geth.js";
+import { GETH_INSTANCE, writeGeth } from "./geth.js";
+import { gethKeyCategory } from "../eth/geth_schema.js";
 import { MODERN_CFS, MODERN_INSTANCE, writeModern } from "./modern.js";
 
 export const SAMPLE_NAMES = [

@@ -21,6 +21,7 @@ import {
   resolveLocation,
   selectCfs,
   splitPoints,
+  blobFilesOf,
   type CfPlan,
 } from "./plan.js";
 import { ScanPool } from "./pool.js";
@@ -401,7 +402,7 @@ async function computeFull(
         const tasks = tasksFor(
           plan,
           parts,
-          { collectStats: whole, roles: [role], delegationHashes: [] },
+          { collectStats: whole, roles: [role], delegationHashes: [], blobFiles: blobFilesOf(plan.cf) },
           nextId,
           splitMin,
           range,
@@ -423,7 +424,13 @@ async function computeFull(
       tasks: tasksFor(
         plan,
         parts,
-        { collectStats: true, roles, delegationHashes: [], gethCategories },
+        {
+          collectStats: true,
+          roles,
+          delegationHashes: [],
+          gethCategories,
+          blobFiles: blobFilesOf(plan.cf),
+        },
         nextId,
         splitMin,
       ),

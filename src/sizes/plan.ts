@@ -11,6 +11,13 @@ import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/
 import type { EthViewLocation, SizesOptions } from "./types.js";
 import type { RoleSpec } from "./scan.js";
 
+/** The column family's blob files on disk, by file number (what blob indexes point into). */
+export function blobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const b of cf.blobFiles) if (b.present) out[String(b.fileNumber)] = b.path;
+  return out;
+}
+
 export interface CfPlan {
   key: string;
   instance: InstanceModel;

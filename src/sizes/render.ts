@@ -68,7 +68,7 @@ function cfText(c: ColumnFamilySizes, mode: string): string[] {
     );
   } else {
     out.push(
-      `  entries ≈ ${num(c.entries)}${iv(c.entriesInterval)} stored value records (all versions);` +
+      `  entries ≈ ${num(c.entries)}${iv(c.entriesInterval)} live keys (newest version);` +
         ` tombstones ${c.tombstoneShare ? pct(c.tombstoneShare) : "-"}; blocks sampled ${num(c.sampledBlocks ?? 0)} of ${num(c.totalBlocks ?? 0)}`,
     );
   }
@@ -85,11 +85,15 @@ function cfText(c: ColumnFamilySizes, mode: string): string[] {
   }
   if (c.blobIndexed.count > 0)
     out.push(
-      `  blob-indexed values: ${num(c.blobIndexed.count)}, ${formatBytes(c.blobIndexed.bytes)} stored in ${c.blobIndexed.files} blob file(s) (${Object.entries(
-        c.blobIndexed.compressions,
-      )
-        .map(([k, v]) => `${k} ${v}`)
-        .join(", ")})`,
+      `  blob-indexed values: ${num(c.blobIndexed.count)}, value bytes ${formatBytes(c.blobIndexed.valueBytes)}, ` +
+        `stored ${formatBytes(c.blobIndexed.storedBytes)} in ${c.blobIndexed.files} blob file(s) (${Object.entries(
+          c.blobIndexed.compressions,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")})` +
+        (c.blobIndexed.unread
+          ? `; ${num(c.blobIndexed.unread)} blob records unreadable, left out of value bytes`
+          : ""),
     );
   if (c.dataBlocks > 0 || (c.totalBlocks ?? 0) > 0) {
     out.push(

@@ -2,10 +2,11 @@
  * Sample mode: N data blocks per column family drawn uniformly without replacement through the index
  * blocks (every block of every live SST equally likely), read and measured whole.
  *
- * What it measures: the records *stored* in the column family — every version, tombstones included —
- * because telling a key's newest version needs every file that may hold the key (full mode does that
- * merge). Totals are extrapolated from the block count B (exact, from the index): B · mean per block.
- * WAL writes are not sampled. Intervals (intervals.ts): cluster-adjusted Wilson for shares, Student-t with
+ * What it measures: keys at their newest version, as full mode does: a sampled record counts when no
+ * unflushed WAL write touches its key and no table a Get consults before the record's own holds a newer
+ * version (point lookups, NewerVersionCheck). Totals are extrapolated from the block count B (exact,
+ * from the index) or, better, from the exact value-record count of the table properties (ratio
+ * estimator); the WAL is read whole and its live keys are added exactly. Intervals (intervals.ts): cluster-adjusted Wilson for shares, Student-t with
  * finite-population correction for totals, block bootstrap for means and percentiles.
  *
  * Ethereum views: an account's code hash is resolved by a point lookup in the code column family
@@ -16,12 +17,14 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel, SstFileModel } from "../datadir/model.js";
+import { toHex } from "../util/bytes.js";
 import { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
+import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
-import { decodeBlobIndex } from "../format/blob.js";
+import { BlobValueSizer, decodeBlobIndex, type BlobIndex } from "../format/blob.js";
 import { BlobTally } from "./blob_tally.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import {
@@ -33,7 +36,15 @@ import {
   sampleIndices,
   zFor,
 } from "./intervals.js";
-import { cfKey, locateEth, CfPlanCache, resolveLocation, selectCfs, type CfPlan } from "./plan.js";
+import {
+  blobFilesOf,
+  cfKey,
+  locateEth,
+  CfPlanCache,
+  resolveLocation,
+  selectCfs,
+  type CfPlan,
+} from "./plan.js";
 import type { RoleSpec } from "./scan.js";
 import type {
   AccountView,
@@ -104,9 +115,120 @@ class CodeLookup {
   }
 }
 
+/**
+ * Whether a sampled record is its key's newest version, as a Get would see it: no unflushed WAL write
+ * for the key, and no table a Get consults before the record's own (the other L0 tables whose range
+ * holds the key, then the one table per shallower level) holds a version with a larger sequence number.
+ * Sample mode counts keys at their newest version only, as full mode does.
+ */
+class NewerVersionCheck {
+  private readonly l0: { path: string; smallest: string; largest: string }[] = [];
+  private readonly deeper: { level: number; files: { path: string; smallest: string; largest: string }[] }[] =
+    [];
+  private readonly levelOf = new Map<string, number>();
+  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
+  lookups = 0;
+
+  constructor(
+    plan: CfPlan,
+    /** User keys (hex) with an unflushed WAL write: their table versions are all shadowed. */
+    private readonly walKeys: ReadonlySet<string>,
+  ) {
+    for (const l of plan.cf.levels) {
+      const files = l.files
+        .filter((f) => f.present)
+        .map((f) => ({ path: f.path, smallest: f.smallestKey, largest: f.largestKey }))
+        .sort((a, b) => (a.smallest < b.smallest ? -1 : a.smallest > b.smallest ? 1 : 0));
+      for (const f of files) this.levelOf.set(f.path, l.level);
+      if (l.level === 0) this.l0.push(...files);
+      else if (files.length) this.deeper.push({ level: l.level, files });
+    }
+  }
+
+  isNewest(path: string, key: Buffer, seqno: number): boolean {
+    const hex = toHex(key);
+    if (this.walKeys.has(hex)) return false;
+    const level = this.levelOf.get(path) ?? 0;
+    for (const f of this.l0)
+      if (f.path !== path && f.smallest <= hex && hex <= f.largest && this.newer(f.path, key, seqno))
+        return false;
+    for (const d of this.deeper) {
+      if (d.level >= level) break;
+      const f = fileHolding(d.files, hex);
+      if (f && this.newer(f.path, key, seqno)) return false;
+    }
+    return true;
+  }
+
+  private newer(path: string, key: Buffer, seqno: number): boolean {
+    this.lookups++;
+    const t = this.tables.acquire(path);
+    try {
+      const r = t.get(key);
+      return r.found && (r.seqno ?? 0) > seqno;
+    } finally {
+      this.tables.release(t);
+    }
+  }
+
+  close(): void {
+    this.tables.close();
+  }
+}
+
+/** The file of a sorted, non-overlapping level whose [smallest, largest] holds `hex`. */
+function fileHolding<F extends { smallest: string; largest: string }>(
+  files: F[],
+  hex: string,
+): F | undefined {
+  let lo = 0;
+  let hi = files.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (files[mid]!.smallest <= hex) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  const f = found >= 0 ? files[found] : undefined;
+  return f && hex <= f.largest ? f : undefined;
+}
+
+/**
+ * The unflushed WAL writes of a column family: the keys they touch, and among them the keys whose newest
+ * write is live (not a deletion), in total and under the accounts role (counted exactly: the WAL is
+ * read whole, not sampled).
+ */
+function walLayer(
+  plan: CfPlan,
+  accounts: Matcher | undefined,
+): { keys: Set<string>; live: number; accounts: number } {
+  const out = { keys: new Set<string>(), live: 0, accounts: 0 };
+  if (plan.walPaths.length === 0) return out;
+  const mem = loadMemLayer(
+    plan.walPaths.map((path) => ({ path })),
+    plan.cf.id,
+  );
+  const newest = new Map<string, MemEntry>();
+  for (const e of mem.entries) {
+    const hex = toHex(e.key);
+    const prev = newest.get(hex);
+    if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
+  }
+  for (const [hex, e] of newest) {
+    out.keys.add(hex);
+    if (isTombstone(e.type)) continue;
+    out.live++;
+    if (accounts && matches(accounts, e.key, e.key.length)) out.accounts++;
+  }
+  return out;
+}
+
 interface BlockRec {
-  /** value records, tombstones, all entries */
+  /** value records, tombstones, all entries; value records that are their key's newest version */
   m: number;
+  live: number;
   t: number;
   e: number;
   phys: number;
@@ -132,6 +254,10 @@ interface CfSample {
   ratio: RatioDist;
   valueTypes: Record<string, number>;
   blob: BlobTally;
+  /** Blob-indexed values are sized by reading each one's length prefix where its index points. */
+  blobSizer: BlobValueSizer;
+  newest: NewerVersionCheck;
+  wal: { keys: Set<string>; live: number; accounts: number };
   codeSize: SizeDist;
   codeBoot: BlockSizes;
   codeClasses: Record<string, number>;
@@ -169,6 +295,7 @@ function sampleCf(
   });
   const B = counts.reduce((s, c) => s + c, 0);
   const chosen = sampleIndices(B, n, rand);
+  const wal = walLayer(plan, roles.accounts);
   const out: CfSample = {
     plan,
     totalBlocks: B,
@@ -180,6 +307,9 @@ function sampleCf(
     ratio: new RatioDist(),
     valueTypes: {},
     blob: new BlobTally(),
+    blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
+    newest: new NewerVersionCheck(plan, wal.keys),
+    wal,
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
     codeClasses: {},
@@ -191,28 +321,33 @@ function sampleCf(
   };
   let ci = 0;
   let base = 0;
-  for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
-    const nb = counts[fi]!;
-    if (chosen[ci]! >= base + nb) {
-      base += nb;
-      continue;
-    }
-    const t = openTable(files[fi]!, { verifyChecksums: true });
-    try {
-      let i = base;
-      for (const ie of t.iterateIndex()) {
-        if (ci >= chosen.length) break;
-        if (i === chosen[ci]) {
-          measureBlock(out, t, ie.handle, roles, lookup);
-          progress(ie.handle.size + BLOCK_TRAILER_SIZE);
-          ci++;
-        }
-        i++;
+  try {
+    for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
+      const nb = counts[fi]!;
+      if (chosen[ci]! >= base + nb) {
+        base += nb;
+        continue;
       }
-    } finally {
-      t.close();
+      const t = openTable(files[fi]!, { verifyChecksums: true });
+      try {
+        let i = base;
+        for (const ie of t.iterateIndex()) {
+          if (ci >= chosen.length) break;
+          if (i === chosen[ci]) {
+            measureBlock(out, t, ie.handle, roles, lookup);
+            progress(ie.handle.size + BLOCK_TRAILER_SIZE);
+            ci++;
+          }
+          i++;
+        }
+      } finally {
+        t.close();
+      }
+      base += nb;
     }
-    base += nb;
+  } finally {
+    out.blobSizer.close();
+    out.newest.close();
   }
   return out;
 }
@@ -227,6 +362,7 @@ function measureBlock(
   const db = t.readDataBlock(h);
   const rec: BlockRec = {
     m: 0,
+    live: 0,
     t: 0,
     e: 0,
     phys: h.size + BLOCK_TRAILER_SIZE,
@@ -249,6 +385,7 @@ function measureBlock(
   let bytes = 0;
   let maxN = 0;
   let maxBytes = 0;
+  let prevKey: Buffer | undefined;
   while (c.next()) {
     rec.e++;
     const type = c.type;
@@ -257,25 +394,40 @@ function measureBlock(
     const kl = c.userKeyLength;
     records++;
     bytes += kl + c.valueLength;
+    // a table holds a key's versions newest first: an entry after one of the same key is older
+    const key = c.key.subarray(0, kl);
+    const older = prevKey !== undefined && prevKey.equals(key);
+    prevKey = Buffer.from(key);
     if (isTombstone(type)) {
       rec.t++;
       continue;
     }
     rec.m++;
-    let vSize = c.valueLength;
+    if (older || !s.newest.isNewest(t.path, prevKey, c.seqno)) continue;
+    rec.live++;
+    let vSize: number | undefined = c.valueLength;
     if (type === ValueType.BlobIndex) {
+      let bi: BlobIndex | undefined;
       try {
-        const bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
-        vSize = bi.size;
-        s.blob.add(bi);
+        bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
       } catch {
-        // sized as stored
+        // an undecodable blob index is sized as stored
+      }
+      if (bi) {
+        try {
+          vSize = s.blobSizer.valueLength(bi);
+        } catch {
+          vSize = undefined; // counted in blob.unread
+        }
+        s.blob.add(bi, vSize);
       }
     }
     s.keySize.add(kl);
-    s.valueSize.add(vSize);
     s.keyBoot.add(kl);
-    s.valueBoot.add(vSize);
+    if (vSize !== undefined) {
+      s.valueSize.add(vSize);
+      s.valueBoot.add(vSize);
+    }
     if (roles.code && type !== ValueType.BlobIndex && matches(roles.code, c.key, kl)) {
       rec.code++;
       const v = c.data;
@@ -358,15 +510,17 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
   const n = s.recs.length;
   const exact = n >= B;
   const plan = s.plan;
-  // exact where the tables say it (properties), estimated from the sample otherwise
-  const entries =
-    plan.valueRecords !== undefined
-      ? { total: plan.valueRecords, interval: [plan.valueRecords, plan.valueRecords] as Interval }
-      : clusterTotal(
-          s.recs.map((r) => r.m),
-          B,
-          z,
-        );
+  // live keys at their newest version: those in the tables (the newest-version share of the sampled value
+  // records, against the exact value-record count where the properties give it), plus the WAL's, exact
+  const tableLive = recordsTotal(
+    s,
+    s.recs.map((r) => r.live),
+    z,
+  );
+  const entries = {
+    total: tableLive.total + s.wal.live,
+    interval: [tableLive.interval[0] + s.wal.live, tableLive.interval[1] + s.wal.live] as Interval,
+  };
   const phys = plan.dataBytesExact
     ? { total: plan.dataBytes, interval: [plan.dataBytes, plan.dataBytes] as Interval }
     : clusterTotal(
@@ -463,7 +617,8 @@ export async function computeSample(
   const eth = locateEth(model, opts.eth);
   const accLoc = resolveLocation(model, eth.accounts);
   const codeLoc = resolveLocation(model, eth.code);
-  const planCache = new CfPlanCache(false);
+  // the WAL is read whole: its writes shadow table versions, and its live keys count exactly
+  const planCache = new CfPlanCache(true);
   const plans = planCache.plans;
   const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => planCache.get(inst, cf);
   for (const s of selected) planFor(s.inst, s.cf);
@@ -576,14 +731,24 @@ export async function computeSample(
         },
       };
       ethOut.code = { ...view, ...codeLoc.where };
-      ethOut.notes.push("sample mode: code figures are over the sampled code records (every version)");
+      ethOut.notes.push(
+        "sample mode: code figures are over the sampled code records at their newest version (WAL code writes not included)",
+      );
     }
     if (accLoc && selected.some((x) => cfKey(x.inst, x.cf) === accKey)) {
       const s = samples.get(accKey!)!;
       const B = s.totalBlocks;
       const y = (f: (r: BlockRec) => number) => s.recs.map(f);
       const acc = y((r) => r.acc);
-      const total = recordsTotal(s, acc, z);
+      // accounts at their newest version in the tables (sampled) plus those the WAL holds (exact)
+      const tableAccounts = recordsTotal(s, acc, z);
+      const total = {
+        total: tableAccounts.total + s.wal.accounts,
+        interval: [
+          tableAccounts.interval[0] + s.wal.accounts,
+          tableAccounts.interval[1] + s.wal.accounts,
+        ] as Interval,
+      };
       const contract = shareOf(
         y((r) => r.contract),
         acc,
@@ -640,8 +805,8 @@ export async function computeSample(
     columnFamilies,
     eth: ethOut,
     notes: [
-      `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; every record of a drawn block counts — all versions, tombstones included — since the newest version of a key needs the whole key space (use --full); unflushed WAL writes are not sampled`,
-      "entries (stored non-deletion records) and physicalBytes come exactly from the table properties when every table has them (else block count × mean per sampled block, Student-t interval with finite-population correction); logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
+      `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; a record counts when it is its key's newest version (no unflushed WAL write for the key, no newer version in a table a Get consults first: point lookups) — as full mode counts; tombstoneShare is over every stored record; unflushed WAL writes are read whole and their live keys added exactly`,
+      "entries (live keys at their newest version): the newest-version share of the sampled value records × the exact value-record count from the table properties (ratio-estimator interval), else block count × mean per sampled block (Student-t interval with finite-population correction), plus the WAL's live keys; physicalBytes exactly from the table properties when every table has them; logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
       "dataBlocks, averageBlockBytes, compressionRatio and blockRatio are over the sampled blocks",
     ],
     elapsedMs: Date.now() - t0,

@@ -7,7 +7,7 @@
 import { isTombstone, ValueType, valueTypeName } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
-import { decodeBlobIndex } from "../format/blob.js";
+import { BlobValueSizer, decodeBlobIndex, type BlobIndex } from "../format/blob.js";
 import { BlobTally, type BlobTallyData } from "./blob_tally.js";
 import type { MemEntry } from "../datadir/memtable.js";
 import {
@@ -26,7 +26,7 @@ import type { TableSource } from "../lsm/table_cache.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
-import { gethKeyCategory } from "../datadir/clients.js";
+import { gethKeyCategory } from "../eth/geth_schema.js";
 
 export type Role = "accounts" | "code";
 
@@ -54,6 +54,22 @@ export interface ScanTask {
   roles: RoleSpec[];
   /** Delegation designator hashes (hash53) for classifying accounts. */
   delegationHashes: number[];
+  /** Live blob files of the column family by file number (blob-indexed values are sized from them). */
+  blobFiles: Record<string, string>;
+}
+
+/**
+ * This thread's blob value sizer: each blob file is read front to back once per thread, on the first
+ * range that meets it, and serves every later range (blob files never change under a file number).
+ */
+let sizer: { key: string; sizer: BlobValueSizer } | undefined;
+function threadBlobSizer(files: Record<string, string>): BlobValueSizer {
+  const key = JSON.stringify(files);
+  if (sizer?.key !== key) {
+    sizer?.sizer.close();
+    sizer = { key, sizer: new BlobValueSizer(files, "sequential") };
+  }
+  return sizer.sizer;
 }
 
 export interface PartialResult {
@@ -133,6 +149,7 @@ class TaskScan implements BlockSink, NewestVisitor {
   constructor(
     task: ScanTask,
     private readonly progress: ((bytes: number) => void) | undefined,
+    readonly blobSizer: BlobValueSizer,
   ) {
     this.stats = task.collectStats;
     this.codeM = matcher(task.roles.find((r) => r.role === "code"));
@@ -171,14 +188,21 @@ class TaskScan implements BlockSink, NewestVisitor {
       return;
     }
     this.live++;
-    let vSize = r.vLen;
+    let vSize: number | undefined = r.vLen;
     if (type === ValueType.BlobIndex) {
+      let bi: BlobIndex | undefined;
       try {
-        const bi = decodeBlobIndex(r.data, r.vOff, r.vOff + r.vLen);
-        vSize = bi.size;
-        if (this.stats) this.blob.add(bi);
+        bi = decodeBlobIndex(r.data, r.vOff, r.vOff + r.vLen);
       } catch {
         // an undecodable blob index is sized as stored
+      }
+      if (bi) {
+        try {
+          vSize = this.blobSizer.valueLength(bi);
+        } catch {
+          vSize = undefined; // counted in blob.unread
+        }
+        if (this.stats) this.blob.add(bi, vSize);
       }
     }
     const categories = this.categories;
@@ -190,11 +214,11 @@ class TaskScan implements BlockSink, NewestVisitor {
         categories.set(name, c);
       }
       c.keySize.add(kl);
-      c.valueSize.add(vSize);
+      if (vSize !== undefined) c.valueSize.add(vSize);
     }
     if (this.stats) {
       this.keySize.add(kl);
-      this.valueSize.add(vSize);
+      if (vSize !== undefined) this.valueSize.add(vSize);
     }
     const codeM = this.codeM;
     if (this.codeAcc && matches(codeM!, key, kl) && kl - codeM!.hashOff >= 32) {
@@ -220,7 +244,7 @@ export function runScanTask(
   const t0 = Date.now();
   const lo = task.loHex !== undefined ? fromHex(task.loHex) : undefined;
   const hi = task.hiHex !== undefined ? fromHex(task.hiHex) : undefined;
-  const scan = new TaskScan(task, progress);
+  const scan = new TaskScan(task, progress, threadBlobSizer(task.blobFiles));
   const readAhead = mergeReadAhead(task.runs.length);
   const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables, readAhead));
   let walEntries = 0;

@@ -53,7 +53,8 @@ export interface ColumnFamilySizes {
   displayName: string;
   /**
    * Full mode: live keys (newest visible version is a value, blob index, merge or entity).
-   * Sample mode: estimated number of stored value records (all versions; no dedup is possible).
+   * Sample mode: estimated live keys at their newest version (sampled table records that are their
+   * key's newest version, extrapolated, plus the WAL's live keys).
    */
   entries: number;
   entriesInterval?: Interval;
@@ -75,9 +76,24 @@ export interface ColumnFamilySizes {
   /** Entries by value type name ("value", "deletion", "blob-index", ...) among those read. */
   valueTypes: Record<string, number>;
   keySize: SizeSummary;
+  /**
+   * Value bytes: the length a Get returns. A blob-indexed value is sized from its blob record (the
+   * uncompressed length), never from its stored size.
+   */
   valueSize: SizeSummary;
-  /** Values stored in blob files: sized from the blob index (stored blob size, after blob compression). */
-  blobIndexed: { count: number; bytes: number; compressions: Record<string, number>; files: number };
+  /**
+   * Values stored in blob files: `storedBytes` what the blob files hold for them (after blob
+   * compression, from the indexes), `valueBytes` what a Get returns for them (from the blob records),
+   * `unread` values whose blob record could not be read (left out of valueSize and valueBytes).
+   */
+  blobIndexed: {
+    count: number;
+    storedBytes: number;
+    valueBytes: number;
+    unread: number;
+    compressions: Record<string, number>;
+    files: number;
+  };
   /** Data blocks: stored bytes (block + 5-byte trailer, as rocksdb.data.size) and uncompressed bytes. */
   physicalBytes: number;
   logicalBytes: number;
@@ -97,7 +113,8 @@ export interface ColumnFamilySizes {
   sstFiles: number;
   /**
    * Full mode on a geth LevelDB chaindata (one keyspace): live records by geth key category
-   * (datadir/clients.ts gethKeyCategory: snapshot-account, snapshot-storage, code, trie-node, ...).
+   * (eth/geth_schema.ts gethKeyCategory: `geth db inspect`'s categories, "Account snapshot", "Storage
+   * snapshot", "Contract codes", "Hash trie nodes", "Headers", "Block number->hash", ...).
    */
   keyCategories?: Record<string, { entries: number; keySize: SizeSummary; valueSize: SizeSummary }>;
 }

@@ -6,10 +6,10 @@
  * - `entries`: sum of the tables' `rocksdb.num.entries` (every version and tombstone in the files, not
  *   distinct keys); absent when no table's properties were read (LevelDB tables carry none).
  * - `sstBytes`, `files`: the column family's table files as the MANIFEST records them (cf.totals).
- * - `blobBytes`: its blob files' sizes on disk (cf.totals.blobBytes); blob files count in `files`.
+ * - `blobFileBytes`: its blob files' sizes on disk (cf.totals.blobFileBytes); blob files count in `files`.
  * - `walBytes`: WAL file sizes (instance totals.walBytes). WAL files belong to the instance, not to one
  *   column family, so they form their own row (`cf` = "(WAL)").
- * - `totalBytes` = sstBytes + blobBytes + walBytes.
+ * - `totalBytes` = sstBytes + blobFileBytes + walBytes.
  * - `bytesAboveBottom`: table bytes in levels above the deepest non-empty level (analysis/layout.ts).
  */
 import type { DatadirModel } from "../datadir/model.js";
@@ -23,7 +23,7 @@ export interface SummaryRow {
   kind: "cf" | "wal" | "total";
   entries?: number;
   sstBytes: number;
-  blobBytes: number;
+  blobFileBytes: number;
   walBytes: number;
   totalBytes: number;
   files: number;
@@ -41,16 +41,15 @@ export function buildSummary(model: DatadirModel): Summary {
   for (const inst of model.instances) {
     for (const cf of inst.columnFamilies) {
       const layout = cfLayout(inst, cf);
-      const entriesKnown = layout.levels.some((l) => l.entries !== undefined);
       rows.push({
         instance: inst.relPath,
         cf: cf.displayName,
         kind: "cf",
-        entries: entriesKnown ? layout.levels.reduce((a, l) => a + (l.entries ?? 0), 0) : undefined,
+        entries: cf.totals.entries ?? undefined,
         sstBytes: cf.totals.bytes,
-        blobBytes: cf.totals.blobBytes,
+        blobFileBytes: cf.totals.blobFileBytes,
         walBytes: 0,
-        totalBytes: cf.totals.bytes + cf.totals.blobBytes,
+        totalBytes: cf.totals.bytes + cf.totals.blobFileBytes,
         files: cf.totals.files + cf.totals.blobFiles,
         bytesAboveBottom: layout.placement?.bytesAboveBottom ?? 0,
       });
@@ -61,7 +60,7 @@ export function buildSummary(model: DatadirModel): Summary {
         cf: "(WAL)",
         kind: "wal",
         sstBytes: 0,
-        blobBytes: 0,
+        blobFileBytes: 0,
         walBytes: inst.totals.walBytes,
         totalBytes: inst.totals.walBytes,
         files: inst.wal.length,
@@ -76,7 +75,7 @@ export function buildSummary(model: DatadirModel): Summary {
       ? rows.reduce((a, r) => a + (r.entries ?? 0), 0)
       : undefined,
     sstBytes: 0,
-    blobBytes: 0,
+    blobFileBytes: 0,
     walBytes: 0,
     totalBytes: 0,
     files: 0,
@@ -84,7 +83,7 @@ export function buildSummary(model: DatadirModel): Summary {
   };
   for (const r of rows) {
     total.sstBytes += r.sstBytes;
-    total.blobBytes += r.blobBytes;
+    total.blobFileBytes += r.blobFileBytes;
     total.walBytes += r.walBytes;
     total.totalBytes += r.totalBytes;
     total.files += r.files;

@@ -49,7 +49,7 @@ export function listItems(report: InspectReport): ListItem[] {
         label: `${warn}${cf.cf.displayName}`,
         size:
           cf.layout.files || cf.layout.blob.files
-            ? formatBytes(cf.layout.bytes + cf.layout.blob.bytes)
+            ? formatBytes(cf.layout.bytes + cf.layout.blob.fileBytes)
             : "empty",
       });
     }

@@ -36,7 +36,7 @@ describe.skipIf(!have("besu-snapshot"))("inspect on besu-snapshot", () => {
     expect(out).toMatch(/bottom = L6, the deepest level holding a table/);
     expect(out).toContain("small-files-above-bottom");
     expect(out).toMatch(/WAL \d+\.log: .*holds \d+ unflushed writes for CFs cf01 BLOCKCHAIN/);
-    expect(out).toMatch(/blob files\s+on, min 100 B, LZ4\s+2 files, /);
+    expect(out).toMatch(/blob files\s+on, min 100 B, LZ4\s+2 files \d/);
     expect(out).toMatch(/^total: 1 instance, 8 column families, \d+ SSTs/m);
   });
 
@@ -82,6 +82,16 @@ describe.skipIf(!have("nethermind") || !have("geth-leveldb"))("client names", ()
     expect(n).toMatch(
       /optimize-filters-for-hits: optimize_filters_for_hits leaves the last level unfiltered \(L6: 4 of 4 files/,
     );
+    // ribbonfilter:10 beside ribbon ~7: Bloom-equivalent bits, the FP rates compared, not drift
+    expect(n).toMatch(/filter bits\/key\s+10 \(Bloom-equivalent\)\s+7\.\d stored/);
+    const fp =
+      /filter FP rate\s+~(\d\.\d+)% \(Bloom, 10 bits\/key\)\s+~(\d\.\d+)% \(estimated from the filters\)/.exec(
+        n,
+      )!;
+    expect(Number(fp[1])).toBeCloseTo(0.95, 1);
+    expect(Math.abs(Number(fp[2]) - Number(fp[1]))).toBeLessThan(0.1);
+    expect(n).toContain("Ribbon: that FP rate at ~30% fewer bits (not drift)");
+    expect(n).not.toMatch(/filter-bits/);
     const g = run(["inspect", join(samplesDir, "geth-leveldb")]).stdout;
     assertNoRawBytes(g);
     expect(g).toContain("[leveldb; geth");

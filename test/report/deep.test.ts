@@ -32,3 +32,22 @@ describe.skipIf(!existsSync(distDeep) || !existsSync(sample))("deep mode threads
     expect(details(one).every((d) => d && d.filter && !d.error)).toBe(true);
   });
 });
+
+describe("entries of LevelDB tables (no properties)", () => {
+  it("cheap mode: unknown (null), never 0; --deep: counted, equal to what LevelDB flushed", async () => {
+    const { runInspect } = await import("../../src/report/deep.js");
+    const dir = join(samplesDir, "geth-leveldb");
+    const truth = JSON.parse(
+      (await import("node:fs")).readFileSync(join(samplesDir, "geth-leveldb.truth.json"), "utf8"),
+    ) as {
+      instances: Record<string, { columnFamilies: Record<string, { keysWritten: Record<string, number> }> }>;
+    };
+    const cheap = await runInspect(dir, { mode: "cheap" });
+    expect(cheap.model.instances[0]!.columnFamilies[0]!.totals.entries).toBeNull();
+    const deep = await runInspect(dir, { mode: "deep" });
+    // the bulk load (compacted: one version per key) and the pre-run flushed above it; the WAL's writes
+    // are in no table
+    const w = truth.instances["geth/chaindata"]!.columnFamilies["default"]!.keysWritten;
+    expect(deep.model.instances[0]!.columnFamilies[0]!.totals.entries).toBe(w["bulk"]! + w["pre-run"]!);
+  });
+});

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
-import { gethKeyCategory } from "../../src/samples/geth.js";
+import { gethKeyCategory } from "../../src/eth/geth_schema.js";
 import { SAMPLES, cleanupTemps, copyStore, haveRocksTools, ldbWalPuts, readTruth } from "./helpers.js";
 import { recountEthereum } from "./recount.js";
 
@@ -30,8 +30,8 @@ describe("geth-leveldb sample", () => {
       n++;
       const c = gethKeyCategory(k);
       cats[c] = (cats[c] ?? 0) + 1;
-      if (c === "a account snapshot") accounts.push(v);
-      if (c === "c code") codes.push([k.subarray(1), v]);
+      if (c === "Account snapshot") accounts.push(v);
+      if (c === "Contract codes") codes.push([k.subarray(1), v]);
     }
     await db.close();
     expect(n).toBe(truth.instances["geth/chaindata"]!.columnFamilies.default!.keys);

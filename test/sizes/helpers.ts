@@ -36,6 +36,8 @@ export interface Truth {
     perContractSizes: SizeTruth;
   };
   instances: Record<string, { columnFamilies: Record<string, CfTruth> }>;
+  /** Samples written after a pre-run (besu-snapshot). */
+  history?: { preRunRewrittenAccounts: number };
 }
 
 export function truth(sample: string): Truth {

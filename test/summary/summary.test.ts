@@ -46,7 +46,7 @@ describe("inspect --summary --csv on a db_bench store", () => {
       "cf",
       "entries",
       "sstBytes",
-      "blobBytes",
+      "blobFileBytes",
       "walBytes",
       "totalBytes",
       "files",
@@ -75,10 +75,10 @@ describe("inspect --summary --csv on a db_bench store", () => {
     expect(Number(wal.walBytes)).toBe(logs.reduce((a, n) => a + statSync(join(db, n)).size, 0));
     expect(Number(wal.files)).toBe(logs.length);
 
-    for (const k of ["sstBytes", "blobBytes", "walBytes", "totalBytes", "files", "bytesAboveBottom"])
+    for (const k of ["sstBytes", "blobFileBytes", "walBytes", "totalBytes", "files", "bytesAboveBottom"])
       expect(Number(total[k])).toBe(Number(cf[k]) + Number(wal[k]));
     expect(Number(total.totalBytes)).toBe(
-      Number(total.sstBytes) + Number(total.blobBytes) + Number(total.walBytes),
+      Number(total.sstBytes) + Number(total.blobFileBytes) + Number(total.walBytes),
     );
   });
 
@@ -106,7 +106,7 @@ describe("summary on the committed samples", () => {
     const store = join(dir, "database");
     const blobs = readdirSync(store).filter((n) => n.endsWith(".blob"));
     const total = rows.at(-1)!;
-    expect(Number(total.blobBytes)).toBe(blobs.reduce((a, n) => a + statSync(join(store, n)).size, 0));
+    expect(Number(total.blobFileBytes)).toBe(blobs.reduce((a, n) => a + statSync(join(store, n)).size, 0));
     expect(rows.find((x) => x.cf === "cf07 CODE_STORAGE")!.entries).toBe("116"); // truth: code entries
   });
 });
@@ -118,7 +118,7 @@ describe("renderSummaryCsv", () => {
       cf: 'say "hi"',
       kind: "cf" as const,
       sstBytes: 1,
-      blobBytes: 0,
+      blobFileBytes: 0,
       walBytes: 0,
       totalBytes: 1,
       files: 1,

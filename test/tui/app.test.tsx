@@ -78,7 +78,7 @@ describe.skipIf(!have("besu-snapshot"))("TUI on besu-snapshot", () => {
     expect(lastFrame()).toContain("[4w WAL]");
     expect(lastFrame()).toMatch(/holds \d+ unflushed writes/);
     await press(stdin, "b");
-    expect(lastFrame()).toMatch(/2 blob files, \d+ blobs/);
+    expect(lastFrame()).toMatch(/2 blob files [\d.]+ KiB, \d+ records/);
   });
 
   it("sorts the file table and opens a file's detail through the SST reader", async () => {

@@ -25,21 +25,23 @@ export const rule: Rule = {
         if (!separates(cf)) continue;
         const garbageCount = cf.blobFiles.reduce((s, b) => s + b.garbageBlobCount, 0);
         const blobCount = cf.blobFiles.reduce((s, b) => s + b.totalBlobCount, 0);
-        const gShare = share(cf.totals.garbageBlobBytes, cf.totals.blobBytes);
+        const t = cf.totals;
+        const gShare = share(t.blobGarbageRecordBytes, t.blobRecordBytes);
         out.push(
           finding(
             "blob-files",
             gShare >= GARBAGE_WARN_SHARE ? "warn" : "info",
             a.arm,
             { instance: r.instance.relPath, cf: cf.displayName },
-            `${armLabel(a.arm)}: ${cf.totals.blobFiles} blob files, ${formatBytes(cf.totals.blobBytes)}, garbage ` +
-              `${formatBytes(cf.totals.garbageBlobBytes)} (${pct(cf.totals.garbageBlobBytes, cf.totals.blobBytes)}); ` +
+            `${armLabel(a.arm)}: ${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)}, garbage ` +
+              `${formatBytes(t.blobGarbageRecordBytes)} of ${formatBytes(t.blobRecordBytes)} record bytes (${pct(t.blobGarbageRecordBytes, t.blobRecordBytes)}); ` +
               `enable_blob_files=${cf.options?.blob.enableBlobFiles ?? "unknown"}, min_blob_size=${cf.options?.blob.minBlobSize ?? "unknown"}`,
             {
-              blobFiles: cf.totals.blobFiles,
-              blobBytes: cf.totals.blobBytes,
+              blobFiles: t.blobFiles,
+              blobFileBytes: t.blobFileBytes,
+              blobRecordBytes: t.blobRecordBytes,
               blobCount,
-              garbageBlobBytes: cf.totals.garbageBlobBytes,
+              blobGarbageRecordBytes: t.blobGarbageRecordBytes,
               garbageBlobCount: garbageCount,
               garbageShare: gShare,
               enableBlobFiles: cf.options?.blob.enableBlobFiles ?? null,

@@ -17,7 +17,7 @@ export function blobLines(p: PaneProps): string[] {
   );
   const L = cf.layout.blob;
   out.push(
-    `${L.files} blob files, ${L.blobs} blobs, ${formatBytes(L.bytes)}, garbage ${formatBytes(L.garbageBytes)} (${pct(L.garbageShare)})`,
+    `${L.files} blob files ${formatBytes(L.fileBytes)}, ${L.blobs} records ${formatBytes(L.recordBytes)}, garbage ${formatBytes(L.garbageRecordBytes)} (${pct(L.garbageShare)})`,
   );
   out.push("");
   for (const f of cf.cf.blobFiles) {
