@@ -10,13 +10,19 @@ import {
   type PropertyValue,
   type ScanSummary,
   type SstTable,
+  type TableFormat,
+  type EntryView,
 } from "../format/index.js";
+import { CorruptionError } from "../util/errors.js";
 
 export interface TableReport {
   file: string;
   fileSize: number;
-  format: "block-based" | "leveldb";
+  format: TableFormat;
+  /** The footer's version: RocksDB's format_version, or Pebble's table format version. */
   formatVersion: number;
+  /** Pebble tables: Pebble's name of the format, e.g. "(Pebble,v1)". */
+  pebbleFormat?: string;
   checksum: string;
   compression: string;
   indexType: string;
@@ -43,9 +49,20 @@ export interface TableReport {
     mergeOperands: number;
     blobIndexes: number;
     dataBlocks: number;
+    /** Pebble tables with a range-key block: its entries by kind. */
+    rangeKeys?: { sets: number; unsets: number; deletes: number };
+    /** Pebble v3+ tables: SET values kept in value blocks. */
+    valuesInValueBlocks?: number;
   };
   /** `checksums: false` when the table stores none (checksum type none): blocks were only decoded. */
-  verify?: { ok: true; checksums: boolean; blocksVerified: number; bytesVerified: number };
+  verify?: {
+    ok: true;
+    checksums: boolean;
+    /** Whether the data entries were checked to be in internal-key order (bytewise comparators only). */
+    keyOrder: string;
+    blocksVerified: number;
+    bytesVerified: number;
+  };
   blocks?: { offset: number; size: number; separator: string; partition?: number }[];
   /** Reads and bytes this report cost. */
   io: { reads: number; bytes: number };
@@ -73,6 +90,7 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
     fileSize: t.fileSize,
     format: t.format,
     formatVersion: t.formatVersion,
+    ...(t.pebbleFormat ? { pebbleFormat: t.pebbleFormat } : {}),
     checksum: t.checksumType,
     compression: t.compression,
     indexType: t.indexType,
@@ -108,12 +126,14 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
   let summary: ScanSummary | undefined;
   if (opts.scan || opts.verify) {
     const before = { ...t.io };
-    summary = t.scan();
+    const order = opts.verify ? keyOrderChecker(t) : undefined;
+    summary = t.scan(order);
     if (opts.verify) {
       const v = t.verifyAllBlocks();
       r.verify = {
         ok: true,
         checksums: t.checksumType !== "none",
+        keyOrder: order ? "checked" : `not checked (comparator ${t.comparator})`,
         blocksVerified: v.blocks + summary.dataBlocks,
         bytesVerified: v.bytes + (t.io.bytes - before.bytes),
       };
@@ -132,10 +152,42 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
       mergeOperands: summary.mergeOperands,
       blobIndexes: summary.blobIndexes,
       dataBlocks: summary.dataBlocks,
+      ...(summary.rangeKeys ? { rangeKeys: summary.rangeKeys } : {}),
+      ...(summary.valuesInValueBlocks ? { valuesInValueBlocks: summary.valuesInValueBlocks } : {}),
     };
   }
   r.io = { ...t.io };
   return r;
+}
+
+const BYTEWISE = new Set(["leveldb.BytewiseComparator", "rocksdb.BytewiseComparator"]);
+
+/**
+ * A scan visitor that throws on the first data entry out of internal-key order: user keys ascending,
+ * and for one user key, sequence numbers descending. Only for bytewise comparators (undefined otherwise).
+ */
+function keyOrderChecker(t: SstTable): ((e: EntryView) => void) | undefined {
+  if (!BYTEWISE.has(t.comparator)) return undefined;
+  let prev: Buffer | undefined;
+  let prevSeqno = 0;
+  let n = 0;
+  return (e) => {
+    if (!e.blockHandle) return; // range deletions are checked as the block they are
+    const uk = e.key.subarray(0, e.userKeyLength);
+    if (prev) {
+      const c = Buffer.compare(prev, uk);
+      if (c > 0 || (c === 0 && e.seqno > prevSeqno)) {
+        throw new CorruptionError(
+          `keys out of order: entry ${n} (${toHex(uk)} #${e.seqno}) sorts before the entry above it (${toHex(prev)} #${prevSeqno})`,
+          t.path,
+          e.blockHandle.offset,
+        );
+      }
+    }
+    prev = Buffer.from(uk);
+    prevSeqno = e.seqno;
+    n++;
+  };
 }
 
 /** The JSON shape of issue 3 (plus the extra fields above). */
@@ -144,6 +196,7 @@ export function reportJson(r: TableReport): object {
     file: r.file,
     format: r.format,
     formatVersion: r.formatVersion,
+    ...(r.pebbleFormat ? { pebbleFormat: r.pebbleFormat } : {}),
     checksum: r.checksum,
     compression: r.compression,
     indexType: r.indexType,
@@ -173,11 +226,17 @@ function fmtFilter(f: FilterInfo): string {
   return parts.join(", ");
 }
 
+function formatLabel(r: TableReport): string {
+  if (r.format === "block-based") return `block-based v${r.formatVersion}`;
+  if (r.format === "pebble") return `Pebble table ${r.pebbleFormat ?? ""}`;
+  return r.format;
+}
+
 export function renderTableText(r: TableReport): string {
   const out: string[] = [];
   out.push(`${escapeText(r.file)} (${formatBytes(r.fileSize)})`);
   out.push(
-    `  format: ${r.format}${r.format === "block-based" ? ` v${r.formatVersion}` : ""}, checksum ${r.checksum}, compression ${escapeText(r.compression)}, index ${r.indexType}`,
+    `  format: ${formatLabel(r)}, checksum ${r.checksum}, compression ${escapeText(r.compression)}, index ${r.indexType}`,
   );
   const f = r.footer;
   out.push(
@@ -205,13 +264,19 @@ export function renderTableText(r: TableReport): string {
     out.push(
       `  scan: ${s.entries} entries (${s.dataEntries} in ${s.dataBlocks} data blocks, ${s.rangeDeletions} range deletions; ${s.deletions} deletions, ${s.mergeOperands} merges, ${s.blobIndexes} blob indexes)`,
     );
+    if (s.rangeKeys) {
+      const k = s.rangeKeys;
+      out.push(`        range keys: ${k.sets} sets, ${k.unsets} unsets, ${k.deletes} deletes`);
+    }
+    if (s.valuesInValueBlocks)
+      out.push(`        ${s.valuesInValueBlocks} values in value blocks (counted by their declared length)`);
     out.push(`        raw key bytes ${s.rawKeyBytes}, raw value bytes ${s.rawValueBytes}`);
     out.push(`        first key ${s.firstKey ?? "-"}`);
     out.push(`        last key  ${s.lastKey ?? "-"}`);
   }
   if (r.verify)
     out.push(
-      `  verify: ok, ${r.verify.blocksVerified} blocks, ${formatBytes(r.verify.bytesVerified)} checked`,
+      `  verify: ok, ${r.verify.blocksVerified} blocks, ${formatBytes(r.verify.bytesVerified)} checked, key order ${r.verify.keyOrder}`,
     );
   out.push(`  io: ${r.io.reads} reads, ${formatBytes(r.io.bytes)}`);
   return out.join("\n") + "\n";
