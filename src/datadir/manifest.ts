@@ -18,6 +18,7 @@ import {
   type NewFileEntry,
   type VersionEdit,
 } from "./version_edit.js";
+import { decodePebbleVersionEdit } from "./pebble_version_edit.js";
 import type { Finding, ManifestSummary } from "./model.js";
 import { LIMITS } from "../util/limits.js";
 
@@ -272,8 +273,12 @@ function pruneBlobFiles(cf: ReplayedColumnFamily): void {
   }
 }
 
-/** Replay a MANIFEST file into the current version per column family. Never throws on bad content. */
-export function replayManifest(path: string, file: string): ManifestReplay {
+/**
+ * Replay a MANIFEST file into the current version per column family. Never throws on bad content.
+ * `pebble`: the edits are Pebble's (pebble_version_edit.ts); Pebble has one keyspace, column family 0.
+ */
+export function replayManifest(path: string, file: string, opts: { pebble?: boolean } = {}): ManifestReplay {
+  const decode = opts.pebble ? decodePebbleVersionEdit : decodeVersionEdit;
   const size = statSync(path).size;
   const r = new Replayer(path, file, size);
   let complete = true;
@@ -287,7 +292,7 @@ export function replayManifest(path: string, file: string): ManifestReplay {
     r.summary.records++;
     let edit: VersionEdit;
     try {
-      edit = decodeVersionEdit(rec.data);
+      edit = decode(rec.data);
     } catch (e) {
       const at = e instanceof EditDecodeError ? e.at : 0;
       r.findings.push({
