@@ -16,6 +16,7 @@ import {
   EditDecodeError,
   type BlobFileAdditionEntry,
   type NewFileEntry,
+  type PebbleBlobFile,
   type VersionEdit,
 } from "./version_edit.js";
 import { decodePebbleVersionEdit } from "./pebble_version_edit.js";
@@ -46,6 +47,8 @@ export interface ManifestReplay {
   complete: boolean;
   /** Only LevelDB tags seen (no column families, no NewFile2+): a LevelDB MANIFEST, or an empty RocksDB one. */
   levelDbStyle: boolean;
+  /** Pebble: live blob files (value separation) by blob file id. */
+  pebbleBlobFiles: Map<number, PebbleBlobFile>;
 }
 
 export interface CurrentFile {
@@ -94,6 +97,7 @@ class Replayer {
   isLevelDb = true;
   /** Which of the entries recovery requires some edit carried (VersionEditHandler::CheckIterationResult). */
   readonly seen = { nextFileNumber: false, logNumber: false, lastSequence: false };
+  readonly pebbleBlobFiles = new Map<number, PebbleBlobFile>();
 
   constructor(
     private readonly path: string,
@@ -142,6 +146,8 @@ class Replayer {
     if (edit.minLogNumberToKeep !== undefined)
       s.minLogNumberToKeep = Math.max(s.minLogNumberToKeep, edit.minLogNumberToKeep);
     for (const w of edit.walAdditions) this.trackedWals.set(w.logNumber, w);
+    for (const b of edit.deletedBlobFiles ?? []) this.pebbleBlobFiles.delete(b.blobFileId);
+    for (const b of edit.newBlobFiles ?? []) this.pebbleBlobFiles.set(b.blobFileId, b);
     for (const d of edit.walDeletions)
       for (const n of [...this.trackedWals.keys()]) if (n < d) this.trackedWals.delete(n);
 
@@ -401,5 +407,6 @@ export function replayManifest(path: string, file: string, opts: { pebble?: bool
     findings: r.findings,
     complete,
     levelDbStyle: r.isLevelDb,
+    pebbleBlobFiles: r.pebbleBlobFiles,
   };
 }

@@ -81,7 +81,7 @@ export function scanWal(path: string, logNumber: number, opts: { pebble?: boolea
         addOps(out.ops, s.ops);
       }
     },
-    { logNumber },
+    { logNumber, pebble: opts.pebble },
   );
   out.size = res.fileSize;
   out.recyclable = res.recyclable;
