@@ -68,3 +68,55 @@ export function propertiesSummary(output: string): Map<string, string> {
   }
   return m;
 }
+
+/** One live table of the version `manifest dump` prints after "EOF". */
+export interface DumpedTable {
+  level: number;
+  fileNumber: number;
+  size: number;
+  smallestSeqno: number;
+  largestSeqno: number;
+}
+
+/**
+ * The version Pebble's `manifest dump` prints after its edits ("EOF", then "L0.0:" / "L6:" headers
+ * and one "  000011:[...] seqnums:[#0-#19] ... size:870" line per table), and the last values of the
+ * edits' fields.
+ */
+export function dumpedVersion(output: string): {
+  tables: DumpedTable[];
+  lastSeqNum?: number;
+  nextFileNum?: number;
+  logNum?: number;
+  comparer?: string;
+} {
+  const lines = output.split("\n");
+  const eof = lines.indexOf("EOF");
+  const out: ReturnType<typeof dumpedVersion> = { tables: [] };
+  for (const l of lines.slice(0, eof)) {
+    const m = /^\s+(comparer|next-file-num|last-seq-num|log-num):\s+(.*)$/.exec(l);
+    if (!m) continue;
+    if (m[1] === "comparer") out.comparer ??= m[2]!;
+    else if (m[1] === "next-file-num") out.nextFileNum = Number(m[2]);
+    else if (m[1] === "last-seq-num") out.lastSeqNum = Number(m[2]);
+    else out.logNum = Number(m[2]);
+  }
+  let level = -1;
+  for (const l of lines.slice(eof + 1)) {
+    const h = /^L(\d+)(\.\d+)?:$/.exec(l);
+    if (h) {
+      level = Number(h[1]);
+      continue;
+    }
+    const t = /^\s+(\d+):\[.*\] seqnums:\[#(\d+)-#(\d+)\].* size:(\d+)/.exec(l);
+    if (t && level >= 0)
+      out.tables.push({
+        level,
+        fileNumber: Number(t[1]),
+        smallestSeqno: Number(t[2]),
+        largestSeqno: Number(t[3]),
+        size: Number(t[4]),
+      });
+  }
+  return out;
+}
