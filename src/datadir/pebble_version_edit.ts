@@ -29,10 +29,10 @@ import {
   emptyEdit,
   getInternalKey,
   getSeq,
-  type InternalKey,
   type NewFileEntry,
   type VersionEdit,
 } from "./version_edit.js";
+import type { InternalKey } from "../base/internal_key.js";
 
 const PebbleTag = {
   Comparator: 1,
