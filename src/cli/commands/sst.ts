@@ -14,7 +14,8 @@ interface Args {
 
 export const command: CommandModule<object, Args> = {
   command: "sst <file>",
-  describe: "Describe one SST/LDB table: footer, meta blocks, properties, filter",
+  describe:
+    "Describe one SST/LDB table (RocksDB, LevelDB, Pebble up to (Pebble,v4)): footer, meta blocks, properties, filter",
   builder: (y) =>
     y
       .positional("file", { type: "string", demandOption: true, describe: "table file (.sst or .ldb)" })
@@ -24,7 +25,11 @@ export const command: CommandModule<object, Args> = {
         default: false,
         describe: "iterate every entry: counts, raw sizes, first/last key",
       })
-      .option("verify", { type: "boolean", default: false, describe: "verify the checksum of every block" })
+      .option("verify", {
+        type: "boolean",
+        default: false,
+        describe: "verify the checksum of every block and the key order",
+      })
       .option("blocks", {
         type: "boolean",
         default: false,
