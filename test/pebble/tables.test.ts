@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openTable } from "../../src/format/index.js";
-import { describeTable } from "../../src/format/report.js";
+import { describeTable } from "../../src/report/sst.js";
 import { LsmscopeError } from "../../src/util/errors.js";
 import { compareProperties, sstDumpProperties, sstDumpScan } from "../format/oracle.js";
 import { PEBBLE_FIXTURES, pebbleOutput, propertiesSummary } from "./expected.js";
