@@ -35,5 +35,11 @@ export function clientFilterExpectation(
   }
   if (instance.client === "geth" && instance.engine === "leveldb")
     return { kind: "bloom", bitsPerKey: 10, source: "geth opens LevelDB with a bloom(10) filter" };
+  if (instance.client === "geth" && instance.engine === "pebble")
+    return {
+      kind: "bloom",
+      bitsPerKey: 10,
+      source: "geth opens Pebble with bloom.FilterPolicy(10) on every level",
+    };
   return undefined;
 }

@@ -48,12 +48,6 @@ function vetModel(model: DatadirModel, role: ArmModel["arm"]): void {
   const where = label(role);
   if (model.instances.length === 0)
     throw new CheckCannotRunError(`${where}: ${noReadableStoreError(model).message}`, model.root);
-  const pebble = model.instances.find((i) => i.engine === "pebble");
-  if (pebble)
-    throw new CheckCannotRunError(
-      `${where}: ${escapeText(pebble.relPath)} is a Pebble store (current geth); lsmscope reads RocksDB and LevelDB only`,
-      pebble.path,
-    );
   const unreadable = model.instances.find((i) => !i.readable);
   if (unreadable) {
     const why = unreadable.findings.find((f) => f.severity === "error")?.message ?? "MANIFEST not readable";

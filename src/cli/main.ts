@@ -39,7 +39,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   let exitCode = 0;
   const parser = yargs(argv)
     .scriptName("lsmscope")
-    .usage("$0 <command> [options]\n\nForensic inspector for RocksDB and LevelDB stores.")
+    .usage("$0 <command> [options]\n\nForensic inspector for RocksDB, LevelDB and Pebble stores.")
     .version(packageVersion())
     .strict()
     .demandCommand(1, "name a command (see --help)")

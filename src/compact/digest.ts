@@ -15,7 +15,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable } from "../format/table.js";
 import { ValueType } from "../base/internal_key.js";
@@ -189,7 +189,8 @@ export async function resolveStore(dir: string): Promise<InstanceModel> {
   const stores = model.instances.filter(
     (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
   );
-  if (stores.length === 0) throw noReadableStoreError(model, "RocksDB store");
+  if (stores.length === 0)
+    throw pebbleEngineRefusal(model, "compact") ?? noReadableStoreError(model, "RocksDB store");
   if (stores.length > 1)
     throw new LsmscopeError(
       `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,

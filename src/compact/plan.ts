@@ -21,7 +21,7 @@
  */
 import { join, relative } from "node:path";
 import * as engine from "../engine/index.js";
-import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
+import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { optionsForCf } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
@@ -133,7 +133,8 @@ export async function planCompaction(dir: string, opts: PlanOptions = {}): Promi
   const stores = model.instances.filter(
     (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
   );
-  if (stores.length === 0) throw noReadableStoreError(model, "RocksDB store");
+  if (stores.length === 0)
+    throw pebbleEngineRefusal(model, "compact") ?? noReadableStoreError(model, "RocksDB store");
   if (stores.length > 1)
     throw new LsmscopeError(
       `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,

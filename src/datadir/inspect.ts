@@ -34,6 +34,15 @@ import type {
   TableDetails,
 } from "./model.js";
 import { loadTableDetailsReader, type TableDetailsReader } from "./table_details.js";
+import {
+  formatMajorVersion,
+  formatMajorVersionName,
+  markedManifest,
+  newestOptionsFile,
+  parsePebbleOptions,
+  readMarkers,
+} from "./pebble_store.js";
+import { gethEvidenceForPebble } from "./pebble_geth.js";
 
 const fileName = numberedFileName;
 
@@ -108,7 +117,7 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
 
   // datadir-level client verdict
   if (client.kind === "unknown") {
-    const kinds = new Set(instances.map((i) => (i.engine === "pebble" ? "pebble" : i.client)));
+    const kinds = new Set(instances.map((i) => i.client));
     kinds.delete("generic");
     if (kinds.size > 1) {
       // e.g. a directory holding several datadirs: each instance carries its own client
@@ -122,12 +131,13 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
         databases: instances.filter((i) => i.client === "nethermind").map((i) => i.clientDetail!.database!),
       };
       client.evidence.push("nethermind_db/<network>/<database> layout");
-    } else if (instances.some((i) => i.engine === "pebble")) {
-      client.kind = "pebble";
-      client.evidence.push("Pebble store (current geth)");
     } else if (kinds.has("geth")) {
       client.kind = "geth";
-      client.evidence.push("LevelDB store with geth key shapes");
+      client.evidence.push(
+        instances.some((i) => i.client === "geth" && i.engine === "pebble")
+          ? "Pebble store with geth evidence"
+          : "LevelDB store with geth key shapes",
+      );
     } else if (instances.length > 0) client.kind = "generic";
   }
   for (const i of instances) findings.push(...i.findings);
@@ -151,11 +161,29 @@ export function incompleteLine(reasons: string[]): string {
 }
 
 /**
+ * The refusal of a command that writes through the RocksDB engine (compact) when the only stores are
+ * Pebble's: no Pebble engine exists here, and RocksDB must never open a Pebble store. Undefined when the
+ * model holds a RocksDB store or no Pebble store.
+ */
+export function pebbleEngineRefusal(model: DatadirModel, command: string): LsmscopeError | undefined {
+  if (model.instances.some((i) => i.engine === "rocksdb")) return undefined;
+  const p = model.instances.find((i) => i.engine === "pebble");
+  if (!p) return undefined;
+  return new LsmscopeError(
+    `${command} refused: this is a Pebble store; no Pebble engine exists here and nothing is written to it`,
+    { file: p.path, exitCode: 3 },
+  );
+}
+
+/**
  * Why a command that needs a readable store has none, as a user error naming the path and the cause:
  * the no-store finding (with what the walk could not see), or the first error of the unreadable
  * instance (a dangling CURRENT, a MANIFEST that does not decode, a permission).
  */
-export function noReadableStoreError(model: DatadirModel, what = "RocksDB or LevelDB store"): LsmscopeError {
+export function noReadableStoreError(
+  model: DatadirModel,
+  what = "RocksDB, LevelDB or Pebble store",
+): LsmscopeError {
   const noStore = model.findings.find((f) => f.code === "no-store");
   if (noStore || model.instances.length === 0)
     return new LsmscopeError(noStore?.message ?? `no ${what} found`, { file: model.root });
@@ -206,10 +234,12 @@ function inspectStore(
   s.F = s.inst.findings;
   const { inst } = s;
 
-  if (recognisePebble(s)) return inst;
-  recogniseClient(s, root, besuRoot);
-  readOptions(s);
-  const replay = readVersion(s);
+  const pebble = recognisePebble(s);
+  if (!pebble) {
+    recogniseClient(s, root, besuRoot);
+    readOptions(s);
+  }
+  const replay = readVersion(s, pebble);
   if (!replay) return inst;
   if (!replay.complete) {
     versionUnreadable(s, replay, opts);
@@ -221,8 +251,10 @@ function inspectStore(
 
   const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
+  if (pebble) listPebbleBlobFiles(s, replay, live);
   noteUnreferencedFiles(s, live);
   if (gethCandidate) recogniseGeth(s, live);
+  if (pebble) recognisePebbleGeth(s, live);
   readStoreWals(inst, s.dir, s.names, opts);
   sumTotals(inst);
   if (tableReader) readTableDetails(s, live, tableReader, opts);
@@ -249,19 +281,81 @@ function emptyInstance(root: string, dir: string): InstanceModel {
   };
 }
 
-/** A Pebble store is recognised and reported, not read. */
+/**
+ * A Pebble store (pebble_store.ts): its markers (the current MANIFEST, the format major version) and
+ * Pebble's OPTIONS. Whose store it is waits for geth evidence (recognisePebbleGeth).
+ */
 function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
   if (!looksLikePebble(dir, names)) return false;
   inst.engine = "pebble";
-  inst.client = "geth";
-  inst.clientDetail = { role: "chaindata (Pebble)" };
-  F.push({
-    severity: "warn",
-    code: "pebble-unsupported",
-    file: dir,
-    message: "Pebble store (current geth): recognised, not readable by lsmscope yet",
-  });
+  const markers = readMarkers(names);
+  const fmv = formatMajorVersion(markers);
+  const manifest = markedManifest(markers);
+  inst.pebble = {
+    formatMajorVersion: fmv,
+    formatMajorVersionName: fmv !== undefined ? formatMajorVersionName(fmv) : undefined,
+    manifestMarker: manifest ? markers.get("manifest")!.file : undefined,
+  };
+  const opt = newestOptionsFile(dir, names);
+  if (opt) {
+    try {
+      const o = parsePebbleOptions(opt.path, opt.file);
+      inst.pebble.options = {
+        file: o.file,
+        path: o.path,
+        pebbleVersion: o.pebbleVersion,
+        options: o.options,
+        levels: o.levels,
+      };
+    } catch (e) {
+      F.push({
+        severity: "error",
+        code: "options-unreadable",
+        file: opt.path,
+        message: `cannot read OPTIONS: ${(e as Error).message}`,
+      });
+    }
+  }
   return true;
+}
+
+/** A Pebble store is geth's only with geth evidence (pebble_geth.ts); otherwise it stays generic. */
+function recognisePebbleGeth({ dir, inst, F }: StoreRead, live: LiveFiles): void {
+  const evidence = gethEvidenceForPebble(
+    dir,
+    live.tables.filter((t) => t.model.present).map((t) => ({ path: t.model.path, entry: t.entry })),
+  );
+  if (evidence.length > 0) {
+    inst.client = "geth";
+    inst.clientDetail = { role: "chaindata (Pebble)" };
+  }
+  F.push({
+    severity: "info",
+    code: "pebble-client",
+    file: dir,
+    message:
+      evidence.length > 0
+        ? `Pebble store, geth: ${evidence.join("; ")}`
+        : "Pebble store without geth evidence (no chaindata beside ancient/, no geth metadata key): generic",
+  });
+}
+
+/** Pebble's blob files (value separation): referenced by the MANIFEST, listed, their format not read. */
+function listPebbleBlobFiles({ dir, inst, F }: StoreRead, replay: ManifestReplay, live: LiveFiles): void {
+  if (replay.pebbleBlobFiles.size === 0) return;
+  let bytes = 0;
+  for (const b of replay.pebbleBlobFiles.values()) {
+    live.referencedBlobs.add(fileName(b.fileNumber, "blob"));
+    bytes += b.size;
+  }
+  inst.totals.blobFiles += replay.pebbleBlobFiles.size;
+  inst.totals.blobFileBytes += bytes;
+  F.push({
+    severity: "info",
+    code: "pebble-blob-files",
+    file: dir,
+    message: `${replay.pebbleBlobFiles.size} Pebble blob file(s) (value separation), ${bytes} bytes per the MANIFEST: listed, not read`,
+  });
 }
 
 /** Besu (DATABASE_METADATA.json beside or above) or Nethermind (its directory layout). */
@@ -299,22 +393,29 @@ function readOptions({ dir, names, inst, F }: StoreRead): void {
  * CURRENT → MANIFEST, replayed (or the newest MANIFEST present, flagged, when CURRENT does not lead to
  * one); decides the engine.
  */
-function readVersion({ dir, names, nameSet, inst, F }: StoreRead): ManifestReplay | undefined {
+function readVersion(
+  { dir, names, nameSet, inst, F }: StoreRead,
+  pebble: boolean,
+): ManifestReplay | undefined {
   const rocksSignals = nameSet.has("IDENTITY") || names.some((n) => /^OPTIONS-\d+$/.test(n));
   let replay: ManifestReplay | undefined;
-  const cur = readCurrent(dir);
+  // Pebble reads the MANIFEST its manifest marker names (CURRENT is kept for older readers)
+  const marker = inst.pebble?.manifestMarker;
+  const marked = marker ? markedManifest(readMarkers([marker])) : undefined;
+  const cur = marked ? { manifestName: marked, manifestNumber: Number(marked.slice(9)) } : readCurrent(dir);
+  const namedBy = marker ? `the manifest marker ${marker}` : "CURRENT";
   if ("manifestName" in cur) {
     inst.current = cur.manifestName;
     const mpath = join(dir, cur.manifestName);
     if (existsSync(mpath)) {
-      replay = safeReplay(mpath, cur.manifestName, F);
+      replay = safeReplay(mpath, cur.manifestName, F, pebble);
     } else {
       F.push({
         severity: "error",
         code: "current-dangling",
-        file: join(dir, "CURRENT"),
+        file: join(dir, marker ?? "CURRENT"),
         offset: 0,
-        message: `CURRENT names ${cur.manifestName}, which does not exist`,
+        message: `${namedBy} names ${cur.manifestName}, which does not exist`,
       });
     }
   } else {
@@ -332,12 +433,12 @@ function readVersion({ dir, names, nameSet, inst, F }: StoreRead): ManifestRepla
         severity: "warn",
         code: "manifest-fallback",
         file: join(dir, m),
-        message: `reading ${m} (the newest MANIFEST present) instead of what CURRENT names`,
+        message: `reading ${m} (the newest MANIFEST present) instead of what ${namedBy} names`,
       });
-      replay = safeReplay(join(dir, m), m, F);
+      replay = safeReplay(join(dir, m), m, F, pebble);
     }
   }
-  inst.engine = rocksSignals || (replay && !replay.levelDbStyle) ? "rocksdb" : "leveldb";
+  if (!pebble) inst.engine = rocksSignals || (replay && !replay.levelDbStyle) ? "rocksdb" : "leveldb";
   if (replay) {
     inst.manifest = replay.summary;
     F.push(...replay.findings);
@@ -442,7 +543,8 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
   let disk: number | undefined;
   if (f.pathId === 0) {
     for (const ext of sstExt) {
-      const cand = fileName(f.fileNumber, ext);
+      // a Pebble virtual table reads part of its backing table's file
+      const cand = fileName(f.virtualBacking ?? f.fileNumber, ext);
       if (nameSet.has(cand)) {
         name = cand;
         disk = sizeOf(dir, cand);
@@ -450,7 +552,7 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
       }
     }
   }
-  const fname = name ?? fileName(f.fileNumber, sstExt[0]!);
+  const fname = name ?? fileName(f.virtualBacking ?? f.fileNumber, sstExt[0]!);
   live.referencedTables.add(fname);
   const m: SstFileModel = {
     fileNumber: f.fileNumber,
@@ -493,7 +595,7 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
       file: m.path,
       message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
     });
-  } else if (disk !== f.fileSize) {
+  } else if (disk !== f.fileSize && f.virtualBacking === undefined) {
     F.push({
       severity: "error",
       code: "sst-size-mismatch",
@@ -639,9 +741,9 @@ function readTableDetails(
   }
 }
 
-function safeReplay(path: string, name: string, F: Finding[]): ManifestReplay | undefined {
+function safeReplay(path: string, name: string, F: Finding[], pebble = false): ManifestReplay | undefined {
   try {
-    return replayManifest(path, name);
+    return replayManifest(path, name, { pebble });
   } catch (e) {
     F.push({ severity: "error", code: "manifest-unreadable", file: path, message: (e as Error).message });
     return undefined;

@@ -78,7 +78,7 @@ export function inspectWals(
     const path = join(walDir, w.name);
     let scan;
     try {
-      scan = scanWal(path, w.number);
+      scan = scanWal(path, w.number, { pebble: inst.engine === "pebble" });
     } catch (e) {
       inst.findings.push({
         severity: "error",

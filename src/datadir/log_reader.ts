@@ -106,7 +106,17 @@ export interface LogScanOptions {
   verifyChecksums?: boolean;
   /** Stop after this many bytes of the file (tests). */
   limitBytes?: number;
+  /**
+   * A Pebble WAL: types 9-12 are Pebble's WAL-sync chunks (FULL/FIRST/MIDDLE/LAST; record/record.go),
+   * whose header is the recyclable one plus an 8-byte sync offset, instead of RocksDB's meanings.
+   */
+  pebble?: boolean;
 }
+
+/** Pebble's WAL-sync chunk types and header (record.go walSync*ChunkEncoding, walSyncHeaderSize). */
+const PEBBLE_WAL_SYNC_FIRST_TYPE = 9;
+const PEBBLE_WAL_SYNC_LAST_TYPE = 12;
+const PEBBLE_WAL_SYNC_HEADER_SIZE = 19;
 
 function isRecyclableType(t: number): boolean {
   return (
@@ -230,7 +240,15 @@ function scanLog(
           break;
         }
         const length = chunk[p + 4]! | (chunk[p + 5]! << 8);
-        const type = chunk[p + 6]!;
+        const storedType = chunk[p + 6]!;
+        const walSync =
+          opts.pebble === true &&
+          storedType >= PEBBLE_WAL_SYNC_FIRST_TYPE &&
+          storedType <= PEBBLE_WAL_SYNC_LAST_TYPE;
+        // a WAL-sync chunk is a recyclable chunk with a longer header: read it as one
+        const type = walSync
+          ? storedType - PEBBLE_WAL_SYNC_FIRST_TYPE + LogRecordType.RecyclableFull
+          : storedType;
         if (type === LogRecordType.Zero && length === 0) {
           // preallocated space: nothing more in this block; at the end of the file, the log ends
           if (chunkPos + got >= fileSize && allZero(chunk, p, got)) {
@@ -245,7 +263,11 @@ function scanLog(
           break;
         }
         const recyclable = isRecyclableType(type);
-        const headerSize = recyclable ? LOG_RECYCLABLE_HEADER_SIZE : LOG_HEADER_SIZE;
+        const headerSize = walSync
+          ? PEBBLE_WAL_SYNC_HEADER_SIZE
+          : recyclable
+            ? LOG_RECYCLABLE_HEADER_SIZE
+            : LOG_HEADER_SIZE;
         if (recyclable) {
           if (firstRecordSeen && !result.recyclable) {
             issues.push({

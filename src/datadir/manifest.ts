@@ -16,8 +16,10 @@ import {
   EditDecodeError,
   type BlobFileAdditionEntry,
   type NewFileEntry,
+  type PebbleBlobFile,
   type VersionEdit,
 } from "./version_edit.js";
+import { decodePebbleVersionEdit } from "./pebble_version_edit.js";
 import type { Finding, ManifestSummary } from "./model.js";
 import { LIMITS } from "../util/limits.js";
 
@@ -45,6 +47,8 @@ export interface ManifestReplay {
   complete: boolean;
   /** Only LevelDB tags seen (no column families, no NewFile2+): a LevelDB MANIFEST, or an empty RocksDB one. */
   levelDbStyle: boolean;
+  /** Pebble: live blob files (value separation) by blob file id. */
+  pebbleBlobFiles: Map<number, PebbleBlobFile>;
 }
 
 export interface CurrentFile {
@@ -93,6 +97,7 @@ class Replayer {
   isLevelDb = true;
   /** Which of the entries recovery requires some edit carried (VersionEditHandler::CheckIterationResult). */
   readonly seen = { nextFileNumber: false, logNumber: false, lastSequence: false };
+  readonly pebbleBlobFiles = new Map<number, PebbleBlobFile>();
 
   constructor(
     private readonly path: string,
@@ -141,6 +146,8 @@ class Replayer {
     if (edit.minLogNumberToKeep !== undefined)
       s.minLogNumberToKeep = Math.max(s.minLogNumberToKeep, edit.minLogNumberToKeep);
     for (const w of edit.walAdditions) this.trackedWals.set(w.logNumber, w);
+    for (const b of edit.deletedBlobFiles ?? []) this.pebbleBlobFiles.delete(b.blobFileId);
+    for (const b of edit.newBlobFiles ?? []) this.pebbleBlobFiles.set(b.blobFileId, b);
     for (const d of edit.walDeletions)
       for (const n of [...this.trackedWals.keys()]) if (n < d) this.trackedWals.delete(n);
 
@@ -272,8 +279,12 @@ function pruneBlobFiles(cf: ReplayedColumnFamily): void {
   }
 }
 
-/** Replay a MANIFEST file into the current version per column family. Never throws on bad content. */
-export function replayManifest(path: string, file: string): ManifestReplay {
+/**
+ * Replay a MANIFEST file into the current version per column family. Never throws on bad content.
+ * `pebble`: the edits are Pebble's (pebble_version_edit.ts); Pebble has one keyspace, column family 0.
+ */
+export function replayManifest(path: string, file: string, opts: { pebble?: boolean } = {}): ManifestReplay {
+  const decode = opts.pebble ? decodePebbleVersionEdit : decodeVersionEdit;
   const size = statSync(path).size;
   const r = new Replayer(path, file, size);
   let complete = true;
@@ -287,7 +298,7 @@ export function replayManifest(path: string, file: string): ManifestReplay {
     r.summary.records++;
     let edit: VersionEdit;
     try {
-      edit = decodeVersionEdit(rec.data);
+      edit = decode(rec.data);
     } catch (e) {
       const at = e instanceof EditDecodeError ? e.at : 0;
       r.findings.push({
@@ -396,5 +407,6 @@ export function replayManifest(path: string, file: string): ManifestReplay {
     findings: r.findings,
     complete,
     levelDbStyle: r.isLevelDb,
+    pebbleBlobFiles: r.pebbleBlobFiles,
   };
 }

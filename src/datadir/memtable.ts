@@ -37,6 +37,8 @@ export interface ReplayOptions {
   /** Value types this caller cannot interpret: a write of one ends its batch's decoding, counted as
    *  undecodable (the writes before it were delivered). */
   unsupportedTypes?: ReadonlySet<number>;
+  /** The WALs are a Pebble store's (Pebble's chunk types and batch kinds). */
+  pebble?: boolean;
 }
 
 export interface ReplayResult {
@@ -61,10 +63,15 @@ export function replayWalWrites(
     scanLogFile(
       w.path,
       (rec) => {
-        const r = forEachBatchWrite(rec.data, (write) => {
-          if (unsupported?.has(write.type)) return false;
-          if (write.cf === cfId) onWrite(write);
-        });
+        const r = forEachBatchWrite(
+          rec.data,
+          (write) => {
+            if (unsupported?.has(write.type)) return false;
+            if (write.cf === cfId) onWrite(write);
+          },
+          undefined,
+          { pebble: opts.pebble },
+        );
         if (r.stopped) out.undecodable++;
         if (!r.error) return;
         out.undecodable++;
@@ -74,7 +81,7 @@ export function replayWalWrites(
           offset: rec.offset,
         });
       },
-      w.logNumber !== undefined ? { logNumber: w.logNumber } : {},
+      w.logNumber !== undefined ? { logNumber: w.logNumber, pebble: opts.pebble } : { pebble: opts.pebble },
     );
   }
   return out;

@@ -267,10 +267,12 @@ export interface InstanceModel {
     besuVersion?: number;
     role?: string;
   };
-  /** False for Pebble and for stores whose MANIFEST could not be read at all. */
+  /** False for stores whose MANIFEST could not be read at all. */
   readable: boolean;
-  /** What CURRENT names. */
+  /** What CURRENT (or, in a Pebble store, the manifest marker) names. */
   current?: string;
+  /** Pebble stores: what Pebble's own files say (pebble_store.ts). */
+  pebble?: PebbleStoreModel;
   manifest?: ManifestSummary;
   options?: OptionsFileModel;
   columnFamilies: ColumnFamilyModel[];
@@ -281,6 +283,23 @@ export interface InstanceModel {
   /** Table and blob file bytes on disk (blobFileBytes), WAL file bytes. */
   totals: { sstFiles: number; sstBytes: number; blobFiles: number; blobFileBytes: number; walBytes: number };
   findings: Finding[];
+}
+
+export interface PebbleStoreModel {
+  /** From the format-version marker; undefined when the store has none. */
+  formatMajorVersion?: number;
+  /** Pebble's name of it, e.g. "FormatFlushableIngest". */
+  formatMajorVersionName?: string;
+  /** The marker file naming the current MANIFEST, when present (Pebble reads it rather than CURRENT). */
+  manifestMarker?: string;
+  /** The newest OPTIONS file, in Pebble's format. */
+  options?: {
+    file: string;
+    path: string;
+    pebbleVersion?: string;
+    options: Record<string, string>;
+    levels: Record<number, Record<string, string>>;
+  };
 }
 
 export interface ClientInfo {

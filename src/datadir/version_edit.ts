@@ -83,6 +83,14 @@ export interface NewFileEntry {
   minTimestamp?: string;
   maxTimestamp?: string;
   unknownCustomTags?: number[];
+  /** Pebble: a virtual table over part of this backing table's file number. */
+  virtualBacking?: number;
+  /** Pebble (NewFile5): the table holds range keys between these bounds. */
+  rangeKeyBounds?: { smallest: InternalKey; largest: InternalKey };
+  /** Pebble (NewFile5): false when the table holds range keys only. */
+  hasPointKeys?: boolean;
+  /** Pebble: values of this table kept in blob files (blob file id, value bytes referenced). */
+  blobReferences?: { blobFileId: number; valueSize: number }[];
 }
 
 export interface BlobFileAdditionEntry {
@@ -125,6 +133,21 @@ export interface VersionEdit {
   lastCompactedManifestFileSize?: number;
   /** Forward-compatible tags we skipped. */
   ignoredTags: number[];
+  /** Pebble: physical files that virtual tables read (file number, size) and backings dropped. */
+  createdBackingTables?: { fileNumber: number; size: number }[];
+  removedBackingTables?: number[];
+  /** Pebble: blob files (value separation) added and deleted, by blob file id. */
+  newBlobFiles?: PebbleBlobFile[];
+  deletedBlobFiles?: { blobFileId: number; fileNumber: number }[];
+}
+
+/** A Pebble blob file as its MANIFEST entry records it. */
+export interface PebbleBlobFile {
+  blobFileId: number;
+  fileNumber: number;
+  size: number;
+  valueSize: number;
+  creationTime: number;
 }
 
 export const Tag = {
@@ -205,7 +228,7 @@ function copyBytes(b: Uint8Array): Uint8Array {
   return Uint8Array.prototype.slice.call(b);
 }
 
-function getInternalKey(c: Cursor): InternalKey {
+export function getInternalKey(c: Cursor): InternalKey {
   // one copy straight out of the record: the log reader reuses its buffer after the callback
   const len = getVarint32(c);
   if (c.pos + len > c.end) throw new RangeError("internal key runs past end of record");
@@ -214,7 +237,7 @@ function getInternalKey(c: Cursor): InternalKey {
   return decodeInternalKey(bytes);
 }
 
-function getSeq(c: Cursor): number {
+export function getSeq(c: Cursor): number {
   const start = c.pos;
   try {
     return getVarint64Number(c);
@@ -316,7 +339,33 @@ function decodeWalAddition(c: Cursor): { logNumber: number; syncedSize?: number 
 
 /** Decode one VersionEdit record. Throws EditDecodeError naming the offset inside the record. */
 export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
-  const edit: VersionEdit = {
+  const edit = emptyEdit();
+  const c = cursor(rec);
+  let tagStart = 0;
+  let tag = 0;
+  try {
+    while (c.pos < c.end) {
+      tagStart = c.pos;
+      tag = getVarint32(c);
+      decodeRocksTag(tag, tagStart, c, edit);
+    }
+  } catch (e) {
+    throw asEditError(e, tag, tagStart);
+  }
+  return edit;
+}
+
+/** A malformed field as an EditDecodeError at the tag's offset. */
+export function asEditError(e: unknown, tag: number, tagStart: number): EditDecodeError {
+  if (e instanceof EditDecodeError) return e;
+  return new EditDecodeError(
+    `malformed VersionEdit field (tag ${tag}): ${e instanceof Error ? e.message : String(e)}`,
+    tagStart,
+  );
+}
+
+export function emptyEdit(): VersionEdit {
+  return {
     columnFamily: 0,
     columnFamilyDrop: false,
     deletedFiles: [],
@@ -328,157 +377,145 @@ export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
     walDeletions: [],
     ignoredTags: [],
   };
-  const c = cursor(rec);
-  let tagStart = 0;
-  let tag = 0;
-  try {
-    while (c.pos < c.end) {
-      tagStart = c.pos;
-      tag = getVarint32(c);
-      switch (tag) {
-        case Tag.Comparator:
-          edit.comparator = latin1(getLengthPrefixed(c));
-          break;
-        case Tag.LogNumber:
-          edit.logNumber = getVarint64Number(c);
-          break;
-        case Tag.PrevLogNumber:
-          edit.prevLogNumber = getVarint64Number(c);
-          break;
-        case Tag.NextFileNumber:
-          edit.nextFileNumber = getVarint64Number(c);
-          break;
-        case Tag.LastSequence:
-          edit.lastSequence = getSeq(c);
-          break;
-        case Tag.MaxColumnFamily:
-          edit.maxColumnFamily = getVarint32(c);
-          break;
-        case Tag.MinLogNumberToKeep:
-          edit.minLogNumberToKeep = getVarint64Number(c);
-          break;
-        case Tag.CompactCursor: {
-          const level = getVarint32(c);
-          edit.compactCursors.push({ level, key: getInternalKey(c) });
-          break;
-        }
-        case Tag.DeletedFile: {
-          const level = getVarint32(c);
-          edit.deletedFiles.push({ level, fileNumber: getVarint64Number(c) });
-          break;
-        }
-        case Tag.NewFile:
-        case Tag.NewFile2:
-        case Tag.NewFile3:
-        case Tag.NewFile4: {
-          const level = getVarint32(c);
-          const fileNumber = getVarint64Number(c);
-          const pathId = tag === Tag.NewFile3 ? getVarint32(c) : 0;
-          const fileSize = getVarint64Number(c);
-          const smallest = getInternalKey(c);
-          const largest = getInternalKey(c);
-          let smallestSeqno: number | undefined;
-          let largestSeqno: number | undefined;
-          if (tag !== Tag.NewFile) {
-            // LevelDB's NewFile records no sequence numbers per file
-            smallestSeqno = getSeq(c);
-            largestSeqno = getSeq(c);
-          }
-          const f: NewFileEntry = {
-            level,
-            fileNumber,
-            pathId,
-            fileSize,
-            smallest,
-            largest,
-            smallestSeqno,
-            largestSeqno,
-            tag,
-          };
-          if (tag === Tag.NewFile4) decodeNewFile4Custom(c, f, edit);
-          edit.newFiles.push(f);
-          break;
-        }
-        case Tag.ColumnFamily:
-          edit.columnFamily = getVarint32(c);
-          break;
-        case Tag.ColumnFamilyAdd:
-          edit.columnFamilyAdd = copyBytes(getLengthPrefixed(c));
-          break;
-        case Tag.ColumnFamilyDrop:
-          edit.columnFamilyDrop = true;
-          break;
-        case Tag.InAtomicGroup:
-          edit.atomicGroupRemaining = getVarint32(c);
-          break;
-        case Tag.BlobFileAddition:
-        case Tag.BlobFileAdditionDeprecated: {
-          const blobFileNumber = getVarint64Number(c);
-          const totalBlobCount = getVarint64Number(c);
-          const totalBlobBytes = getVarint64Number(c);
-          const checksumMethod = utf8(getLengthPrefixed(c));
-          const checksumValue = toHex(getLengthPrefixed(c));
-          decodeCustomFieldsUntilEnd(c, "BlobFileAddition");
-          edit.blobFileAdditions.push({
-            blobFileNumber,
-            totalBlobCount,
-            totalBlobBytes,
-            checksumMethod,
-            checksumValue,
-          });
-          break;
-        }
-        case Tag.BlobFileGarbage:
-        case Tag.BlobFileGarbageDeprecated: {
-          const blobFileNumber = getVarint64Number(c);
-          const garbageBlobCount = getVarint64Number(c);
-          const garbageBlobBytes = getVarint64Number(c);
-          decodeCustomFieldsUntilEnd(c, "BlobFileGarbage");
-          edit.blobFileGarbage.push({ blobFileNumber, garbageBlobCount, garbageBlobBytes });
-          break;
-        }
-        case Tag.DbId:
-          edit.dbId = utf8(getLengthPrefixed(c));
-          break;
-        case Tag.WalAddition:
-          edit.walAdditions.push(decodeWalAddition(c));
-          break;
-        case Tag.WalAddition2:
-          edit.walAdditions.push(decodeWalAddition(cursor(getLengthPrefixed(c))));
-          break;
-        case Tag.WalDeletion:
-          edit.walDeletions.push(getVarint64Number(c));
-          break;
-        case Tag.WalDeletion2:
-          edit.walDeletions.push(getVarint64Number(cursor(getLengthPrefixed(c))));
-          break;
-        case Tag.FullHistoryTsLow:
-          edit.fullHistoryTsLow = toHex(getLengthPrefixed(c));
-          break;
-        case Tag.PersistUserDefinedTimestamps: {
-          const v = getLengthPrefixed(c);
-          edit.persistUserDefinedTimestamps = v[0] === 1;
-          break;
-        }
-        case Tag.LastCompactedManifestFileSize:
-          edit.lastCompactedManifestFileSize = getVarint64Number(cursor(getLengthPrefixed(c)));
-          break;
-        default:
-          if (tag & Tag.SafeIgnoreMask) {
-            // forward-compatible tag (incl. SubcompactionProgress): length-prefixed, skip it
-            getLengthPrefixed(c);
-            edit.ignoredTags.push(tag);
-          } else {
-            throw new EditDecodeError(`unknown VersionEdit tag ${tag}`, tagStart);
-          }
-      }
+}
+
+/** Decode the fields of one RocksDB/LevelDB tag into `edit`. */
+function decodeRocksTag(tag: number, tagStart: number, c: Cursor, edit: VersionEdit): void {
+  switch (tag) {
+    case Tag.Comparator:
+      edit.comparator = latin1(getLengthPrefixed(c));
+      break;
+    case Tag.LogNumber:
+      edit.logNumber = getVarint64Number(c);
+      break;
+    case Tag.PrevLogNumber:
+      edit.prevLogNumber = getVarint64Number(c);
+      break;
+    case Tag.NextFileNumber:
+      edit.nextFileNumber = getVarint64Number(c);
+      break;
+    case Tag.LastSequence:
+      edit.lastSequence = getSeq(c);
+      break;
+    case Tag.MaxColumnFamily:
+      edit.maxColumnFamily = getVarint32(c);
+      break;
+    case Tag.MinLogNumberToKeep:
+      edit.minLogNumberToKeep = getVarint64Number(c);
+      break;
+    case Tag.CompactCursor: {
+      const level = getVarint32(c);
+      edit.compactCursors.push({ level, key: getInternalKey(c) });
+      break;
     }
-  } catch (e) {
-    if (e instanceof EditDecodeError) throw e;
-    throw new EditDecodeError(
-      `malformed VersionEdit field (tag ${tag}): ${e instanceof Error ? e.message : String(e)}`,
-      tagStart,
-    );
+    case Tag.DeletedFile: {
+      const level = getVarint32(c);
+      edit.deletedFiles.push({ level, fileNumber: getVarint64Number(c) });
+      break;
+    }
+    case Tag.NewFile:
+    case Tag.NewFile2:
+    case Tag.NewFile3:
+    case Tag.NewFile4: {
+      const level = getVarint32(c);
+      const fileNumber = getVarint64Number(c);
+      const pathId = tag === Tag.NewFile3 ? getVarint32(c) : 0;
+      const fileSize = getVarint64Number(c);
+      const smallest = getInternalKey(c);
+      const largest = getInternalKey(c);
+      let smallestSeqno: number | undefined;
+      let largestSeqno: number | undefined;
+      if (tag !== Tag.NewFile) {
+        // LevelDB's NewFile records no sequence numbers per file
+        smallestSeqno = getSeq(c);
+        largestSeqno = getSeq(c);
+      }
+      const f: NewFileEntry = {
+        level,
+        fileNumber,
+        pathId,
+        fileSize,
+        smallest,
+        largest,
+        smallestSeqno,
+        largestSeqno,
+        tag,
+      };
+      if (tag === Tag.NewFile4) decodeNewFile4Custom(c, f, edit);
+      edit.newFiles.push(f);
+      break;
+    }
+    case Tag.ColumnFamily:
+      edit.columnFamily = getVarint32(c);
+      break;
+    case Tag.ColumnFamilyAdd:
+      edit.columnFamilyAdd = copyBytes(getLengthPrefixed(c));
+      break;
+    case Tag.ColumnFamilyDrop:
+      edit.columnFamilyDrop = true;
+      break;
+    case Tag.InAtomicGroup:
+      edit.atomicGroupRemaining = getVarint32(c);
+      break;
+    case Tag.BlobFileAddition:
+    case Tag.BlobFileAdditionDeprecated: {
+      const blobFileNumber = getVarint64Number(c);
+      const totalBlobCount = getVarint64Number(c);
+      const totalBlobBytes = getVarint64Number(c);
+      const checksumMethod = utf8(getLengthPrefixed(c));
+      const checksumValue = toHex(getLengthPrefixed(c));
+      decodeCustomFieldsUntilEnd(c, "BlobFileAddition");
+      edit.blobFileAdditions.push({
+        blobFileNumber,
+        totalBlobCount,
+        totalBlobBytes,
+        checksumMethod,
+        checksumValue,
+      });
+      break;
+    }
+    case Tag.BlobFileGarbage:
+    case Tag.BlobFileGarbageDeprecated: {
+      const blobFileNumber = getVarint64Number(c);
+      const garbageBlobCount = getVarint64Number(c);
+      const garbageBlobBytes = getVarint64Number(c);
+      decodeCustomFieldsUntilEnd(c, "BlobFileGarbage");
+      edit.blobFileGarbage.push({ blobFileNumber, garbageBlobCount, garbageBlobBytes });
+      break;
+    }
+    case Tag.DbId:
+      edit.dbId = utf8(getLengthPrefixed(c));
+      break;
+    case Tag.WalAddition:
+      edit.walAdditions.push(decodeWalAddition(c));
+      break;
+    case Tag.WalAddition2:
+      edit.walAdditions.push(decodeWalAddition(cursor(getLengthPrefixed(c))));
+      break;
+    case Tag.WalDeletion:
+      edit.walDeletions.push(getVarint64Number(c));
+      break;
+    case Tag.WalDeletion2:
+      edit.walDeletions.push(getVarint64Number(cursor(getLengthPrefixed(c))));
+      break;
+    case Tag.FullHistoryTsLow:
+      edit.fullHistoryTsLow = toHex(getLengthPrefixed(c));
+      break;
+    case Tag.PersistUserDefinedTimestamps: {
+      const v = getLengthPrefixed(c);
+      edit.persistUserDefinedTimestamps = v[0] === 1;
+      break;
+    }
+    case Tag.LastCompactedManifestFileSize:
+      edit.lastCompactedManifestFileSize = getVarint64Number(cursor(getLengthPrefixed(c)));
+      break;
+    default:
+      if (tag & Tag.SafeIgnoreMask) {
+        // forward-compatible tag (incl. SubcompactionProgress): length-prefixed, skip it
+        getLengthPrefixed(c);
+        edit.ignoredTags.push(tag);
+      } else {
+        throw new EditDecodeError(`unknown VersionEdit tag ${tag}`, tagStart);
+      }
   }
-  return edit;
 }

@@ -27,7 +27,8 @@ export interface WalScan {
   findings: Finding[];
 }
 
-export function scanWal(path: string, logNumber: number): WalScan {
+/** `pebble`: a Pebble WAL (its batches in Pebble's record format). */
+export function scanWal(path: string, logNumber: number, opts: { pebble?: boolean } = {}): WalScan {
   const out: WalScan = {
     path,
     logNumber,
@@ -44,7 +45,7 @@ export function scanWal(path: string, logNumber: number): WalScan {
     (rec) => {
       out.records++;
       out.bytes += rec.data.length;
-      const b = decodeWriteBatch(rec.data);
+      const b = decodeWriteBatch(rec.data, opts);
       if (b.error) {
         out.findings.push({
           severity: "warn",
@@ -80,7 +81,7 @@ export function scanWal(path: string, logNumber: number): WalScan {
         addOps(out.ops, s.ops);
       }
     },
-    { logNumber },
+    { logNumber, pebble: opts.pebble },
   );
   out.size = res.fileSize;
   out.recyclable = res.recyclable;

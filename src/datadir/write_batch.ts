@@ -75,7 +75,8 @@ const OP_KIND: Record<number, OpKind> = {
   [ValueType.ValuePreferredSeqno]: "timedPut",
 };
 
-export function decodeWriteBatch(rec: Uint8Array): DecodedBatch {
+/** `pebble`: the batch is Pebble's (batchrepr): its own record kinds, no column families. */
+export function decodeWriteBatch(rec: Uint8Array, opts: { pebble?: boolean } = {}): DecodedBatch {
   if (rec.length < WRITE_BATCH_HEADER)
     return {
       sequence: 0,
@@ -106,7 +107,12 @@ export function decodeWriteBatch(rec: Uint8Array): DecodedBatch {
       s.valueBytes += w.value.length;
       out.writes++;
     },
-    () => stats(0).ops.other++,
+    (_tag, takesSeqno) => {
+      stats(0).ops.other++;
+      // Pebble's range keys, ingestions and excises take a sequence number and count in the header
+      if (takesSeqno) out.writes++;
+    },
+    opts,
   );
   if (r.error)
     out.error = r.error.message.startsWith("unknown WriteBatch tag")
@@ -149,6 +155,28 @@ const WRITE_TAGS: Record<number, [number, boolean, boolean]> = {
 const EMPTY = new Uint8Array(0);
 
 /**
+ * Pebble's batch records (batchrepr/reader.go): kind byte, varstring key, and a varstring value for
+ * the kinds marked so (DELSIZED's value is the uvarint size of what it deletes). Point kinds map to
+ * the RocksDB value type a table would hold; the others take a sequence number but write no point.
+ */
+const PEBBLE_KINDS: Record<number, { type?: number; hasValue: boolean; takesSeqno: boolean }> = {
+  0: { type: ValueType.Deletion, hasValue: false, takesSeqno: true },
+  1: { type: ValueType.Value, hasValue: true, takesSeqno: true },
+  2: { type: ValueType.Merge, hasValue: true, takesSeqno: true },
+  3: { hasValue: false, takesSeqno: false }, // LogData: the "key" is the blob
+  7: { type: ValueType.SingleDeletion, hasValue: false, takesSeqno: true },
+  15: { type: ValueType.RangeDeletion, hasValue: true, takesSeqno: true },
+  18: { type: ValueType.Value, hasValue: false, takesSeqno: true }, // SETWITHDEL (not in batches)
+  19: { hasValue: true, takesSeqno: true }, // RANGEKEYDEL
+  20: { hasValue: true, takesSeqno: true }, // RANGEKEYUNSET
+  21: { hasValue: true, takesSeqno: true }, // RANGEKEYSET
+  22: { hasValue: false, takesSeqno: true }, // INGESTSST
+  23: { type: ValueType.Deletion, hasValue: true, takesSeqno: true }, // DELSIZED
+  24: { hasValue: true, takesSeqno: true }, // EXCISE
+  26: { hasValue: true, takesSeqno: true }, // INGESTSST with blobs
+};
+
+/**
  * Visit every sequence-numbered write of one WriteBatch in record order (the batch's sequence
  * number, then +1 per write). `visit` returning false stops the walk (reported as `stopped`).
  * A record that cannot be decoded ends the walk with `error`; the writes before it were visited.
@@ -157,8 +185,12 @@ const EMPTY = new Uint8Array(0);
 export function forEachBatchWrite(
   rec: Uint8Array,
   visit: (w: BatchWrite) => boolean | void,
-  /** Called for each record that takes no sequence number (LogData, 2PC markers, Noop). */
-  onOther?: (tag: number) => void,
+  /**
+   * Called for each record that is no point write: LogData, 2PC markers, Noop (no sequence number);
+   * Pebble's range keys, ingestions and excises (`takesSeqno`).
+   */
+  onOther?: (tag: number, takesSeqno: boolean) => void,
+  opts: { pebble?: boolean } = {},
 ): { error?: { at: number; message: string }; stopped?: boolean } {
   if (rec.length < WRITE_BATCH_HEADER)
     return {
@@ -172,6 +204,18 @@ export function forEachBatchWrite(
     while (c.pos < c.end) {
       at = c.pos;
       const tag = c.buf[c.pos++]!;
+      if (opts.pebble) {
+        const k = PEBBLE_KINDS[tag];
+        if (!k) return { error: { at, message: `unknown Pebble batch kind 0x${tag.toString(16)}` } };
+        const key = getLengthPrefixed(c);
+        const value = k.hasValue ? getLengthPrefixed(c) : EMPTY;
+        if (k.type === undefined) {
+          if (k.takesSeqno) seqno++;
+          onOther?.(tag, k.takesSeqno);
+        } else if (visit({ cf: 0, type: k.type, key, value, seqno: seqno++ }) === false)
+          return { stopped: true };
+        continue;
+      }
       const spec = WRITE_TAGS[tag];
       if (spec) {
         const [type, hasCf, hasValue] = spec;
@@ -187,18 +231,18 @@ export function forEachBatchWrite(
         case 0x0b: // Commit xid
         case 0x0c: // Rollback xid
           getLengthPrefixed(c);
-          onOther?.(tag);
+          onOther?.(tag, false);
           break;
         case 0x15: // Commit with timestamp: ts, xid
           getLengthPrefixed(c);
           getLengthPrefixed(c);
-          onOther?.(tag);
+          onOther?.(tag, false);
           break;
         case 0x0d: // Noop
         case 0x09: // BeginPrepare
         case 0x12: // BeginPersistedPrepare
         case 0x13: // BeginUnprepare
-          onOther?.(tag);
+          onOther?.(tag, false);
           break;
         default:
           return { error: { at, message: `unknown WriteBatch tag 0x${tag.toString(16)}` } };

@@ -18,6 +18,8 @@ export enum BlockKind {
   FilterPartitionIndex = "filter partition index",
   FilterPartition = "filter partition",
   RangeDeletion = "range deletion",
+  /** Pebble: range keys (RANGEKEYSET / UNSET / DEL). */
+  RangeKey = "range-key",
   CompressionDictionary = "compression dictionary",
   HashIndexMeta = "hash index meta block",
   /** A meta block this reader only checks (its name says what it is). */
@@ -31,6 +33,10 @@ export const META_PROPERTIES_OLD = "rocksdb.stats";
 export const META_INDEX = "rocksdb.index";
 export const META_COMPRESSION_DICT = "rocksdb.compression_dict";
 export const META_RANGE_DEL = "rocksdb.range_del";
+/** Pebble's name for the range-deletion block (same layout). */
+export const META_RANGE_DEL2 = "rocksdb.range_del2";
+/** Pebble's range-key block (pebble.ts). */
+export const META_PEBBLE_RANGE_KEY = "pebble.range_key";
 export const FULL_FILTER_PREFIX = "fullfilter.";
 export const PARTITIONED_FILTER_PREFIX = "partitionedfilter.";
 export const BLOCK_BASED_FILTER_PREFIX = "filter.";
@@ -40,7 +46,8 @@ export function metaBlockKind(name: string): BlockKind {
   if (name === META_PROPERTIES || name === META_PROPERTIES_OLD) return BlockKind.Properties;
   if (name === META_INDEX) return BlockKind.Index;
   if (name === META_COMPRESSION_DICT) return BlockKind.CompressionDictionary;
-  if (name === META_RANGE_DEL) return BlockKind.RangeDeletion;
+  if (name === META_RANGE_DEL || name === META_RANGE_DEL2) return BlockKind.RangeDeletion;
+  if (name === META_PEBBLE_RANGE_KEY) return BlockKind.RangeKey;
   if (name.startsWith(PARTITIONED_FILTER_PREFIX)) return BlockKind.FilterPartitionIndex;
   if (name.startsWith(FULL_FILTER_PREFIX) || name.startsWith(BLOCK_BASED_FILTER_PREFIX))
     return BlockKind.Filter;

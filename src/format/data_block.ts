@@ -5,6 +5,13 @@
 import { Block, BlockCursor } from "./block.js";
 import type { BlockHandle } from "./handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
+import {
+  decodePrefixedValue,
+  pebbleAsValueType,
+  pebbleKind,
+  PebbleKind,
+  type PebbleEntries,
+} from "./pebble.js";
 
 /**
  * The entry a scan visitor sees. It is reused: `key` and `data` are only valid during the callback;
@@ -30,6 +37,39 @@ export interface EntryView {
 /** A cursor over a data (or range-deletion) block whose keys are internal keys. */
 export class DataCursor extends BlockCursor implements EntryView {
   blockHandle: BlockHandle | undefined;
+  /** Set for Pebble tables: next() normalises kinds and strips value prefixes. */
+  readonly pebble: PebbleEntries | undefined;
+  /** Pebble: the last entry's value lives in a value block (not resolved; see declaredValueLength). */
+  valueInValueBlock = false;
+  /** Pebble: the value's length as written (for a value-block value, the length its handle declares). */
+  declaredValueLength = 0;
+  constructor(pebble?: PebbleEntries) {
+    super();
+    this.pebble = pebble;
+  }
+  override next(): boolean {
+    if (!super.next()) return false;
+    const p = this.pebble;
+    if (p === undefined || this.keyLength < 8) return true;
+    const kp = this.keyLength - 8;
+    const raw = this.key[kp]!;
+    const kind = pebbleAsValueType(raw);
+    if (kind !== raw) this.key[kp] = kind;
+    this.valueInValueBlock = false;
+    if (p.valuePrefix && pebbleKind(raw) === PebbleKind.Set) {
+      let v;
+      try {
+        v = decodePrefixedValue(this.data, this.valueOffset, this.valueLength);
+      } catch (err) {
+        throw this.block.corrupt((err as Error).message, this.entryOffset);
+      }
+      if (v.where !== "in-place") this.valueInValueBlock = true;
+      this.valueOffset = v.offset;
+      this.valueLength = v.where === "in-place" ? v.length : this.valueLength - 1;
+      this.declaredValueLength = v.length;
+    } else this.declaredValueLength = this.valueLength;
+    return true;
+  }
   get userKeyLength(): number {
     return this.keyLength - 8;
   }
@@ -48,9 +88,11 @@ export class DataCursor extends BlockCursor implements EntryView {
 export class DataBlock {
   readonly block: Block;
   readonly handle: BlockHandle;
-  constructor(block: Block, handle: BlockHandle) {
+  private readonly pebble: PebbleEntries | undefined;
+  constructor(block: Block, handle: BlockHandle, pebble?: PebbleEntries) {
     this.block = block;
     this.handle = handle;
+    this.pebble = pebble;
   }
   /** Number of restart points and whether the data-block hash index bit is set. */
   get numRestarts(): number {
@@ -65,18 +107,18 @@ export class DataBlock {
    * the target; undefined if every entry sorts before it.
    */
   seek(cmp: (key: Buffer, keyLength: number) => number): (EntryView & { next(): boolean }) | undefined {
-    const c = new DataCursor().reset(this.block);
+    const c = new DataCursor(this.pebble).reset(this.block);
     c.blockHandle = this.handle;
     return c.seek(cmp) ? c : undefined;
   }
   /** A cursor over the entries (reused key buffer, values as ranges of the block). */
   cursor(): EntryView & { next(): boolean } {
-    const c = new DataCursor().reset(this.block);
+    const c = new DataCursor(this.pebble).reset(this.block);
     c.blockHandle = this.handle;
     return c;
   }
   *[Symbol.iterator](): Generator<{ userKey: Buffer; seqno: number; type: number; value: Buffer }> {
-    const c = new DataCursor().reset(this.block);
+    const c = new DataCursor(this.pebble).reset(this.block);
     while (c.next()) yield { userKey: c.userKeyCopy(), seqno: c.seqno, type: c.type, value: c.valueCopy() };
   }
 }

@@ -27,6 +27,10 @@
  *   magic                  fixed64 LE
  *   The index handle is no longer in the footer: it is the metaindex entry "rocksdb.index".
  *
+ * Pebble footer, magic bytes f0 9f aa b3 f0 9f aa b3 (pebble.ts): versions 1-5 have the 53-byte layout of format_version
+ * 1..5 above, with Pebble's own version number; versions 6+ have longer footers and columnar blocks.
+ * Versions 1-4 (row blocks) are decoded; 5+ are refused with one line naming the format.
+ *
  * Plain (0x8242229663bf9564, legacy 0x4f3418eb7a8f13b8) and cuckoo (0x926789d0c5f17873) tables are
  * recognised and refused.
  */
@@ -35,6 +39,12 @@ import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handle.js";
 import { computeChecksum, checksumModifierForContext } from "./checksum.js";
 import { ChecksumType, isKnownChecksumType } from "../base/checksum_type.js";
+import {
+  PEBBLE_LAST_KNOWN_FORMAT,
+  PEBBLE_LAST_ROW_FORMAT,
+  PEBBLE_MAGIC,
+  pebbleFormatName,
+} from "./pebble.js";
 
 export const LEGACY_MAGIC = 0xdb4775248b80fb57n;
 export const BLOCK_BASED_MAGIC = 0x88e241b785f4cff7n;
@@ -50,8 +60,11 @@ export const LATEST_FORMAT_VERSION = 7;
 const EXTENDED_MAGIC = [0x3e, 0x00, 0x7a, 0x00];
 
 export interface Footer {
-  /** "legacy" = LevelDB / RocksDB format_version 0 magic; "block-based" = RocksDB block-based magic. */
-  magic: "legacy" | "block-based";
+  /**
+   * "legacy" = LevelDB / RocksDB format_version 0 magic; "block-based" = RocksDB block-based magic;
+   * "pebble" = Pebble's magic (formatVersion is then Pebble's table format version).
+   */
+  magic: "legacy" | "block-based" | "pebble";
   formatVersion: number;
   checksumType: ChecksumType;
   metaindexHandle: BlockHandle;
@@ -111,7 +124,23 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
       footerOffset: at(start),
     };
   }
-  if (magic !== BLOCK_BASED_MAGIC) {
+  const pebble = magic === PEBBLE_MAGIC;
+  if (pebble) {
+    const version = tail.length >= 12 ? readFixed32(tail, magicPos - 4) : 0;
+    if (version < 1 || version > PEBBLE_LAST_KNOWN_FORMAT) {
+      throw new CorruptionError(
+        `footer: Pebble table with an unknown format version ${version}`,
+        file,
+        at(magicPos - 4),
+      );
+    }
+    if (version > PEBBLE_LAST_ROW_FORMAT) {
+      throw new LsmscopeError(
+        `Pebble table ${pebbleFormatName(version)}: columnar blocks, which lsmscope does not read (it reads Pebble tables up to ${pebbleFormatName(PEBBLE_LAST_ROW_FORMAT)})`,
+        { file, offset: at(magicPos - 4) },
+      );
+    }
+  } else if (magic !== BLOCK_BASED_MAGIC) {
     throw new CorruptionError(
       `footer: bad table magic number 0x${magic.toString(16).padStart(16, "0")} (not an SST file or truncated)`,
       file,
@@ -124,7 +153,8 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
   const start = tail.length - FOOTER_SIZE;
   const footerOffset = at(start);
   const formatVersion = readFixed32(tail, magicPos - 4);
-  if (formatVersion < 1 || formatVersion > LATEST_FORMAT_VERSION) {
+  const what = pebble ? "Pebble table footer" : "footer";
+  if (!pebble && (formatVersion < 1 || formatVersion > LATEST_FORMAT_VERSION)) {
     throw new CorruptionError(
       `footer: corrupt or unsupported format_version ${formatVersion}`,
       file,
@@ -133,10 +163,10 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
   }
   const checksumByte = tail[start]!;
   if (!isKnownChecksumType(checksumByte)) {
-    throw new CorruptionError(`footer: unknown checksum type ${checksumByte}`, file, footerOffset);
+    throw new CorruptionError(`${what}: unknown checksum type ${checksumByte}`, file, footerOffset);
   }
   const checksumType = checksumByte as ChecksumType;
-  if (formatVersion >= 6) {
+  if (!pebble && formatVersion >= 6) {
     for (let i = 0; i < 4; i++) {
       if (tail[start + 1 + i] !== EXTENDED_MAGIC[i]) {
         throw new CorruptionError(
@@ -196,14 +226,14 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
     indexHandle = decodeBlockHandle(c);
   } catch (err) {
     throw new CorruptionError(
-      `footer: bad block handle (${(err as Error).message})`,
+      `${what}: bad block handle (${(err as Error).message})`,
       file,
       at(start + 1),
       err,
     );
   }
   return {
-    magic: "block-based",
+    magic: pebble ? "pebble" : "block-based",
     formatVersion,
     checksumType,
     metaindexHandle,

@@ -12,6 +12,7 @@
  * under its on-disk name for display, and the user-collected ones in their own map.
  */
 import { isPrintableAscii, toHex } from "../util/bytes.js";
+import { PEBBLE_NUMERIC_PROPERTIES } from "./pebble.js";
 
 /** Predefined uint64 properties, stored as varint64. "deleted.keys"/"merge.operands" included. */
 export const NUMERIC_FIELDS = {
@@ -82,7 +83,11 @@ export const BLOCK_BASED_FIELDS = {
   prefixFiltering: "rocksdb.block.based.table.prefix.filtering",
 } as const;
 
-export const NUMERIC_PROPERTIES: ReadonlySet<string> = new Set(Object.values(NUMERIC_FIELDS));
+/** Numeric properties: RocksDB's, and Pebble's own (pebble.ts), all uvarint-encoded. */
+export const NUMERIC_PROPERTIES: ReadonlySet<string> = new Set([
+  ...Object.values(NUMERIC_FIELDS),
+  ...PEBBLE_NUMERIC_PROPERTIES,
+]);
 export const STRING_PROPERTIES: ReadonlySet<string> = new Set(Object.values(STRING_FIELDS));
 
 /** A property value: numbers for numeric properties, text when printable, else "0x" + hex. */

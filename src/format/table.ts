@@ -27,7 +27,7 @@
 import { LsmscopeError } from "../util/errors.js";
 import { escapeText } from "../util/bytes.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
-import type { BlockCursor } from "./block.js";
+import { BlockCursor } from "./block.js";
 import {
   BlockKind,
   META_COMPRESSION_DICT,
@@ -35,6 +35,8 @@ import {
   META_PROPERTIES,
   META_PROPERTIES_OLD,
   META_RANGE_DEL,
+  META_RANGE_DEL2,
+  META_PEBBLE_RANGE_KEY,
   metaBlockKind,
 } from "./block_kind.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
@@ -43,6 +45,14 @@ import { valueTypeName, ValueType } from "../base/internal_key.js";
 import { compressionCounts, createCodecs } from "./compression.js";
 import { DataBlock, DataCursor, type EntryView } from "./data_block.js";
 import { createFilterReader, type FilterInfo, type FilterReader } from "./filter_reader.js";
+import {
+  hasValuePrefix,
+  pebbleFormatName,
+  pebbleKind,
+  PebbleKind,
+  type PebbleEntries,
+  type RangeKeyCounts,
+} from "./pebble.js";
 import { decodeFooter, FOOTER_SIZE, type Footer } from "./footer.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./hash_index.js";
 import {
@@ -82,7 +92,7 @@ export interface OpenTableOptions {
   readAhead?: number;
 }
 
-export type TableFormat = "block-based" | "leveldb";
+export type TableFormat = "block-based" | "leveldb" | "pebble";
 
 /** One index entry: the separator key as stored and the data block it points to. */
 export interface IndexEntry {
@@ -118,6 +128,14 @@ interface RangeTombstone {
   seqno: number;
 }
 
+/**
+ * Codecs for a table's blocks. Pebble compresses as RocksDB's format_version 2 does (a varint of the
+ * uncompressed size before ZSTD, LZ4 and zlib payloads), whatever its own version number.
+ */
+function tableCodecs(footer: Footer) {
+  return createCodecs(footer.magic === "pebble" ? 2 : footer.formatVersion, footer.magic === "legacy");
+}
+
 /** Open one table: footer, metaindex, properties (and compression dictionary) are read now. */
 export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
   const file = new TableFile(path);
@@ -139,9 +157,18 @@ interface TableFamily {
   defaultComparator: string;
   /** Filter keys hashed with LevelDB's (unsigned) hash flavour. */
   leveldbHash: boolean;
+  /** Pebble's row tables: how their entries differ (pebble.ts). */
+  pebbleEntries?: PebbleEntries;
 }
 
 function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
+  if (footer.magic === "pebble")
+    return {
+      format: "pebble",
+      defaultComparator: "",
+      leveldbHash: false,
+      pebbleEntries: { valuePrefix: hasValuePrefix(footer.formatVersion) },
+    };
   // RocksDB format_version 0 shares LevelDB's magic; only LevelDB tables lack a properties block
   if (footer.magic === "legacy" && !hasProperties)
     return { format: "leveldb", defaultComparator: "leveldb.BytewiseComparator", leveldbHash: true };
@@ -251,7 +278,9 @@ export class SstTable {
     file.blockAreaEnd = footer.footerOffset;
     file.checksumType = footer.checksumType;
     file.baseContextChecksum = footer.baseContextChecksum;
-    file.codecs = createCodecs(footer.formatVersion, footer.magic === "legacy");
+    file.codecs = tableCodecs(footer);
+    // a Pebble table is called one in every block error
+    if (footer.magic === "pebble") file.kindPrefix = "Pebble table ";
     return footer;
   }
 
@@ -262,6 +291,41 @@ export class SstTable {
       while (c.next()) addProperty(props, c.key.toString("latin1", 0, c.keyLength), c.valueCopy());
     });
     return props;
+  }
+
+  /** Pebble's row tables: how their entries differ (undefined for RocksDB and LevelDB tables). */
+  get pebbleEntries(): PebbleEntries | undefined {
+    return this.family.pebbleEntries;
+  }
+
+  /** Pebble's name of the table format, e.g. "(Pebble,v1)"; undefined for RocksDB and LevelDB tables. */
+  get pebbleFormat(): string | undefined {
+    return this.format === "pebble" ? pebbleFormatName(this.formatVersion) : undefined;
+  }
+
+  /** The range-deletion block: RocksDB's "rocksdb.range_del" or Pebble's "rocksdb.range_del2". */
+  rangeDelHandle(): BlockHandle | undefined {
+    return this.meta(META_RANGE_DEL) ?? this.meta(META_RANGE_DEL2);
+  }
+
+  /** Pebble: the entries of the range-key block by kind (undefined when the table has none). */
+  rangeKeyCounts(): RangeKeyCounts | undefined {
+    const h = this.meta(META_PEBBLE_RANGE_KEY);
+    if (!h) return undefined;
+    const b = this.blocks.parsed(h, BlockKind.RangeKey);
+    const c = new BlockCursor().reset(b);
+    const counts: RangeKeyCounts = { sets: 0, unsets: 0, deletes: 0 };
+    this.blocks.guard(BlockKind.RangeKey, h.offset, () => {
+      while (c.next()) {
+        if (c.keyLength < 8) throw b.corrupt(`internal key of ${c.keyLength} bytes`, c.entryOffset);
+        const k = pebbleKind(c.key[c.keyLength - 8]!);
+        if (k === PebbleKind.RangeKeySet) counts.sets++;
+        else if (k === PebbleKind.RangeKeyUnset) counts.unsets++;
+        else if (k === PebbleKind.RangeKeyDelete) counts.deletes++;
+        else throw b.corrupt(`range-key block entry of kind ${k}`, c.entryOffset);
+      }
+    });
+    return counts;
   }
 
   /** Handle of a meta block by its metaindex name. */
@@ -280,7 +344,7 @@ export class SstTable {
       f.verifyChecksums = this.file.verifyChecksums;
       f.checksumType = this.footer.checksumType;
       f.baseContextChecksum = this.footer.baseContextChecksum;
-      f.codecs = createCodecs(this.footer.formatVersion, this.footer.magic === "legacy");
+      f.codecs = tableCodecs(this.footer);
       f.blockAreaEnd = this.footer.footerOffset;
       return Buffer.from(f.readBlock(handle, kind));
     } finally {
@@ -397,7 +461,7 @@ export class SstTable {
   readDataBlock(handle: BlockHandle, opts: { reuse?: boolean; stats?: LookupStats } = {}): DataBlock {
     const b = this.blocks.parsed(handle, BlockKind.Data, Boolean(opts.reuse));
     countBlockRead(opts.stats, "data", handle);
-    return new DataBlock(b, handle);
+    return new DataBlock(b, handle, this.family.pebbleEntries);
   }
 
   /**
@@ -412,7 +476,7 @@ export class SstTable {
 
   /** Range deletions of this table: [start user key, end user key) at a sequence number. */
   rangeDeletions(): RangeTombstone[] {
-    const rd = this.meta(META_RANGE_DEL);
+    const rd = this.rangeDelHandle();
     if (!rd) return [];
     const c = new DataCursor().reset(this.blocks.parsed(rd, BlockKind.RangeDeletion));
     const out: RangeTombstone[] = [];
@@ -484,7 +548,7 @@ export class SstTable {
    * as deleted). The range-deletion block is read once and kept.
    */
   private coveringRangeDeletion(key: Buffer): RangeTombstone | undefined {
-    if (!this.meta(META_RANGE_DEL)) return undefined;
+    if (!this.rangeDelHandle()) return undefined;
     this.tombstones ??= this.rangeDeletions();
     let best: RangeTombstone | undefined;
     for (const t of this.tombstones) {
@@ -523,7 +587,7 @@ export class SstTable {
     if (!h) return miss(false);
     if (filter.needsDataBlockOffset && filter.mayContain(key, s, () => h.offset) === false) return miss(true);
     const db = this.readDataBlock(h, { stats: s });
-    const c = new DataCursor().reset(db.block);
+    const c = new DataCursor(this.family.pebbleEntries).reset(db.block);
     const found = this.blocks.guard(BlockKind.Data, h.offset, () => c.seek(compareUserKey(key, true)));
     const hit = found && c.keyLength >= 8 && key.compare(c.key, 0, c.keyLength - 8) === 0;
     if (tomb && (!hit || c.seqno < tomb.seqno)) return covered(false);

@@ -174,12 +174,16 @@ export class TableFile {
     return buf;
   }
 
+  /** Put before every block kind in errors, e.g. "Pebble table " (a table is named by its family). */
+  kindPrefix = "";
+
   /**
    * Read, check and decompress one block. `kind` names the block in errors ("data", "index", ...).
    * With `reuse`, an uncompressed block is returned as a view of a scratch buffer that the next
    * `reuse` read overwrites (the full-scan path); otherwise the result is owned by the caller.
    */
-  readBlock(handle: BlockHandle, kind: string, reuse = false): Buffer {
+  readBlock(handle: BlockHandle, blockKind: string, reuse = false): Buffer {
+    const kind = this.kindPrefix + blockKind;
     const { offset, size } = handle;
     if (size > LIMITS.maxBlockBytes) {
       throw new BlockCorruptionError(this.path, kind, offset, `declared size ${size} exceeds the limit`);

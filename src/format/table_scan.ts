@@ -4,13 +4,14 @@
  * "rocksdb.raw.key.size", ...) counted on the way.
  */
 import { Block } from "./block.js";
-import { BlockKind, META_RANGE_DEL } from "./block_kind.js";
+import { BlockKind } from "./block_kind.js";
 import { DataCursor, type EntryView } from "./data_block.js";
 import { wrapDecodeError } from "./errors.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { SstTable } from "./table.js";
 import { compressionCounts } from "./compression.js";
 import type { TableFile } from "./table_file.js";
+import type { RangeKeyCounts } from "./pebble.js";
 
 export interface ScanOptions {
   /** Include the range-deletion block (default true; only with a full scan). */
@@ -39,6 +40,10 @@ export interface ScanSummary {
   /** Stored (compressed) bytes of the data blocks, without trailers, and uncompressed bytes. */
   dataBlockBytes: number;
   uncompressedDataBytes: number;
+  /** Pebble tables: entries of the range-key block by kind (not in `entries`, as in Pebble's properties). */
+  rangeKeys?: RangeKeyCounts;
+  /** Pebble v3+ tables: SET values stored in value blocks (counted in rawValueBytes by their length). */
+  valuesInValueBlocks?: number;
 }
 
 export function emptyScanSummary(): ScanSummary {
@@ -79,7 +84,8 @@ export function scanTable(
 ): { summary: ScanSummary; stopped: boolean } {
   const s = emptyScanSummary();
   const byType = new Uint32Array(256);
-  const c = new DataCursor();
+  const pebble = t.pebbleEntries;
+  const c = new DataCursor(pebble);
   let stopped = false;
   const range = opts.blocks;
   let blockNo = -1;
@@ -105,7 +111,9 @@ export function scanTable(
           any = true;
           if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
         }
-        countEntry(s, kl, c.key[kl - 8]!, c.valueLength);
+        // Pebble: a value in a value block counts by the length its handle declares, as Pebble counts it
+        countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
+        if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
         if (visitor && visitor(c) === false) {
           stopped = true;
           break;
@@ -118,7 +126,7 @@ export function scanTable(
     if (stopped) break;
   }
   s.blockCompression = compressionCounts(byType);
-  const rd = t.meta(META_RANGE_DEL);
+  const rd = t.rangeDelHandle();
   if (!stopped && rd && opts.rangeDeletions !== false && !range) {
     const rb = t.blocks.parsed(rd, BlockKind.RangeDeletion);
     c.reset(rb);
@@ -135,5 +143,9 @@ export function scanTable(
     });
   }
   s.entries = s.dataEntries + s.rangeDeletions;
+  if (!stopped && !range && pebble) {
+    const rk = t.rangeKeyCounts();
+    if (rk) s.rangeKeys = rk;
+  }
   return { summary: s, stopped };
 }

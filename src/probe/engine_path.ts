@@ -53,6 +53,10 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
     new LsmscopeError(`engine path refused: ${why}`, { file: target.instanceDir, exitCode: 3 });
   if (target.engine === "leveldb")
     throw refuse("this is a LevelDB store; the RocksDB engine cannot open it (use --path reader)");
+  if (target.engine === "pebble")
+    throw refuse(
+      "this is a Pebble store; no Pebble engine exists here and the RocksDB engine must not open it (use --path reader)",
+    );
   try {
     requireEngine();
   } catch (err) {

@@ -57,10 +57,17 @@ export function applyWriteBatch(rec: Uint8Array, cfId: number, mem: Memtable): v
 }
 
 /** Replay the WALs (oldest first) into a memtable for one column family. */
-export function replayWals(wals: { path: string; logNumber: number }[], cfId: number): Memtable {
+export function replayWals(
+  wals: { path: string; logNumber: number }[],
+  cfId: number,
+  opts: { pebble?: boolean } = {},
+): Memtable {
   const mem: Memtable = { entries: new Map(), rangeDeletions: 0, undecodable: 0 };
   const sorted = [...wals].sort((a, b) => a.logNumber - b.logNumber);
-  const r = replayWalWrites(sorted, cfId, (w) => applyWrite(w, mem), { unsupportedTypes: UNSUPPORTED });
+  const r = replayWalWrites(sorted, cfId, (w) => applyWrite(w, mem), {
+    unsupportedTypes: UNSUPPORTED,
+    pebble: opts.pebble,
+  });
   mem.undecodable = r.undecodable;
   return mem;
 }

@@ -93,10 +93,29 @@ function listFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * A Pebble store's options as the reader path models them. Pebble consults a table's filter when the
+ * store's options name its filter policy (geth: bloom.FilterPolicy(10), "rocksdb.BuiltinBloomFilter",
+ * on every level); OPTIONS spells "no policy" as "none".
+ */
+function pebbleProbeOptions(instance: InstanceModel): ProbeCfOptions {
+  const o = instance.pebble?.options;
+  const policy = o?.levels[0]?.["filter_policy"];
+  return {
+    source: o
+      ? `${o.path} (Pebble OPTIONS; filter_policy of level 0)`
+      : "none (no OPTIONS file; the reader consults the tables' filters)",
+    filterPolicy: policy === undefined ? "unknown" : policy === "none" ? "nullptr" : policy,
+    wholeKeyFiltering: true,
+    optimizeFiltersForHits: false,
+  };
+}
+
 /** Everything a probe point needs, from the datadir model. */
 export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): ProbeTarget {
-  if (instance.engine !== "rocksdb" && instance.engine !== "leveldb")
-    throw new LsmscopeError(`${instance.path}: a ${instance.engine} store cannot be probed`);
+  if (instance.engine === "unknown")
+    throw new LsmscopeError(`${instance.path}: a store of an unknown engine cannot be probed`);
+  const engine = instance.engine;
   const files = cf.levels.flatMap((l) => l.files);
   const missing = files.filter((f) => !f.present);
   if (missing.length > 0)
@@ -119,25 +138,27 @@ export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): Pro
         compression: o.compression,
         enableBlobFiles: o.blob.enableBlobFiles,
       }
-    : instance.engine === "leveldb"
-      ? {
-          source:
-            "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
-          filterPolicy: "leveldb.BuiltinBloomFilter2",
-          wholeKeyFiltering: true,
-          optimizeFiltersForHits: false,
-        }
-      : {
-          source: "none (no OPTIONS file for this column family; the reader consults the tables' filters)",
-          filterPolicy: "unknown",
-          wholeKeyFiltering: true,
-          optimizeFiltersForHits: false,
-        };
+    : instance.engine === "pebble"
+      ? pebbleProbeOptions(instance)
+      : instance.engine === "leveldb"
+        ? {
+            source:
+              "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
+            filterPolicy: "leveldb.BuiltinBloomFilter2",
+            wholeKeyFiltering: true,
+            optimizeFiltersForHits: false,
+          }
+        : {
+            source: "none (no OPTIONS file for this column family; the reader consults the tables' filters)",
+            filterPolicy: "unknown",
+            wholeKeyFiltering: true,
+            optimizeFiltersForHits: false,
+          };
   const blobFiles: Record<string, string> = {};
   for (const b of cf.blobFiles) blobFiles[String(b.fileNumber)] = b.path;
   return {
     instanceDir: instance.path,
-    engine: instance.engine,
+    engine,
     cfNameHex: cf.nameHex,
     cfDisplayName: cf.displayName,
     cfId: cf.id,

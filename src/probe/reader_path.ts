@@ -92,7 +92,7 @@ export class LsmReader {
     this.target = target;
     this.leveldb = target.engine === "leveldb";
     const notes: string[] = [];
-    this.mem = replayWals(target.wals, target.cfId);
+    this.mem = replayWals(target.wals, target.cfId, { pebble: target.engine === "pebble" });
     if (this.mem.rangeDeletions > 0)
       notes.push(`${this.mem.rangeDeletions} range deletions in the WAL are not applied by the reader path`);
     const filterUse = {

@@ -42,7 +42,7 @@ export interface ProbeCfOptions {
 export interface ProbeTarget {
   /** Store directory (the RocksDB/LevelDB instance). */
   instanceDir: string;
-  engine: "rocksdb" | "leveldb";
+  engine: "rocksdb" | "leveldb" | "pebble";
   /** Column family name bytes, hex. */
   cfNameHex: string;
   cfDisplayName: string;

@@ -199,7 +199,8 @@ export function buildCfReport(
     });
   flags.sort((a, b) => SEV_ORDER[a.severity] - SEV_ORDER[b.severity]);
   const r: CfReport = { cf, knobs, layout, flags };
-  if (inst.engine === "leveldb" && inst.client === "geth") r.keyCategories = keyCategories(cf);
+  if ((inst.engine === "leveldb" || inst.engine === "pebble") && inst.client === "geth")
+    r.keyCategories = keyCategories(cf);
   if (deep) r.deepLevels = deepLevels(cf, deep);
   return r;
 }

@@ -334,12 +334,9 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
     .join(", ");
   out.push(`══ ${e(i.relPath)}  [${i.engine}; ${who}]`);
   if (!i.readable) {
-    const why =
-      i.engine === "pebble"
-        ? ": Pebble stores are recognised but not yet read"
-        : i.manifest
-          ? `: ${e(i.manifest.file)} does not decode, so levels and files are unknown (see findings)`
-          : "";
+    const why = i.manifest
+      ? `: ${e(i.manifest.file)} does not decode, so levels and files are unknown (see findings)`
+      : "";
     out.push(`  not readable${why}`);
     out.push(...walLines(i));
     return out;
@@ -351,6 +348,18 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
       `${e(i.options.file)}${i.options.rocksdbVersion ? ` written by RocksDB ${e(i.options.rocksdbVersion)}` : ""}`,
     );
   else if (i.engine === "rocksdb") parts.push("no OPTIONS file");
+  const pb = i.pebble;
+  if (pb) {
+    if (pb.formatMajorVersion !== undefined)
+      parts.push(
+        `format major version ${pb.formatMajorVersion}${pb.formatMajorVersionName ? ` (${pb.formatMajorVersionName})` : ""}`,
+      );
+    parts.push(
+      pb.options
+        ? `${e(pb.options.file)}${pb.options.pebbleVersion ? ` (Pebble OPTIONS ${e(pb.options.pebbleVersion)})` : ""}`
+        : "no OPTIONS file",
+    );
+  }
   parts.push(`${i.columnFamilies.length} column families`);
   out.push("  " + parts.join(" · "));
   const t = i.totals;

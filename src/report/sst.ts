@@ -15,13 +15,18 @@ import {
   type PropertyValue,
   type ScanSummary,
   type SstTable,
+  type TableFormat,
+  type EntryView,
 } from "../format/index.js";
 
 export interface TableReport {
   file: string;
   fileSize: number;
-  format: "block-based" | "leveldb";
+  format: TableFormat;
+  /** The footer's version: RocksDB's format_version, or Pebble's table format version. */
   formatVersion: number;
+  /** Pebble tables: Pebble's name of the format, e.g. "(Pebble,v1)". */
+  pebbleFormat?: string;
   checksum: string;
   /**
    * The "rocksdb.compression" property; for a table without one (LevelDB), what its data blocks'
@@ -54,6 +59,10 @@ export interface TableReport {
     mergeOperands: number;
     blobIndexes: number;
     dataBlocks: number;
+    /** Pebble tables with a range-key block: its entries by kind. */
+    rangeKeys?: { sets: number; unsets: number; deletes: number };
+    /** Pebble v3+ tables: SET values kept in value blocks. */
+    valuesInValueBlocks?: number;
   };
   verify?: VerifyReport;
   blocks?: { offset: number; size: number; separator: string; partition?: number }[];
@@ -97,6 +106,7 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
     fileSize: t.fileSize,
     format: t.format,
     formatVersion: t.formatVersion,
+    ...(t.pebbleFormat ? { pebbleFormat: t.pebbleFormat } : {}),
     checksum: t.checksumType,
     compression: t.compression,
     indexType: t.indexType,
@@ -161,6 +171,8 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
       mergeOperands: summary.mergeOperands,
       blobIndexes: summary.blobIndexes,
       dataBlocks: summary.dataBlocks,
+      ...(summary.rangeKeys ? { rangeKeys: summary.rangeKeys } : {}),
+      ...(summary.valuesInValueBlocks ? { valuesInValueBlocks: summary.valuesInValueBlocks } : {}),
     };
   }
   r.io = { ...t.io };
@@ -201,6 +213,7 @@ export function reportJson(r: TableReport): object {
     file: r.file,
     format: r.format,
     formatVersion: r.formatVersion,
+    ...(r.pebbleFormat ? { pebbleFormat: r.pebbleFormat } : {}),
     checksum: r.checksum,
     compression: r.compression,
     ...(r.blockCompression ? { blockCompression: r.blockCompression } : {}),
@@ -231,11 +244,17 @@ function fmtFilter(f: FilterInfo): string {
   return parts.join(", ");
 }
 
+function formatLabel(r: TableReport): string {
+  if (r.format === "block-based") return `block-based v${r.formatVersion}`;
+  if (r.format === "pebble") return `Pebble table ${r.pebbleFormat ?? ""}`;
+  return r.format;
+}
+
 export function renderTableText(r: TableReport): string {
   const out: string[] = [];
   out.push(`${escapeText(r.file)} (${formatBytes(r.fileSize)})`);
   out.push(
-    `  format: ${r.format}${r.format === "block-based" ? ` v${r.formatVersion}` : ""}, checksum ${r.checksum}, compression ${escapeText(r.compression)}, index ${r.indexType}`,
+    `  format: ${formatLabel(r)}, checksum ${r.checksum}, compression ${escapeText(r.compression)}, index ${r.indexType}`,
   );
   const f = r.footer;
   out.push(
@@ -263,6 +282,12 @@ export function renderTableText(r: TableReport): string {
     out.push(
       `  scan: ${s.entries} entries (${s.dataEntries} in ${s.dataBlocks} data blocks, ${s.rangeDeletions} range deletions; ${s.deletions} deletions, ${s.mergeOperands} merges, ${s.blobIndexes} blob indexes)`,
     );
+    if (s.rangeKeys) {
+      const k = s.rangeKeys;
+      out.push(`        range keys: ${k.sets} sets, ${k.unsets} unsets, ${k.deletes} deletes`);
+    }
+    if (s.valuesInValueBlocks)
+      out.push(`        ${s.valuesInValueBlocks} values in value blocks (counted by their declared length)`);
     out.push(`        raw key bytes ${s.rawKeyBytes}, raw value bytes ${s.rawValueBytes}`);
     out.push(`        first key ${s.firstKey ?? "-"}`);
     out.push(`        last key  ${s.lastKey ?? "-"}`);

@@ -160,6 +160,7 @@ function tasksFor(
       ? loadMemLayer(
           plan.walPaths.map((path) => ({ path })),
           plan.cf.id,
+          { pebble: plan.instance.engine === "pebble" },
         )
       : { entries: [], rangeDels: [] };
   const rangeDels = [
@@ -418,7 +419,8 @@ async function computeFull(
     const roles: RoleSpec[] = [];
     if (accLoc && cfKey(accLoc.inst, accLoc.cf) === plan.key)
       roles.push({ role: "accounts", ...accLoc.role });
-    const gethCategories = s.inst.engine === "leveldb" && s.inst.client === "geth";
+    const gethCategories =
+      (s.inst.engine === "leveldb" || s.inst.engine === "pebble") && s.inst.client === "geth";
     phaseB.push({
       key: plan.key,
       tasks: tasksFor(

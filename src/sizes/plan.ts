@@ -135,7 +135,7 @@ export function selectCfs(
   const sel = opts.cf === undefined ? [] : Array.isArray(opts.cf) ? opts.cf : [opts.cf];
   const out: { inst: InstanceModel; cf: ColumnFamilyModel }[] = [];
   for (const inst of model.instances) {
-    if (!inst.readable || (inst.engine !== "rocksdb" && inst.engine !== "leveldb")) continue;
+    if (!inst.readable || inst.engine === "unknown") continue;
     for (const cf of inst.columnFamilies) {
       if (sel.length === 0 || sel.some((s) => cfMatches(s, inst, cf))) out.push({ inst, cf });
     }
@@ -188,7 +188,7 @@ export function locateEth(
         if (db === "code" && cf.name === "default")
           code = { instance: inst.relPath, cf: cf.name, keyLength: 32 };
       }
-    } else if (inst.client === "geth" && inst.engine === "leveldb") {
+    } else if (inst.client === "geth" && (inst.engine === "leveldb" || inst.engine === "pebble")) {
       accounts = { instance: inst.relPath, cf: "default", prefixHex: "61", keyLength: 33 };
       code = { instance: inst.relPath, cf: "default", prefixHex: "63", keyLength: 33 };
     }

@@ -223,7 +223,7 @@ export function App({ result, width, height, initialPane }: AppProps) {
             <HelpText width={paneW} panes={panes} />
           ) : items.length === 0 ? (
             <Text wrap="truncate">
-              {clip(`no RocksDB or LevelDB store found under ${report.root}`, paneW)}
+              {clip(`no RocksDB, LevelDB or Pebble store found under ${report.root}`, paneW)}
             </Text>
           ) : Pane ? (
             <Pane {...paneProps} />

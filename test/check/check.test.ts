@@ -19,6 +19,7 @@ import {
 } from "../../src/check/index.js";
 import { inspectDatadir } from "../../src/datadir/index.js";
 import { dbBench, snapshotTree, ldbManifest, removeDir, tempDir } from "../datadir/helpers.js";
+import { REPO } from "../helpers/index.js";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = join(root, "bin/lsmscope.js");
@@ -448,14 +449,20 @@ describe("check CLI", () => {
     expect(r.stderr).toMatch(/different clients: DIR is besu, REF_DIR is generic/);
   });
 
-  it("exit 3 on a Pebble store (OPTIONS with pebble_version, or Pebble's marker files)", () => {
+  it("a Pebble store is checked like any other; exit 3 only when it cannot be read", () => {
+    const readable = join(REPO, "test", "fixtures", "pebble", "stores", "find-db");
+    const ok = cli([readable]);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/filters-missing/);
     const p = join(dir, "pebble");
     mkdirSync(p);
     writeFileSync(join(p, "CURRENT"), "MANIFEST-000001\n");
     writeFileSync(join(p, "OPTIONS-000003"), "[Version]\n  pebble_version=0.1\n");
     const r = cli([p]);
     expect(r.status).toBe(3);
-    expect(r.stderr).toMatch(/Pebble store/);
+    expect(r.stderr).toMatch(
+      /DIR: store \. is unreadable: CURRENT names MANIFEST-000001, which does not exist/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const m = join(dir, "pebble-marker", "geth", "chaindata");
     mkdirSync(m, { recursive: true });
@@ -463,7 +470,9 @@ describe("check CLI", () => {
     writeFileSync(join(m, "MANIFEST-000001"), "");
     const r2 = cli([snapshot, "--against", join(dir, "pebble-marker")]);
     expect(r2.status).toBe(3);
-    expect(r2.stderr).toMatch(/REF_DIR: geth\/chaindata is a Pebble store/);
+    expect(r2.stderr).toMatch(
+      /REF_DIR: store geth\/chaindata is unreadable: MANIFEST holds no readable VersionEdit/,
+    );
   });
 
   it("exit 3 on an unreadable store (CURRENT names a MANIFEST that is gone)", () => {

@@ -169,7 +169,7 @@ describe.skipIf(!have)("sample datadirs", () => {
 describe("Pebble", () => {
   let dir: string;
   afterAll(() => removeDir(dir));
-  it("is recognised and reported as not readable, without a crash", async () => {
+  it("a damaged one is recognised as Pebble, not readable (its MANIFEST does not decode), not geth without evidence", async () => {
     dir = tempDir();
     const d = join(dir, "geth", "chaindata");
     mkdirSync(d, { recursive: true });
@@ -181,10 +181,10 @@ describe("Pebble", () => {
     );
     writeFileSync(join(d, "marker.manifest.000001.MANIFEST-000004"), "");
     const m = await inspectDatadir(dir);
-    expect(m.client.kind).toBe("pebble");
+    expect(m.client.kind).toBe("generic"); // geth/chaindata without ancient/ is no geth evidence
     expect(m.instances).toHaveLength(1);
     expect(m.instances[0]!.engine).toBe("pebble");
     expect(m.instances[0]!.readable).toBe(false);
-    expect(m.findings.some((f) => f.code === "pebble-unsupported")).toBe(true);
+    expect(m.findings.some((f) => f.code === "manifest-incomplete")).toBe(true);
   });
 });

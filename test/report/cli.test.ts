@@ -100,7 +100,7 @@ describe.skipIf(!have("nethermind") || !have("geth-leveldb"))("client names", ()
 });
 
 describe("bad input", () => {
-  it("an empty directory: a finding, exit 2; a Pebble store: recognised, not read, no crash", () => {
+  it("an empty directory: a finding, exit 2; a damaged Pebble store: recognised, its MANIFEST named, no crash", () => {
     const empty = mkdtempSync(join(tmpdir(), "lsmscope-empty-"));
     const peb = mkdtempSync(join(tmpdir(), "lsmscope-pebble-"));
     try {
@@ -112,7 +112,8 @@ describe("bad input", () => {
       writeFileSync(join(peb, "OPTIONS-000003"), "[Version]\n  pebble_version=0.1\n");
       const p = run(["inspect", "--deep", peb]);
       expect(p.stderr).toBe("");
-      expect(p.stdout).toContain("not readable: Pebble stores are recognised but not yet read");
+      expect(p.stdout).toContain("[pebble; generic]");
+      expect(p.stdout).toContain("not readable: MANIFEST-000001 does not decode");
     } finally {
       rmSync(empty, { recursive: true, force: true });
       rmSync(peb, { recursive: true, force: true });

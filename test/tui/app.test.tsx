@@ -142,9 +142,9 @@ describe("TUI on an empty datadir", () => {
     const result = await runInspect(dir);
     const { lastFrame, stdin } = render(<App result={result} width={80} height={24} />);
     await tick();
-    expect(lastFrame()).toContain("no RocksDB or LevelDB store found");
+    expect(lastFrame()).toContain("no RocksDB, LevelDB or Pebble store found");
     await press(stdin, "2", TAB, ARROW_DOWN, "]", "3", "4", "5");
-    expect(lastFrame()).toContain("no RocksDB or LevelDB store found");
+    expect(lastFrame()).toContain("no RocksDB, LevelDB or Pebble store found");
   });
 });
 

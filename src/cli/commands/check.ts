@@ -28,8 +28,8 @@ Exit codes:
   0  clean: no errors (and no warnings under --fail-on warn)
   1  warnings, with --fail-on warn
   2  errors (e.g. arms configured differently, filters in one arm only)
-  3  the check could not run: missing directory, no store, Pebble store, unreadable
-     store, arms of different clients or engines, --report path inside a datadir
+  3  the check could not run: missing directory, no store, an unreadable store,
+     arms of different clients or engines, --report path inside a datadir
 
 stdout: a table on a terminal, else one summary line; --json: {"findings": [...], ...}`;
 

@@ -14,7 +14,7 @@ export interface PaneProps {
   report: InspectReport;
   /** Selected instance; undefined on an empty datadir. */
   instance?: InstanceReport;
-  /** Selected column family; undefined when the instance has none (Pebble, unreadable). */
+  /** Selected column family; undefined when the instance has none (unreadable). */
   cf?: CfReport;
   /** Size of the pane body in terminal cells. */
   width: number;
