@@ -292,6 +292,8 @@ export interface DatadirModel {
   findings: Finding[];
   /** True when nothing kept the picture from being whole (no error findings). */
   complete: boolean;
+  /** Chain head, state root, client and writer (src/identity/), when the caller read them. */
+  identity?: import("../identity/index.js").DatadirIdentity;
   /** Time spent building the model, milliseconds. */
   elapsedMs: number;
 }

@@ -43,10 +43,17 @@ export interface LiveSources {
   close(): void;
 }
 
+/** User keys lo ≤ k < hi. */
+export interface KeyRange {
+  lo: Buffer;
+  hi: Buffer;
+}
+
 export function openLiveSources(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   blocks: BlockSink = noBlocks,
+  range?: KeyRange,
 ): LiveSources {
   if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
     throw new LsmscopeError(
@@ -57,8 +64,14 @@ export function openLiveSources(
   const close = () => {
     for (const r of runs) r.close();
   };
+  // a table's key range covers its range tombstones too: tables outside the range hold nothing for it
+  const loHex = range?.lo.toString("hex");
+  const hiHex = range?.hi.toString("hex");
+  const overlaps = (f: { smallestKey: string; largestKey: string }) =>
+    loHex === undefined || (f.largestKey >= loHex && f.smallestKey < hiHex!);
+  const levels = cf.levels.map((l) => ({ ...l, files: l.files.filter(overlaps) }));
   try {
-    for (const level of cf.levels) {
+    for (const level of levels) {
       for (const f of level.files) {
         if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
         const t = openTable(f.path, { verifyChecksums: true });
@@ -69,15 +82,18 @@ export function openLiveSources(
         }
       }
     }
-    const tableRuns = levelRuns(cf.levels);
+    const tableRuns = levelRuns(levels);
     const readAhead = mergeReadAhead(tableRuns.length);
     for (const files of tableRuns)
-      runs.push(new TableRun(files, undefined, undefined, blocks, undefined, readAhead));
+      runs.push(new TableRun(files, range?.lo, range?.hi, blocks, undefined, readAhead));
     const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
     rangeDels.push(...wal.rangeDels);
     // the memtable layer comes sorted: key ascending, newest first
-    if (wal.entries.length > 0) runs.push(new MemRun(wal.entries));
-    return { runs, rangeDels, walEntries: wal.entries.length, close };
+    const entries = range
+      ? wal.entries.filter((e) => Buffer.compare(e.key, range.lo) >= 0 && Buffer.compare(e.key, range.hi) < 0)
+      : wal.entries;
+    if (entries.length > 0) runs.push(new MemRun(entries));
+    return { runs, rangeDels, walEntries: entries.length, close };
   } catch (e) {
     close();
     throw e;
@@ -141,8 +157,8 @@ export class LiveCursor {
   private readonly cursor: NewestCursor;
   private readonly entry: LiveEntry = { key: Buffer.alloc(0), value: Buffer.alloc(0) };
 
-  constructor(inst: InstanceModel, cf: ColumnFamilyModel, blocks?: BlockSink) {
-    this.sources = openLiveSources(inst, cf, blocks);
+  constructor(inst: InstanceModel, cf: ColumnFamilyModel, blocks?: BlockSink, range?: KeyRange) {
+    this.sources = openLiveSources(inst, cf, blocks, range);
     this.values = new LiveValues(inst.path, cf.displayName);
     this.cursor = new NewestCursor(this.sources.runs, this.sources.rangeDels);
   }
@@ -162,5 +178,17 @@ export class LiveCursor {
   close(): void {
     this.sources.close();
     this.values.close();
+  }
+}
+
+/** The live value of one key (a copy), or undefined when the store holds none. */
+export function readLiveValue(inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer): Buffer | undefined {
+  // the smallest key after `key` is key‖0x00: the range holds exactly this key
+  const c = new LiveCursor(inst, cf, undefined, { lo: key, hi: Buffer.concat([key, Buffer.of(0)]) });
+  try {
+    const e = c.next();
+    return e && Buffer.compare(e.key, key) === 0 ? Buffer.from(e.value) : undefined;
+  } finally {
+    c.close();
   }
 }

@@ -66,6 +66,7 @@ export interface InspectReport {
   root: string;
   mode: InspectMode;
   client: DatadirModel["client"];
+  identity?: DatadirModel["identity"];
   instances: InstanceReport[];
   findings: Finding[];
   complete: boolean;
@@ -244,6 +245,7 @@ export function buildInspectReport(
     root: model.root,
     mode,
     client: model.client,
+    identity: model.identity,
     instances,
     findings: model.findings,
     complete: model.complete,

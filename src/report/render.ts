@@ -20,6 +20,7 @@ import {
 import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../lsm/placement.js";
+import { identityLines } from "../identity/render.js";
 
 const e = escapeText;
 
@@ -365,6 +366,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   out.push(
     `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(e).join("; ")})` : ""}`,
   );
+  if (r.identity) out.push(...identityLines(r.identity));
   out.push(`mode: ${modeText} · ${r.elapsedMs} ms for the model`);
   const v = r.verify;
   if (v)

@@ -32,6 +32,7 @@ export interface SummaryRow {
 
 export interface Summary {
   root: string;
+  identity?: DatadirModel["identity"];
   rows: SummaryRow[];
   total: SummaryRow;
 }
@@ -90,5 +91,5 @@ export function buildSummary(model: DatadirModel): Summary {
     total.files += r.files;
     total.bytesAboveBottom += r.bytesAboveBottom;
   }
-  return { root: model.root, rows, total };
+  return { root: model.root, identity: model.identity, rows, total };
 }

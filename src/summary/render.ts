@@ -5,6 +5,7 @@
 import { stringify } from "csv-stringify/sync";
 import { escapeText } from "../util/bytes.js";
 import type { Summary, SummaryRow } from "./index.js";
+import { identityLines } from "../identity/render.js";
 
 export const CSV_COLUMNS = [
   "instance",
@@ -78,7 +79,7 @@ export function renderSummaryText(s: Summary): string {
     count7(r.files),
     bytes8(r.bytesAboveBottom),
   ];
-  const out: string[] = [];
+  const out: string[] = s.identity ? identityLines(s.identity) : [];
   let instance: string | undefined;
   for (const r of s.rows) {
     if (r.instance !== instance) {
