@@ -67,6 +67,7 @@ export interface InspectReport {
   mode: InspectMode;
   client: DatadirModel["client"];
   identity?: DatadirModel["identity"];
+  freezers?: DatadirModel["freezers"];
   instances: InstanceReport[];
   findings: Finding[];
   complete: boolean;
@@ -246,6 +247,7 @@ export function buildInspectReport(
     mode,
     client: model.client,
     identity: model.identity,
+    freezers: model.freezers,
     instances,
     findings: model.findings,
     complete: model.complete,

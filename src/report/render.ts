@@ -21,6 +21,7 @@ import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../lsm/placement.js";
 import { identityLines } from "../identity/render.js";
+import { freezerLines } from "../freezer/render.js";
 
 const e = escapeText;
 
@@ -411,6 +412,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
     for (const f of rootFindings) out.push(`${MARK[f.severity]} ${f.code}: ${e(f.message)}`);
   }
   const t = r.totals;
+  if (r.freezers?.length) out.push(...freezerLines(r.freezers, t.sstBytes + t.blobBytes + t.walBytes));
   out.push("");
   out.push(
     `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +

@@ -61,6 +61,8 @@ export interface SampleTruth {
     unflushedWalWritesPerCf: Record<string, number>;
   };
   instances: Record<string, { dbOptions?: string; columnFamilies: Record<string, CfTruth> }>;
+  /** geth: the freezer tables written beside the key/value store (src/samples/geth_freezer.ts) */
+  freezers?: import("./geth_freezer.js").FreezerTruth[];
   /** LevelDB/geth: live keys per geth key category */
   keyCategories?: Record<string, number>;
   notes: string[];

@@ -14,6 +14,7 @@ export const CSV_COLUMNS = [
   "sstBytes",
   "blobBytes",
   "walBytes",
+  "freezerBytes",
   "totalBytes",
   "files",
   "bytesAboveBottom",
@@ -27,6 +28,7 @@ export function renderSummaryCsv(s: Summary): string {
     r.sstBytes,
     r.blobBytes,
     r.walBytes,
+    r.freezerBytes,
     r.totalBytes,
     r.files,
     r.bytesAboveBottom,
@@ -61,7 +63,7 @@ const NAME_WIDTH = 26;
 const clip = (s: string, w: number) => (s.length <= w ? s : s.slice(0, w - 1) + "…");
 
 export function renderSummaryText(s: Summary): string {
-  // no WAL column: WAL bytes sit in their own "(WAL)" rows, where they are the row's total
+  // no WAL or freezer column: those bytes sit in rows of their own, where they are the row's total
   const header = ["", "entries", "SST", "blob", "total", "files", "above"];
   const widths = [NAME_WIDTH, 7, 8, 8, 8, 5, 8];
   const line = (cells: string[]) =>
@@ -90,7 +92,8 @@ export function renderSummaryText(s: Summary): string {
     out.push(line(cells(r, escapeText(r.cf))));
   }
   out.push(line(cells(s.total, "Total")));
-  out.push("entries: table entries (every version and tombstone, not distinct keys)");
+  out.push("entries: table entries (every version and tombstone, not distinct keys);");
+  out.push("  for a freezer table: its items still readable");
   out.push("above: table bytes above the bottom level");
   return out.join("\n") + "\n";
 }

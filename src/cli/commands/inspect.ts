@@ -65,9 +65,23 @@ export async function inspectForReport(
   opts: { deep?: boolean; verify?: boolean; tables?: boolean; wal?: boolean; progress?: boolean },
 ): Promise<InspectResult> {
   const p = opts.progress === false ? undefined : tableProgress();
+  // the views beside the stores: which chain they hold, and geth's freezer files
   const withIdentity = async (r: InspectResult): Promise<InspectResult> => {
-    const { readIdentity } = await import("../../identity/index.js");
+    const [{ readIdentity }, { findFreezers }] = await Promise.all([
+      import("../../identity/index.js"),
+      import("../../freezer/index.js"),
+    ]);
     r.model.identity = readIdentity(r.model);
+    r.model.freezers = findFreezers(r.model.root);
+    for (const f of r.model.freezers)
+      for (const t of f.tables)
+        if (t.error)
+          r.model.findings.push({
+            severity: "warn",
+            code: "freezer-table",
+            file: f.path,
+            message: `freezer table ${t.name}: ${t.error}`,
+          });
     return r;
   };
   try {
