@@ -17,6 +17,7 @@ export async function loadCommands(): Promise<AnyCommand[]> {
     import("./probe.js"),
     import("./check.js"),
     import("./diff.js"),
+    import("./report.js"),
     import("./tui.js"),
     import("./default.js"),
   ];

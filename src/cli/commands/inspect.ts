@@ -67,21 +67,8 @@ export async function inspectForReport(
   const p = opts.progress === false ? undefined : tableProgress();
   // the views beside the stores: which chain they hold, and geth's freezer files
   const withIdentity = async (r: InspectResult): Promise<InspectResult> => {
-    const [{ readIdentity }, { findFreezers }] = await Promise.all([
-      import("../../identity/index.js"),
-      import("../../freezer/index.js"),
-    ]);
-    r.model.identity = readIdentity(r.model);
-    r.model.freezers = findFreezers(r.model.root);
-    for (const f of r.model.freezers)
-      for (const t of f.tables)
-        if (t.error)
-          r.model.findings.push({
-            severity: "warn",
-            code: "freezer-table",
-            file: f.path,
-            message: `freezer table ${t.name}: ${t.error}`,
-          });
+    const { addDatadirViews } = await import("../../report/views.js");
+    addDatadirViews(r.model);
     return r;
   };
   try {
