@@ -46,7 +46,7 @@ function levelBars(c: CfReport): string {
   const max = Math.max(1, ...levels.map((l) => l.bytes));
   const W = 360;
   const row = 18;
-  const bottom = c.layout.bottomLevel;
+  const bottom = c.layout.placement?.bottomLevel;
   const bars = levels
     .map((l, i) => {
       const w = Math.max(1, Math.round((l.bytes / max) * (W - 150)));
@@ -69,7 +69,7 @@ function cfSection(c: CfReport): string {
   return (
     `<div class="cf"><h3>${h(c.cf.displayName)}</h3>` +
     (c.layout.files > 0 ? levelBars(c) : "<p>no table files</p>") +
-    `<table><tr><td>bytes above the bottom level</td><td class="n">${h(formatBytes(c.layout.bytesAboveBottom))} (${h(pct(c.layout.shareAboveBottom))})</td></tr>` +
+    `<table><tr><td>bytes above the bottom level</td><td class="n">${h(formatBytes(c.layout.placement?.bytesAboveBottom ?? 0))} (${h(pct(c.layout.placement?.byteShareAboveBottom ?? 0))})</td></tr>` +
     `<tr><td>filters</td><td>${tallies(all.filterKind)}${bits !== undefined ? ` · ${bits.toFixed(1)} bits/key` : ""}</td></tr>` +
     `<tr><td>compression</td><td>${tallies(all.compression)}</td></tr>` +
     `<tr><td>blob files</td><td class="n">${c.layout.blob.files} (${h(formatBytes(c.layout.blob.bytes))})</td></tr></table>` +
