@@ -26,9 +26,12 @@ import { rule as blobFiles } from "./rules/blob_files.js";
 import { rule as codePopulation } from "./rules/code_population.js";
 import { rule as formatMix } from "./rules/format_mix.js";
 import { rule as datadirFindings } from "./rules/datadir_findings.js";
+import { rule as chainHead } from "./rules/chain_head.js";
+import { readIdentity } from "../identity/index.js";
 
 /** Every rule, in report order. */
 export const RULES: readonly Rule[] = [
+  chainHead,
   filtersMissing,
   optionsMismatch,
   optionsDrift,
@@ -48,6 +51,7 @@ function summary(a: ArmModel): ArmSummary {
   return {
     root: m.root,
     client: m.client.kind,
+    identity: (m.identity ??= readIdentity(m)),
     instances: m.instances.length,
     columnFamilies: m.instances.reduce((s, i) => s + i.columnFamilies.length, 0),
     sstFiles: m.instances.reduce((s, i) => s + i.totals.sstFiles, 0),

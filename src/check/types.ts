@@ -19,7 +19,8 @@ export type RuleId =
   | "blob-files"
   | "code-population"
   | "format-mix"
-  | "datadir-finding";
+  | "datadir-finding"
+  | "chain-head";
 
 /** Which store a finding is about: DIR ("subject"), REF_DIR ("reference"), or the pair ("both"). */
 export type Arm = "subject" | "reference" | "both";
@@ -39,6 +40,8 @@ export interface CheckFinding {
 export interface ArmSummary {
   root: string;
   client: string;
+  /** Chain head, state root and writer (src/identity/). */
+  identity: import("../identity/index.js").DatadirIdentity;
   instances: number;
   columnFamilies: number;
   sstFiles: number;

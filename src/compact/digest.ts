@@ -1,38 +1,18 @@
 /**
  * Logical digest of a column family: SHA-256 over every live key and its value, in key order, read
- * without an engine. What a reader of the store would see, whatever file or level holds each key:
+ * without an engine (src/lsm/live.ts: sources, newest-version merge, live values, blobs resolved):
  *
- *   sources  : every live SST of the CF (from the MANIFEST) + the writes still only in live WALs
- *   merge    : k-way merge by (user key asc, sequence desc); the first entry of a user key is its newest
- *   live     : newest entry is a value or blob index, and no range tombstone with a higher sequence
- *              covers it (deletions and single deletions hide the key)
- *   blobs    : blob index (type u8 | varint64 file | varint64 offset | varint64 size | compression u8)
- *              resolved by reading `size` bytes at `offset` of <file>.blob and decompressing them
  *   digest   : sha256( for each live key: varint32 len(key) ‖ key ‖ varint32 len(value) ‖ value )
  *
- * Merge operands and wide-column entities have no single value without the engine's operators: the
- * digest refuses them rather than guess. Bytewise comparator only.
+ * Merge operands and wide-column entities make it refuse rather than guess. Bytewise comparator only.
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
-import { openTable } from "../format/table.js";
-import { ValueType } from "../base/internal_key.js";
-import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { loadMemLayer } from "../datadir/memtable.js";
-import {
-  Fate,
-  levelRuns,
-  mergeReadAhead,
-  MemRun,
-  mergeNewest,
-  TableRun,
-  type RangeTombstone,
-  type Run,
-} from "../lsm/merge.js";
-import { toHex } from "../util/bytes.js";
+import { mergeNewest } from "../lsm/merge.js";
+import { LiveValues, openLiveSources } from "../lsm/live.js";
 
 export interface CfDigest {
   /** Raw CF name, hex. */
@@ -54,23 +34,6 @@ export interface StoreDigest {
   dir: string;
   columnFamilies: CfDigest[];
   elapsedMs: number;
-}
-
-/** Reads blob values by blob index (format/blob.ts); keeps one descriptor per blob file. */
-class BlobResolver {
-  private readonly reader = new BlobFileReader();
-  constructor(private readonly dir: string) {}
-  resolve(index: Buffer, keyHex: () => string): Buffer {
-    const kind = index[0];
-    if (kind === 0) throw new LsmscopeError(`inlined-TTL blob index for key ${keyHex()} is not supported`);
-    if (kind !== 1 && kind !== 2)
-      throw new LsmscopeError(`unknown blob index type ${kind} for key ${keyHex()}`);
-    const idx = decodeBlobIndex(index, 0, index.length, { lenient: true });
-    return this.reader.readValue(join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`), idx);
-  }
-  close(): void {
-    this.reader.close();
-  }
 }
 
 /** Feeds length-prefixed records to a hash through one scratch buffer (few, large update() calls). */
@@ -117,56 +80,18 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
     walEntries: 0,
     sha256: "",
   };
-  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
-    throw new LsmscopeError(
-      `column family ${cf.displayName} uses comparator ${cf.comparator}; digest needs bytewise`,
-    );
-  const tombstones: RangeTombstone[] = [];
-  const blobs = new BlobResolver(inst.path);
   const hash = createHash("sha256");
-  const runs: Run[] = [];
+  const sources = openLiveSources(inst, cf);
+  const values = new LiveValues(inst.path, cf.displayName);
   try {
-    for (const level of cf.levels) {
-      for (const f of level.files) {
-        if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
-        const t = openTable(f.path, { verifyChecksums: true });
-        try {
-          tombstones.push(...t.rangeDeletions());
-        } finally {
-          t.close();
-        }
-      }
-    }
-    const tableRuns = levelRuns(cf.levels);
-    const readAhead = mergeReadAhead(tableRuns.length);
-    for (const files of tableRuns)
-      runs.push(new TableRun(files, undefined, undefined, { block() {} }, undefined, readAhead));
-    const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
-    tombstones.push(...wal.rangeDels);
-    out.walEntries = wal.entries.length;
-    // the memtable layer comes sorted: key ascending, newest first
-    if (wal.entries.length > 0) runs.push(new MemRun(wal.entries));
+    out.walEntries = sources.walEntries;
     const rh = new RecordHasher(hash);
-    mergeNewest(runs, tombstones, {
+    mergeNewest(sources.runs, sources.rangeDels, {
       visit: (r, fate) => {
         out.entriesRead++;
-        if (fate === Fate.Shadowed) return;
-        const t = r.type;
-        if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
-          throw new LsmscopeError(
-            `column family ${cf.displayName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; the digest cannot resolve them without the engine`,
-          );
-        if (fate === Fate.RangeDeleted) return;
-        if (t !== ValueType.Value && t !== ValueType.BlobIndex && t !== ValueType.ValuePreferredSeqno) return;
+        const value = values.value(r, fate);
+        if (value === undefined) return;
         const key = r.key.subarray(0, r.ukLen);
-        let value = r.data.subarray(r.vOff, r.vOff + r.vLen);
-        if (t === ValueType.BlobIndex) {
-          value = blobs.resolve(Buffer.from(value), () => toHex(key));
-          out.blobValues++;
-        } else if (t === ValueType.ValuePreferredSeqno) {
-          // value with preferred seqno: value ‖ fixed64 unix write time / seqno
-          value = value.subarray(0, Math.max(0, value.length - 8));
-        }
         rh.field(key);
         rh.field(value);
         out.keys++;
@@ -176,9 +101,10 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
     });
     rh.flush();
   } finally {
-    for (const r of runs) r.close();
-    blobs.close();
+    sources.close();
+    values.close();
   }
+  out.blobValues = values.blobValues;
   out.sha256 = hash.digest("hex");
   return out;
 }

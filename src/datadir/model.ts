@@ -319,6 +319,10 @@ export interface DatadirModel {
   findings: Finding[];
   /** True when nothing kept the picture from being whole (no error findings). */
   complete: boolean;
+  /** Chain head, state root, client and writer (src/identity/), when the caller read them. */
+  identity?: import("../identity/index.js").DatadirIdentity;
+  /** geth freezers below the root (src/freezer/), when the caller read them. */
+  freezers?: import("../freezer/index.js").FreezerModel[];
   /** Time spent building the model, milliseconds. */
   elapsedMs: number;
 }

@@ -486,3 +486,46 @@ class NewestFilter implements MergeSink {
 export function mergeNewest(runs: Run[], rangeDels: readonly RangeTombstone[], visitor: NewestVisitor): void {
   mergeRuns(runs, new NewestFilter(rangeDels, visitor));
 }
+
+/**
+ * Pull form of mergeNewest(): each next() gives the following entry in internal-key order (valid until
+ * the next call) and sets `fate`. For walking two stores in step (diff), where one push-driven merge
+ * cannot wait for the other. Same heap and fate rules as mergeRuns()/NewestFilter.
+ */
+export class NewestCursor implements NewestVisitor {
+  fate: Fate = Fate.Newest;
+  private readonly heap: Run[] = [];
+  private readonly filter: NewestFilter;
+  private started = false;
+
+  constructor(runs: Run[], rangeDels: readonly RangeTombstone[]) {
+    const h = this.heap;
+    for (const r of runs) if (r.advance()) h.push(r);
+    for (let i = (h.length >> 1) - 1; i >= 0; i--) siftDown(h, i);
+    this.filter = new NewestFilter(rangeDels, this);
+  }
+
+  visit(_r: Run, fate: Fate): void {
+    this.fate = fate;
+  }
+
+  next(): Run | undefined {
+    const h = this.heap;
+    if (this.started && h.length > 0) {
+      const top = h[0]!;
+      if (top.advance()) siftDown(h, 0);
+      else {
+        const last = h.pop()!;
+        if (h.length > 0 && last !== top) {
+          h[0] = last;
+          siftDown(h, 0);
+        }
+      }
+    }
+    this.started = true;
+    if (h.length === 0) return undefined;
+    const top = h[0]!;
+    this.filter.entry(top);
+    return top;
+  }
+}

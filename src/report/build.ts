@@ -66,6 +66,8 @@ export interface InspectReport {
   root: string;
   mode: InspectMode;
   client: DatadirModel["client"];
+  identity?: DatadirModel["identity"];
+  freezers?: DatadirModel["freezers"];
   instances: InstanceReport[];
   findings: Finding[];
   complete: boolean;
@@ -245,6 +247,8 @@ export function buildInspectReport(
     root: model.root,
     mode,
     client: model.client,
+    identity: model.identity,
+    freezers: model.freezers,
     instances,
     findings: model.findings,
     complete: model.complete,

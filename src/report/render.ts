@@ -21,6 +21,8 @@ import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../lsm/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
+import { identityLines } from "../identity/render.js";
+import { freezerLines } from "../freezer/render.js";
 
 const e = escapeText;
 
@@ -390,6 +392,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   out.push(
     `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(e).join("; ")})` : ""}`,
   );
+  if (r.identity) out.push(...identityLines(r.identity));
   out.push(`mode: ${modeText} · ${r.elapsedMs} ms for the model`);
   const v = r.verify;
   if (v)
@@ -434,6 +437,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
     for (const f of rootFindings) out.push(`${MARK[f.severity]} ${f.code}: ${e(f.message)}`);
   }
   const t = r.totals;
+  if (r.freezers?.length) out.push(...freezerLines(r.freezers, t.sstBytes + t.blobFileBytes + t.walBytes));
   out.push("");
   out.push(
     `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +

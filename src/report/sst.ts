@@ -16,7 +16,6 @@ import {
   type ScanSummary,
   type SstTable,
   type TableFormat,
-  type EntryView,
 } from "../format/index.js";
 
 export interface TableReport {

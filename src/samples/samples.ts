@@ -11,6 +11,7 @@ import { besuCfSpecs, writeBesu } from "./besu.js";
 import { NETHERMIND_INSTANCES, writeNethermind } from "./nethermind.js";
 import { GETH_INSTANCE, writeGeth } from "./geth.js";
 import { gethKeyCategory } from "../eth/geth_schema.js";
+import { writeGethFreezer } from "./geth_freezer.js";
 import { MODERN_CFS, MODERN_INSTANCE, writeModern } from "./modern.js";
 
 export const SAMPLE_NAMES = [
@@ -103,7 +104,8 @@ export async function generateSample(
     }
     case "geth-leveldb": {
       await writeGeth(dir, world, events, log);
-      return computeTruth({
+      const freezer = writeGethFreezer(dir, world);
+      const truth = computeTruth({
         sample: name,
         description: DESCRIPTIONS[name],
         client: "geth",
@@ -120,6 +122,7 @@ export async function generateSample(
           "Hash-scheme trie nodes are random node-shaped bytes keyed by their keccak, not a consistent trie.",
         ],
       });
+      return { ...truth, freezers: [freezer] };
     }
     case "modern": {
       await writeModern(dir, world, events, log);

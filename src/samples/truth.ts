@@ -7,6 +7,7 @@ import {
   classifyAccount,
   decodeAccount,
   isDelegationCode,
+  rlpDecode,
   summariseCodeSizes,
   type CodeSizeSummary,
 } from "../eth/index.js";
@@ -48,6 +49,8 @@ export interface SampleTruth {
     /** sizes of the code of every contract account (one per contract, reuse counted) */
     perContractSizes: CodeSizeSummary;
   };
+  /** What `identity` must read from the store: the head the client writer pointed at last. */
+  identity: { client: string; chainHead?: { number: number; hash: string }; stateRoot?: string };
   storageSlots: number;
   history: {
     /** distinct accounts whose newest version was written by the pre-run (flushed above the bottom level) */
@@ -58,6 +61,8 @@ export interface SampleTruth {
     unflushedWalWritesPerCf: Record<string, number>;
   };
   instances: Record<string, { dbOptions?: string; columnFamilies: Record<string, CfTruth> }>;
+  /** geth: the freezer tables written beside the key/value store (src/samples/geth_freezer.ts) */
+  freezers?: import("./geth_freezer.js").FreezerTruth[];
   /** LevelDB/geth: live keys per geth key category */
   keyCategories?: Record<string, number>;
   notes: string[];
@@ -87,6 +92,21 @@ export interface TruthInput {
 }
 
 export const GENERATOR_VERSION = 1;
+
+/**
+ * The head the Besu and geth writers point at last (the world's last block, written in the WAL phase)
+ * and its header's state root; the Nethermind writer stores no blocks.
+ */
+export function identityTruth(world: World, client: SampleTruth["client"]): SampleTruth["identity"] {
+  if (client !== "besu" && client !== "geth") return { client: client === "none" ? "generic" : client };
+  const head = world.blocks[world.blocks.length - 1]!;
+  const fields = rlpDecode(head.header) as Uint8Array[];
+  return {
+    client,
+    chainHead: { number: head.number, hash: "0x" + head.hash.toString("hex") },
+    stateRoot: "0x" + Buffer.from(fields[3]!).toString("hex"),
+  };
+}
 
 function countPrefixed(m: Map<string, Buffer>, prefix?: Buffer): [string, Buffer][] {
   const hexPrefix = prefix?.toString("hex") ?? "";
@@ -169,6 +189,7 @@ export function computeTruth(t: TruthInput): SampleTruth {
     description: t.description,
     generator: { seed: world.params.seed, accounts: world.params.accounts, version: GENERATOR_VERSION },
     client: t.client,
+    identity: identityTruth(world, t.client),
     accounts,
     code: {
       location: `${t.codeAt[0]}/${t.codeAt[1]}`,

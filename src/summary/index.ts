@@ -9,8 +9,10 @@
  * - `blobFileBytes`: its blob files' sizes on disk (cf.totals.blobFileBytes); blob files count in `files`.
  * - `walBytes`: WAL file sizes (instance totals.walBytes). WAL files belong to the instance, not to one
  *   column family, so they form their own row (`cf` = "(WAL)").
- * - `totalBytes` = sstBytes + blobFileBytes + walBytes.
+ * - `totalBytes` = sstBytes + blobFileBytes + walBytes + freezerBytes.
  * - `bytesAboveBottom`: table bytes in levels above the deepest non-empty level (analysis/layout.ts).
+ * - `freezerBytes`: a geth freezer table's data, index and meta file sizes (src/freezer/); one row per
+ *   table (`instance` = the freezer's path, `cf` = the table), `entries` = its items still readable.
  */
 import type { DatadirModel } from "../datadir/model.js";
 import { cfLayout } from "../analysis/layout.js";
@@ -20,11 +22,12 @@ export interface SummaryRow {
   instance: string;
   /** Column family display name, "(WAL)" for an instance's WAL files, "" for the total row. */
   cf: string;
-  kind: "cf" | "wal" | "total";
+  kind: "cf" | "wal" | "freezer" | "total";
   entries?: number;
   sstBytes: number;
   blobFileBytes: number;
   walBytes: number;
+  freezerBytes: number;
   totalBytes: number;
   files: number;
   bytesAboveBottom: number;
@@ -32,6 +35,7 @@ export interface SummaryRow {
 
 export interface Summary {
   root: string;
+  identity?: DatadirModel["identity"];
   rows: SummaryRow[];
   total: SummaryRow;
 }
@@ -49,6 +53,7 @@ export function buildSummary(model: DatadirModel): Summary {
         sstBytes: cf.totals.bytes,
         blobFileBytes: cf.totals.blobFileBytes,
         walBytes: 0,
+        freezerBytes: 0,
         totalBytes: cf.totals.bytes + cf.totals.blobFileBytes,
         files: cf.totals.files + cf.totals.blobFiles,
         bytesAboveBottom: layout.placement?.bytesAboveBottom ?? 0,
@@ -62,11 +67,29 @@ export function buildSummary(model: DatadirModel): Summary {
         sstBytes: 0,
         blobFileBytes: 0,
         walBytes: inst.totals.walBytes,
+        freezerBytes: 0,
         totalBytes: inst.totals.walBytes,
         files: inst.wal.length,
         bytesAboveBottom: 0,
       });
   }
+  for (const f of model.freezers ?? [])
+    for (const t of f.tables) {
+      const bytes = t.bytes + t.indexBytes + t.metaBytes;
+      rows.push({
+        instance: f.relPath,
+        cf: t.name,
+        kind: "freezer",
+        entries: t.liveItems,
+        sstBytes: 0,
+        blobFileBytes: 0,
+        walBytes: 0,
+        freezerBytes: bytes,
+        totalBytes: bytes,
+        files: t.dataFiles + 1 + (t.metaBytes > 0 ? 1 : 0),
+        bytesAboveBottom: 0,
+      });
+    }
   const total: SummaryRow = {
     instance: "Total",
     cf: "",
@@ -77,6 +100,7 @@ export function buildSummary(model: DatadirModel): Summary {
     sstBytes: 0,
     blobFileBytes: 0,
     walBytes: 0,
+    freezerBytes: 0,
     totalBytes: 0,
     files: 0,
     bytesAboveBottom: 0,
@@ -85,9 +109,10 @@ export function buildSummary(model: DatadirModel): Summary {
     total.sstBytes += r.sstBytes;
     total.blobFileBytes += r.blobFileBytes;
     total.walBytes += r.walBytes;
+    total.freezerBytes += r.freezerBytes;
     total.totalBytes += r.totalBytes;
     total.files += r.files;
     total.bytesAboveBottom += r.bytesAboveBottom;
   }
-  return { root: model.root, rows, total };
+  return { root: model.root, identity: model.identity, rows, total };
 }

@@ -5,6 +5,7 @@
 import { stringify } from "csv-stringify/sync";
 import { escapeText } from "../util/bytes.js";
 import type { Summary, SummaryRow } from "./index.js";
+import { identityLines } from "../identity/render.js";
 
 export const CSV_COLUMNS = [
   "instance",
@@ -13,6 +14,7 @@ export const CSV_COLUMNS = [
   "sstBytes",
   "blobFileBytes",
   "walBytes",
+  "freezerBytes",
   "totalBytes",
   "files",
   "bytesAboveBottom",
@@ -26,6 +28,7 @@ export function renderSummaryCsv(s: Summary): string {
     r.sstBytes,
     r.blobFileBytes,
     r.walBytes,
+    r.freezerBytes,
     r.totalBytes,
     r.files,
     r.bytesAboveBottom,
@@ -60,7 +63,7 @@ const NAME_WIDTH = 26;
 const clip = (s: string, w: number) => (s.length <= w ? s : s.slice(0, w - 1) + "…");
 
 export function renderSummaryText(s: Summary): string {
-  // no WAL column: WAL bytes sit in their own "(WAL)" rows, where they are the row's total
+  // no WAL or freezer column: those bytes sit in rows of their own, where they are the row's total
   const header = ["", "entries", "SST", "blob", "total", "files", "above"];
   const widths = [NAME_WIDTH, 7, 8, 8, 8, 5, 8];
   const line = (cells: string[]) =>
@@ -78,7 +81,7 @@ export function renderSummaryText(s: Summary): string {
     count7(r.files),
     bytes8(r.bytesAboveBottom),
   ];
-  const out: string[] = [];
+  const out: string[] = s.identity ? identityLines(s.identity) : [];
   let instance: string | undefined;
   for (const r of s.rows) {
     if (r.instance !== instance) {
@@ -89,7 +92,8 @@ export function renderSummaryText(s: Summary): string {
     out.push(line(cells(r, escapeText(r.cf))));
   }
   out.push(line(cells(s.total, "Total")));
-  out.push("entries: table entries (every version and tombstone, not distinct keys)");
+  out.push("entries: table entries (every version and tombstone, not distinct keys);");
+  out.push("  for a freezer table: its items still readable");
   out.push("above: table bytes above the bottom level");
   return out.join("\n") + "\n";
 }

@@ -48,6 +48,7 @@ describe("inspect --summary --csv on a db_bench store", () => {
       "sstBytes",
       "blobFileBytes",
       "walBytes",
+      "freezerBytes",
       "totalBytes",
       "files",
       "bytesAboveBottom",
@@ -120,12 +121,13 @@ describe("renderSummaryCsv", () => {
       sstBytes: 1,
       blobFileBytes: 0,
       walBytes: 0,
+      freezerBytes: 0,
       totalBytes: 1,
       files: 1,
       bytesAboveBottom: 0,
     };
     const s: Summary = { root: "/", rows: [row], total: { ...row, instance: "Total", cf: "" } };
     const lines = renderSummaryCsv(s).split("\r\n");
-    expect(lines[1]).toBe('"a,b","say ""hi""",,1,0,0,1,1,0');
+    expect(lines[1]).toBe('"a,b","say ""hi""",,1,0,0,0,1,1,0');
   });
 });

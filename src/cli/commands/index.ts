@@ -16,6 +16,8 @@ export async function loadCommands(): Promise<AnyCommand[]> {
     import("./compact.js"),
     import("./probe.js"),
     import("./check.js"),
+    import("./diff.js"),
+    import("./report.js"),
     import("./tui.js"),
     import("./default.js"),
   ];

@@ -65,6 +65,12 @@ export async function inspectForReport(
   opts: { deep?: boolean; verify?: boolean; tables?: boolean; wal?: boolean; progress?: boolean },
 ): Promise<InspectResult> {
   const p = opts.progress === false ? undefined : tableProgress();
+  // the views beside the stores: which chain they hold, and geth's freezer files
+  const withIdentity = async (r: InspectResult): Promise<InspectResult> => {
+    const { addDatadirViews } = await import("../../report/views.js");
+    addDatadirViews(r.model);
+    return r;
+  };
   try {
     if (opts.tables === false && !opts.deep && !opts.verify) {
       // libraries load when a command runs, not when the CLI starts (every command's module loads then)
@@ -74,15 +80,17 @@ export async function inspectForReport(
         readWal: opts.wal,
         onProgress: p?.onProgress,
       });
-      return { model, mode: "cheap" };
+      return await withIdentity({ model, mode: "cheap" });
     }
     const { runInspect } = await import("../../report/deep.js");
-    return await runInspect(dir, {
-      mode: opts.deep ? "deep" : "cheap",
-      readWal: opts.wal,
-      onProgress: p?.onProgress,
-      verify: opts.verify ? { onProgress: verifyProgress(opts.progress !== false) } : undefined,
-    });
+    return await withIdentity(
+      await runInspect(dir, {
+        mode: opts.deep ? "deep" : "cheap",
+        readWal: opts.wal,
+        onProgress: p?.onProgress,
+        verify: opts.verify ? { onProgress: verifyProgress(opts.progress !== false) } : undefined,
+      }),
+    );
   } finally {
     p?.done();
   }

@@ -1,0 +1,38 @@
+/**
+ * `lsmscope report A [B] --html FILE`: one self-contained HTML page with the arms side by side (src/html/).
+ * The only file written, and never inside a datadir it reports on.
+ */
+import { writeFileSync } from "node:fs";
+import type { CommandModule } from "yargs";
+
+interface Args {
+  a: string;
+  b?: string;
+  html: string;
+  sample: number;
+}
+
+export const command: CommandModule<object, Args> = {
+  command: "report <a> [b]",
+  describe: "Write one self-contained HTML report of a datadir, or of two side by side",
+  builder: (y) =>
+    y
+      .positional("a", { type: "string", demandOption: true, describe: "datadir or store directory" })
+      .positional("b", { type: "string", describe: "second datadir (the other arm)" })
+      .option("html", { type: "string", demandOption: true, describe: "the HTML file to write" })
+      .option("sample", {
+        type: "number",
+        default: 64,
+        describe: "data blocks sampled per column family for the size histograms",
+      }) as never,
+  handler: async (argv) => {
+    const [{ assertReportPathOutside }, { buildHtmlReport }] = await Promise.all([
+      import("../../check/report_file.js"),
+      import("../../html/build.js"),
+    ]);
+    const target = assertReportPathOutside(argv.html, [argv.a, ...(argv.b ? [argv.b] : [])]);
+    const html = await buildHtmlReport(argv.a, argv.b, { sampleBlocks: argv.sample });
+    writeFileSync(target, html);
+    process.stderr.write(`report written to ${target}\n`);
+  },
+};

@@ -1,0 +1,185 @@
+/**
+ * Do two stores hold the same data? Compares the live contents (newest version per key, WAL included,
+ * blobs resolved: src/lsm/live.ts) of two datadirs column family by column family, walking both in key
+ * order in step, so memory stays flat whatever the store size. Instances pair by their path inside the
+ * datadir, column families by raw name; an instance or column family on one side only counts all its
+ * keys as onlyInA / onlyInB.
+ */
+import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
+import { inspectDatadir } from "../datadir/inspect.js";
+import { cmpBytes, type BlockSink } from "../lsm/merge.js";
+import { LiveCursor } from "../lsm/live.js";
+import { cfMatches } from "../compact/digest.js";
+import { LsmscopeError } from "../util/errors.js";
+import { toHex } from "../util/bytes.js";
+
+export type DifferenceKind = "changed" | "onlyInA" | "onlyInB";
+
+export interface KeyDifference {
+  kind: DifferenceKind;
+  /** User key, hex. */
+  key: string;
+}
+
+export interface CfDiff {
+  /** Instance path inside the datadirs ("." for the store itself). */
+  instance: string;
+  /** Raw column family name, hex. */
+  cf: string;
+  displayName: string;
+  inA: boolean;
+  inB: boolean;
+  /** Live keys with equal values on both sides. */
+  same: number;
+  /** Live keys on both sides with different values. */
+  changed: number;
+  onlyInA: number;
+  onlyInB: number;
+  /** The first `limit` differing keys in key order. */
+  differences: KeyDifference[];
+}
+
+export interface DiffResult {
+  a: string;
+  b: string;
+  identical: boolean;
+  columnFamilies: CfDiff[];
+  totals: { same: number; changed: number; onlyInA: number; onlyInB: number };
+  elapsedMs: number;
+}
+
+export interface DiffOptions {
+  /** Column families to compare (name, display name or raw-name hex); all when absent. */
+  cfs?: string[];
+  /** Differing keys listed per column family (default 10). */
+  limit?: number;
+  /** Table bytes read so far, and the total table bytes of the chosen column families on both sides. */
+  onProgress?: (readBytes: number, totalBytes: number) => void;
+}
+
+function readableStores(model: DatadirModel, dir: string): InstanceModel[] {
+  const stores = model.instances.filter((i) => i.engine === "rocksdb" || i.engine === "leveldb");
+  if (stores.length === 0) {
+    const why = model.instances.find((i) => i.engine === "pebble")
+      ? "a Pebble store (not readable by lsmscope yet)"
+      : "no RocksDB or LevelDB store";
+    throw new LsmscopeError(`${why} found`, { file: dir });
+  }
+  for (const s of stores)
+    if (!s.readable)
+      throw new LsmscopeError(`store cannot be read: ${s.findings[0]?.message ?? "MANIFEST unreadable"}`, {
+        file: s.path,
+      });
+  return stores;
+}
+
+interface Pair {
+  instance: string;
+  cf: string;
+  displayName: string;
+  a?: { inst: InstanceModel; cf: ColumnFamilyModel };
+  b?: { inst: InstanceModel; cf: ColumnFamilyModel };
+}
+
+function pairUp(as: InstanceModel[], bs: InstanceModel[], cfs?: string[]): Pair[] {
+  const pairs = new Map<string, Pair>();
+  const add = (side: "a" | "b", insts: InstanceModel[]) => {
+    for (const inst of insts)
+      for (const cf of inst.columnFamilies) {
+        if (cfs && !cfs.some((n) => cfMatches(cf, n))) continue;
+        const id = `${inst.relPath}\0${cf.nameHex}`;
+        const p = pairs.get(id) ?? { instance: inst.relPath, cf: cf.nameHex, displayName: cf.displayName };
+        p[side] = { inst, cf };
+        pairs.set(id, p);
+      }
+  };
+  add("a", as);
+  add("b", bs);
+  return [...pairs.values()];
+}
+
+const tableBytes = (cf: ColumnFamilyModel | undefined) => cf?.totals.bytes ?? 0;
+
+export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions = {}): Promise<DiffResult> {
+  const started = Date.now();
+  const limit = opts.limit ?? 10;
+  const [ma, mb] = await Promise.all([
+    inspectDatadir(dirA, { tableDetails: "none", readWal: true }),
+    inspectDatadir(dirB, { tableDetails: "none", readWal: true }),
+  ]);
+  const pairs = pairUp(readableStores(ma, dirA), readableStores(mb, dirB), opts.cfs);
+  if (opts.cfs) {
+    const unknown = opts.cfs.filter((n) => !pairs.some((p) => cfMatches((p.a ?? p.b)!.cf, n)));
+    if (unknown.length > 0)
+      throw new LsmscopeError(`no column family ${unknown.join(", ")} in either store`, { file: dirA });
+  }
+  const total = pairs.reduce((s, p) => s + tableBytes(p.a?.cf) + tableBytes(p.b?.cf), 0);
+  let read = 0;
+  const blocks: BlockSink = {
+    block(e) {
+      read += e.handle.size;
+      opts.onProgress?.(read, total);
+    },
+  };
+  const out: CfDiff[] = pairs.map((p) => diffPair(p, limit, blocks));
+  const totals = { same: 0, changed: 0, onlyInA: 0, onlyInB: 0 };
+  for (const c of out) {
+    totals.same += c.same;
+    totals.changed += c.changed;
+    totals.onlyInA += c.onlyInA;
+    totals.onlyInB += c.onlyInB;
+  }
+  return {
+    a: ma.root,
+    b: mb.root,
+    identical: totals.changed + totals.onlyInA + totals.onlyInB === 0,
+    columnFamilies: out,
+    totals,
+    elapsedMs: Date.now() - started,
+  };
+}
+
+function diffPair(p: Pair, limit: number, blocks: BlockSink): CfDiff {
+  const d: CfDiff = {
+    instance: p.instance,
+    cf: p.cf,
+    displayName: p.displayName,
+    inA: p.a !== undefined,
+    inB: p.b !== undefined,
+    same: 0,
+    changed: 0,
+    onlyInA: 0,
+    onlyInB: 0,
+    differences: [],
+  };
+  const note = (kind: DifferenceKind, key: Uint8Array) => {
+    d[kind]++;
+    if (d.differences.length < limit) d.differences.push({ kind, key: toHex(key) });
+  };
+  const ca = p.a && new LiveCursor(p.a.inst, p.a.cf, blocks);
+  let cb: LiveCursor | undefined;
+  try {
+    cb = p.b && new LiveCursor(p.b.inst, p.b.cf, blocks);
+    let a = ca?.next();
+    let b = cb?.next();
+    while (a || b) {
+      const c = !a ? 1 : !b ? -1 : cmpBytes(a.key, a.key.length, b.key, b.key.length);
+      if (c < 0) {
+        note("onlyInA", a!.key);
+        a = ca!.next();
+      } else if (c > 0) {
+        note("onlyInB", b!.key);
+        b = cb!.next();
+      } else {
+        if (Buffer.compare(a!.value, b!.value) === 0) d.same++;
+        else note("changed", a!.key);
+        a = ca!.next();
+        b = cb!.next();
+      }
+    }
+  } finally {
+    ca?.close();
+    cb?.close();
+  }
+  return d;
+}

@@ -1,0 +1,108 @@
+/**
+ * Which chain a datadir holds: the client, the chain head (number and hash) and its header's state root,
+ * read from the store's own keys, and the RocksDB version that wrote its OPTIONS.
+ *
+ *   Besu   VARIABLES (cf 0b) "chainHeadHash" → head hash (older Besu: BLOCKCHAIN (cf 01) 0x01‖"chainHeadHash");
+ *          BLOCKCHAIN 0x02‖hash → header RLP
+ *   geth   "LastBlock" → head hash; "H"‖hash → number (8 bytes, big-endian); "h"‖number‖hash → header RLP
+ *
+ * A header is [parentHash, ommersHash, coinbase, stateRoot, txRoot, receiptsRoot, bloom, difficulty,
+ * number, …]; its keccak must be the head hash, or the identity says so instead of a head. Nethermind
+ * keeps its head in the blockInfos and headers databases, which lsmscope does not read yet: its identity
+ * carries the client and writer only.
+ */
+import type { DatadirModel, InstanceModel } from "../datadir/model.js";
+import { readLiveValue } from "../lsm/live.js";
+import { keccak256 } from "../eth/keccak.js";
+import { bytesToBigint, rlpDecode } from "../eth/rlp.js";
+import { isUserError } from "../util/errors.js";
+
+export interface DatadirIdentity {
+  client: string;
+  /** The head block the store points at; absent when it could not be read (see `note`). */
+  chainHead?: { number: number; hash: string };
+  /** State root in the head block's header, 0x-hex. */
+  stateRoot?: string;
+  /** "RocksDB 7.8.3" from the newest OPTIONS file(s); absent for LevelDB, which records no version. */
+  writtenBy?: string;
+  /** Why a figure is absent. */
+  note?: string;
+}
+
+const hex0x = (b: Uint8Array) => "0x" + Buffer.from(b).toString("hex");
+
+interface HeadRead {
+  hash: Buffer;
+  header: Buffer;
+}
+
+function cfByHex(inst: InstanceModel, nameHex: string) {
+  return inst.columnFamilies.find((c) => c.nameHex === nameHex);
+}
+
+function besuHead(inst: InstanceModel): HeadRead | string {
+  const blockchain = cfByHex(inst, "01");
+  if (!blockchain) return "no BLOCKCHAIN column family";
+  const variables = cfByHex(inst, "0b");
+  const key = Buffer.from("chainHeadHash");
+  const hash =
+    (variables && readLiveValue(inst, variables, key)) ??
+    readLiveValue(inst, blockchain, Buffer.concat([Buffer.of(0x01), key]));
+  if (!hash) return "no chainHeadHash";
+  const header = readLiveValue(inst, blockchain, Buffer.concat([Buffer.of(0x02), hash]));
+  return header ? { hash, header } : `no header for head ${hex0x(hash)}`;
+}
+
+function gethHead(inst: InstanceModel): HeadRead | string {
+  const cf = inst.columnFamilies[0];
+  if (!cf) return "no column family";
+  const hash = readLiveValue(inst, cf, Buffer.from("LastBlock"));
+  if (!hash) return "no LastBlock";
+  const num = readLiveValue(inst, cf, Buffer.concat([Buffer.from("H"), hash]));
+  if (!num || num.length !== 8) return `no block number for head ${hex0x(hash)}`;
+  const header = readLiveValue(inst, cf, Buffer.concat([Buffer.from("h"), num, hash]));
+  // headers of blocks moved to the freezer are no longer in the key/value store
+  return header ? { hash, header } : `no header for head ${hex0x(hash)} in the key/value store`;
+}
+
+function decodeHead(h: HeadRead): Pick<DatadirIdentity, "chainHead" | "stateRoot" | "note"> {
+  if (!keccak256(h.header).equals(h.hash))
+    return { note: `the header stored for head ${hex0x(h.hash)} does not hash to it` };
+  const fields = rlpDecode(h.header);
+  const stateRoot = Array.isArray(fields) ? fields[3] : undefined;
+  const number = Array.isArray(fields) ? fields[8] : undefined;
+  if (!(stateRoot instanceof Uint8Array) || !(number instanceof Uint8Array) || number.length > 7)
+    return { note: `the header of head ${hex0x(h.hash)} is not a block header` };
+  return {
+    chainHead: { number: Number(bytesToBigint(number, false)), hash: hex0x(h.hash) },
+    stateRoot: hex0x(stateRoot),
+  };
+}
+
+export function readIdentity(model: DatadirModel): DatadirIdentity {
+  const id: DatadirIdentity = { client: model.client.kind };
+  const versions = [
+    ...new Set(model.instances.map((i) => i.options?.rocksdbVersion).filter((v) => v !== undefined)),
+  ];
+  if (versions.length > 0) id.writtenBy = versions.map((v) => `RocksDB ${v}`).join(", ");
+  const readable = model.instances.filter((i) => i.readable);
+  const besu = readable.find((i) => i.client === "besu" && cfByHex(i, "01"));
+  const geth = readable.find((i) => i.client === "geth");
+  const reader = besu ? () => besuHead(besu) : geth ? () => gethHead(geth) : undefined;
+  if (!reader) {
+    id.note =
+      model.client.kind === "nethermind"
+        ? "Nethermind's head (blockInfos and headers databases) is not read yet"
+        : "no store of a known client holds a chain head";
+    return id;
+  }
+  try {
+    const head = reader();
+    if (typeof head === "string") id.note = head;
+    else Object.assign(id, decodeHead(head));
+  } catch (e) {
+    if (!isUserError(e)) throw e;
+    id.note = `chain head unreadable: ${e.oneLine()}`;
+  }
+  return id;
+}

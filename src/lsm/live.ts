@@ -1,0 +1,194 @@
+/**
+ * The live contents of a column family, read without an engine: what a reader of the store would see,
+ * whatever file or level holds each key. Shared by the compaction digest (compact/digest.ts) and `diff`.
+ *
+ *   sources  : every live SST of the CF (from the MANIFEST) + the writes still only in live WALs
+ *   merge    : k-way merge by (user key asc, sequence desc); the first entry of a user key is its newest
+ *   live     : newest entry is a value or blob index, and no range tombstone with a higher sequence
+ *              covers it (deletions and single deletions hide the key)
+ *   blobs    : blob index (type u8 | varint64 file | varint64 offset | varint64 size | compression u8)
+ *              resolved by reading `size` bytes at `offset` of <file>.blob and decompressing them
+ *
+ * Merge operands and wide-column entities have no single value without the engine's operators: reading
+ * them refuses rather than guesses. Bytewise comparator only.
+ */
+import { join } from "node:path";
+import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { openTable } from "../format/table.js";
+import { ValueType } from "../base/internal_key.js";
+import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
+import { LsmscopeError } from "../util/errors.js";
+import { loadMemLayer } from "../datadir/memtable.js";
+import { toHex } from "../util/bytes.js";
+import {
+  Fate,
+  levelRuns,
+  mergeReadAhead,
+  MemRun,
+  NewestCursor,
+  TableRun,
+  type BlockSink,
+  type RangeTombstone,
+  type Run,
+} from "./merge.js";
+
+const noBlocks: BlockSink = { block() {} };
+
+/** The sorted runs and range tombstones of one column family; close() releases the tables. */
+export interface LiveSources {
+  runs: Run[];
+  rangeDels: RangeTombstone[];
+  /** Entries of this CF still only in live WALs. */
+  walEntries: number;
+  close(): void;
+}
+
+/** User keys lo ≤ k < hi. */
+export interface KeyRange {
+  lo: Buffer;
+  hi: Buffer;
+}
+
+export function openLiveSources(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  blocks: BlockSink = noBlocks,
+  range?: KeyRange,
+): LiveSources {
+  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
+    throw new LsmscopeError(
+      `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
+    );
+  const rangeDels: RangeTombstone[] = [];
+  const runs: Run[] = [];
+  const close = () => {
+    for (const r of runs) r.close();
+  };
+  // a table's key range covers its range tombstones too: tables outside the range hold nothing for it
+  const loHex = range?.lo.toString("hex");
+  const hiHex = range?.hi.toString("hex");
+  const overlaps = (f: { smallestKey: string; largestKey: string }) =>
+    loHex === undefined || (f.largestKey >= loHex && f.smallestKey < hiHex!);
+  const levels = cf.levels.map((l) => ({ ...l, files: l.files.filter(overlaps) }));
+  try {
+    for (const level of levels) {
+      for (const f of level.files) {
+        if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
+        const t = openTable(f.path, { verifyChecksums: true });
+        try {
+          rangeDels.push(...t.rangeDeletions());
+        } finally {
+          t.close();
+        }
+      }
+    }
+    const tableRuns = levelRuns(levels);
+    const readAhead = mergeReadAhead(tableRuns.length);
+    for (const files of tableRuns)
+      runs.push(new TableRun(files, range?.lo, range?.hi, blocks, undefined, readAhead));
+    const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+    rangeDels.push(...wal.rangeDels);
+    // the memtable layer comes sorted: key ascending, newest first
+    const entries = range
+      ? wal.entries.filter((e) => Buffer.compare(e.key, range.lo) >= 0 && Buffer.compare(e.key, range.hi) < 0)
+      : wal.entries;
+    if (entries.length > 0) runs.push(new MemRun(entries));
+    return { runs, rangeDels, walEntries: entries.length, close };
+  } catch (e) {
+    close();
+    throw e;
+  }
+}
+
+/** Turns merged entries into live values: blob indexes resolved, one descriptor per blob file. */
+export class LiveValues {
+  /** Live values read from blob files so far. */
+  blobValues = 0;
+  private readonly reader = new BlobFileReader();
+  constructor(
+    private readonly dir: string,
+    private readonly cfName: string,
+  ) {}
+
+  /** The live value of a merged entry, or undefined when the entry is shadowed, deleted or range-deleted. */
+  value(r: Run, fate: Fate): Uint8Array | undefined {
+    if (fate === Fate.Shadowed) return undefined;
+    const t = r.type;
+    if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
+      throw new LsmscopeError(
+        `column family ${this.cfName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
+      );
+    if (fate === Fate.RangeDeleted) return undefined;
+    const value = r.data.subarray(r.vOff, r.vOff + r.vLen);
+    if (t === ValueType.Value) return value;
+    if (t === ValueType.BlobIndex) {
+      this.blobValues++;
+      return this.resolveBlob(Buffer.from(value), () => toHex(r.key.subarray(0, r.ukLen)));
+    }
+    // value with preferred seqno: value ‖ fixed64 unix write time / seqno
+    if (t === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
+    return undefined;
+  }
+
+  private resolveBlob(index: Buffer, keyHex: () => string): Buffer {
+    const kind = index[0];
+    if (kind === 0) throw new LsmscopeError(`inlined-TTL blob index for key ${keyHex()} is not supported`);
+    if (kind !== 1 && kind !== 2)
+      throw new LsmscopeError(`unknown blob index type ${kind} for key ${keyHex()}`);
+    const idx = decodeBlobIndex(index, 0, index.length, { lenient: true });
+    return this.reader.readValue(join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`), idx);
+  }
+
+  close(): void {
+    this.reader.close();
+  }
+}
+
+/** One live key and its value; both valid until the cursor's next call. */
+export interface LiveEntry {
+  key: Uint8Array;
+  value: Uint8Array;
+}
+
+/** Pulls the live keys of a column family in key order (for walking two stores in step). */
+export class LiveCursor {
+  private readonly sources: LiveSources;
+  private readonly values: LiveValues;
+  private readonly cursor: NewestCursor;
+  private readonly entry: LiveEntry = { key: Buffer.alloc(0), value: Buffer.alloc(0) };
+
+  constructor(inst: InstanceModel, cf: ColumnFamilyModel, blocks?: BlockSink, range?: KeyRange) {
+    this.sources = openLiveSources(inst, cf, blocks, range);
+    this.values = new LiveValues(inst.path, cf.displayName);
+    this.cursor = new NewestCursor(this.sources.runs, this.sources.rangeDels);
+  }
+
+  next(): LiveEntry | undefined {
+    for (;;) {
+      const r = this.cursor.next();
+      if (!r) return undefined;
+      const v = this.values.value(r, this.cursor.fate);
+      if (v === undefined) continue;
+      this.entry.key = r.key.subarray(0, r.ukLen);
+      this.entry.value = v;
+      return this.entry;
+    }
+  }
+
+  close(): void {
+    this.sources.close();
+    this.values.close();
+  }
+}
+
+/** The live value of one key (a copy), or undefined when the store holds none. */
+export function readLiveValue(inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer): Buffer | undefined {
+  // the smallest key after `key` is key‖0x00: the range holds exactly this key
+  const c = new LiveCursor(inst, cf, undefined, { lo: key, hi: Buffer.concat([key, Buffer.of(0)]) });
+  try {
+    const e = c.next();
+    return e && Buffer.compare(e.key, key) === 0 ? Buffer.from(e.value) : undefined;
+  } finally {
+    c.close();
+  }
+}
