@@ -7,7 +7,6 @@
  * Merge operands and wide-column entities make it refuse rather than guess. Bytewise comparator only.
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { LsmscopeError } from "../util/errors.js";
