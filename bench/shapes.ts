@@ -170,7 +170,7 @@ function blobFiles(root: string): void {
     const wall = Number(process.hrtime.bigint() - t) / 1e9;
     const failed = r.status === 0 ? "" : `  FAILED (exit ${r.status}): ${r.stderr.trim().split("\n").at(-1)}`;
     console.log(
-      `  ${c.slice(0, 2).join(" ").padEnd(22)} ${wall.toFixed(2)} s wall, exit ${r.status}${failed}`,
+      `  ${c.filter((a) => a !== dir && a !== copy).join(" ")}: ${wall.toFixed(2)} s wall, exit ${r.status}${failed}`,
     );
   }
 }
