@@ -1,0 +1,191 @@
+/**
+ * Store shapes where lsmscope used to lose, each against RocksDB's own tool (or against `inspect`, for
+ * `check`) in the same run, as whole processes:
+ *  - an L0 pile-up: thousands of tiny uncompressed tables (4 KiB blocks, bloom 10), every one in L0, as
+ *    after a bulk load with auto-compaction off (db_bench fillrandom, 24 KiB memtables, 20-byte values);
+ *    rows: inspect and inspect --deep vs `sst_dump --show_properties`, check vs inspect (target ≤ 2×),
+ *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB), sizes (sample mode),
+ *    probe of 100 absent keys;
+ *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
+ *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
+ *    below the file count: it completes, or the row says how it failed.
+ * Ratios are paired: each round runs both commands back to back, the printed ratio is the median of the
+ * rounds' ratios (shared machines are noisy; read the ratios, not the seconds).
+ *
+ * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_BLOB_FILES (default 33000),
+ * LSMSCOPE_BENCH_RUNS (rounds, default 3).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fmt, measure, type Measure } from "./inspect.js";
+
+const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
+const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
+const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
+/** Entries per flushed table with the L0 pile-up's db_bench settings (measured: 3 M writes, 2,321 tables). */
+const ENTRIES_PER_L0_TABLE = 1290;
+/** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
+const VALUES_PER_BLOB_FILE = 27;
+const FD_LIMIT = 1024;
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+const bin = join(repo, "bin", "lsmscope.js");
+
+function dbBench(args: string[]): void {
+  const r = spawnSync("db_bench", ["--statistics=0", "--seed=1", ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr.slice(-500)}`);
+}
+
+const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** Rounds of A then B; the median of each's wall/CPU/RSS and of the per-round ratios B/A. */
+function paired(a: [string, string[]], b: [string, string[]]): { a: Measure; b: Measure; ratio: number } {
+  const as: Measure[] = [];
+  const bs: Measure[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    as.push(measure(...a));
+    bs.push(measure(...b));
+  }
+  const med = (ms: Measure[]): Measure => ({
+    wall: median(ms.map((m) => m.wall)),
+    cpu: median(ms.map((m) => m.cpu)),
+    maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
+  });
+  return { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) };
+}
+
+function row(
+  label: string,
+  p: { a: Measure; b: Measure; ratio: number },
+  aName: string,
+  target: string,
+): void {
+  console.log(`  ${label}`);
+  console.log(`    ${aName.padEnd(12)} ${fmt(p.a)}`);
+  console.log(`    ${"lsmscope".padEnd(12)} ${fmt(p.b)}`);
+  console.log(`    ratio ${aName}/lsmscope (paired median): ${p.ratio.toFixed(2)}x  (${target})`);
+}
+
+function l0Pileup(root: string): void {
+  const dir = join(root, "l0");
+  const t0 = Date.now();
+  dbBench([
+    "--benchmarks=fillrandom",
+    `--db=${dir}`,
+    `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`,
+    "--key_size=16",
+    "--value_size=20",
+    "--compression_type=none",
+    "--block_size=4096",
+    "--bloom_bits=10",
+    "--write_buffer_size=24576",
+    "--disable_auto_compactions=1",
+    "--level0_slowdown_writes_trigger=1000000",
+    "--level0_stop_writes_trigger=1000000",
+    "--max_write_buffer_number=16",
+    "--max_background_flushes=2",
+    "--disable_wal=1",
+  ]);
+  const tables = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+  console.log(
+    `L0 pile-up: db_bench fillrandom, ${tables} tables all in L0 (uncompressed, 4 KiB blocks, bloom 10), written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds`,
+  );
+  spawnSync("sst_dump", [`--file=${dir}`, "--show_properties"], { stdio: "ignore" }); // warm both alike
+  const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
+  row(
+    "inspect vs sst_dump --show_properties",
+    paired(props, lsm(["inspect", dir])),
+    "sst_dump",
+    "target >= 2x",
+  );
+  row(
+    "inspect --deep --json",
+    paired(props, lsm(["inspect", "--deep", "--json", dir])),
+    "sst_dump",
+    "target >= 2x",
+  );
+  const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]));
+  console.log(`  check vs inspect`);
+  console.log(`    inspect      ${fmt(chk.a)}`);
+  console.log(`    check        ${fmt(chk.b)}`);
+  console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
+  row(
+    "sizes --full --json vs sst_dump --command=scan",
+    paired(["sst_dump", [`--file=${dir}`, "--command=scan"]], lsm(["sizes", "--full", "--json", dir])),
+    "sst_dump",
+    "target >= 1x, peak RSS <= 256 MiB",
+  );
+  const sample = measure(...lsm(["sizes", "--json", dir]));
+  console.log(`  sizes (sample mode): ${fmt(sample)}  (target: seconds)`);
+  const probe = measure(
+    ...lsm(["probe", dir, "--cf", "default", "--keys", "absent", "--count", "100", "--path", "reader"]),
+  );
+  console.log(`  probe 100 absent keys (reader path): ${fmt(probe)}  (target: seconds)`);
+}
+
+function blobFiles(root: string): void {
+  const dir = join(root, "blobs");
+  const t0 = Date.now();
+  dbBench([
+    "--benchmarks=fillrandom,flush",
+    `--db=${dir}`,
+    `--num=${BLOB_FILES * VALUES_PER_BLOB_FILE}`,
+    "--value_size=200",
+    "--enable_blob_files=1",
+    "--min_blob_size=0",
+    "--blob_file_size=4096",
+    "--write_buffer_size=4194304",
+  ]);
+  const n = readdirSync(dir).filter((f) => f.endsWith(".blob")).length;
+  console.log(
+    `blob files: db_bench store with ${n} blob files of 4 KiB, written in ${((Date.now() - t0) / 1000).toFixed(0)} s; each command once under ulimit -n ${FD_LIMIT}`,
+  );
+  const copy = join(root, "blobs-copy");
+  const cmds: string[][] = [
+    ["inspect", "--deep", dir],
+    ["sizes", "--full", dir],
+    ["check", dir],
+    ["probe", dir, "--cf", "default", "--keys", "present", "--count", "1000", "--path", "both"],
+    ["compact", copy, "--yes"],
+  ];
+  spawnSync("cp", ["-r", dir, copy]);
+  for (const c of cmds) {
+    const quoted = [process.execPath, bin, ...c].map((a) => `'${a}'`).join(" ");
+    const t = process.hrtime.bigint();
+    const r = spawnSync("bash", ["-c", `ulimit -n ${FD_LIMIT} && exec ${quoted}`], {
+      encoding: "utf8",
+      maxBuffer: 256 << 20,
+    });
+    const wall = Number(process.hrtime.bigint() - t) / 1e9;
+    const failed = r.status === 0 ? "" : `  FAILED (exit ${r.status}): ${r.stderr.trim().split("\n").at(-1)}`;
+    console.log(
+      `  ${c.filter((a) => a !== dir && a !== copy).join(" ")}: ${wall.toFixed(2)} s wall, exit ${r.status}${failed}`,
+    );
+  }
+}
+
+export async function run(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-shapes-"));
+  try {
+    l0Pileup(root);
+    blobFiles(root);
+    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    console.log(`  load average during the run: ${load} (wall-clock ratios need an otherwise idle machine)`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// run directly: node dist/bench/shapes.js
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
