@@ -4,6 +4,7 @@
  */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CheckFinding, CheckReport } from "./types.js";
+import { plural } from "../util/words.js";
 
 const SEV = { error: "ERROR", warn: "WARN", info: "info" } as const;
 const ARM = { subject: "DIR", reference: "REF", both: "both" } as const;
@@ -17,7 +18,7 @@ export function summaryLine(report: CheckReport, exitCode: number): string {
   return (
     `lsmscope check ${escapeText(report.subject.root)}` +
     (report.reference ? ` vs ${escapeText(report.reference.root)}` : "") +
-    `: ${c.error} error${c.error === 1 ? "" : "s"}, ${c.warn} warning${c.warn === 1 ? "" : "s"}, ${c.info} info` +
+    `: ${plural(c.error, "error")}, ${plural(c.warn, "warning")}, ${c.info} info` +
     (list ? ` (${list})` : "") +
     ` exit ${exitCode}`
   );
@@ -35,7 +36,7 @@ export function shortText(f: CheckFinding): string {
       const range = est.method === "exact" ? "" : ` (${est.low}–${est.high})`;
       return (
         `${formatBytes(n(e.bytesAboveBottom))} above ${e.oldestL0AsBottom ? "oldest L0 file" : `L${n(e.bottomLevel)}`} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
-        `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${n(e.entriesAboveBottom)} entries shadow older versions`
+        `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
       );
     }
     case "wal-unflushed":

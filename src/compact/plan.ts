@@ -41,6 +41,7 @@ import {
 } from "./intended.js";
 import { optionsToApply, readOptionsSource, type OptionsSource } from "./options.js";
 import { COMPACT_RATE_ESTIMATE } from "./rate.js";
+import { plural } from "../util/words.js";
 
 export const DISK_HEADROOM_BYTES = 64 * 1024 * 1024;
 
@@ -277,7 +278,7 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
       .filter((r) => r.differing > 0 && r.knob !== "block-size" && !changes.includes(r.knob))
       .map(
         (r) =>
-          `${r.knob}: ${r.differing} of ${r.files} files carry ${r.carried} and get ${r.intended} at L${target}, as the options prescribe for the bottom level`,
+          `${r.knob} becomes ${r.intended} in ${r.differing} of ${plural(r.files, "file")}: the options prescribe ${r.intended} for the bottom level L${target} (the files carry ${r.carried} now)`,
       );
     if (want.formatVersion !== undefined && want.formatVersion > MAX_ENGINE_FORMAT_VERSION)
       refusals.push({
@@ -352,7 +353,7 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
     untouched: inst.columnFamilies.filter((c) => !chosen.includes(c)).map((c) => c.displayName),
     untouchedFlushed: inst.columnFamilies
       .filter((c) => !chosen.includes(c) && c.totals.unflushedWrites > 0)
-      .map((c) => `${c.displayName} (${c.totals.unflushedWrites} writes)`),
+      .map((c) => `${c.displayName} (${plural(c.totals.unflushedWrites, "write")})`),
     totals,
     estimate: {
       seconds: totals.estimatedWriteBytes / rate,

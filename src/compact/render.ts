@@ -8,6 +8,7 @@ import type { CompactPlan } from "./plan.js";
 import type { KnobRow } from "./intended.js";
 import type { RunResult } from "./run.js";
 import type { VerifyReport } from "./verify.js";
+import { plural } from "../util/words.js";
 
 const e = escapeText;
 
@@ -23,8 +24,8 @@ function knobTable(rows: KnobRow[], indent: string, afterRun: boolean): string[]
       r.differing === 0
         ? ""
         : r.knob === "block-size"
-          ? `  (estimate differs in ${r.differing} files)`
-          : `  ≠ ${r.differing} of ${r.files} files`;
+          ? `  (estimate differs in ${plural(r.differing, "file")})`
+          : `  ≠ ${r.differing} of ${plural(r.files, "file")}`;
     const how =
       r.how && r.knob !== "block-size" ? ` [${r.how}]` : r.knob === "block-size" ? " [estimate]" : "";
     out.push(`${indent}${r.knob.padEnd(w1)}  ${r.carried.padEnd(w2)}  ${r.intended}${how}${mark}`);
@@ -48,7 +49,7 @@ export function renderPlanText(plan: CompactPlan): string {
     L.push(`${e(cf.displayName)} → L${cf.targetLevel}${cf.empty ? "  (empty: nothing to do)" : ""}`);
     const layout = cf.levelsBefore
       .filter((l) => l.files > 0)
-      .map((l) => `L${l.level} ${l.files} file${l.files === 1 ? "" : "s"} ${formatBytes(l.bytes)}`)
+      .map((l) => `L${l.level} ${plural(l.files, "file")} ${formatBytes(l.bytes)}`)
       .join(" · ");
     L.push(
       `  levels now: ${layout || "no tables"}${cf.unflushedWrites ? ` · WAL: ${cf.unflushedWrites} unflushed writes (${formatBytes(cf.unflushedBytes)})` : ""}`,
@@ -76,7 +77,7 @@ export function renderPlanText(plan: CompactPlan): string {
   L.push("");
   const t = plan.totals;
   L.push(
-    `total: ${t.files} tables, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes written ${formatBytes(t.estimatedWriteBytes)}`,
+    `total: ${plural(t.files, "table")}, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes written ${formatBytes(t.estimatedWriteBytes)}`,
   );
   L.push(
     `estimated duration: ~${Math.max(1, Math.round(plan.estimate.seconds))} s at ${formatBytes(plan.estimate.rateBytesPerSecond)}/s (estimate: ${plan.estimate.basis})`,
@@ -106,7 +107,7 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
   for (const v of verify.columnFamilies) {
     const layout = v.levelsAfter
       .filter((l) => l.files > 0)
-      .map((l) => `L${l.level} ${l.files} file${l.files === 1 ? "" : "s"}`)
+      .map((l) => `L${l.level} ${plural(l.files, "file")}`)
       .join(" · ");
     L.push(
       `${e(v.displayName)}: ${v.placementOk ? "all in" : "NOT all in"} L${v.targetLevel} (${layout || "no tables"}); ` +
@@ -114,12 +115,12 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
         (v.blobBytesBefore || v.blobBytesAfter
           ? `, blobs ${formatBytes(v.blobBytesBefore)} → ${formatBytes(v.blobBytesAfter)}`
           : "") +
-        (v.filesNotRewritten ? `; ${v.filesNotRewritten} tables not rewritten` : ""),
+        (v.filesNotRewritten ? `; ${plural(v.filesNotRewritten, "table")} not rewritten` : ""),
     );
     L.push(
       `  digest: ${v.digestEqual ? "equal" : "DIFFERENT"} — ${v.digestAfter.keys} live keys, sha256 ${v.digestAfter.sha256.slice(0, 16)}…` +
         (v.digestBefore && !v.digestEqual
-          ? ` (before: ${v.digestBefore.keys} keys ${v.digestBefore.sha256.slice(0, 16)}…)`
+          ? ` (before: ${plural(v.digestBefore.keys, "key")} ${v.digestBefore.sha256.slice(0, 16)}…)`
           : "") +
         (v.digestAfter.blobValues ? `, ${v.digestAfter.blobValues} values from blob files` : ""),
     );

@@ -40,6 +40,7 @@ import type {
   WalFileModel,
 } from "./model.js";
 import { loadTableDetailsReader, type TableDetailsReader } from "./table_details.js";
+import { plural } from "../util/words.js";
 
 const fileName = (n: number, ext: string) => `${String(n).padStart(6, "0")}.${ext}`;
 
@@ -559,7 +560,7 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
             severity: "warn",
             code: "blob-count-mismatch",
             file: bm.path,
-            message: `footer counts ${r.footer.blobCount} blobs, MANIFEST ${b.totalBlobCount}`,
+            message: `footer counts ${plural(r.footer.blobCount, "blob")}, MANIFEST ${b.totalBlobCount}`,
           });
       } catch (e) {
         F.push({
@@ -779,7 +780,7 @@ function inspectWals(
       live,
       livenessUnknown: livenessKnown ? undefined : true,
       summary: !livenessKnown
-        ? `holds ${writes} writes; whether they are flushed is unknown (the MANIFEST does not decode)`
+        ? `holds ${plural(writes, "write")}; whether they are flushed is unknown (the MANIFEST does not decode)`
         : unflushed > 0
           ? `holds ${unflushed} unflushed writes for CFs ${unflushedCfs.join(", ")}`
           : `inert: ${scan.size} bytes, nothing unflushed`,

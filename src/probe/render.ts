@@ -1,6 +1,7 @@
 /** The probe report as a table for a terminal (numbers only as measured; "-" where a path has none). */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { ProbeReport, ProbeTarget } from "./types.js";
+import { plural } from "../util/words.js";
 
 const f = (n: number | null | undefined, digits = 3): string =>
   n === null || n === undefined ? "-" : Number.isInteger(n) ? String(n) : n.toFixed(digits);
@@ -69,7 +70,7 @@ export function renderProbeReport(r: ProbeReport): string {
   let s = `keys: ${escapeText(r.keys.source)}, ${r.keys.generated} drawn${r.keys.note ? ` (${escapeText(r.keys.note)})` : ""}\n`;
   s += line(head) + "\n" + rows.map(line).join("\n") + "\n";
   for (const c of r.comparisons ?? []) {
-    s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${c.lookups} lookups differ\n`;
+    s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${plural(c.lookups, "lookup")} differ\n`;
   }
   for (const p of r.points) {
     if (!p.engine) continue;

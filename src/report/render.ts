@@ -20,6 +20,8 @@ import {
 import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../lsm/placement.js";
+import { int, plural } from "../util/words.js";
+import { instanceLabel } from "../datadir/names.js";
 
 const e = escapeText;
 
@@ -33,20 +35,7 @@ const MARK: Record<FlagSeverity, string> = { error: "!!", warn: "! ", info: "· 
 export const pct = (x: number): string =>
   x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 
-/** 1234567 → "1,234,567" (toLocaleString is slow enough to show in a report with thousands of rows). */
-export const int = (n: number): string => {
-  if (!Number.isInteger(n)) return String(n);
-  const s = String(Math.abs(n));
-  let out = "";
-  for (let i = 0; i < s.length; i++) {
-    if (i > 0 && (s.length - i) % 3 === 0) out += ",";
-    out += s[i];
-  }
-  return n < 0 ? "-" + out : out;
-};
-
-/** "1 file", "3 files". */
-export const plural = (n: number, noun: string): string => `${int(n)} ${noun}${n === 1 ? "" : "s"}`;
+export { int, plural } from "../util/words.js";
 
 /** Tallies as "LZ4 ×270, Snappy ×7". */
 export function tallies(ts: readonly Tally[]): string {
@@ -83,8 +72,9 @@ function blockSizeCarried(all: CarriedLevel): string {
   const b = all.blockSize;
   if (!b) return "-";
   return b.basis === "uncompressed"
-    ? `${formatBytes(Math.round(b.meanBytes))} per block (uncompressed files, ${int(b.dataBlocks)} blocks)`
-    : `≤ ${formatBytes(Math.round(b.meanBytes))} per block (raw key+value bytes / ${int(b.dataBlocks)} blocks)`;
+    ? `mean ${formatBytes(Math.round(b.meanBytes))} per block (uncompressed files, ${plural(b.dataBlocks, "block")})`
+    : // raw key+value bytes over the blocks: the mean uncompressed block is at most this (keys are prefix-coded)
+      `mean ~${formatBytes(Math.round(b.meanBytes))} per block (raw key+value bytes / ${plural(b.dataBlocks, "block")})`;
 }
 
 function filterPerLevel(c: CfReport): string {
@@ -141,7 +131,7 @@ function knobRows(c: CfReport): string[][] {
           ? "off"
           : no,
       lb.files > 0
-        ? `${lb.files} files, ${int(lb.blobs)} blobs, ${formatBytes(lb.bytes)}, garbage ${formatBytes(lb.garbageBytes)} (${pct(lb.garbageShare)})` +
+        ? `${plural(lb.files, "file")}, ${plural(lb.blobs, "blob")}, ${formatBytes(lb.bytes)}, garbage ${formatBytes(lb.garbageBytes)} (${pct(lb.garbageShare)})` +
           (lb.missing ? `, ${lb.missing} missing` : "")
         : "none",
     ]);
@@ -151,7 +141,7 @@ function knobRows(c: CfReport): string[][] {
 function blockEstimate(l: CarriedLevel | undefined): string {
   const b = l?.blockSize;
   if (!b) return "-";
-  return `${b.basis === "uncompressed" ? "" : "≤"}${formatBytes(Math.round(b.meanBytes))}`;
+  return `${b.basis === "uncompressed" ? "" : "~"}${formatBytes(Math.round(b.meanBytes))}`;
 }
 
 function levelRows(c: CfReport): string[][] {
@@ -234,7 +224,7 @@ export function placementText(L: CfLayout): string {
   return (
     `above ${bottom}: ${plural(p.filesAboveBottom, "file")}, ${formatBytes(p.bytesAboveBottom)} (${pct(p.byteShareAboveBottom)})` +
     (L.entriesAboveBottom !== undefined && p.filesAboveBottom > 0
-      ? `, ${int(L.entriesAboveBottom)} entries`
+      ? `, ${plural(L.entriesAboveBottom, "entry", "entries")}`
       : "") +
     ` · L0: ${plural(L.l0Files, "file")}${L.l0Trigger !== undefined ? ` (trigger ${L.l0Trigger})` : ""}` +
     ` · up to ${plural(L.filesPerLookup, "table")} per lookup`
@@ -265,7 +255,7 @@ export function renderCf(c: CfReport): string[] {
   const out: string[] = [];
   const L = c.layout;
   const n = c.cf.totals.entries;
-  const entries = L.files > 0 ? ` · ${n === null ? "unknown" : int(n)} entries` : "";
+  const entries = L.files > 0 ? ` · ${n === null ? "unknown entries" : plural(n, "entry", "entries")}` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
       (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.bytes)}` : "") +
@@ -297,7 +287,7 @@ function walLines(i: InstanceReport["instance"]): string[] {
   return i.wal.map((w) => {
     const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
     return (
-      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${int(w.records)} records${seq}, ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
+      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${plural(w.records, "record")}${seq}, ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
       (w.tail ? ` (tail: ${e(w.tail.kind)}, ${w.tail.bytes} bytes at ${w.tail.offset})` : "")
     );
   });
@@ -316,7 +306,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   ]
     .filter(Boolean)
     .join(", ");
-  out.push(`══ ${e(i.relPath)}  [${i.engine}; ${who}]`);
+  out.push(`══ ${e(instanceLabel(i))}  [${i.engine}; ${who}]`);
   if (!i.readable) {
     const why =
       i.engine === "pebble"
@@ -335,7 +325,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
       `${e(i.options.file)}${i.options.rocksdbVersion ? ` written by RocksDB ${e(i.options.rocksdbVersion)}` : ""}`,
     );
   else if (i.engine === "rocksdb") parts.push("no OPTIONS file");
-  parts.push(`${i.columnFamilies.length} column families`);
+  parts.push(`${plural(i.columnFamilies.length, "column family", "column families")}`);
   out.push("  " + parts.join(" · "));
   const t = i.totals;
   out.push(
@@ -411,8 +401,8 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   const t = r.totals;
   out.push("");
   out.push(
-    `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +
-      `${t.blobFiles} blob files ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
+    `total: ${plural(t.instances, "instance")}, ${plural(t.cfs, "column family", "column families")}, ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)}, ` +
+      `${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
       (r.complete ? "" : " · picture incomplete (see findings)"),
   );
   return out.join("\n") + "\n";

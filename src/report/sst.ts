@@ -11,6 +11,7 @@ import {
   type ScanSummary,
   type SstTable,
 } from "../format/index.js";
+import { plural } from "../util/words.js";
 
 export interface TableReport {
   file: string;
@@ -203,7 +204,7 @@ export function renderTableText(r: TableReport): string {
   if (r.scan) {
     const s = r.scan;
     out.push(
-      `  scan: ${s.entries} entries (${s.dataEntries} in ${s.dataBlocks} data blocks, ${s.rangeDeletions} range deletions; ${s.deletions} deletions, ${s.mergeOperands} merges, ${s.blobIndexes} blob indexes)`,
+      `  scan: ${plural(s.entries, "entry", "entries")} (${s.dataEntries} in ${s.dataBlocks} data blocks, ${s.rangeDeletions} range deletions; ${s.deletions} deletions, ${s.mergeOperands} merges, ${s.blobIndexes} blob indexes)`,
     );
     out.push(`        raw key bytes ${s.rawKeyBytes}, raw value bytes ${s.rawValueBytes}`);
     out.push(`        first key ${s.firstKey ?? "-"}`);
@@ -211,7 +212,7 @@ export function renderTableText(r: TableReport): string {
   }
   if (r.verify)
     out.push(
-      `  verify: ok, ${r.verify.blocksVerified} blocks, ${formatBytes(r.verify.bytesVerified)} checked`,
+      `  verify: ok, ${plural(r.verify.blocksVerified, "block")}, ${formatBytes(r.verify.bytesVerified)} checked`,
     );
   out.push(`  io: ${r.io.reads} reads, ${formatBytes(r.io.bytes)}`);
   return out.join("\n") + "\n";

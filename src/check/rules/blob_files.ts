@@ -7,6 +7,7 @@ import type { CheckFinding, Rule } from "../types.js";
 import { allCfs } from "../match.js";
 import { armLabel, arms, finding, pct, share } from "../util.js";
 import { formatBytes } from "../../util/bytes.js";
+import { plural } from "../../util/words.js";
 
 /** Garbage above this share of blob bytes is worth a warning (reads still pay for it in space). */
 const GARBAGE_WARN_SHARE = 0.2;
@@ -32,7 +33,7 @@ export const rule: Rule = {
             gShare >= GARBAGE_WARN_SHARE ? "warn" : "info",
             a.arm,
             { instance: r.instance.relPath, cf: cf.displayName },
-            `${armLabel(a.arm)}: ${cf.totals.blobFiles} blob files, ${formatBytes(cf.totals.blobBytes)}, garbage ` +
+            `${armLabel(a.arm)}: ${plural(cf.totals.blobFiles, "blob file")}, ${formatBytes(cf.totals.blobBytes)}, garbage ` +
               `${formatBytes(cf.totals.garbageBlobBytes)} (${pct(cf.totals.garbageBlobBytes, cf.totals.blobBytes)}); ` +
               `enable_blob_files=${cf.options?.blob.enableBlobFiles ?? "unknown"}, min_blob_size=${cf.options?.blob.minBlobSize ?? "unknown"}`,
             {

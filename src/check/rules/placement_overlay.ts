@@ -10,6 +10,7 @@ import { formatBytes } from "../../util/bytes.js";
 import { measureOverlay } from "../overlay.js";
 import type { ArmModel, CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
+import { plural } from "../../util/words.js";
 
 const SAFE = /^[A-Za-z0-9_/.:@%+=,-]+$/;
 export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -84,16 +85,16 @@ export const rule: Rule = {
             a.arm,
             at(r),
             (incomplete
-              ? `incomplete: ${m.skippedFiles.length} unreadable file${m.skippedFiles.length === 1 ? "" : "s"} (${m.skippedFiles[0]!.file}), the counts below are lower bounds; `
+              ? `incomplete: ${plural(m.skippedFiles.length, "unreadable file")} (${m.skippedFiles[0]!.file}), the counts below are lower bounds; `
               : "") +
-              `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above ${bottomName} (${above}; ` +
+              `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${plural(m.filesAboveBottom, "file")} above ${bottomName} (${above}; ` +
               `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
               (incomplete && m.sampled === 0
-                ? `how many of ${m.entriesAboveBottom} entries above shadow an older version is unknown`
-                : `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
+                ? `how many of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version is unknown`
+                : `${est.method === "exact" ? "" : "~"}${est.value} of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version${range}, ` +
                   `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete`) +
               (m.unresolved > 0
-                ? ` (${m.unresolved} sampled lookups unresolved: ${m.skippedFiles.length} unreadable files)`
+                ? ` (${m.unresolved} sampled lookups unresolved: ${plural(m.skippedFiles.length, "unreadable file")})`
                 : "") +
               (m.droppedForLookupBudget > 0
                 ? ` (${m.sampled} entries checked: ${m.lookups.tablesConsulted} table lookups, the budget)`

@@ -12,6 +12,7 @@ import { fileFilterKey } from "../../analysis/knobs.js";
 import { age, clip, pad, padLeft } from "../text.js";
 import { ScrollText, useCursor } from "../scroll.js";
 import type { PaneProps, TuiPane } from "./types.js";
+import { plural } from "../../util/words.js";
 
 export type FileSort = "level" | "size" | "age";
 export const FILE_SORTS: FileSort[] = ["level", "size", "age"];
@@ -142,7 +143,7 @@ export function FilesPane({ cf, width, height, focused }: PaneProps) {
     <Box flexDirection="column" width={width} height={height}>
       <Text dimColor wrap="truncate">
         {clip(
-          `${files.length} files · sort: ${FILE_SORTS[sortIdx]}${reverse ? " (reversed)" : ""} · ${cur.index + 1}/${files.length}`,
+          `${plural(files.length, "file")} · sort: ${FILE_SORTS[sortIdx]}${reverse ? " (reversed)" : ""} · ${cur.index + 1}/${files.length}`,
           width,
         )}
       </Text>

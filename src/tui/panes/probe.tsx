@@ -15,6 +15,7 @@ import { isUserError } from "../../util/errors.js";
 import { ActionOutput } from "./action_output.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { registerPane } from "./registry.js";
+import { plural } from "../../util/words.js";
 
 const COUNTS = [100, 1000, 10000];
 
@@ -41,7 +42,7 @@ export function ProbePane(p: PaneProps) {
   // run after the "running" line has been drawn
   useEffect(() => {
     if (!pending || !inst || !cf) return;
-    setLines([`running ${pending} probe: ${count} lookups${both ? ", reader and engine" : ""}…`]);
+    setLines([`running ${pending} probe: ${plural(count, "lookup")}${both ? ", reader and engine" : ""}…`]);
     const t = setTimeout(() => {
       try {
         const target = buildTarget(inst, cf);
