@@ -15,10 +15,9 @@ const e = escapeText;
 function knobTable(rows: KnobRow[], indent: string, afterRun: boolean): string[] {
   const out: string[] = [];
   const w1 = Math.max(5, ...rows.map((r) => r.knob.length));
-  const w2 = Math.max(8, ...rows.map((r) => r.carried.length));
-  out.push(
-    `${indent}${"knob".padEnd(w1)}  ${(afterRun ? "files carry" : "files carry now").padEnd(w2)}  intended`,
-  );
+  const head = afterRun ? "files carry" : "files carry now";
+  const w2 = Math.max(head.length, ...rows.map((r) => r.carried.length));
+  out.push(`${indent}${"knob".padEnd(w1)}  ${head.padEnd(w2)}  intended`);
   for (const r of rows) {
     const mark =
       r.differing === 0
@@ -46,7 +45,14 @@ export function renderPlanText(plan: CompactPlan): string {
     );
   for (const cf of plan.columnFamilies) {
     L.push("");
-    L.push(`${e(cf.displayName)} → L${cf.targetLevel}${cf.empty ? "  (empty: nothing to do)" : ""}`);
+    const state = cf.empty
+      ? "  (empty: nothing to do)"
+      : cf.nothingToDo
+        ? cf.compact
+          ? `  (already all in L${cf.targetLevel} with the intended knobs; rewritten: --force)`
+          : `  (nothing to do: all in L${cf.targetLevel} with the intended knobs)`
+        : "";
+    L.push(`${e(cf.displayName)} → L${cf.targetLevel}${state}`);
     const layout = cf.levelsBefore
       .filter((l) => l.files > 0)
       .map((l) => `L${l.level} ${plural(l.files, "file")} ${formatBytes(l.bytes)}`)
@@ -64,12 +70,13 @@ export function renderPlanText(plan: CompactPlan): string {
       L.push(
         `  blob files: ${cf.blobFiles} (${formatBytes(cf.blobBytes)}), referenced as they are (not rewritten)`,
       );
-    if (!cf.empty)
+    if (cf.compact)
       L.push(
-        `  rewrite: ${formatBytes(cf.sstBytes)} of tables${cf.unflushedBytes ? ` + ${formatBytes(cf.unflushedBytes)} from the WAL` : ""}; estimated bytes written ${formatBytes(cf.estimatedWriteBytes)}`,
+        `  rewrite: ${formatBytes(cf.sstBytes)} of tables${cf.unflushedBytes ? ` + ${formatBytes(cf.unflushedBytes)} from the WAL` : ""}; estimated bytes read ${formatBytes(cf.estimatedReadBytes)}${cf.unflushedBytes ? ` (WAL writes at the files' compression ${cf.compressionRatio.toFixed(2)})` : ""}`,
       );
     if (cf.intended.filter.why) L.push(`  note: ${cf.intended.filter.why}`);
-    L.push(...knobTable(cf.knobs, "  ", false));
+    // the knob table of a CF left alone would only repeat what inspect shows
+    if (cf.compact) L.push(...knobTable(cf.knobs, "  ", false));
     for (const n of cf.consequences) L.push(`  by design: ${n}`);
     for (const n of cf.normalisations) L.push(`  normalised: ${n}`);
     if (cf.optionString) L.push(`  engine options on top of the store's OPTIONS: ${e(cf.optionString)}`);
@@ -77,11 +84,12 @@ export function renderPlanText(plan: CompactPlan): string {
   L.push("");
   const t = plan.totals;
   L.push(
-    `total: ${plural(t.files, "table")}, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes written ${formatBytes(t.estimatedWriteBytes)}`,
+    `total: ${plural(t.files, "table")}, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes read ${formatBytes(t.estimatedReadBytes)}`,
   );
-  L.push(
-    `estimated duration: ~${Math.max(1, Math.round(plan.estimate.seconds))} s at ${formatBytes(plan.estimate.rateBytesPerSecond)}/s (estimate: ${plan.estimate.basis})`,
-  );
+  if (plan.totals.estimatedReadBytes > 0)
+    L.push(
+      `estimated duration: ~${Math.max(1, Math.round(plan.estimate.seconds))} s at ${formatBytes(plan.estimate.rateBytesPerSecond)}/s (estimate: ${plan.estimate.basis})`,
+    );
   L.push(
     `disk: ${formatBytes(plan.disk.free)} free, ${formatBytes(plan.disk.needed)} needed (${plan.disk.basis})`,
   );
@@ -89,6 +97,10 @@ export function renderPlanText(plan: CompactPlan): string {
   if (plan.refusals.length) {
     L.push(`REFUSED (nothing will be written):`);
     for (const r of plan.refusals) L.push(`  [${r.code}] ${e(r.message)}`);
+  } else if (plan.nothingToDo && !plan.forced) {
+    L.push(
+      `nothing to do: every column family sits in its bottom level with the intended knobs (--force rewrites them anyway)`,
+    );
   } else {
     L.push(`ready: run again with --yes to compact`);
   }
@@ -101,7 +113,11 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
     `run: ${run.status} in ${(run.elapsedMs / 1000).toFixed(1)} s; compactions wrote ${formatBytes(run.compactWriteBytes)} (read ${formatBytes(run.compactReadBytes)}) at ${formatBytes(Math.round(run.writeRateBytesPerSecond))}/s; flushes after the open wrote ${formatBytes(run.flushWriteBytes)} (the WAL recovery flush at open is not counted)`,
   );
   for (const n of run.engineNotes) L.push(`engine note: ${e(n)}`);
-  for (const c of run.columnFamilies) if (c.status !== "done") L.push(`  ${e(c.displayName)}: ${c.status}`);
+  for (const c of run.columnFamilies)
+    if (c.status !== "done")
+      L.push(
+        `  ${e(c.displayName)}: ${c.status === "skipped" ? "left as it was (nothing to do)" : c.status}`,
+      );
   L.push("");
   L.push(`verification: ${verify.ok ? "OK" : "PROBLEMS"}`);
   for (const v of verify.columnFamilies) {
