@@ -18,15 +18,25 @@ export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.repla
 /** Obsolete entries at or above this share of a CF's entries make the overlay a warning. */
 export const OVERLAY_WARN_SHARE = 0.01;
 
-/** The command that removes the overlay of one column family (`lsmscope compact` handles RocksDB only). */
+/** The store directory `lsmscope compact` is pointed at for this instance (it handles RocksDB only). */
+function compactDir(arm: ArmModel, instance: InstanceModel): string | undefined {
+  if (instance.engine !== "rocksdb") return undefined;
+  return arm.model.instances.length === 1 ? arm.dir : join(arm.dir, instance.relPath);
+}
+
+/** The one command that removes the overlays of these column families of one store. */
+export function compactCommandFor(dir: string, cfNames: readonly string[]): string {
+  return `lsmscope compact ${shellQuote(dir)}${cfNames.map((n) => ` --cf ${shellQuote(n)}`).join("")} --yes`;
+}
+
+/** The command that removes the overlay of one column family. */
 export function compactCommand(
   arm: ArmModel,
   instance: InstanceModel,
   cf: ColumnFamilyModel,
 ): string | undefined {
-  if (instance.engine !== "rocksdb") return undefined;
-  const dir = arm.model.instances.length === 1 ? arm.dir : join(arm.dir, instance.relPath);
-  return `lsmscope compact ${shellQuote(dir)} --cf ${shellQuote(cf.name)} --yes`;
+  const dir = compactDir(arm, instance);
+  return dir === undefined ? undefined : compactCommandFor(dir, [cf.name]);
 }
 
 export const rule: Rule = {
@@ -123,6 +133,9 @@ export const rule: Rule = {
               lookups: m.lookups,
               skippedFiles: m.skippedFiles,
               compactCommand: cmd ?? null,
+              // the parts, so one command can cover every column family of a store (render.ts)
+              compactStore: compactDir(a, r.instance) ?? null,
+              compactCf: cmd ? r.cf.name : null,
             },
           ),
         );
