@@ -5,7 +5,8 @@
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CheckFinding, CheckReport } from "./types.js";
 import { compactCommandFor } from "./rules/placement_overlay.js";
-import { plural } from "../util/words.js";
+import { plural, wrap } from "../util/words.js";
+export { wrap } from "../util/words.js";
 
 const SEV = { error: "ERROR", warn: "WARN", info: "info" } as const;
 const ARM = { subject: "DIR", reference: "REF", both: "both" } as const;
@@ -61,21 +62,6 @@ export function compactCommands(report: CheckReport): string[] {
     byStore.set(ev.compactStore, cfs);
   }
   return [...byStore].map(([dir, cfs]) => compactCommandFor(dir, cfs));
-}
-
-/** Words of `text` in lines of at most `width` columns (a longer word gets its own line). */
-export function wrap(text: string, width: number, first = "", rest = first): string[] {
-  const out: string[] = [];
-  let line = "";
-  for (const word of text.split(" ")) {
-    const lead = out.length === 0 ? first : rest;
-    if (line && lead.length + line.length + 1 + word.length > width) {
-      out.push(lead + line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  out.push((out.length === 0 ? first : rest) + line);
-  return out;
 }
 
 /** Narrower than this for the FINDING column, findings print as blocks: a heading line, the text under it. */

@@ -28,7 +28,11 @@ export function renderProbeStart(
   return s;
 }
 
-export function renderProbeReport(r: ProbeReport): string {
+/**
+ * The report; a table wider than `width` columns is cut into column groups printed one under the other,
+ * each repeating `count` and `path` so a row can be followed.
+ */
+export function renderProbeReport(r: ProbeReport, width = Number.POSITIVE_INFINITY): string {
   const head = [
     "count",
     "path",
@@ -65,10 +69,26 @@ export function renderProbeReport(r: ProbeReport): string {
       .join(" "),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i <= 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const cell = (c: string, i: number) => (i <= 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!));
+  const groups: number[][] = [];
+  const key = [0, 1];
+  let cur: number[] = [...key];
+  const span = (cols: number[]) => cols.reduce((a, i) => a + widths[i]!, 0) + 2 * (cols.length - 1);
+  for (let i = 2; i < head.length; i++) {
+    if (cur.length > key.length && span([...cur, i]) > width) {
+      groups.push(cur);
+      cur = [...key];
+    }
+    cur.push(i);
+  }
+  groups.push(cur);
+  const line = (cells: string[], cols: number[]) =>
+    cols
+      .map((i) => cell(cells[i]!, i))
+      .join("  ")
+      .trimEnd();
   let s = `keys: ${escapeText(r.keys.source)}, ${r.keys.generated} drawn${r.keys.note ? ` (${escapeText(r.keys.note)})` : ""}\n`;
-  s += line(head) + "\n" + rows.map(line).join("\n") + "\n";
+  s += groups.map((g) => [line(head, g), ...rows.map((row) => line(row, g))].join("\n")).join("\n\n") + "\n";
   for (const c of r.comparisons ?? []) {
     s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${plural(c.lookups, "lookup")} differ\n`;
   }

@@ -43,7 +43,20 @@ export function tallies(ts: readonly Tally[]): string {
 }
 
 /** Left-aligned text table; `right` marks right-aligned columns. */
-export function table(rows: string[][], right: ReadonlySet<number> = new Set(), indent = "  "): string[] {
+export function table(
+  rows: string[][],
+  right: ReadonlySet<number> = new Set(),
+  indent = "  ",
+  /** Column widths not to exceed: longer cells are cut with "…". */
+  caps: readonly (number | undefined)[] = [],
+): string[] {
+  if (caps.length > 0)
+    rows = rows.map((r) =>
+      r.map((c, i) => {
+        const cap = caps[i];
+        return cap !== undefined && c.length > cap ? c.slice(0, Math.max(0, cap - 1)) + "…" : c;
+      }),
+    );
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   return rows.map(
@@ -251,7 +264,23 @@ function deepRows(c: CfReport): string[][] {
   return rows;
 }
 
-export function renderCf(c: CfReport): string[] {
+/** The knob table; in `width` columns the OPTIONS side is cut first, so "files carry" stays in view. */
+function knobTable(c: CfReport, width: number | undefined): string[] {
+  const rows = knobRows(c);
+  if (width === undefined) return table(rows);
+  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  // narrow: the knob names give up their longest tail too ("restart int. / data idx")
+  const knob = width < 70 ? Math.min(w[0]!, 18) : w[0]!;
+  const carry = Math.min(w[2]!, Math.max(20, Math.floor(width * 0.4)));
+  const options = Math.max(8, width - 2 - knob - 2 - 2 - carry);
+  return table(rows, new Set(), "  ", [
+    knob < w[0]! ? knob : undefined,
+    options < w[1]! ? options : undefined,
+  ]);
+}
+
+/** One column family's section; `width` (the TUI's pane) fits the knob table to it. */
+export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
   const out: string[] = [];
   const L = c.layout;
   const n = c.cf.totals.entries;
@@ -262,7 +291,7 @@ export function renderCf(c: CfReport): string[] {
       ` · total ${formatBytes(L.bytes + L.blob.bytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
-  out.push(...table(knobRows(c)));
+  out.push(...knobTable(c, opts.width));
   if (L.files > 0) {
     out.push("");
     out.push(...table(levelRows(c), new Set([1, 2, 3, 5, 7, 9])));

@@ -162,7 +162,7 @@ export function App({ result, width, height, initialPane }: AppProps) {
     ? `${instanceLabel(item.instance.instance)}${item.cf ? ` › ${item.cf.cf.displayName}` : ""}`
     : "no store";
   const helpLine =
-    `q quit · Tab focus (${focus}) · [ ] column family · 1-${panes.length} or letter: pane` +
+    `q quit · Tab focus: ${focus === "list" ? "[list] pane" : "list [pane]"} · [ ] column family · 1-${panes.length} or letter: pane` +
     (focus === "pane" && pane?.help ? ` · ${pane.help}` : focus === "list" ? " · ↑↓ select · ⏎ open" : "") +
     " · ? help";
 
@@ -232,10 +232,28 @@ export function App({ result, width, height, initialPane }: AppProps) {
           ) : null}
         </Box>
       </Box>
-      <Text wrap="truncate" inverse>
-        {pad(helpLine, cols)}
-      </Text>
+      <FooterLine text={pad(helpLine, cols)} mark={`[${focus}]`} />
     </Box>
+  );
+}
+
+/** The help line in reverse video, the side that has focus ("[list]" or "[pane]") set off in bold. */
+function FooterLine({ text, mark }: { text: string; mark: string }) {
+  const at = text.indexOf(mark);
+  if (at < 0)
+    return (
+      <Text wrap="truncate" inverse>
+        {text}
+      </Text>
+    );
+  return (
+    <Text wrap="truncate">
+      <Text inverse>{text.slice(0, at)}</Text>
+      <Text bold color="cyan">
+        {mark}
+      </Text>
+      <Text inverse>{text.slice(at + mark.length)}</Text>
+    </Text>
   );
 }
 

@@ -1,6 +1,6 @@
 /**
- * Words around numbers, shared by every command and the TUI: digit grouping and a count with its noun in
- * the singular for exactly one ("1 file", "3 files", "1 column family").
+ * Words around numbers, shared by every command and the TUI: digit grouping, a count with its noun in
+ * the singular for exactly one ("1 file", "3 files", "1 column family"), and prose wrapped to a width.
  */
 
 /** An integer with thousands separators ("12,434"); other numbers as they are. */
@@ -23,4 +23,19 @@ export function noun(n: number, one: string, many = `${one}s`): string {
 /** "1 file", "3 files", "1,234 column families" (pass the plural when it is not the singular + "s"). */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${int(n)} ${noun(n, one, many)}`;
+}
+
+/** Words of `text` in lines of at most `width` columns (a longer word gets its own line). */
+export function wrap(text: string, width: number, first = "", rest = first): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const lead = out.length === 0 ? first : rest;
+    if (line && lead.length + line.length + 1 + word.length > width) {
+      out.push(lead + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  out.push((out.length === 0 ? first : rest) + line);
+  return out;
 }
