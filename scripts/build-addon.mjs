@@ -2,8 +2,9 @@
 // Builds the optional RocksDB engine addon (binding.gyp → build/Release/lsmscope_engine.node) against the
 // system RocksDB (Debian librocksdb-dev). `--optional` (used by `npm install`): a missing header or a
 // failed build prints one note and exits 0, since everything read-only works without the engine.
-// Without it (`npm run build:addon`) any failure is an error.
-import { existsSync } from "node:fs";
+// Without it (`npm run build:addon`) any failure is an error. Either way node-gyp's output goes to
+// build-addon.log beside package.json (named in the message when the build fails), and one line is printed.
+import { closeSync, existsSync, openSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +14,7 @@ const optional = process.argv.includes("--optional");
 // LSMSCOPE_ROCKSDB_HEADER lets tests simulate a machine without librocksdb-dev.
 const header = process.env.LSMSCOPE_ROCKSDB_HEADER ?? "/usr/include/rocksdb/db.h";
 const installHint = "sudo apt-get install -y librocksdb-dev && npm run build:addon";
+const logFile = join(root, "build-addon.log");
 
 function giveUp(why) {
   if (optional) {
@@ -27,15 +29,25 @@ function giveUp(why) {
 
 if (!existsSync(header)) giveUp(`${header} not found: librocksdb-dev is not installed`);
 
-const nodeGyp = join(root, "node_modules", ".bin", "node-gyp");
-if (!existsSync(nodeGyp)) giveUp("node-gyp not found in node_modules (run npm install first)");
+// node-gyp from the dev dependencies (a clone), else the one npm runs install scripts with (an installed
+// package: npm names it in npm_config_node_gyp)
+const localGyp = join(root, "node_modules", ".bin", "node-gyp");
+const npmGyp = process.env.npm_config_node_gyp;
+const gyp = existsSync(localGyp)
+  ? [localGyp]
+  : npmGyp && existsSync(npmGyp)
+    ? [process.execPath, npmGyp]
+    : undefined;
+if (!gyp) giveUp("node-gyp not found (neither in node_modules nor npm's own)");
 
 // Debian ships the Node headers under /usr/include/node; --nodedir=/usr avoids a download.
 const args = ["rebuild", "--release"];
 if (existsSync("/usr/include/node/node_api.h")) args.push("--nodedir=/usr");
-const r = spawnSync(nodeGyp, args, { cwd: root, stdio: optional ? "ignore" : "inherit" });
-if (r.error) giveUp(r.error.message);
-if (r.status !== 0) giveUp(`node-gyp exited with status ${r.status}; run \`npm run build:addon\` to see why`);
+const log = openSync(logFile, "w");
+const r = spawnSync(gyp[0], [...gyp.slice(1), ...args], { cwd: root, stdio: ["ignore", log, log] });
+closeSync(log);
+if (r.error) giveUp(`${r.error.message}; full log: ${logFile}`);
+if (r.status !== 0) giveUp(`node-gyp exited with status ${r.status}; full log: ${logFile}`);
 if (!existsSync(join(root, "build", "Release", "lsmscope_engine.node")))
   giveUp("no build/Release/lsmscope_engine.node");
 console.log("lsmscope: engine addon built: build/Release/lsmscope_engine.node");

@@ -36,6 +36,7 @@ import type { CfOptionsModel } from "../datadir/options_file.js";
 import { checksumNameFromOptions } from "../base/checksum_type.js";
 import { compressionNameFromOptions } from "../base/compression_type.js";
 import { indexTypeNameFromOptions } from "../base/index_type.js";
+import { plural } from "../util/words.js";
 
 // ------------------------------------------------------------------------------------------------ types
 
@@ -663,7 +664,7 @@ function partitionFiltersRule({ c, all, dis }: KnobContext): void {
         severity: "info",
         message: `partition_filters=true has no effect without a two-level index (index_type=${c.indexType ?? "default binary-search"})`,
         configured: `partition_filters=true, index_type=${c.indexType ?? "binary-search"}`,
-        carried: `${all.filterPartitioned} of ${all.filesRead} files partitioned`,
+        carried: `${all.filterPartitioned} of ${plural(all.filesRead, "file")} partitioned`,
         files: all.filesRead - all.filterPartitioned,
         bytes: 0,
         totalFiles: all.files,
@@ -681,7 +682,7 @@ function detailsMissingRule({ all, filterCfg, notes }: KnobContext): void | "sto
         id: "details-missing",
         knob: "filter",
         severity: "info",
-        message: `no per-file details read: what the ${all.files} files carry is unknown`,
+        message: `no per-file details read: what the ${plural(all.files, "file")} carry is unknown`,
         configured: filterCfg,
         carried: "-",
         files: all.files,
@@ -824,7 +825,7 @@ function filterUnconfiguredRule({ c, carried, all, dis, notes }: KnobContext): v
         id: "filter-none",
         knob: "filter",
         severity: "info",
-        message: `no filter configured and ${none.files} of ${all.filesRead} files carry none (${levels.join(", ")}): every point lookup that reaches a file reads its index and a data block`,
+        message: `no filter configured and ${none.files} of ${plural(all.filesRead, "file")} carry none (${levels.join(", ")}): every point lookup that reaches a file reads its index and a data block`,
         configured: "none",
         carried: fmtTallies(all.filterKind),
         files: none.files,
@@ -865,7 +866,7 @@ function optimizeFiltersForHitsRule({ c, carried, bottom, ofh, notes }: KnobCont
         knob: "optimize-filters-for-hits",
         severity: "info",
         level: bottom,
-        message: `optimize_filters_for_hits leaves the last level unfiltered (L${bottom}: ${none.files} of ${bl.files} files, ${none.bytes} bytes without a filter)`,
+        message: `optimize_filters_for_hits leaves the last level unfiltered (L${bottom}: ${none.files} of ${plural(bl.files, "file")}, ${none.bytes} bytes without a filter)`,
         configured: "optimize_filters_for_hits=true",
         carried: fmtTallies(bl.filterKind),
         files: none.files,
@@ -893,7 +894,7 @@ function compressionRule({ c, carried, bottom, baseLevel, dis }: KnobContext): v
         id: "compression",
         knob: "compression",
         level: l.level,
-        message: `OPTIONS: ${want} · L${l.level}: ${wrong.map((t) => `${t.files} ${t.files === 1 ? "file" : "files"} ${t.key}`).join(", ")}`,
+        message: `OPTIONS: ${want} · L${l.level}: ${wrong.map((t) => `${plural(t.files, "file")} ${t.key}`).join(", ")}`,
         configured: want,
         carried: fmtTallies(l.compression),
         files: w.files,
@@ -927,7 +928,7 @@ function simpleKnobsRule({ c, all, dis }: KnobContext): void {
       finding({
         id: knob,
         knob,
-        message: `OPTIONS: ${opt}=${want} · files: ${wrong.map((t) => `${t.files} ${t.files === 1 ? "file" : "files"} ${t.key}`).join(", ")}`,
+        message: `OPTIONS: ${opt}=${want} · files: ${wrong.map((t) => `${plural(t.files, "file")} ${t.key}`).join(", ")}`,
         configured: want,
         carried: fmtTallies(tallies),
         files: w.files,
@@ -954,7 +955,7 @@ function blockSizeRule({ c, all, dis }: KnobContext): void {
           knob: "block-size",
           message: `OPTIONS: block_size=${c.blockSize} · files: mean data block ${Math.round(est.meanBytes)} bytes (${
             est.basis === "uncompressed" ? "measured" : "upper bound"
-          }, ${est.dataBlocks} blocks)`,
+          }, ${plural(est.dataBlocks, "block")})`,
           configured: String(c.blockSize),
           carried: `${Math.round(est.meanBytes)} (${est.basis})`,
           files: est.files,
@@ -990,9 +991,9 @@ function blobNotes(cf: ColumnFamilyModel, c: ConfiguredKnobs | undefined): KnobF
         id: "blob-disabled-files-present",
         knob: "blob",
         severity: "info",
-        message: `OPTIONS: enable_blob_files=false · ${n} blob files (${bytes} bytes) still referenced`,
+        message: `OPTIONS: enable_blob_files=false · ${plural(n, "blob file")} (${bytes} bytes) still referenced`,
         configured: "enable_blob_files=false",
-        carried: `${n} blob files`,
+        carried: `${plural(n, "blob file")}`,
         files: n,
         bytes,
         totalFiles: n,

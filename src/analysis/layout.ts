@@ -12,6 +12,7 @@
  */
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { placementSplit, tableEntries, type Placement } from "../lsm/placement.js";
+import { plural } from "../util/words.js";
 
 export interface LevelLayout {
   level: number;
@@ -210,7 +211,7 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
     flags.push({
       id: "files-missing",
       severity: "error",
-      message: `${c.missingFiles} of ${c.files} SSTs named by the MANIFEST are missing on disk`,
+      message: `${c.missingFiles} of ${plural(c.files, "SST")} named by the MANIFEST are missing on disk`,
       evidence: { missingFiles: c.missingFiles, files: c.files },
     });
   if (p && p.filesAboveBottom > 0) {
@@ -219,7 +220,7 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
     const middle = c.levels.filter((l) => l.level > 0 && l.level < bottom && l.files > 0);
     const entries =
       c.entriesAboveBottom !== undefined && c.entriesInBottom !== undefined
-        ? `, ${c.entriesAboveBottom} entries above vs ${c.entriesInBottom} in ${bottomName}`
+        ? `, ${plural(c.entriesAboveBottom, "entry", "entries")} above vs ${c.entriesInBottom} in ${bottomName}`
         : "";
     const evidence: Record<string, unknown> = { ...p, l0Files: c.l0Files };
     if (c.entriesAboveBottom !== undefined) evidence.entriesAboveBottom = c.entriesAboveBottom;
@@ -239,7 +240,7 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       flags.push({
         id: "above-bottom",
         severity: "info",
-        message: `${p.filesAboveBottom} ${p.filesAboveBottom === 1 ? "file" : "files"} (${pct(p.byteShareAboveBottom)} of the bytes${entries}) above ${p.oldestL0AsBottom ? bottomName : `the bottom level ${bottomName}`}`,
+        message: `${plural(p.filesAboveBottom, "file")} (${pct(p.byteShareAboveBottom)} of the bytes${entries}) above ${p.oldestL0AsBottom ? bottomName : `the bottom level ${bottomName}`}`,
         evidence,
       });
     }
@@ -257,8 +258,8 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       // past the stop trigger the engine would have refused further writes: compaction was held back
       severity: c.filesPerLookup >= c.l0StopTrigger ? "error" : "warn",
       message:
-        `L0 holds ${c.l0Files} tables (writes slow at ${c.l0SlowdownTrigger}, stop at ${c.l0StopTrigger}): ` +
-        `a lookup of an absent key consults up to ${c.filesPerLookup} tables` +
+        `L0 holds ${plural(c.l0Files, "table")} (writes slow at ${c.l0SlowdownTrigger}, stop at ${c.l0StopTrigger}): ` +
+        `a lookup of an absent key consults up to ${plural(c.filesPerLookup, "table")}` +
         ` (probe --keys absent measures it); compaction was held back or never ran`,
       evidence: l0Evidence,
     });
@@ -266,14 +267,14 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
     flags.push({
       id: "l0-at-trigger",
       severity: "info",
-      message: `L0 holds ${c.l0Files} files, at or over its compaction trigger (${c.l0Trigger}): compaction was pending when the store closed`,
+      message: `L0 holds ${plural(c.l0Files, "file")}, at or over its compaction trigger (${c.l0Trigger}): compaction was pending when the store closed`,
       evidence: l0Evidence,
     });
   if (c.blob.files > 0 && c.blob.garbageRecordBytes > 0)
     flags.push({
       id: "blob-garbage",
       severity: "info",
-      message: `blob garbage: ${c.blob.garbageRecordBytes} of ${c.blob.recordBytes} blob record bytes (${pct(c.blob.garbageShare)}) in ${c.blob.files} blob files`,
+      message: `blob garbage: ${c.blob.garbageRecordBytes} of ${c.blob.recordBytes} blob record bytes (${pct(c.blob.garbageShare)}) in ${plural(c.blob.files, "blob file")}`,
       evidence: {
         blobGarbageRecordBytes: c.blob.garbageRecordBytes,
         blobRecordBytes: c.blob.recordBytes,

@@ -4,6 +4,9 @@
  */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CheckFinding, CheckReport } from "./types.js";
+import { compactCommandFor } from "./rules/placement_overlay.js";
+import { plural, wrap } from "../util/words.js";
+export { wrap } from "../util/words.js";
 
 const SEV = { error: "ERROR", warn: "WARN", info: "info" } as const;
 const ARM = { subject: "DIR", reference: "REF", both: "both" } as const;
@@ -17,7 +20,7 @@ export function summaryLine(report: CheckReport, exitCode: number): string {
   return (
     `lsmscope check ${escapeText(report.subject.root)}` +
     (report.reference ? ` vs ${escapeText(report.reference.root)}` : "") +
-    `: ${c.error} error${c.error === 1 ? "" : "s"}, ${c.warn} warning${c.warn === 1 ? "" : "s"}, ${c.info} info` +
+    `: ${plural(c.error, "error")}, ${plural(c.warn, "warning")}, ${c.info} info` +
     (list ? ` (${list})` : "") +
     ` exit ${exitCode}`
   );
@@ -35,7 +38,7 @@ export function shortText(f: CheckFinding): string {
       const range = est.method === "exact" ? "" : ` (${est.low}–${est.high})`;
       return (
         `${formatBytes(n(e.bytesAboveBottom))} above ${e.oldestL0AsBottom ? "oldest L0 file" : `L${n(e.bottomLevel)}`} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
-        `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${n(e.entriesAboveBottom)} entries shadow older versions`
+        `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
       );
     }
     case "wal-unflushed":
@@ -47,7 +50,28 @@ export function shortText(f: CheckFinding): string {
   }
 }
 
-/** A table of the findings, each row cut to `width` columns. */
+/** One `lsmscope compact` per store, naming every column family whose overlay is worth removing. */
+export function compactCommands(report: CheckReport): string[] {
+  const byStore = new Map<string, string[]>();
+  for (const f of report.findings) {
+    const ev = f.evidence as Ev;
+    if (f.rule !== "placement-overlay" || f.severity === "info") continue;
+    if (typeof ev.compactStore !== "string" || typeof ev.compactCf !== "string") continue;
+    const cfs = byStore.get(ev.compactStore) ?? [];
+    if (!cfs.includes(ev.compactCf)) cfs.push(ev.compactCf);
+    byStore.set(ev.compactStore, cfs);
+  }
+  return [...byStore].map(([dir, cfs]) => compactCommandFor(dir, cfs));
+}
+
+/** Narrower than this for the FINDING column, findings print as blocks: a heading line, the text under it. */
+const MIN_FINDING_COLUMN = 36;
+
+/**
+ * The findings in `width` columns: a table whose FINDING text wraps under its own column, or, when that
+ * column would be narrower than MIN_FINDING_COLUMN, one block per finding (SEV RULE ARM WHERE, then the
+ * text indented below).
+ */
 export function renderTable(report: CheckReport, exitCode: number, width = 100): string {
   const instances = new Set(report.findings.map((f) => f.instance).filter((i) => i));
   const rows = report.findings.map((f) => ({
@@ -71,27 +95,27 @@ export function renderTable(report: CheckReport, exitCode: number, width = 100):
   const line = (a: string, b: string, c: string, d: string, e: string) =>
     `${cut(a, w.sev)}  ${cut(b, w.rule)}  ${cut(c, w.arm)}  ${cut(d, w.where)}  ${e}`;
   const out: string[] = [];
-  out.push(line("SEV", "RULE", "ARM", "WHERE", "FINDING"));
-  const msgWidth = Math.max(20, width - (w.sev + w.rule + w.arm + w.where + 8));
-  for (const r of rows) out.push(line(r.sev, r.rule, r.arm, r.where, cut(r.msg, msgWidth).trimEnd()));
+  const msgCol = w.sev + w.rule + w.arm + w.where + 8;
+  if (width - msgCol >= MIN_FINDING_COLUMN) {
+    out.push(line("SEV", "RULE", "ARM", "WHERE", "FINDING"));
+    for (const r of rows) {
+      const [head, ...more] = wrap(r.msg, width - msgCol);
+      out.push(line(r.sev, r.rule, r.arm, r.where, head!).trimEnd());
+      for (const m of more) out.push(" ".repeat(msgCol) + m);
+    }
+  } else {
+    for (const r of rows) {
+      out.push(...wrap(`${r.sev} ${r.rule} ${r.arm} ${r.where}`, width, "", "    "));
+      out.push(...wrap(r.msg, width, "    "));
+    }
+  }
   if (rows.length === 0) out.push("(no findings)");
-  const commands = [
-    ...new Set(
-      report.findings
-        .filter(
-          (f) =>
-            f.rule === "placement-overlay" &&
-            f.severity !== "info" &&
-            typeof f.evidence.compactCommand === "string",
-        )
-        .map((f) => f.evidence.compactCommand as string),
-    ),
-  ];
+  const commands = compactCommands(report);
   if (commands.length) {
-    out.push("", "To merge the overlays into the bottom level:");
-    for (const c of commands) out.push(`  ${escapeText(c)}`);
+    out.push("", `To merge the overlays into the bottom level:`);
+    for (const c of commands) out.push(...wrap(escapeText(c), width - 2, "  ", "    "));
   }
   out.push("");
-  out.push(summaryLine(report, exitCode));
+  out.push(...wrap(summaryLine(report, exitCode), width, "", "  "));
   return out.join("\n") + "\n";
 }

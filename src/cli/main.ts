@@ -48,7 +48,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
-      throw new UsageError(msg);
+      throw new UsageError(oneNamePerFlag(msg));
     });
   for (const c of commands) parser.command(c);
   try {
@@ -65,3 +65,16 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
 }
 
 class UsageError extends Error {}
+
+/**
+ * yargs names an unknown flag twice, as typed and camel-cased ("Unknown arguments: bogus-flag, bogusFlag"):
+ * keep the spelling the user typed.
+ */
+export function oneNamePerFlag(msg: string): string {
+  const m = /^(Unknown arguments?): (.*)$/s.exec(msg);
+  if (!m) return msg;
+  const names = m[2]!.split(", ");
+  const camel = (s: string) => s.replace(/-+([^-])/g, (_, c: string) => c.toUpperCase());
+  const kept = names.filter((n) => !(n !== camel(n) ? false : names.some((o) => o !== n && camel(o) === n)));
+  return `${kept.length === 1 ? "Unknown argument" : "Unknown arguments"}: ${kept.join(", ")}`;
+}

@@ -25,6 +25,7 @@ import {
   expectedCompression,
   type ConfiguredFilter,
 } from "../analysis/knobs.js";
+import { plural } from "../util/words.js";
 
 export interface IntendedKnobs {
   /** Level the files are written to. */
@@ -169,7 +170,7 @@ export function checkFileKnobs(
       const expect = fastBloomBytes(keys, want.filter.bitsPerKey);
       out.push({
         knob: "filter-bits",
-        carried: `${measured?.toFixed(2) ?? "?"} bits/key (${d.filterSize} B for ${keys} keys)`,
+        carried: `${measured?.toFixed(2) ?? "?"} bits/key (${d.filterSize} B for ${plural(keys, "key")})`,
         intended: `${want.filter.bitsPerKey} bits/key (${expect} B)`,
         ok: d.filterSize === expect,
         how: "exact size",

@@ -8,23 +8,23 @@ import type { CompactPlan } from "./plan.js";
 import type { KnobRow } from "./intended.js";
 import type { RunResult } from "./run.js";
 import type { VerifyReport } from "./verify.js";
+import { plural } from "../util/words.js";
 
 const e = escapeText;
 
 function knobTable(rows: KnobRow[], indent: string, afterRun: boolean): string[] {
   const out: string[] = [];
   const w1 = Math.max(5, ...rows.map((r) => r.knob.length));
-  const w2 = Math.max(8, ...rows.map((r) => r.carried.length));
-  out.push(
-    `${indent}${"knob".padEnd(w1)}  ${(afterRun ? "files carry" : "files carry now").padEnd(w2)}  intended`,
-  );
+  const head = afterRun ? "files carry" : "files carry now";
+  const w2 = Math.max(head.length, ...rows.map((r) => r.carried.length));
+  out.push(`${indent}${"knob".padEnd(w1)}  ${head.padEnd(w2)}  intended`);
   for (const r of rows) {
     const mark =
       r.differing === 0
         ? ""
         : r.knob === "block-size"
-          ? `  (estimate differs in ${r.differing} files)`
-          : `  ≠ ${r.differing} of ${r.files} files`;
+          ? `  (estimate differs in ${plural(r.differing, "file")})`
+          : `  ≠ ${r.differing} of ${plural(r.files, "file")}`;
     const how =
       r.how && r.knob !== "block-size" ? ` [${r.how}]` : r.knob === "block-size" ? " [estimate]" : "";
     out.push(`${indent}${r.knob.padEnd(w1)}  ${r.carried.padEnd(w2)}  ${r.intended}${how}${mark}`);
@@ -45,10 +45,17 @@ export function renderPlanText(plan: CompactPlan): string {
     );
   for (const cf of plan.columnFamilies) {
     L.push("");
-    L.push(`${e(cf.displayName)} → L${cf.targetLevel}${cf.empty ? "  (empty: nothing to do)" : ""}`);
+    const state = cf.empty
+      ? "  (empty: nothing to do)"
+      : cf.nothingToDo
+        ? cf.compact
+          ? `  (already all in L${cf.targetLevel} with the intended knobs; rewritten: --force)`
+          : `  (nothing to do: all in L${cf.targetLevel} with the intended knobs)`
+        : "";
+    L.push(`${e(cf.displayName)} → L${cf.targetLevel}${state}`);
     const layout = cf.levelsBefore
       .filter((l) => l.files > 0)
-      .map((l) => `L${l.level} ${l.files} file${l.files === 1 ? "" : "s"} ${formatBytes(l.bytes)}`)
+      .map((l) => `L${l.level} ${plural(l.files, "file")} ${formatBytes(l.bytes)}`)
       .join(" · ");
     L.push(
       `  levels now: ${layout || "no tables"}${cf.unflushedWrites ? ` · WAL: ${cf.unflushedWrites} unflushed writes (${formatBytes(cf.unflushedBytes)})` : ""}`,
@@ -63,12 +70,13 @@ export function renderPlanText(plan: CompactPlan): string {
       L.push(
         `  blob files: ${cf.blobFiles} (${formatBytes(cf.blobFileBytes)}), referenced as they are (not rewritten)`,
       );
-    if (!cf.empty)
+    if (cf.compact)
       L.push(
-        `  rewrite: ${formatBytes(cf.sstBytes)} of tables${cf.unflushedBytes ? ` + ${formatBytes(cf.unflushedBytes)} from the WAL` : ""}; estimated bytes written ${formatBytes(cf.estimatedWriteBytes)}`,
+        `  rewrite: ${formatBytes(cf.sstBytes)} of tables${cf.unflushedBytes ? ` + ${formatBytes(cf.unflushedBytes)} from the WAL` : ""}; estimated bytes read ${formatBytes(cf.estimatedReadBytes)}${cf.unflushedBytes ? ` (WAL writes at the files' compression ${cf.compressionRatio.toFixed(2)})` : ""}`,
       );
     if (cf.intended.filter.why) L.push(`  note: ${cf.intended.filter.why}`);
-    L.push(...knobTable(cf.knobs, "  ", false));
+    // the knob table of a CF left alone would only repeat what inspect shows
+    if (cf.compact) L.push(...knobTable(cf.knobs, "  ", false));
     for (const n of cf.consequences) L.push(`  by design: ${n}`);
     for (const n of cf.normalisations) L.push(`  normalised: ${n}`);
     if (cf.optionString) L.push(`  engine options on top of the store's OPTIONS: ${e(cf.optionString)}`);
@@ -76,11 +84,12 @@ export function renderPlanText(plan: CompactPlan): string {
   L.push("");
   const t = plan.totals;
   L.push(
-    `total: ${t.files} tables, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes written ${formatBytes(t.estimatedWriteBytes)}`,
+    `total: ${plural(t.files, "table")}, ${formatBytes(t.sstBytes)}${t.unflushedBytes ? ` + ${formatBytes(t.unflushedBytes)} unflushed` : ""}; estimated bytes read ${formatBytes(t.estimatedReadBytes)}`,
   );
-  L.push(
-    `estimated duration: ~${Math.max(1, Math.round(plan.estimate.seconds))} s at ${formatBytes(plan.estimate.rateBytesPerSecond)}/s (estimate: ${plan.estimate.basis})`,
-  );
+  if (plan.totals.estimatedReadBytes > 0)
+    L.push(
+      `estimated duration: ~${Math.max(1, Math.round(plan.estimate.seconds))} s at ${formatBytes(plan.estimate.rateBytesPerSecond)}/s (estimate: ${plan.estimate.basis})`,
+    );
   L.push(
     `disk: ${formatBytes(plan.disk.free)} free, ${formatBytes(plan.disk.needed)} needed (${plan.disk.basis})`,
   );
@@ -88,6 +97,10 @@ export function renderPlanText(plan: CompactPlan): string {
   if (plan.refusals.length) {
     L.push(`REFUSED (nothing will be written):`);
     for (const r of plan.refusals) L.push(`  [${r.code}] ${e(r.message)}`);
+  } else if (plan.nothingToDo && !plan.forced) {
+    L.push(
+      `nothing to do: every column family sits in its bottom level with the intended knobs (--force rewrites them anyway)`,
+    );
   } else {
     L.push(`ready: run again with --yes to compact`);
   }
@@ -100,13 +113,17 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
     `run: ${run.status} in ${(run.elapsedMs / 1000).toFixed(1)} s; compactions wrote ${formatBytes(run.compactWriteBytes)} (read ${formatBytes(run.compactReadBytes)}) at ${formatBytes(Math.round(run.writeRateBytesPerSecond))}/s; flushes after the open wrote ${formatBytes(run.flushWriteBytes)} (the WAL recovery flush at open is not counted)`,
   );
   for (const n of run.engineNotes) L.push(`engine note: ${e(n)}`);
-  for (const c of run.columnFamilies) if (c.status !== "done") L.push(`  ${e(c.displayName)}: ${c.status}`);
+  for (const c of run.columnFamilies)
+    if (c.status !== "done")
+      L.push(
+        `  ${e(c.displayName)}: ${c.status === "skipped" ? "left as it was (nothing to do)" : c.status}`,
+      );
   L.push("");
   L.push(`verification: ${verify.ok ? "OK" : "PROBLEMS"}`);
   for (const v of verify.columnFamilies) {
     const layout = v.levelsAfter
       .filter((l) => l.files > 0)
-      .map((l) => `L${l.level} ${l.files} file${l.files === 1 ? "" : "s"}`)
+      .map((l) => `L${l.level} ${plural(l.files, "file")}`)
       .join(" · ");
     L.push(
       `${e(v.displayName)}: ${v.placementOk ? "all in" : "NOT all in"} L${v.targetLevel} (${layout || "no tables"}); ` +
@@ -114,12 +131,12 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
         (v.blobFileBytesBefore || v.blobFileBytesAfter
           ? `, blob files ${formatBytes(v.blobFileBytesBefore)} → ${formatBytes(v.blobFileBytesAfter)}`
           : "") +
-        (v.filesNotRewritten ? `; ${v.filesNotRewritten} tables not rewritten` : ""),
+        (v.filesNotRewritten ? `; ${plural(v.filesNotRewritten, "table")} not rewritten` : ""),
     );
     L.push(
       `  digest: ${v.digestEqual ? "equal" : "DIFFERENT"} — ${v.digestAfter.keys} live keys, sha256 ${v.digestAfter.sha256.slice(0, 16)}…` +
         (v.digestBefore && !v.digestEqual
-          ? ` (before: ${v.digestBefore.keys} keys ${v.digestBefore.sha256.slice(0, 16)}…)`
+          ? ` (before: ${plural(v.digestBefore.keys, "key")} ${v.digestBefore.sha256.slice(0, 16)}…)`
           : "") +
         (v.digestAfter.blobValues ? `, ${v.digestAfter.blobValues} values from blob files` : ""),
     );

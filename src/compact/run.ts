@@ -6,11 +6,14 @@
  *
  * Progress: the engine is opened with statistics on; while compactRangeAsync runs on a libuv worker the
  * ticker `rocksdb.compact.write.bytes` (property "rocksdb.options-statistics", updated by RocksDB every
- * ~1000 keys of a compaction) is polled: bytes written so far against the plan's estimate.
+ * ~1000 keys of a compaction) is polled, with `rocksdb.compact.read.bytes`: bytes read so far against the
+ * plan's estimate of what will be read (reads are known from the files; writes shrink by what the
+ * compaction drops, plan.ts).
  *
  * Cancelling (AbortSignal, e.g. Ctrl-C): DB::CompactRange is asked to stop through its `canceled` flag
  * (the manual compaction ends "Incomplete"); RocksDB installs finished output files atomically through
- * the MANIFEST and deletes unfinished ones, so the store stays valid. The DB is then closed normally.
+ * the MANIFEST and deletes unfinished ones, so the store stays valid. The DB is then closed normally. A
+ * cancel that arrives after the last column family finished stops nothing: the run is reported done.
  */
 import { engineMaxOpenFiles } from "../util/open_files.js";
 import * as engine from "../engine/index.js";
@@ -22,8 +25,10 @@ import type { CompactPlan } from "./plan.js";
 export interface RunProgress {
   /** Display name of the CF being compacted. */
   cf: string;
-  /** Bytes written by compactions since the run started (ticker), and the plan's estimate. */
+  /** Bytes written and read by compactions since the run started (tickers). */
   writtenBytes: number;
+  readBytes: number;
+  /** The plan's estimate of the bytes read: the progress total. */
   estimatedBytes: number;
 }
 
@@ -161,7 +166,7 @@ export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): P
       const cp = plan.columnFamilies[i]!;
       const cr = result.columnFamilies[i]!;
       if (opts.signal?.aborted) break;
-      if (cp.empty) {
+      if (!cp.compact) {
         cr.status = "skipped";
         continue;
       }
@@ -173,7 +178,8 @@ export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): P
         opts.onProgress?.({
           cf: cp.displayName,
           writtenBytes: result.compactWriteBytes + now.w - before.w,
-          estimatedBytes: plan.totals.estimatedWriteBytes,
+          readBytes: result.compactReadBytes + now.r - before.r,
+          estimatedBytes: plan.totals.estimatedReadBytes,
         });
       }, opts.pollMs ?? 200);
       try {
@@ -201,13 +207,17 @@ export async function runCompaction(plan: CompactPlan, opts: RunOptions = {}): P
         opts.onProgress?.({
           cf: cp.displayName,
           writtenBytes: result.compactWriteBytes,
-          estimatedBytes: plan.totals.estimatedWriteBytes,
+          readBytes: result.compactReadBytes,
+          estimatedBytes: plan.totals.estimatedReadBytes,
         });
       }
       if (cr.status === "cancelled") break;
     }
-    if (opts.signal?.aborted || result.columnFamilies.some((c) => c.status === "cancelled"))
-      result.status = "cancelled";
+    // cancelled only if the cancel stopped something: a CF cut short, or one left unstarted
+    const stopped = result.columnFamilies.some(
+      (c, i) => c.status === "cancelled" || (c.status === "not-started" && plan.columnFamilies[i]!.compact),
+    );
+    if (stopped) result.status = "cancelled";
   } finally {
     opts.signal?.removeEventListener("abort", onAbort);
     db.close();

@@ -11,6 +11,7 @@ import type { InstanceModel } from "../datadir/model.js";
 import { digestColumnFamily, type CfDigest, type StoreDigest } from "./digest.js";
 import { checkFileKnobs, summariseChecks, type KnobRow } from "./intended.js";
 import type { CompactPlan, LevelLayout } from "./plan.js";
+import { plural } from "../util/words.js";
 
 export interface CfVerification {
   nameHex: string;
@@ -120,17 +121,17 @@ export async function verifyCompaction(
     };
     if (!placementOk)
       report.problems.push(
-        `${cp.displayName}: not all in L${cp.targetLevel}: ${misplaced.map((l) => `L${l.level} ${l.files.length} files`).join(", ")}${cf.totals.unflushedWrites ? `, ${cf.totals.unflushedWrites} writes only in the WAL` : ""}`,
+        `${cp.displayName}: not all in L${cp.targetLevel}: ${misplaced.map((l) => `L${l.level} ${plural(l.files.length, "file")}`).join(", ")}${cf.totals.unflushedWrites ? `, ${plural(cf.totals.unflushedWrites, "write")} only in the WAL` : ""}`,
       );
     for (const k of knobs)
       if (k.differing > 0 && k.knob !== "block-size")
         report.problems.push(
-          `${cp.displayName}: ${k.knob}: ${k.differing} of ${k.files} files carry ${k.carried}, intended ${k.intended}`,
+          `${cp.displayName}: ${k.knob}: ${k.differing} of ${plural(k.files, "file")} carry ${k.carried}, intended ${k.intended}`,
         );
     if (!digestEqual)
       report.problems.push(
         dBefore
-          ? `${cp.displayName}: logical digest changed: ${dBefore.keys} keys ${dBefore.sha256.slice(0, 16)} → ${after.keys} keys ${after.sha256.slice(0, 16)}`
+          ? `${cp.displayName}: logical digest changed: ${plural(dBefore.keys, "key")} ${dBefore.sha256.slice(0, 16)} → ${plural(after.keys, "key")} ${after.sha256.slice(0, 16)}`
           : `${cp.displayName}: no digest from before the run to compare`,
       );
     report.totals.sstBytesBefore += v.sstBytesBefore;

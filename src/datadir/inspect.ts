@@ -43,6 +43,7 @@ import {
   readMarkers,
 } from "./pebble_store.js";
 import { gethEvidenceForPebble } from "./pebble_geth.js";
+import { plural } from "../util/words.js";
 
 const fileName = numberedFileName;
 
@@ -653,7 +654,7 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
             severity: "warn",
             code: "blob-count-mismatch",
             file: bm.path,
-            message: `footer counts ${r.footer.blobCount} blobs, MANIFEST ${b.totalBlobCount}`,
+            message: `footer counts ${plural(r.footer.blobCount, "blob")}, MANIFEST ${b.totalBlobCount}`,
           });
       } catch (e) {
         F.push({

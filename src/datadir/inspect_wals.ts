@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { numberedFileName } from "../base/file_names.js";
 import type { InspectOptions, InstanceModel, WalCfStats, WalFileModel } from "./model.js";
 import { scanWal } from "./wal.js";
+import { plural } from "../util/words.js";
 
 /** The WALs, in the store directory or OPTIONS' wal_dir. */
 export function readStoreWals(inst: InstanceModel, dir: string, names: string[], opts: InspectOptions): void {
@@ -132,7 +133,7 @@ export function inspectWals(
       live,
       livenessUnknown: livenessKnown ? undefined : true,
       summary: !livenessKnown
-        ? `holds ${writes} writes; whether they are flushed is unknown (the MANIFEST does not decode)`
+        ? `holds ${plural(writes, "write")}; whether they are flushed is unknown (the MANIFEST does not decode)`
         : unflushed > 0
           ? `holds ${unflushed} unflushed writes for CFs ${unflushedCfs.join(", ")}`
           : `inert: ${scan.size} bytes, nothing unflushed`,

@@ -4,6 +4,8 @@
  */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { DatadirModel } from "./model.js";
+import { plural } from "../util/words.js";
+import { instanceLabel } from "./names.js";
 
 export function renderDatadirText(m: DatadirModel): string {
   const out: string[] = [];
@@ -14,7 +16,7 @@ export function renderDatadirText(m: DatadirModel): string {
   for (const inst of m.instances) {
     out.push("");
     out.push(
-      `instance ${e(inst.relPath)}  engine: ${inst.engine}  client: ${inst.client}` +
+      `instance ${e(instanceLabel(inst))}  engine: ${inst.engine}  client: ${inst.client}` +
         (inst.clientDetail?.database ? `  database: ${e(inst.clientDetail.database)}` : "") +
         (inst.clientDetail?.network ? `  network: ${e(inst.clientDetail.network)}` : ""),
     );
@@ -33,9 +35,9 @@ export function renderDatadirText(m: DatadirModel): string {
     for (const cf of inst.columnFamilies) {
       const t = cf.totals;
       out.push(
-        `  cf ${cf.id} ${e(cf.displayName)}: ${t.files} files, ${formatBytes(t.bytes)}, log number ${cf.logNumber}` +
+        `  cf ${cf.id} ${e(cf.displayName)}: ${plural(t.files, "file")}, ${formatBytes(t.bytes)}, log number ${cf.logNumber}` +
           (t.blobFiles
-            ? `, ${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)} (garbage records ${formatBytes(t.blobGarbageRecordBytes)})`
+            ? `, ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)} (garbage records ${formatBytes(t.blobGarbageRecordBytes)})`
             : "") +
           (t.unflushedWrites ? `, ${t.unflushedWrites} unflushed writes in WAL` : ""),
       );
@@ -53,13 +55,13 @@ export function renderDatadirText(m: DatadirModel): string {
       }
       for (const lv of cf.levels) {
         if (lv.files.length === 0) continue;
-        out.push(`    L${lv.level}: ${lv.files.length} files, ${formatBytes(lv.bytes)}`);
+        out.push(`    L${lv.level}: ${plural(lv.files.length, "file")}, ${formatBytes(lv.bytes)}`);
       }
     }
     for (const w of inst.wal) {
       const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
       out.push(
-        `  wal ${w.file}: ${w.records} records${seq}; ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not live"}; ${e(w.summary)}`,
+        `  wal ${w.file}: ${plural(w.records, "record")}${seq}; ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not live"}; ${e(w.summary)}`,
       );
     }
   }

@@ -10,6 +10,7 @@
 import { scanLogFile, type LogIssue } from "./log_reader.js";
 import { decodeWriteBatch, emptyOps, addOps, type BatchCfStats } from "./write_batch.js";
 import type { Finding, WalOpCounts } from "./model.js";
+import { plural } from "../util/words.js";
 
 export interface WalScan {
   path: string;
@@ -60,7 +61,7 @@ export function scanWal(path: string, logNumber: number, opts: { pebble?: boolea
           code: "wal-batch-count",
           file: path,
           offset: rec.offset,
-          message: `WriteBatch header says ${b.count} writes, ${b.writes} found`,
+          message: `WriteBatch header says ${plural(b.count, "write")}, ${b.writes} found`,
         });
       }
       if (b.count > 0 || b.writes > 0) {

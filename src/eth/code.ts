@@ -46,6 +46,18 @@ export const CODE_SIZE_CLASSES = [
 
 export type CodeSizeClass = (typeof CODE_SIZE_CLASSES)[number]["name"];
 
+/** Class counts in CODE_SIZE_CLASSES order (counting fills them in the order records arrive). */
+export function orderedClassCounts(counts: Readonly<Record<string, number>>): Record<string, number> {
+  const rank = (k: string) => {
+    const i = CODE_SIZE_CLASSES.findIndex((c) => c.name === k);
+    return i < 0 ? CODE_SIZE_CLASSES.length : i;
+  };
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(counts).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)))
+    out[k] = counts[k]!;
+  return out;
+}
+
 /**
  * Class of a piece of code. Pass the code itself when available so a 23-byte delegation is told
  * from 23 bytes of ordinary code; with only a size, 23 bytes counts as "tiny".

@@ -21,6 +21,7 @@ import { mulberry32 } from "../util/random.js";
 import { accountHash, besuAccountKey, gethAccountKey, nethermindAccountKey } from "../eth/keys.js";
 import type { LsmReader } from "./reader_path.js";
 import type { ProbeTarget } from "./types.js";
+import { plural } from "../util/words.js";
 
 export type AddressHashing = "besu" | "nethermind" | "geth";
 
@@ -226,7 +227,8 @@ export function absentKeys(
   }
   const notes: string[] = [];
   if (rejected > 0) notes.push(`${rejected} drawn keys existed and were redrawn`);
-  if (outsideAccepted > 0) notes.push(`${outsideAccepted} keys lie outside the column family's key range`);
+  if (outsideAccepted > 0)
+    notes.push(`${plural(outsideAccepted, "key")} lie outside the column family's key range`);
   return { keys, shape, note: notes.length > 0 ? notes.join("; ") : undefined };
 }
 

@@ -21,6 +21,7 @@ import type {
   ProbeReport,
   ProbeTarget,
 } from "./types.js";
+import { plural } from "../util/words.js";
 
 export type KeySource = "present" | "absent" | { file: string; addresses?: AddressHashing };
 
@@ -266,7 +267,7 @@ export function probeColumnFamily(
     const fu = gen.openStats.filterUse;
     if (fu.noPolicyInOptions > 0)
       notes.push(
-        `the options in force give ${cf.displayName} no filter policy: ${fu.noPolicyInOptions} tables carry filters that lookups never consult`,
+        `the options in force give ${cf.displayName} no filter policy: ${plural(fu.noPolicyInOptions, "table")} carry filters that lookups never consult`,
       );
     if (fu.optimizedForHits > 0)
       notes.push(
@@ -287,7 +288,7 @@ export function probeColumnFamily(
       keys = all;
       source = `file ${opts.keys.file}${opts.keys.addresses ? ` (addresses hashed as ${opts.keys.addresses})` : ""}`;
       if (all.length < max) {
-        keyNote = `the file has ${all.length} keys; the set repeats them to reach ${max}`;
+        keyNote = `the file has ${plural(all.length, "key")}; the set repeats them to reach ${max}`;
         for (let i = 0; keys.length < max; i++) keys.push(all[i % all.length]!);
       }
     }

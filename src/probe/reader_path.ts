@@ -32,6 +32,7 @@ import { BlockKind, META_RANGE_DEL } from "../format/block_kind.js";
 import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
+import { plural } from "../util/words.js";
 
 interface OpenedTable {
   file: ProbeFile;
@@ -192,12 +193,16 @@ export class LsmReader {
       this.levels[lv] = files.map((f, i) => open(f, i === files.length - 1));
     }
     if (hashIndexFiles > 0)
-      notes.push(`${hashIndexFiles} tables are looked up through their prefix hash index (kHashSearch)`);
+      notes.push(
+        `${plural(hashIndexFiles, "table")} are looked up through their prefix hash index (kHashSearch)`,
+      );
     if (rangeDelFiles > 0)
-      notes.push(`${rangeDelFiles} tables carry range deletions; the reader path does not apply them`);
+      notes.push(
+        `${plural(rangeDelFiles, "table")} carry range deletions; the reader path does not apply them`,
+      );
     if (filterUse.notWholeKey > 0)
       notes.push(
-        `${filterUse.notWholeKey} tables have whole_key_filtering=false and a partitioned or block-based prefix filter, or a prefix extractor other than the one they were built with: the reader path does not query their filters`,
+        `${plural(filterUse.notWholeKey, "table")} have whole_key_filtering=false and a partitioned or block-based prefix filter, or a prefix extractor other than the one they were built with: the reader path does not query their filters`,
       );
     this.openStats = {
       tables: this.l0.length + this.levels.reduce((n, l) => n + (l?.length ?? 0), 0),

@@ -1,6 +1,7 @@
 /** The probe report as a table for a terminal (numbers only as measured; "-" where a path has none). */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { ProbeReport, ProbeTarget } from "./types.js";
+import { plural } from "../util/words.js";
 
 const f = (n: number | null | undefined, digits = 3): string =>
   n === null || n === undefined ? "-" : Number.isInteger(n) ? String(n) : n.toFixed(digits);
@@ -27,7 +28,11 @@ export function renderProbeStart(
   return s;
 }
 
-export function renderProbeReport(r: ProbeReport): string {
+/**
+ * The report; a table wider than `width` columns is cut into column groups printed one under the other,
+ * each repeating `count` and `path` so a row can be followed.
+ */
+export function renderProbeReport(r: ProbeReport, width = Number.POSITIVE_INFINITY): string {
   const head = [
     "count",
     "path",
@@ -64,12 +69,28 @@ export function renderProbeReport(r: ProbeReport): string {
       .join(" "),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i <= 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+  const cell = (c: string, i: number) => (i <= 2 || i === 13 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!));
+  const groups: number[][] = [];
+  const key = [0, 1];
+  let cur: number[] = [...key];
+  const span = (cols: number[]) => cols.reduce((a, i) => a + widths[i]!, 0) + 2 * (cols.length - 1);
+  for (let i = 2; i < head.length; i++) {
+    if (cur.length > key.length && span([...cur, i]) > width) {
+      groups.push(cur);
+      cur = [...key];
+    }
+    cur.push(i);
+  }
+  groups.push(cur);
+  const line = (cells: string[], cols: number[]) =>
+    cols
+      .map((i) => cell(cells[i]!, i))
+      .join("  ")
+      .trimEnd();
   let s = `keys: ${escapeText(r.keys.source)}, ${r.keys.generated} drawn${r.keys.note ? ` (${escapeText(r.keys.note)})` : ""}\n`;
-  s += line(head) + "\n" + rows.map(line).join("\n") + "\n";
+  s += groups.map((g) => [line(head, g), ...rows.map((row) => line(row, g))].join("\n")).join("\n\n") + "\n";
   for (const c of r.comparisons ?? []) {
-    s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${c.lookups} lookups differ\n`;
+    s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${plural(c.lookups, "lookup")} differ\n`;
   }
   for (const p of r.points) {
     if (!p.engine) continue;

@@ -18,6 +18,7 @@ import { clientFilterExpectation } from "../analysis/expectations.js";
 import { gethKeyCategory } from "../eth/geth_schema.js";
 import { fromHex } from "../util/bytes.js";
 import type { DeepTableInfo, InspectMode } from "./deep.js";
+import { plural } from "../util/words.js";
 
 export type FlagSeverity = "info" | "warn" | "error";
 
@@ -119,7 +120,7 @@ function clientFlags(inst: InstanceModel, cf: ColumnFamilyModel, knobs: CfKnobs)
     id: "filter-none-client",
     severity: "warn",
     source: "client",
-    message: `no filters: ${unfiltered} of ${all.filesRead} files (${levels.join(", ")}) carry none and OPTIONS configures none; ${exp.source}, so another program wrote this store or its options`,
+    message: `no filters: ${unfiltered} of ${plural(all.filesRead, "file")} (${levels.join(", ")}) carry none and OPTIONS configures none; ${exp.source}, so another program wrote this store or its options`,
   });
   return out;
 }
@@ -197,7 +198,7 @@ export function buildCfReport(
       id: "files-unread",
       severity: "warn",
       source: "reader",
-      message: `${unread} of ${knobs.carried.all.files} files could not be read by the SST reader (see findings)`,
+      message: `${unread} of ${plural(knobs.carried.all.files, "file")} could not be read by the SST reader (see findings)`,
     });
   flags.sort((a, b) => SEV_ORDER[a.severity] - SEV_ORDER[b.severity]);
   const r: CfReport = { cf, knobs, layout, flags };

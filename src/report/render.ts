@@ -23,6 +23,8 @@ import { placementDefinition } from "../lsm/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
+import { int, plural } from "../util/words.js";
+import { instanceLabel } from "../datadir/names.js";
 
 const e = escapeText;
 
@@ -36,20 +38,7 @@ const MARK: Record<FlagSeverity, string> = { error: "!!", warn: "! ", info: "· 
 export const pct = (x: number): string =>
   x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 
-/** 1234567 → "1,234,567" (toLocaleString is slow enough to show in a report with thousands of rows). */
-export const int = (n: number): string => {
-  if (!Number.isInteger(n)) return String(n);
-  const s = String(Math.abs(n));
-  let out = "";
-  for (let i = 0; i < s.length; i++) {
-    if (i > 0 && (s.length - i) % 3 === 0) out += ",";
-    out += s[i];
-  }
-  return n < 0 ? "-" + out : out;
-};
-
-/** "1 file", "3 files". */
-export const plural = (n: number, noun: string): string => `${int(n)} ${noun}${n === 1 ? "" : "s"}`;
+export { int, plural } from "../util/words.js";
 
 /** Tallies as "LZ4 ×270, Snappy ×7". */
 export function tallies(ts: readonly Tally[]): string {
@@ -57,7 +46,20 @@ export function tallies(ts: readonly Tally[]): string {
 }
 
 /** Left-aligned text table; `right` marks right-aligned columns. */
-export function table(rows: string[][], right: ReadonlySet<number> = new Set(), indent = "  "): string[] {
+export function table(
+  rows: string[][],
+  right: ReadonlySet<number> = new Set(),
+  indent = "  ",
+  /** Column widths not to exceed: longer cells are cut with "…". */
+  caps: readonly (number | undefined)[] = [],
+): string[] {
+  if (caps.length > 0)
+    rows = rows.map((r) =>
+      r.map((c, i) => {
+        const cap = caps[i];
+        return cap !== undefined && c.length > cap ? c.slice(0, Math.max(0, cap - 1)) + "…" : c;
+      }),
+    );
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   return rows.map(
@@ -89,8 +91,9 @@ function blockSizeCarried(all: CarriedLevel): string {
   const b = all.blockSize;
   if (!b) return "-";
   return b.basis === "uncompressed"
-    ? `${formatBytes(Math.round(b.meanBytes))} per block (uncompressed files, ${int(b.dataBlocks)} blocks)`
-    : `≤ ${formatBytes(Math.round(b.meanBytes))} per block (raw key+value bytes / ${int(b.dataBlocks)} blocks)`;
+    ? `mean ${formatBytes(Math.round(b.meanBytes))} per block (uncompressed files, ${plural(b.dataBlocks, "block")})`
+    : // raw key+value bytes over the blocks: the mean uncompressed block is at most this (keys are prefix-coded)
+      `mean ~${formatBytes(Math.round(b.meanBytes))} per block (raw key+value bytes / ${plural(b.dataBlocks, "block")})`;
 }
 
 function filterPerLevel(c: CfReport): string {
@@ -159,7 +162,7 @@ function knobRows(c: CfReport): string[][] {
           ? "off"
           : no,
       lb.files > 0
-        ? `${lb.files} files ${formatBytes(lb.fileBytes)}, ${int(lb.blobs)} records ${formatBytes(lb.recordBytes)}, garbage ${formatBytes(lb.garbageRecordBytes)} (${pct(lb.garbageShare)})` +
+        ? `${plural(lb.files, "file")} ${formatBytes(lb.fileBytes)}, ${plural(lb.blobs, "record")} ${formatBytes(lb.recordBytes)}, garbage ${formatBytes(lb.garbageRecordBytes)} (${pct(lb.garbageShare)})` +
           (lb.missing ? `, ${lb.missing} missing` : "")
         : "none",
     ]);
@@ -169,7 +172,7 @@ function knobRows(c: CfReport): string[][] {
 function blockEstimate(l: CarriedLevel | undefined): string {
   const b = l?.blockSize;
   if (!b) return "-";
-  return `${b.basis === "uncompressed" ? "" : "≤"}${formatBytes(Math.round(b.meanBytes))}`;
+  return `${b.basis === "uncompressed" ? "" : "~"}${formatBytes(Math.round(b.meanBytes))}`;
 }
 
 function levelRows(c: CfReport): string[][] {
@@ -252,7 +255,7 @@ export function placementText(L: CfLayout): string {
   return (
     `above ${bottom}: ${plural(p.filesAboveBottom, "file")}, ${formatBytes(p.bytesAboveBottom)} (${pct(p.byteShareAboveBottom)})` +
     (L.entriesAboveBottom !== undefined && p.filesAboveBottom > 0
-      ? `, ${int(L.entriesAboveBottom)} entries`
+      ? `, ${plural(L.entriesAboveBottom, "entry", "entries")}`
       : "") +
     ` · L0: ${plural(L.l0Files, "file")}${L.l0Trigger !== undefined ? ` (trigger ${L.l0Trigger})` : ""}` +
     ` · up to ${plural(L.filesPerLookup, "table")} per lookup`
@@ -279,18 +282,34 @@ function deepRows(c: CfReport): string[][] {
   return rows;
 }
 
-export function renderCf(c: CfReport): string[] {
+/** The knob table; in `width` columns the OPTIONS side is cut first, so "files carry" stays in view. */
+function knobTable(c: CfReport, width: number | undefined): string[] {
+  const rows = knobRows(c);
+  if (width === undefined) return table(rows);
+  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  // narrow: the knob names give up their longest tail too ("restart int. / data idx")
+  const knob = width < 70 ? Math.min(w[0]!, 18) : w[0]!;
+  const carry = Math.min(w[2]!, Math.max(20, Math.floor(width * 0.4)));
+  const options = Math.max(8, width - 2 - knob - 2 - 2 - carry);
+  return table(rows, new Set(), "  ", [
+    knob < w[0]! ? knob : undefined,
+    options < w[1]! ? options : undefined,
+  ]);
+}
+
+/** One column family's section; `width` (the TUI's pane) fits the knob table to it. */
+export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
   const out: string[] = [];
   const L = c.layout;
   const n = c.cf.totals.entries;
-  const entries = L.files > 0 ? ` · ${n === null ? "unknown" : int(n)} entries` : "";
+  const entries = L.files > 0 ? ` · ${n === null ? "unknown entries" : plural(n, "entry", "entries")}` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
       (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.fileBytes)}` : "") +
       ` · total ${formatBytes(L.bytes + L.blob.fileBytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
-  out.push(...table(knobRows(c)));
+  out.push(...knobTable(c, opts.width));
   if (L.files > 0) {
     out.push("");
     out.push(...table(levelRows(c), new Set([1, 2, 3, 5, 7, 9])));
@@ -315,7 +334,7 @@ function walLines(i: InstanceReport["instance"]): string[] {
   return i.wal.map((w) => {
     const seq = w.firstSeq !== undefined ? `, seq ${w.firstSeq}..${w.lastSeq}` : "";
     return (
-      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${int(w.records)} records${seq}, ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
+      `  WAL ${e(w.file)}: ${formatBytes(w.size)}, ${plural(w.records, "record")}${seq}, ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed for recovery"}: ${e(w.summary)}` +
       (w.tail ? ` (tail: ${e(w.tail.kind)}, ${w.tail.bytes} bytes at ${w.tail.offset})` : "")
     );
   });
@@ -334,7 +353,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   ]
     .filter(Boolean)
     .join(", ");
-  out.push(`══ ${e(i.relPath)}  [${i.engine}; ${who}]`);
+  out.push(`══ ${e(instanceLabel(i))}  [${i.engine}; ${who}]`);
   if (!i.readable) {
     const why = i.manifest
       ? `: ${e(i.manifest.file)} does not decode, so levels and files are unknown (see findings)`
@@ -362,7 +381,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
         : "no OPTIONS file",
     );
   }
-  parts.push(`${i.columnFamilies.length} column families`);
+  parts.push(`${plural(i.columnFamilies.length, "column family", "column families")}`);
   out.push("  " + parts.join(" · "));
   const t = i.totals;
   out.push(
@@ -440,8 +459,8 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   if (r.freezers?.length) out.push(...freezerLines(r.freezers, t.sstBytes + t.blobFileBytes + t.walBytes));
   out.push("");
   out.push(
-    `total: ${t.instances} ${t.instances === 1 ? "instance" : "instances"}, ${t.cfs} column families, ${int(t.sstFiles)} SSTs ${formatBytes(t.sstBytes)}, ` +
-      `${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
+    `total: ${plural(t.instances, "instance")}, ${plural(t.cfs, "column family", "column families")}, ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)}, ` +
+      `${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
       (r.complete ? "" : " · picture incomplete (see findings)"),
   );
   return out.join("\n") + "\n";

@@ -17,6 +17,7 @@ import {
   type SstTable,
   type TableFormat,
 } from "../format/index.js";
+import { plural } from "../util/words.js";
 
 export interface TableReport {
   file: string;
@@ -279,7 +280,7 @@ export function renderTableText(r: TableReport): string {
   if (r.scan) {
     const s = r.scan;
     out.push(
-      `  scan: ${s.entries} entries (${s.dataEntries} in ${s.dataBlocks} data blocks, ${s.rangeDeletions} range deletions; ${s.deletions} deletions, ${s.mergeOperands} merges, ${s.blobIndexes} blob indexes)`,
+      `  scan: ${plural(s.entries, "entry", "entries")} (${s.dataEntries} in ${s.dataBlocks} data blocks, ${s.rangeDeletions} range deletions; ${s.deletions} deletions, ${s.mergeOperands} merges, ${s.blobIndexes} blob indexes)`,
     );
     if (s.rangeKeys) {
       const k = s.rangeKeys;

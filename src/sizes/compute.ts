@@ -42,6 +42,7 @@ import type {
   SizesReport,
   ViewPlace,
 } from "./types.js";
+import { orderedClassCounts } from "../eth/code.js";
 
 /** Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
  * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). */
@@ -275,7 +276,7 @@ export function codeView(code: CodeAcc, role: RoleSpec, location: string): Omit<
     atMax: share(code.atMax, contracts),
     overMax: code.overMax,
     codeSize: code.sizes.summary(),
-    classes: code.classes,
+    classes: orderedClassCounts(code.classes),
     keyedBy: code.keyedByAccountHash ? "account-hash" : "code-hash",
     coTenancy: coTenancy(code, role),
   };

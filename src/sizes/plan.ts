@@ -10,6 +10,7 @@ import { LsmscopeError } from "../util/errors.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
 import type { RoleSpec } from "./scan.js";
+import { cfLabel } from "../datadir/names.js";
 
 /** The column family's blob files on disk, by file number (what blob indexes point into). */
 export function blobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
@@ -216,7 +217,7 @@ export function resolveLocation(
   const role: Omit<RoleSpec, "role"> = {};
   if (loc.prefixHex) role.prefixHex = loc.prefixHex;
   if (loc.keyLength !== undefined) role.keyLength = loc.keyLength;
-  const where = `${f.inst.relPath}/${f.cf.displayName}`;
+  const where = cfLabel(f.inst, f.cf.displayName);
   const location = loc.prefixHex ? `${where} prefix 0x${loc.prefixHex}` : where;
   const w: { instance: string; cf: string; prefixHex?: string } = {
     instance: f.inst.relPath,

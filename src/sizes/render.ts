@@ -2,6 +2,7 @@
  * Renderings of a SizesReport: a text report for terminals, and an SVG picture of the histograms
  * (hand-written SVG: one panel per histogram, log2 buckets on x, counts on y as bars).
  */
+import { join } from "node:path";
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type {
   ColumnFamilySizes,
@@ -11,6 +12,8 @@ import type {
   SizeSummary,
   SizesReport,
 } from "./types.js";
+import { noun } from "../util/words.js";
+import { cfLabel } from "../datadir/names.js";
 
 function num(n: number, digits = 0): string {
   if (n === Number.POSITIVE_INFINITY) return "∞";
@@ -55,9 +58,9 @@ function histLine(h: HistogramBucket[]): string {
   return `    log2 ≤${num(slice[0]!.le)} … ≤${num(slice[slice.length - 1]!.le)}: ${bars}`;
 }
 
-function cfText(c: ColumnFamilySizes, mode: string): string[] {
+function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
   const out: string[] = [];
-  out.push(`${escapeText(c.instance)} ${escapeText(c.displayName)}`);
+  out.push(escapeText(cfLabel({ relPath: c.instance, path: join(root, c.instance) }, c.displayName)));
   if (mode === "full") {
     out.push(
       `  entries ${num(c.entries)} live; obsolete ${num(c.obsoleteEntries ?? 0)}` +
@@ -86,7 +89,7 @@ function cfText(c: ColumnFamilySizes, mode: string): string[] {
   if (c.blobIndexed.count > 0)
     out.push(
       `  blob-indexed values: ${num(c.blobIndexed.count)}, value bytes ${formatBytes(c.blobIndexed.valueBytes)}, ` +
-        `stored ${formatBytes(c.blobIndexed.storedBytes)} in ${c.blobIndexed.files} blob file(s) (${Object.entries(
+        `stored ${formatBytes(c.blobIndexed.storedBytes)} in ${num(c.blobIndexed.files)} ${noun(c.blobIndexed.files, "blob file")} (${Object.entries(
           c.blobIndexed.compressions,
         )
           .map(([k, v]) => `${k} ${v}`)
@@ -112,13 +115,13 @@ export function renderSizesText(r: SizesReport): string {
       (r.mode === "sample"
         ? `, ${r.sampleBlocks} blocks per column family, seed ${r.seed}, ${r.confidence * 100}% intervals`
         : "") +
-      `, ${r.workers} worker(s), ${(r.elapsedMs / 1000).toFixed(2)} s` +
+      `, ${num(r.workers)} ${noun(r.workers, "worker")}, ${(r.elapsedMs / 1000).toFixed(2)} s` +
       (r.entriesPerSecond ? `, ${num(r.entriesPerSecond)} entries/s` : ""),
   );
   out.push("");
   for (const c of r.columnFamilies) {
     if (c.entriesRead === 0 && c.dataBlocks === 0 && (c.totalBlocks ?? 0) === 0) continue;
-    out.push(...cfText(c, r.mode), "");
+    out.push(...cfText(c, r.mode, r.root), "");
   }
   const empty = r.columnFamilies.filter((c) => c.entriesRead === 0 && c.dataBlocks === 0 && !c.totalBlocks);
   if (empty.length) out.push(`empty: ${empty.map((c) => escapeText(c.displayName)).join(", ")}`, "");
@@ -129,15 +132,17 @@ export function renderSizesText(r: SizesReport): string {
       out.push(
         `accounts (${escapeText(a.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(a.total)}${iv(a.totalInterval)}`,
       );
-      out.push(`  plain EOAs ${pct(a.eoa)}`);
-      out.push(`  EIP-7702 delegated EOAs ${pct(a.delegatedEoa)}`);
-      out.push(`  contracts ${pct(a.contract)}`);
+      // in sample mode the counts are of the sampled records and the share estimates the whole
+      const sampled = r.mode === "sample" ? " in the sample" : "";
+      out.push(`  plain EOAs${sampled} ${pct(a.eoa)}`);
+      out.push(`  EIP-7702 delegated EOAs${sampled} ${pct(a.delegatedEoa)}`);
+      out.push(`  contracts${sampled} ${pct(a.contract)}`);
       out.push(
         (r.mode === "sample"
           ? `  distinct code hashes seen in the sample ${num(a.distinctCodeHashes)}; reuse ≈ ${a.reuseFactor.toFixed(2)}${a.reuseFactorInterval ? ` [${a.reuseFactorInterval[0].toFixed(2)}, ${a.reuseFactorInterval[1].toFixed(2)}]` : ""} contracts per bytecode`
           : `  distinct code hashes ${num(a.distinctCodeHashes)}; reuse ${a.reuseFactor.toFixed(2)} contracts per bytecode`) +
           (a.codeNotFound ? `; ${num(a.codeNotFound)} with no code entry` : "") +
-          (a.undecodable ? `; ${num(a.undecodable)} records not accounts` : ""),
+          (a.undecodable ? `; ${num(a.undecodable)} ${noun(a.undecodable, "record")} not accounts` : ""),
       );
       if (a.perContractCodeSize) out.push(sizeLine("code bytes per contract account", a.perContractCodeSize));
       out.push("");
@@ -145,29 +150,30 @@ export function renderSizesText(r: SizesReport): string {
     if (e.code) {
       const c = e.code;
       out.push(
-        `code (${escapeText(c.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(c.entries)}${iv(c.entriesInterval)} entries` +
+        `code (${escapeText(c.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(c.entries)}${iv(c.entriesInterval)} ${noun(c.entries, "entry", "entries")}` +
           (r.mode === "full" ? `, keyed by ${c.keyedBy}` : ""),
       );
-      out.push(`  23-byte EIP-7702 delegations ${pct(c.delegations)}`);
+      const sampled = r.mode === "sample" ? " in the sample" : "";
+      out.push(`  23-byte EIP-7702 delegations${sampled} ${pct(c.delegations)}`);
       out.push(
-        `  contract bytecodes ${num(c.distinctContractBytecodes)}; at the 24,576-byte maximum ${pct(c.atMax)}; above it ${num(c.overMax)}`,
+        `  contract bytecodes${sampled} ${num(c.distinctContractBytecodes)}; at the 24,576-byte maximum ${pct(c.atMax)}; above it ${num(c.overMax)}`,
       );
       out.push(sizeLine("code bytes", c.codeSize));
       const hl = histLine(c.codeSize.histogram);
       if (hl) out.push(hl);
       out.push(
-        `  classes: ${Object.entries(c.classes)
+        `  classes${sampled}: ${Object.entries(c.classes)
           .map(([k, v]) => `${k} ${num(v)}`)
           .join(", ")}`,
       );
       const t = c.coTenancy;
       if (t.blockShare)
         out.push(
-          `  blocks holding a max-size contract: ${pct(t.blockShare)} of sampled blocks ≈ ${num(t.estimatedBlocks ?? 0)}${iv(t.estimatedBlocksInterval)} blocks`,
+          `  blocks holding a max-size bytecode: ${pct(t.blockShare)} of sampled blocks ≈ ${num(t.estimatedBlocks ?? 0)}${iv(t.estimatedBlocksInterval)} ${noun(t.estimatedBlocks ?? 0, "block")}`,
         );
       if (t.blocks > 0)
         out.push(
-          `  co-tenancy: ${num(t.maxSizeContracts)} max-size contracts in ${num(t.blocks)} data blocks; other records per block mean ${num(t.otherRecords.mean, 1)} (${num(t.otherRecords.min)}–${num(t.otherRecords.max)}), other bytes mean ${formatBytes(Math.round(t.otherBytes.mean))} (${formatBytes(t.otherBytes.min)}–${formatBytes(t.otherBytes.max)})`,
+          `  co-tenancy: ${num(t.maxSizeContracts)} max-size ${noun(t.maxSizeContracts, "bytecode")} in ${num(t.blocks)} data ${noun(t.blocks, "block")}; other records per block mean ${num(t.otherRecords.mean, 1)} (${num(t.otherRecords.min)}–${num(t.otherRecords.max)}), other bytes mean ${formatBytes(Math.round(t.otherBytes.mean))} (${formatBytes(t.otherBytes.min)}–${formatBytes(t.otherBytes.max)})`,
         );
       else out.push("  co-tenancy: no data block holds a maximum-size contract");
       out.push("");

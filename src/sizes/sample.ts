@@ -58,6 +58,7 @@ import type {
   SizesReport,
   ViewPlace,
 } from "./types.js";
+import { orderedClassCounts } from "../eth/code.js";
 
 const BOOTSTRAP_REPS = 200;
 
@@ -714,7 +715,7 @@ export async function computeSample(
         ),
         overMax: s.overMax,
         codeSize,
-        classes: s.codeClasses,
+        classes: orderedClassCounts(s.codeClasses),
         keyedBy: "code-hash",
         coTenancy: {
           blocks: ct.length,

@@ -125,7 +125,7 @@ export interface CoTenancyBlock {
   blockBytes: number;
   /** Records in the block (all versions). */
   records: number;
-  /** Maximum-size contracts in the block. */
+  /** Maximum-size bytecodes in the block (code records, not the accounts that use them). */
   maxSizeContracts: number;
   /** Records and key+value bytes in the block other than the maximum-size contracts. */
   otherRecords: number;
@@ -166,6 +166,7 @@ export interface CodeView extends ViewPlace {
     blockShare?: Share;
     estimatedBlocks?: number;
     estimatedBlocksInterval?: Interval;
+    /** Maximum-size bytecodes (code records, not the accounts that use them) in those blocks. */
     maxSizeContracts: number;
     otherRecords: { mean: number; min: number; max: number; total: number };
     otherBytes: { mean: number; min: number; max: number; total: number };

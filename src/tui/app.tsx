@@ -20,6 +20,8 @@ import { listPanes } from "./panes/index.js";
 import type { TuiPane } from "./panes/types.js";
 import { clip, pad, padLeft } from "./text.js";
 import { clampCursor } from "./scroll.js";
+import { plural } from "../util/words.js";
+import { instanceLabel } from "../datadir/names.js";
 
 /** One row of the left list: an instance header, or a column family. */
 export interface ListItem {
@@ -38,7 +40,7 @@ export function listItems(report: InspectReport): ListItem[] {
     out.push({
       kind: "instance",
       instance: inst,
-      label: `${i.relPath} [${i.engine}${i.readable ? "" : ", unreadable"}]`,
+      label: `${instanceLabel(i)} [${i.engine}${i.readable ? "" : ", unreadable"}]`,
     });
     for (const cf of inst.cfs) {
       const warn = cf.flags.some((f) => f.severity !== "info") ? "!" : " ";
@@ -157,10 +159,10 @@ export function App({ result, width, height, initialPane }: AppProps) {
           .map((p, i) => (i === paneIdx ? `[${i + 1}${p.key} ${p.title}]` : ` ${i + 1}${p.key} `))
           .join("");
   const where = item
-    ? `${item.instance.instance.relPath}${item.cf ? ` › ${item.cf.cf.displayName}` : ""}`
+    ? `${instanceLabel(item.instance.instance)}${item.cf ? ` › ${item.cf.cf.displayName}` : ""}`
     : "no store";
   const helpLine =
-    `q quit · Tab focus (${focus}) · [ ] column family · 1-${panes.length} or letter: pane` +
+    `q quit · Tab focus: ${focus === "list" ? "[list] pane" : "list [pane]"} · [ ] column family · 1-${panes.length} or letter: pane` +
     (focus === "pane" && pane?.help ? ` · ${pane.help}` : focus === "list" ? " · ↑↓ select · ⏎ open" : "") +
     " · ? help";
 
@@ -187,7 +189,7 @@ export function App({ result, width, height, initialPane }: AppProps) {
       </Text>
       <Text wrap="truncate" dimColor>
         {clip(
-          `${where} · ${report.totals.sstFiles} SSTs ${formatBytes(report.totals.sstBytes)} · flags ${report.flagCounts.error}E ${report.flagCounts.warn}W ${report.flagCounts.info}I`,
+          `${where} · ${plural(report.totals.sstFiles, "SST")} ${formatBytes(report.totals.sstBytes)} · flags ${report.flagCounts.error}E ${report.flagCounts.warn}W ${report.flagCounts.info}I`,
           cols,
         )}
       </Text>
@@ -230,10 +232,28 @@ export function App({ result, width, height, initialPane }: AppProps) {
           ) : null}
         </Box>
       </Box>
-      <Text wrap="truncate" inverse>
-        {pad(helpLine, cols)}
-      </Text>
+      <FooterLine text={pad(helpLine, cols)} mark={`[${focus}]`} />
     </Box>
+  );
+}
+
+/** The help line in reverse video, the side that has focus ("[list]" or "[pane]") set off in bold. */
+function FooterLine({ text, mark }: { text: string; mark: string }) {
+  const at = text.indexOf(mark);
+  if (at < 0)
+    return (
+      <Text wrap="truncate" inverse>
+        {text}
+      </Text>
+    );
+  return (
+    <Text wrap="truncate">
+      <Text inverse>{text.slice(0, at)}</Text>
+      <Text bold color="cyan">
+        {mark}
+      </Text>
+      <Text inverse>{text.slice(at + mark.length)}</Text>
+    </Text>
   );
 }
 

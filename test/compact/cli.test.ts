@@ -49,6 +49,36 @@ describe.skipIf(!available)("compact command", () => {
     expect(snapshotTree(root)).toEqual(snap);
   });
 
+  it("besu-generated (each CF one bottom-level file, as intended): nothing to do, exit 0, nothing written; --force rewrites", () => {
+    const root = copySample("besu-generated");
+    const snap = snapshotTree(root);
+    const r = cli(["compact", root]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(
+      "cf06 ACCOUNT_INFO_STATE → L6  (nothing to do: all in L6 with the intended knobs)",
+    );
+    expect(r.stdout).toMatch(/\nnothing to do: every column family sits in its bottom level .*\n$/);
+    expect(r.stdout).not.toContain("ready: run again");
+    const j = JSON.parse(cli(["compact", root, "--json"]).stdout) as {
+      nothingToDo: boolean;
+      columnFamilies: { nothingToDo: boolean; compact: boolean }[];
+    };
+    expect(j.nothingToDo).toBe(true);
+    expect(j.columnFamilies.every((c) => c.nothingToDo && !c.compact)).toBe(true);
+    const y = cli(["compact", root, "--yes"]);
+    expect(y.status).toBe(0);
+    expect(y.stdout).toContain("nothing to do:");
+    expect(y.stderr).toBe("");
+    expect(snapshotTree(root)).toEqual(snap);
+    const f = cli(["compact", root, "--yes", "--force"]);
+    expect(f.status).toBe(0);
+    expect(f.stdout).toContain("(already all in L6 with the intended knobs; rewritten: --force)");
+    expect(f.stdout).toMatch(/run: done/);
+    expect(f.stdout).toContain("verification: OK");
+    expect(f.stdout).not.toMatch(/cancelled/);
+    expect(snapshotTree(root)).not.toEqual(snap);
+  });
+
   it("--yes with an option change: one line, exit 2, nothing written", () => {
     const root = copySample("besu-snapshot");
     const store = join(root, "database");

@@ -78,6 +78,10 @@ describe.skipIf(!available)("compact", () => {
     expect(row("format-version").intended).toBe("5");
     expect(row("filter-bits").how).toBe("exact size");
     expect(renderPlanText(plan)).toContain("ready: run again with --yes");
+    // CODE_STORAGE sits in L6 alone with the intended knobs: left as it is
+    const code = plan.columnFamilies.find((c) => c.nameHex === "07")!;
+    expect([code.nothingToDo, code.compact, code.estimatedReadBytes]).toEqual([true, false, 0]);
+    expect([acc.nothingToDo, acc.compact, plan.nothingToDo]).toEqual([false, true, false]);
 
     const progress: number[] = [];
     const out = await compactStore(root, { plan, onProgress: (p) => progress.push(p.writtenBytes) });
@@ -87,13 +91,25 @@ describe.skipIf(!available)("compact", () => {
     for (const v of out.verify.columnFamilies) {
       expect(v.placementOk).toBe(true);
       expect(v.digestEqual).toBe(true);
-      expect(v.filesNotRewritten).toBe(0);
+      const cp = plan.columnFamilies.find((c) => c.nameHex === v.nameHex)!;
+      expect(v.filesNotRewritten).toBe(cp.compact ? 0 : cp.files);
       if (v.files > 0) expect(v.levelsAfter.filter((l) => l.files > 0).map((l) => l.level)).toEqual([6]);
     }
     expect(progress.at(-1)).toBe(out.run.compactWriteBytes);
     // the plan's written-bytes estimate is within 25 % of what RocksDB reports it wrote
     expect(out.run.compactWriteBytes / plan.totals.estimatedWriteBytes).toBeGreaterThan(0.75);
     expect(out.run.compactWriteBytes / plan.totals.estimatedWriteBytes).toBeLessThan(1.25);
+    expect(out.run.compactReadBytes / plan.totals.estimatedReadBytes).toBeGreaterThan(0.85);
+    expect(out.run.compactReadBytes / plan.totals.estimatedReadBytes).toBeLessThan(1.15);
+
+    // right after a successful run: nothing to do, unless forced
+    const again = await planCompaction(root);
+    expect(again.nothingToDo).toBe(true);
+    expect(again.columnFamilies.every((c) => c.nothingToDo && !c.compact)).toBe(true);
+    expect(renderPlanText(again)).toMatch(/\nnothing to do: every column family sits in its bottom level/);
+    const forced = await planCompaction(root, { force: true });
+    expect(forced.columnFamilies.filter((c) => !c.empty).every((c) => c.compact)).toBe(true);
+    expect(renderPlanText(forced)).toContain("ready: run again with --yes");
 
     const scansAfter = ldbScanAll(store);
     expect([...scansAfter.keys()]).toEqual([...scansBefore.keys()]);
@@ -184,7 +200,7 @@ describe.skipIf(!available)("compact", () => {
     const cf = plan.columnFamilies[0]!;
     expect(cf.intended.filter.why).toMatch(/optimize_filters_for_hits/);
     expect(cf.consequences.join("\n")).toMatch(
-      /^filter: \d+ of \d+ files carry .*fastbloom.* and get none at L6/,
+      /^filter: 3 of 7 files carry fastbloom and get none at L6, as the options prescribe for the bottom level$/,
     );
     const out = await compactStore(state, { plan });
     expect(out.verify.ok).toBe(true);
@@ -224,7 +240,24 @@ describe.skipIf(!available)("compact", () => {
     const oracle = digestOfLdbScan(before);
     expect(oracle.keys).toBeLessThan(20000); // the tombstones hide keys
     expect(d0.columnFamilies[0]!.sha256).toBe(oracle.sha256);
-    const out = await compactStore(store);
+    // L0 only, a third of the keys overwritten: read once (what the files and the WAL hold, the WAL at
+    // the files' compression); written is less by the dropped versions, and a Ctrl-C that arrives after
+    // the last compaction finished (the timer never fires: the only progress call follows the
+    // compaction) cancels nothing
+    const plan = await planCompaction(store);
+    const abort = new AbortController();
+    const out = await compactStore(store, {
+      plan,
+      signal: abort.signal,
+      pollMs: 1e9,
+      onProgress: () => abort.abort(),
+    });
+    expect(abort.signal.aborted).toBe(true);
+    expect(out.run.status).toBe("done");
+    expect(out.run.columnFamilies[0]!.status).toBe("done");
+    expect(out.run.compactReadBytes / plan.totals.estimatedReadBytes).toBeGreaterThan(0.9);
+    expect(out.run.compactReadBytes / plan.totals.estimatedReadBytes).toBeLessThan(1.1);
+    expect(out.run.compactWriteBytes).toBeLessThanOrEqual(plan.totals.estimatedWriteBytes);
     expect(out.verify.ok).toBe(true);
     expect(out.verify.columnFamilies[0]!.levelsAfter.filter((l) => l.files > 0).map((l) => l.level)).toEqual([
       6,

@@ -37,7 +37,7 @@ describe("probe pane", () => {
     let f = "";
     for (let i = 0; i < 20 && !/running|reader\s+no/.test(f); i++) {
       await tick(200);
-      if (!/Tab focus \(pane\)/.test(lastFrame() ?? "")) stdin.write("\t");
+      if (!/Tab focus: list \[pane\]/.test(lastFrame() ?? "")) stdin.write("\t");
       else stdin.write("a");
       await tick(100);
       f = lastFrame() ?? "";

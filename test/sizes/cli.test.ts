@@ -59,7 +59,7 @@ describe("lsmscope sizes", () => {
     expect(j.columnFamilies[0]!.valueSize.intervals).toBeDefined();
     expect(j.columnFamilies[0]!.entriesInterval).toBeDefined();
     const text = run(["sizes", join(SAMPLES, "besu-snapshot"), "--sample", "5", "--cf", "cf06"]);
-    expect(text.stdout).toMatch(/plain EOAs [\d,]+ \([\d.]+%\) \[[\d.]+%, [\d.]+%\]/);
+    expect(text.stdout).toMatch(/plain EOAs in the sample [\d,]+ \([\d.]+%\) \[[\d.]+%, [\d.]+%\]/);
   });
 
   it("bad input: one line, non-zero exit", () => {

@@ -28,11 +28,31 @@ async function waitFor(pred: (screen: string) => boolean, timeoutMs = 15_000): P
   throw new Error(`screen never matched; last screen:\n${screen}`);
 }
 
+/**
+ * Send keys one at a time with a pause: Ink reads a burst of keys that arrive in one read as one unknown
+ * sequence (under load the binary may be busy drawing when the next key comes), so give each its own read.
+ */
 async function keys(...k: string[]) {
   for (const x of k) {
     tmux("send-keys", "-t", session, x);
-    await sleep(150);
+    await sleep(400);
   }
+}
+
+/**
+ * One key and the screen it should lead to; a key lost in a burst (above) is sent again, a key that was
+ * read is not (the screen has already changed when it is checked again).
+ */
+async function step(key: string, pred: (screen: string) => boolean): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    tmux("send-keys", "-t", session, key);
+    try {
+      return await waitFor(pred, 4000);
+    } catch {
+      // lost: send it again
+    }
+  }
+  return waitFor(pred, 1);
 }
 
 afterAll(() => {
@@ -47,21 +67,18 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
     expect(s).toContain("database › cf01 BLOCKCHAIN");
     for (const line of s.split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
 
-    await keys("Down");
-    s = await waitFor((x) => x.includes("› cf06 ACCOUNT_INFO_STATE"));
+    s = await step("Down", (x) => x.includes("› cf06 ACCOUNT_INFO_STATE"));
     expect(s).toMatch(/L0\s+█/);
 
-    await keys("f", "Tab");
-    s = await waitFor((x) => x.includes("sort: level"));
-    await keys("s");
-    s = await waitFor((x) => x.includes("sort: size"));
-    await keys("Enter");
-    s = await waitFor((x) => x.includes("Esc back"));
+    await step("f", (x) => x.includes("sort: level"));
+    await step("Tab", (x) => x.includes("list [pane]"));
+    s = await step("s", (x) => x.includes("sort: size"));
+    s = await step("Enter", (x) => x.includes("Esc back"));
     expect(s).toMatch(/checksum: xxh3/);
     expect(s).toMatch(/compression: LZ4/);
-    await keys("Escape", "o");
-    s = await waitFor((x) => x.includes("[3o Options]"));
-    expect(s).toMatch(/filter\s+bloomfilter:10/);
+    await step("Escape", (x) => x.includes("sort: size"));
+    s = await step("o", (x) => x.includes("[3o Options]"));
+    expect(s).toMatch(/filter\s+bloomfilte/); // at 80 columns the OPTIONS side is cut first
 
     await keys("q");
     s = await waitFor((x) => x.includes("EXITED rc="));
@@ -79,4 +96,66 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
     const s = await waitFor((x) => x.includes("EXITED rc="));
     expect(s).toContain("EXITED rc=0");
   });
+
+  it("at 80 columns: Options shows what the files carry, Files scrolls with ←→ and opens with ⏎, the footer marks the focus", async () => {
+    spawnSync("tmux", ["kill-session", "-t", session]);
+    const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${sample}; echo "EXITED rc=$?"; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "30", cmd);
+    let s = await waitFor((x) => x.includes("[1l Layout]"));
+    expect(s).toContain("Tab focus: [list] pane");
+    // the focused side is set off from the reverse-video bar (bold, not reversed)
+    const styled = tmux("capture-pane", "-t", session, "-p", "-e");
+    expect(styled).toMatch(/\x1b\[[0-9;]*1[;m][^\n]*\[list\]/);
+
+    await step("Down", (x) => x.includes("› cf06"));
+    s = await step("o", (x) => x.includes("[3o Options]"));
+    expect(s).toMatch(/knob +OPTIONS +files carry/);
+    expect(s).toMatch(/compression +LZ4 +LZ4 ×2/);
+    for (const line of s.split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
+
+    await step("f", (x) => x.includes("sort: level"));
+    s = await step("Tab", (x) => x.includes("Tab focus: list [pane]"));
+    expect(s).toContain("←→ more columns");
+    expect(s).not.toMatch(/compr\.\s+age/);
+    await step("Right", (x) => x.includes("(+8)"));
+    await step("Right", (x) => x.includes("(+16)"));
+    s = await step("Right", (x) => /compr\.\s+age/.test(x));
+    expect(s).toMatch(/LZ4\s+\S+\s*$/m); // a row's compression and age are on screen
+    expect(s).not.toContain("Esc back"); // → scrolls, it does not open the detail
+    s = await step("Enter", (x) => x.includes("Esc back"));
+    expect(s).toMatch(/checksum: xxh3/);
+    await step("Escape", (x) => x.includes("sort: level"));
+    await keys("q");
+    s = await waitFor((x) => x.includes("EXITED rc="));
+    expect(s).toContain("EXITED rc=0");
+  });
+
+  for (const width of [80, 160])
+    it(`the probe table is not cut at the right at ${width} columns`, async () => {
+      spawnSync("tmux", ["kill-session", "-t", session]);
+      const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${sample}; echo "EXITED rc=$?"; sleep 60`;
+      tmux("new-session", "-d", "-s", session, "-x", String(width), "-y", "50", cmd);
+      await waitFor((x) => x.includes("[1l Layout]"));
+      await step("Down", (x) => x.includes("› cf06"));
+      await step("p", (x) => x.includes("[7p Probe]"));
+      await step("Tab", (x) => x.includes("Tab focus: list [pane]"));
+      await step("e", (x) => x.includes("running present probe") || /reader\s+no/.test(x));
+      const s = await waitFor((x) => /1000\s+reader\s+no\s+1000\/1000/.test(x), 30_000);
+      for (const h of [
+        "files/lk",
+        "filt rej/lk",
+        "data/lk",
+        "bytes/lk",
+        "distinct B",
+        "block-layer B",
+        "answered at",
+      ])
+        expect(s, h).toContain(h);
+      const table = s.split("\n").filter((l) => /count\s+path|\d+\s+reader\s/.test(l));
+      expect(table.length).toBeGreaterThanOrEqual(2);
+      for (const line of table) expect(line).not.toMatch(/…\s*$/);
+      for (const line of s.split("\n")) expect([...line].length).toBeLessThanOrEqual(width);
+      await keys("q");
+      await waitFor((x) => x.includes("EXITED rc="));
+    });
 });

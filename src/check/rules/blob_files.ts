@@ -7,6 +7,7 @@ import type { CheckFinding, Rule } from "../types.js";
 import { allCfs } from "../match.js";
 import { armLabel, arms, finding, pct, share } from "../util.js";
 import { formatBytes } from "../../util/bytes.js";
+import { plural } from "../../util/words.js";
 
 /** Garbage above this share of blob bytes is worth a warning (reads still pay for it in space). */
 const GARBAGE_WARN_SHARE = 0.2;
@@ -33,7 +34,7 @@ export const rule: Rule = {
             gShare >= GARBAGE_WARN_SHARE ? "warn" : "info",
             a.arm,
             { instance: r.instance.relPath, cf: cf.displayName },
-            `${armLabel(a.arm)}: ${t.blobFiles} blob files ${formatBytes(t.blobFileBytes)}, garbage ` +
+            `${armLabel(a.arm)}: ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)}, garbage ` +
               `${formatBytes(t.blobGarbageRecordBytes)} of ${formatBytes(t.blobRecordBytes)} record bytes (${pct(t.blobGarbageRecordBytes, t.blobRecordBytes)}); ` +
               `enable_blob_files=${cf.options?.blob.enableBlobFiles ?? "unknown"}, min_blob_size=${cf.options?.blob.minBlobSize ?? "unknown"}`,
             {

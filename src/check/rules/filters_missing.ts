@@ -8,6 +8,7 @@ import type { CfKnobs } from "../../analysis/knobs.js";
 import { pairCfs } from "../match.js";
 import type { CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
+import { plural } from "../../util/words.js";
 
 export interface FilterCoverage {
   /** Files whose details were read (the others are counted in undescribedFiles). */
@@ -86,7 +87,7 @@ export const rule: Rule = {
             explained ? "info" : "warn",
             a.arm,
             at(r),
-            `${armLabel(a.arm)}: ${c.unfilteredFiles} of ${c.files} files carry no filter ` +
+            `${armLabel(a.arm)}: ${c.unfilteredFiles} of ${plural(c.files, "file")} carry no filter ` +
               `(${pct(c.unfilteredBytes, c.bytes)} of bytes; ${levels}); OPTIONS filter_policy: ${configured ?? "unknown"}` +
               (explained ? " (optimize_filters_for_hits leaves the bottom level unfiltered)" : ""),
             {
@@ -127,7 +128,7 @@ export const rule: Rule = {
             "error",
             "both",
             { instance: p.instance, cf: p.cf },
-            `filters in ${withArm} only: none of ${withoutArm}'s ${sFiltered > 0 ? r.files : s.files} files carries one`,
+            `filters in ${withArm} only: none of ${withoutArm}'s ${plural(sFiltered > 0 ? r.files : s.files, "file")} carries one`,
             { subject: side(s), reference: side(r) },
           ),
         );

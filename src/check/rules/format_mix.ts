@@ -6,6 +6,7 @@
 import type { Tally } from "../../analysis/knobs.js";
 import type { CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding } from "../util.js";
+import { plural } from "../../util/words.js";
 
 const KNOBS = ["formatVersion", "checksum", "compression"] as const;
 const NAMES: Record<(typeof KNOBS)[number], string> = {
@@ -14,8 +15,7 @@ const NAMES: Record<(typeof KNOBS)[number], string> = {
   compression: "compression",
 };
 
-const describe = (ts: Tally[]) =>
-  ts.map((t) => `${t.key} (${t.files} file${t.files === 1 ? "" : "s"})`).join(", ");
+const describe = (ts: Tally[]) => ts.map((t) => `${t.key} (${plural(t.files, "file")})`).join(", ");
 
 export const rule: Rule = {
   id: "format-mix",

@@ -16,6 +16,7 @@ import {
 import { pairCfs } from "../match.js";
 import type { CheckFinding, CheckSeverity, Rule } from "../types.js";
 import { finding } from "../util.js";
+import { plural } from "../../util/words.js";
 
 /** Knobs whose difference does not change what a read costs: warn, not error. */
 const MINOR = new Set(["checksum", "blob-gc"]);
@@ -69,7 +70,7 @@ export const rule: Rule = {
             only.cf.totals.files > 0 ? "error" : "warn",
             "both",
             at,
-            `column family present in ${p.subject ? "DIR" : "REF_DIR"} only (${only.cf.totals.files} files there)`,
+            `column family present in ${p.subject ? "DIR" : "REF_DIR"} only (${plural(only.cf.totals.files, "file")} there)`,
             {
               differences: [
                 {

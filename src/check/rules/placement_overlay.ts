@@ -10,6 +10,7 @@ import { formatBytes } from "../../util/bytes.js";
 import { measureOverlay } from "../overlay.js";
 import type { ArmModel, CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
+import { plural } from "../../util/words.js";
 
 const SAFE = /^[A-Za-z0-9_/.:@%+=,-]+$/;
 export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -17,15 +18,25 @@ export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.repla
 /** Obsolete entries at or above this share of a CF's entries make the overlay a warning. */
 export const OVERLAY_WARN_SHARE = 0.01;
 
-/** The command that removes the overlay of one column family (`lsmscope compact` handles RocksDB only). */
+/** The store directory `lsmscope compact` is pointed at for this instance (it handles RocksDB only). */
+function compactDir(arm: ArmModel, instance: InstanceModel): string | undefined {
+  if (instance.engine !== "rocksdb") return undefined;
+  return arm.model.instances.length === 1 ? arm.dir : join(arm.dir, instance.relPath);
+}
+
+/** The one command that removes the overlays of these column families of one store. */
+export function compactCommandFor(dir: string, cfNames: readonly string[]): string {
+  return `lsmscope compact ${shellQuote(dir)}${cfNames.map((n) => ` --cf ${shellQuote(n)}`).join("")} --yes`;
+}
+
+/** The command that removes the overlay of one column family. */
 export function compactCommand(
   arm: ArmModel,
   instance: InstanceModel,
   cf: ColumnFamilyModel,
 ): string | undefined {
-  if (instance.engine !== "rocksdb") return undefined;
-  const dir = arm.model.instances.length === 1 ? arm.dir : join(arm.dir, instance.relPath);
-  return `lsmscope compact ${shellQuote(dir)} --cf ${shellQuote(cf.name)} --yes`;
+  const dir = compactDir(arm, instance);
+  return dir === undefined ? undefined : compactCommandFor(dir, [cf.name]);
 }
 
 export const rule: Rule = {
@@ -84,16 +95,16 @@ export const rule: Rule = {
             a.arm,
             at(r),
             (incomplete
-              ? `incomplete: ${m.skippedFiles.length} unreadable file${m.skippedFiles.length === 1 ? "" : "s"} (${m.skippedFiles[0]!.file}), the counts below are lower bounds; `
+              ? `incomplete: ${plural(m.skippedFiles.length, "unreadable file")} (${m.skippedFiles[0]!.file}), the counts below are lower bounds; `
               : "") +
-              `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${m.filesAboveBottom} files above ${bottomName} (${above}; ` +
+              `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${plural(m.filesAboveBottom, "file")} above ${bottomName} (${above}; ` +
               `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
               (incomplete && m.sampled === 0
-                ? `how many of ${m.entriesAboveBottom} entries above shadow an older version is unknown`
-                : `${est.method === "exact" ? "" : "~"}${est.value} of ${m.entriesAboveBottom} entries above shadow an older version${range}, ` +
+                ? `how many of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version is unknown`
+                : `${est.method === "exact" ? "" : "~"}${est.value} of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version${range}, ` +
                   `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete`) +
               (m.unresolved > 0
-                ? ` (${m.unresolved} sampled lookups unresolved: ${m.skippedFiles.length} unreadable files)`
+                ? ` (${m.unresolved} sampled lookups unresolved: ${plural(m.skippedFiles.length, "unreadable file")})`
                 : "") +
               (m.droppedForLookupBudget > 0
                 ? ` (${m.sampled} entries checked: ${m.lookups.tablesConsulted} table lookups, the budget)`
@@ -122,6 +133,9 @@ export const rule: Rule = {
               lookups: m.lookups,
               skippedFiles: m.skippedFiles,
               compactCommand: cmd ?? null,
+              // the parts, so one command can cover every column family of a store (render.ts)
+              compactStore: compactDir(a, r.instance) ?? null,
+              compactCf: cmd ? r.cf.name : null,
             },
           ),
         );

@@ -1,8 +1,8 @@
 /**
  * `lsmscope compact DIR [--cf NAME...] [--options-from REF] [--accept-option-change KNOB...] [--yes]
  * [--json]`: without --yes the plan only (nothing written); with --yes the forced compaction to the
- * bottom level, then the verification. Exit: 0 done and verified (or a plan that would run), 2 refused
- * or verification problems, 130 cancelled with Ctrl-C (the store stays valid).
+ * bottom level, then the verification. Exit: 0 done and verified (or a plan that would run, or nothing to
+ * do), 2 refused or verification problems, 130 cancelled with Ctrl-C (the store stays valid).
  */
 import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
@@ -13,6 +13,7 @@ interface Args {
   optionsFrom?: string;
   acceptOptionChange?: string[];
   yes: boolean;
+  force: boolean;
   json: boolean;
 }
 
@@ -40,6 +41,11 @@ export const command: CommandModule<object, Args> = {
         describe: `let these knobs change from what the files carry: ${KNOBS.join(", ")}, all`,
       })
       .option("yes", { type: "boolean", default: false, describe: "run it (without: print the plan only)" })
+      .option("force", {
+        type: "boolean",
+        default: false,
+        describe: "rewrite column families that already sit in their bottom level with the intended knobs",
+      })
       .option("json", { type: "boolean", default: false, describe: "print JSON" });
   },
   handler: async (argv) => {
@@ -49,8 +55,9 @@ export const command: CommandModule<object, Args> = {
       cfs: argv.cf,
       optionsFrom: argv.optionsFrom,
       acceptOptionChange: argv.acceptOptionChange,
+      force: argv.force,
     });
-    if (!argv.yes) {
+    if (!argv.yes || (plan.nothingToDo && !argv.force && plan.refusals.length === 0)) {
       process.stdout.write(argv.json ? JSON.stringify(plan, null, 2) + "\n" : renderPlanText(plan));
       if (plan.refusals.length > 0) process.exitCode = 2;
       return;
@@ -65,9 +72,10 @@ export const command: CommandModule<object, Args> = {
       process.removeListener("SIGINT", onSigint); // a second Ctrl-C ends the process
     };
     process.on("SIGINT", onSigint);
+    // the bar follows the bytes read, which the plan knows (written bytes shrink by what is dropped)
     const progress = createProgress({
       label: "compacting",
-      total: plan.totals.estimatedWriteBytes,
+      total: plan.totals.estimatedReadBytes,
       unit: "bytes",
     });
     try {
@@ -80,10 +88,12 @@ export const command: CommandModule<object, Args> = {
           if (done >= total) checked.done();
         },
         signal: abort.signal,
-        // RocksDB may write more than estimated: hold the bar at the total, the report gives the real bytes
-        onProgress: (p) => progress.update(Math.min(p.writtenBytes, plan.totals.estimatedWriteBytes), p.cf),
+        // RocksDB may read more than estimated: hold the bar at the total, the report gives the real bytes
+        onProgress: (p) => progress.update(Math.min(p.readBytes, plan.totals.estimatedReadBytes), p.cf),
       });
       progress.done(out.run.status);
+      if (abort.signal.aborted && out.run.status === "done")
+        process.stderr.write("Ctrl-C came after the last compaction had finished: nothing was cancelled\n");
       process.stdout.write(
         argv.json
           ? JSON.stringify(

@@ -121,7 +121,11 @@ export const command: CommandModule<object, Args> = {
       },
     };
     const report = await runProbe(argv.dir, opts);
-    process.stdout.write(argv.json ? JSON.stringify(report, null, 2) + "\n" : renderProbeReport(report));
+    process.stdout.write(
+      argv.json
+        ? JSON.stringify(report, null, 2) + "\n"
+        : renderProbeReport(report, process.stdout.isTTY ? process.stdout.columns : undefined),
+    );
     if (report.incomplete?.length) {
       const { incompleteLine } = await import("../../datadir/inspect.js");
       if (!argv.json) process.stdout.write(incompleteLine(report.incomplete) + "\n");

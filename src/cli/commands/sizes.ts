@@ -4,7 +4,7 @@
  * and the Ethereum views (account kinds, code sizes and reuse, max-size co-tenancy). Thin over
  * computeSizes() (src/sizes/).
  */
-import { writeFileSync } from "node:fs";
+import { assertOutsideDatadirs, writeOutsideDatadirs } from "../../util/output_file.js";
 import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
@@ -74,6 +74,8 @@ export const command: CommandModule<object, Args> = {
       import("../../datadir/inspect.js"),
       import("../../sizes/render.js"),
     ]);
+    // refuse an output path inside the datadir before reading anything
+    if (argv.svg) assertOutsideDatadirs(argv.svg, [argv.dir], "the SVG");
     const model = await inspectDatadir(argv.dir, {});
     if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
     let progress: Progress | undefined;
@@ -99,7 +101,7 @@ export const command: CommandModule<object, Args> = {
       },
     });
     progress?.done();
-    if (argv.svg) writeFileSync(argv.svg, renderSizesSvg(report));
+    if (argv.svg) writeOutsideDatadirs(argv.svg, renderSizesSvg(report), [argv.dir], "the SVG");
     process.stdout.write(argv.json ? sizesJson(report) : renderSizesText(report));
     if (report.incomplete?.length) {
       if (!argv.json) process.stdout.write(incompleteLine(report.incomplete) + "\n");

@@ -4,6 +4,7 @@ import { formatBytes } from "../../util/bytes.js";
 import { ScrollText } from "../scroll.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { pct } from "../../report/render.js";
+import { plural } from "../../util/words.js";
 
 export function blobLines(p: PaneProps): string[] {
   const cf = p.cf;
@@ -17,17 +18,19 @@ export function blobLines(p: PaneProps): string[] {
   );
   const L = cf.layout.blob;
   out.push(
-    `${L.files} blob files ${formatBytes(L.fileBytes)}, ${L.blobs} records ${formatBytes(L.recordBytes)}, garbage ${formatBytes(L.garbageRecordBytes)} (${pct(L.garbageShare)})`,
+    `${plural(L.files, "blob file")} ${formatBytes(L.fileBytes)}, ${plural(L.blobs, "record")} ${formatBytes(L.recordBytes)}, garbage ${formatBytes(L.garbageRecordBytes)} (${pct(L.garbageShare)})`,
   );
   out.push("");
   for (const f of cf.cf.blobFiles) {
     out.push(
-      `${f.fileName}${f.present ? "" : " (MISSING)"}  ${f.diskSize !== undefined ? formatBytes(f.diskSize) : "-"}  ${f.totalBlobCount} blobs ${formatBytes(f.totalBlobBytes)}  garbage ${f.garbageBlobCount} / ${formatBytes(f.garbageBlobBytes)}`,
+      `${f.fileName}${f.present ? "" : " (MISSING)"}  ${f.diskSize !== undefined ? formatBytes(f.diskSize) : "-"}  ${plural(f.totalBlobCount, "blob")} ${formatBytes(f.totalBlobBytes)}  garbage ${f.garbageBlobCount} / ${formatBytes(f.garbageBlobBytes)}`,
     );
     const h = f.header;
     out.push(
       `  header: ${h ? `v${h.version}, cf ${h.columnFamilyId}, ${h.compressionName}${h.hasTtl ? ", ttl" : ""}` : "-"}  footer: ${
-        f.footer ? `${f.footer.blobCount} blobs, crc ${f.footer.crcOk ? "ok" : "BAD"}` : "none (open or torn)"
+        f.footer
+          ? `${plural(f.footer.blobCount, "blob")}, crc ${f.footer.crcOk ? "ok" : "BAD"}`
+          : "none (open or torn)"
       }  linked SSTs: ${f.linkedSsts.length}`,
     );
   }

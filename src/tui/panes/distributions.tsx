@@ -13,6 +13,7 @@ import { isUserError } from "../../util/errors.js";
 import { ActionOutput } from "./action_output.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { registerPane } from "./registry.js";
+import { plural } from "../../util/words.js";
 
 const SAMPLE_BLOCKS = 200;
 
@@ -75,7 +76,9 @@ export function DistributionsPane(p: PaneProps) {
   useEffect(() => {
     if (!pending || !inst || !cf) return;
     setLines([
-      pending === "full" ? "reading every block of this column family…" : `sampling ${SAMPLE_BLOCKS} blocks…`,
+      pending === "full"
+        ? "reading every block of this column family…"
+        : `sampling ${plural(SAMPLE_BLOCKS, "block")}…`,
     ]);
     let cancelled = false;
     const t = setTimeout(() => {
@@ -104,7 +107,7 @@ export function DistributionsPane(p: PaneProps) {
   return (
     <ActionOutput
       pane={p}
-      keys={`r: full scan (newest version per key) · s: sample ${SAMPLE_BLOCKS} blocks`}
+      keys={`r: full scan (newest version per key) · s: sample ${plural(SAMPLE_BLOCKS, "block")}`}
       focusHint="(Tab to focus this pane, then r or s)"
       lines={lines}
     />

@@ -12,8 +12,12 @@ import { fileFilterKey } from "../../analysis/knobs.js";
 import { age, clip, pad, padLeft } from "../text.js";
 import { ScrollText, useCursor } from "../scroll.js";
 import type { PaneProps, TuiPane } from "./types.js";
+import { plural } from "../../util/words.js";
 
 export type FileSort = "level" | "size" | "age";
+
+/** Cells of a row of the file table: lvl 3, file 12, size 10, entries 9, filter 18, compr. 12, age 5. */
+const TABLE_WIDTH = 3 + 12 + 10 + 9 + 18 + 12 + 5 + 6;
 export const FILE_SORTS: FileSort[] = ["level", "size", "age"];
 
 /** Newer files have larger numbers; the creation time is preferred when the MANIFEST recorded it. */
@@ -86,6 +90,8 @@ export function FilesPane({ cf, width, height, focused }: PaneProps) {
   const [sortIdx, setSortIdx] = useState(0);
   const [reverse, setReverse] = useState(false);
   const [detail, setDetail] = useState<SstFileModel | undefined>(undefined);
+  // ←/→ shift the table sideways (8 cells a step) so the columns past the pane's width can be read
+  const [shift, setShift] = useState(0);
   const files = useMemo(
     () => sortFiles(cf ? cf.cf.levels.flatMap((l) => l.files) : [], FILE_SORTS[sortIdx]!, reverse),
     [cf, sortIdx, reverse],
@@ -101,7 +107,9 @@ export function FilesPane({ cf, width, height, focused }: PaneProps) {
       }
       if (input === "s") setSortIdx((i) => (i + 1) % FILE_SORTS.length);
       else if (input === "r") setReverse((r) => !r);
-      else if ((key.return || key.rightArrow) && files[cur.index]) setDetail(files[cur.index]);
+      else if (key.rightArrow) setShift((s) => Math.min(Math.max(0, TABLE_WIDTH - width), s + 8));
+      else if (key.leftArrow) setShift((s) => Math.max(0, s - 8));
+      else if (key.return && files[cur.index]) setDetail(files[cur.index]);
     },
     { isActive: focused },
   );
@@ -126,7 +134,7 @@ export function FilesPane({ cf, width, height, focused }: PaneProps) {
       </Box>
     );
   if (files.length === 0) return <Text>no SSTs in this column family</Text>;
-  // columns: level 3, file 12, size 10, entries 9, filter ~16, compression ~12, age 5
+  // columns: TABLE_WIDTH
   const cols = (f: SstFileModel | undefined): string => {
     if (!f)
       return `${pad("lvl", 3)} ${pad("file", 12)} ${padLeft("size", 10)} ${padLeft("entries", 9)} ${pad("filter", 18)} ${pad("compr.", 12)} ${padLeft("age", 5)}`;
@@ -142,16 +150,17 @@ export function FilesPane({ cf, width, height, focused }: PaneProps) {
     <Box flexDirection="column" width={width} height={height}>
       <Text dimColor wrap="truncate">
         {clip(
-          `${files.length} files · sort: ${FILE_SORTS[sortIdx]}${reverse ? " (reversed)" : ""} · ${cur.index + 1}/${files.length}`,
+          `${plural(files.length, "file")} · sort: ${FILE_SORTS[sortIdx]}${reverse ? " (reversed)" : ""} · ${cur.index + 1}/${files.length}` +
+            (TABLE_WIDTH > width ? ` · ←→ more columns${shift > 0 ? ` (+${shift})` : ""}` : ""),
           width,
         )}
       </Text>
       <Text bold wrap="truncate">
-        {clip(cols(undefined), width)}
+        {clip(cols(undefined).slice(shift), width)}
       </Text>
       {shown.map((f, i) => (
         <Text key={f.fileNumber} wrap="truncate" inverse={cur.offset + i === cur.index}>
-          {clip(cols(f), width)}
+          {clip(cols(f).slice(shift), width)}
         </Text>
       ))}
     </Box>
@@ -163,6 +172,6 @@ export const filesPane: TuiPane = {
   title: "Files",
   key: "f",
   order: 20,
-  help: "↑↓ select · s sort · r reverse · ⏎ detail · Esc back",
+  help: "↑↓ select · ←→ scroll · s sort · r reverse · ⏎ detail · Esc back",
   Component: FilesPane,
 };

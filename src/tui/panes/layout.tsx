@@ -4,6 +4,7 @@ import { formatBytes } from "../../util/bytes.js";
 import { bar, clip, pad, padLeft } from "../text.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { pct, placementText } from "../../report/render.js";
+import { plural } from "../../util/words.js";
 
 export function LayoutPane({ cf, width, height }: PaneProps) {
   if (!cf) return <Text>no column family selected</Text>;
@@ -28,7 +29,7 @@ export function LayoutPane({ cf, width, height }: PaneProps) {
     );
   }
   const summary =
-    L.files === 0 ? "no SSTs" : `${L.files} SSTs, ${formatBytes(L.bytes)} · ${placementText(L)}`;
+    L.files === 0 ? "no SSTs" : `${plural(L.files, "SST")}, ${formatBytes(L.bytes)} · ${placementText(L)}`;
   const head = `${pad("lvl", 4)} ${pad("bytes", barW + 21)}${barW > 0 ? " " : ""}${pad("files", barW + 9)}`;
   const flagsRoom = Math.max(0, height - rows.length - 3);
   const flags = cf.flags.slice(0, flagsRoom);

@@ -6,7 +6,8 @@ import type { PaneProps, TuiPane } from "./types.js";
 
 export function OptionsPane({ cf, width, height, focused }: PaneProps) {
   if (!cf) return <Text>no column family selected</Text>;
-  const lines = renderCf(cf).map((l) => l.replace(/^ {2}/, ""));
+  // lines lose their 2-column indent here: fit the knob table to the pane plus that indent
+  const lines = renderCf(cf, { width: width + 2 }).map((l) => l.replace(/^ {2}/, ""));
   return <ScrollText lines={lines} width={width} height={height} focused={focused} resetKey={cf} />;
 }
 

@@ -15,6 +15,7 @@ import { isUserError } from "../../util/errors.js";
 import { ActionOutput } from "./action_output.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { registerPane } from "./registry.js";
+import { plural, wrap } from "../../util/words.js";
 
 const COUNTS = [100, 1000, 10000];
 
@@ -41,7 +42,7 @@ export function ProbePane(p: PaneProps) {
   // run after the "running" line has been drawn
   useEffect(() => {
     if (!pending || !inst || !cf) return;
-    setLines([`running ${pending} probe: ${count} lookups${both ? ", reader and engine" : ""}…`]);
+    setLines([`running ${pending} probe: ${plural(count, "lookup")}${both ? ", reader and engine" : ""}…`]);
     const t = setTimeout(() => {
       try {
         const target = buildTarget(inst, cf);
@@ -50,11 +51,12 @@ export function ProbePane(p: PaneProps) {
           counts: [count],
           path: both ? "both" : "reader",
         });
-        setLines(
-          (renderProbeStart(target, r.enginePolicies) + renderProbeReport(r))
-            .split("\n")
-            .filter((l) => l !== ""),
-        );
+        // prose wraps to the pane, the table splits into column groups that fit it
+        const start = renderProbeStart(target, r.enginePolicies)
+          .split("\n")
+          .filter((l) => l !== "")
+          .flatMap((l) => wrap(l, p.width, "", "  "));
+        setLines([...start, ...renderProbeReport(r, p.width).split("\n")]);
       } catch (err) {
         setLines([`probe failed: ${isUserError(err) ? err.oneLine() : (err as Error).message}`]);
       }

@@ -3,6 +3,7 @@ import { Text } from "ink";
 import { formatBytes } from "../../util/bytes.js";
 import { ScrollText } from "../scroll.js";
 import type { PaneProps, TuiPane } from "./types.js";
+import { plural } from "../../util/words.js";
 
 export function walLines(p: PaneProps): string[] {
   const inst = p.instance?.instance;
@@ -11,7 +12,7 @@ export function walLines(p: PaneProps): string[] {
   const out: string[] = [];
   for (const w of inst.wal) {
     out.push(
-      `${w.file}  ${formatBytes(w.size)}  ${w.records} records${w.firstSeq !== undefined ? `  seq ${w.firstSeq}..${w.lastSeq}` : ""}  ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed"}${w.recyclable ? "  recyclable" : ""}`,
+      `${w.file}  ${formatBytes(w.size)}  ${plural(w.records, "record")}${w.firstSeq !== undefined ? `  seq ${w.firstSeq}..${w.lastSeq}` : ""}  ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed"}${w.recyclable ? "  recyclable" : ""}`,
     );
     out.push(`  ${w.summary}`);
     const o = w.ops;
@@ -20,7 +21,7 @@ export function walLines(p: PaneProps): string[] {
     );
     for (const c of w.perColumnFamily)
       out.push(
-        `  cf ${c.columnFamilyId} ${c.name ?? "?"}: ${c.writes} writes, keys ${formatBytes(c.keyBytes)}, values ${formatBytes(c.valueBytes)}${c.unflushed ? ", UNFLUSHED" : ""}`,
+        `  cf ${c.columnFamilyId} ${c.name ?? "?"}: ${plural(c.writes, "write")}, keys ${formatBytes(c.keyBytes)}, values ${formatBytes(c.valueBytes)}${c.unflushed ? ", UNFLUSHED" : ""}`,
       );
     if (w.tail)
       out.push(`  tail: ${w.tail.kind}, ${w.tail.bytes} bytes at ${w.tail.offset}: ${w.tail.message}`);

@@ -1,0 +1,41 @@
+/**
+ * Words around numbers, shared by every command and the TUI: digit grouping, a count with its noun in
+ * the singular for exactly one ("1 file", "3 files", "1 column family"), and prose wrapped to a width.
+ */
+
+/** An integer with thousands separators ("12,434"); other numbers as they are. */
+export function int(n: number): string {
+  if (!Number.isInteger(n)) return String(n);
+  const s = String(Math.abs(n));
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    if (i > 0 && (s.length - i) % 3 === 0) out += ",";
+    out += s[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+/** The noun alone, singular for exactly one: `${n} small ${noun(n, "file")}`. */
+export function noun(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many;
+}
+
+/** "1 file", "3 files", "1,234 column families" (pass the plural when it is not the singular + "s"). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${int(n)} ${noun(n, one, many)}`;
+}
+
+/** Words of `text` in lines of at most `width` columns (a longer word gets its own line). */
+export function wrap(text: string, width: number, first = "", rest = first): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const lead = out.length === 0 ? first : rest;
+    if (line && lead.length + line.length + 1 + word.length > width) {
+      out.push(lead + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  out.push((out.length === 0 ? first : rest) + line);
+  return out;
+}

@@ -1,0 +1,125 @@
+/**
+ * The npm package holds what runs (dist/src, bin, probes) and what the addon build needs (binding.gyp,
+ * native/, scripts/build-addon.mjs), nothing else; `npm install -g` of the packed tarball into an empty
+ * prefix gives a working `lsmscope`, with the engine addon built where librocksdb-dev is present and one
+ * clear line where it is not. The install fetches the dependencies from the npm registry (or npm's cache).
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { REPO, SAMPLES, trackedTempDirs } from "../helpers/index.js";
+
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-pack-");
+afterAll(cleanupTemps);
+const hasRocksdbHeaders = existsSync("/usr/include/rocksdb/db.h");
+
+/** spawn without blocking the test worker (the install takes minutes: dependencies, two native builds). */
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(cmd, args, { cwd });
+    let stdout = "";
+    let stderr = "";
+    c.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    c.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    c.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+interface PackFile {
+  path: string;
+}
+
+describe("npm package", () => {
+  it("packs what runs and what the addon build needs, nothing else", () => {
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: REPO,
+      encoding: "utf8",
+    });
+    const [pack] = JSON.parse(out) as [{ files: PackFile[]; size: number; unpackedSize: number }];
+    const paths = pack.files.map((f) => f.path);
+    for (const p of [
+      "package.json",
+      "bin/lsmscope.js",
+      "dist/src/cli/main.js",
+      "dist/src/index.js",
+      "dist/src/index.d.ts",
+      "binding.gyp",
+      "native/engine.cc",
+      "scripts/build-addon.mjs",
+      "probes/besu-absent-account.json",
+    ])
+      expect(paths, p).toContain(p);
+    const stray = paths.filter(
+      (p) =>
+        /^(test|samples|bench|src|dist\/bench|node_modules|build)\//.test(p) ||
+        p.endsWith(".map") ||
+        p.endsWith(".tgz"),
+    );
+    expect(stray).toEqual([]);
+    expect(paths.length).toBeLessThan(400);
+    expect(pack.unpackedSize).toBeLessThan(3 * 1024 * 1024);
+  });
+
+  it("npm install -g of the tarball in an empty prefix: lsmscope runs; the addon is built or says why not", async () => {
+    const dir = tempDir();
+    execFileSync("npm", ["pack", "--pack-destination", dir, "--ignore-scripts"], {
+      cwd: REPO,
+      stdio: "pipe",
+    });
+    const tarball = join(
+      dir,
+      readdirSync(dir).find((n) => n.endsWith(".tgz"))!,
+    );
+    const prefix = join(dir, "prefix");
+    const install = await run(
+      "npm",
+      [
+        "install",
+        "-g",
+        "--prefix",
+        prefix,
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--foreground-scripts",
+        tarball,
+      ],
+      dir,
+    );
+    expect(install.status, install.stderr).toBe(0);
+    // the install script's one line: built, or not built and why
+    const note = (install.stdout + install.stderr)
+      .split("\n")
+      .filter((l) => l.startsWith("lsmscope: engine addon"));
+    expect(note).toHaveLength(1);
+    const bin = join(prefix, "bin", "lsmscope");
+    expect(execFileSync(bin, ["--version"], { encoding: "utf8" }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const inspect = spawnSync(bin, ["inspect", join(SAMPLES, "besu-snapshot")], { encoding: "utf8" });
+    expect(inspect.status).toBe(0);
+    expect(inspect.stdout).toContain("cf06 ACCOUNT_INFO_STATE");
+    const pkgDir = join(prefix, "lib", "node_modules", "lsmscope");
+    const addon = join(pkgDir, "build", "Release", "lsmscope_engine.node");
+    if (hasRocksdbHeaders) {
+      expect(note[0]).toContain("engine addon built");
+      expect(existsSync(addon)).toBe(true);
+      // the engine path answers through the installed addon
+      const plan = spawnSync(bin, ["compact", join(SAMPLES, "besu-generated")], { encoding: "utf8" });
+      expect(plan.status, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain("engine: RocksDB 7.8.3");
+    } else expect(note[0]).toContain("librocksdb-dev is not installed");
+    // where librocksdb-dev is missing: one clear line, exit 0
+    const without = spawnSync(process.execPath, [join(pkgDir, "scripts", "build-addon.mjs"), "--optional"], {
+      encoding: "utf8",
+      env: { ...process.env, LSMSCOPE_ROCKSDB_HEADER: "/nonexistent/rocksdb/db.h" },
+    });
+    expect(without.status).toBe(0);
+    expect(without.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(/^lsmscope: engine addon not built \(.*librocksdb-dev is not installed\)/),
+    ]);
+  }, 600_000);
+});
