@@ -68,7 +68,7 @@ function trailerCounts(file: string): Map<number, number> {
   varint(buf); // metaindex handle
   const indexOffset = varint(buf);
   const indexSize = varint(buf);
-  let index = buf.subarray(indexOffset, indexOffset + indexSize);
+  let index: Buffer = buf.subarray(indexOffset, indexOffset + indexSize);
   if (buf[indexOffset + indexSize] === 1)
     index = (require("snappy") as { uncompressSync(b: Buffer): Buffer }).uncompressSync(index);
   const restarts = index.readUInt32LE(index.length - 4);

@@ -79,7 +79,7 @@ describe("Pebble stores: the version Pebble's `manifest dump` prints", () => {
     const blobs = [...version.matchAll(/B\d+ physical:\{\d+ size:\[(\d+) /g)].map((m) => Number(m[1]));
     const inst = only(models["find-val-sep-db"]!);
     expect(inst.totals.blobFiles).toBe(blobs.length);
-    expect(inst.totals.blobBytes).toBe(blobs.reduce((a, b) => a + b, 0));
+    expect(inst.totals.blobFileBytes).toBe(blobs.reduce((a, b) => a + b, 0));
     expect(inst.unreferencedBlobFiles).toEqual([]);
   });
 
