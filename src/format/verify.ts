@@ -7,7 +7,7 @@
  */
 import { CorruptionError } from "../util/errors.js";
 import { Block } from "./block.js";
-import { BlockKind, META_PROPERTIES, META_PROPERTIES_OLD, META_RANGE_DEL } from "./block_kind.js";
+import { BlockKind, META_PROPERTIES, META_PROPERTIES_OLD } from "./block_kind.js";
 import { DataCursor } from "./data_block.js";
 import { BlockCorruptionError } from "./errors.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
@@ -57,13 +57,16 @@ export function verifyTable(t: SstTable): TableVerification {
     if (errors.length < MAX_PROBLEMS) errors.push(problemOf(err, kind, h));
   };
   const s = emptyScanSummary();
-  const keyOrderChecked = t.comparator === "" || t.comparator === "leveldb.BytewiseComparator";
+  const keyOrderChecked =
+    t.comparator === "" ||
+    t.comparator === "leveldb.BytewiseComparator" ||
+    t.comparator === "rocksdb.BytewiseComparator";
   let blocks = 0;
   let bytes = 0;
   const data = verifyDataBlocks(t, s, keyOrderChecked, note);
   blocks += data.blocks;
   bytes += data.bytes;
-  const rd = t.meta(META_RANGE_DEL);
+  const rd = t.rangeDelHandle();
   if (rd) {
     try {
       const c = new DataCursor().reset(t.blocks.parsed(rd, BlockKind.RangeDeletion));

@@ -61,7 +61,8 @@ describe("npm package", () => {
         p.endsWith(".tgz"),
     );
     expect(stray).toEqual([]);
-    expect(paths.length).toBeLessThan(400);
+    // dist/src holds a .js and a .d.ts per module (about 215 modules now); the tarball of last round held 834 files
+    expect(paths.length).toBeLessThan(600);
     expect(pack.unpackedSize).toBeLessThan(3 * 1024 * 1024);
   });
 

@@ -2,7 +2,6 @@
  * `lsmscope report A [B] --html FILE`: one self-contained HTML page with the arms side by side (src/html/).
  * The only file written, and never inside a datadir it reports on.
  */
-import { writeFileSync } from "node:fs";
 import type { CommandModule } from "yargs";
 
 interface Args {
@@ -26,13 +25,15 @@ export const command: CommandModule<object, Args> = {
         describe: "data blocks sampled per column family for the size histograms",
       }) as never,
   handler: async (argv) => {
-    const [{ assertReportPathOutside }, { buildHtmlReport }] = await Promise.all([
-      import("../../check/report_file.js"),
+    const [{ assertOutsideDatadirs, writeOutsideDatadirs }, { buildHtmlReport }] = await Promise.all([
+      import("../../util/output_file.js"),
       import("../../html/build.js"),
     ]);
-    const target = assertReportPathOutside(argv.html, [argv.a, ...(argv.b ? [argv.b] : [])]);
+    const datadirs = [argv.a, ...(argv.b ? [argv.b] : [])];
+    // refused before anything is read; exit 3 as check --report does
+    const target = assertOutsideDatadirs(argv.html, datadirs, "the report", 3);
     const html = await buildHtmlReport(argv.a, argv.b, { sampleBlocks: argv.sample });
-    writeFileSync(target, html);
+    writeOutsideDatadirs(target, html, datadirs, "the report", 3);
     process.stderr.write(`report written to ${target}\n`);
   },
 };
