@@ -24,9 +24,8 @@
  */
 import { cursor, getLengthPrefixed, getVarint32, getVarint64Number, type Cursor } from "../util/coding.js";
 import {
-  asEditError,
+  decodeEditRecord,
   EditDecodeError,
-  emptyEdit,
   getInternalKey,
   getSeq,
   type NewFileEntry,
@@ -170,91 +169,83 @@ function decodeCustomFields(c: Cursor, f: NewFileEntry): void {
 
 /** Decode one Pebble VersionEdit record. Throws EditDecodeError naming the offset inside the record. */
 export function decodePebbleVersionEdit(rec: Uint8Array): VersionEdit {
-  const edit = emptyEdit();
-  const c = cursor(rec);
-  let tagStart = 0;
-  let tag = 0;
-  try {
-    while (c.pos < c.end) {
-      tagStart = c.pos;
-      tag = getVarint32(c);
-      switch (tag) {
-        case PebbleTag.Comparator:
-          edit.comparator = Buffer.from(getLengthPrefixed(c)).toString("latin1");
-          break;
-        case PebbleTag.LogNumber:
-          edit.logNumber = getVarint64Number(c);
-          break;
-        case PebbleTag.NextFileNumber:
-          edit.nextFileNumber = getVarint64Number(c);
-          break;
-        case PebbleTag.LastSequence:
-          edit.lastSequence = getSeq(c);
-          break;
-        case PebbleTag.CompactPointer:
-          getLevel(c);
-          getLengthPrefixed(c);
-          break;
-        case PebbleTag.DeletedFile:
-          edit.deletedFiles.push({ level: getLevel(c), fileNumber: getVarint64Number(c) });
-          break;
-        case PebbleTag.PrevLogNumber:
-          edit.prevLogNumber = getVarint64Number(c);
-          break;
-        case PebbleTag.ExciseBoundsRecord:
-          getLengthPrefixed(c);
-          getLengthPrefixed(c);
-          getVarint64Number(c);
-          getSeq(c);
-          edit.ignoredTags.push(tag);
-          break;
-        case PebbleTag.TableMarkedForCompaction:
-          getVarint32(c);
-          getVarint64Number(c);
-          edit.ignoredTags.push(tag);
-          break;
-        case PebbleTag.NewFile:
-        case PebbleTag.NewFile2:
-        case PebbleTag.NewFile3:
-        case PebbleTag.NewFile4:
-        case PebbleTag.NewFile5:
-          edit.newFiles.push(decodeNewFile(tag, c));
-          break;
-        case PebbleTag.CreatedBackingTable:
-          (edit.createdBackingTables ??= []).push({
-            fileNumber: getVarint64Number(c),
-            size: getVarint64Number(c),
-          });
-          break;
-        case PebbleTag.RemovedBackingTable:
-          (edit.removedBackingTables ??= []).push(getVarint64Number(c));
-          break;
-        case PebbleTag.NewBlobFile:
-          (edit.newBlobFiles ??= []).push({
-            blobFileId: getVarint64Number(c),
-            fileNumber: getVarint64Number(c),
-            size: getVarint64Number(c),
-            valueSize: getVarint64Number(c),
-            creationTime: getVarint64Number(c),
-          });
-          break;
-        case PebbleTag.DeletedBlobFile:
-          (edit.deletedBlobFiles ??= []).push({
-            blobFileId: getVarint64Number(c),
-            fileNumber: getVarint64Number(c),
-          });
-          break;
-        default:
-          throw new EditDecodeError(
-            tag >= 200 && tag <= 203
-              ? `column family tag ${tag} in a Pebble MANIFEST (Pebble has none)`
-              : `unknown Pebble VersionEdit tag ${tag}`,
-            tagStart,
-          );
-      }
-    }
-  } catch (e) {
-    throw asEditError(e, tag, tagStart);
+  return decodeEditRecord(rec, decodePebbleTag);
+}
+
+/** One Pebble tag (internal/manifest/version_edit.go); Pebble has no column-family tags. */
+function decodePebbleTag(tag: number, tagStart: number, c: Cursor, edit: VersionEdit): void {
+  switch (tag) {
+    case PebbleTag.Comparator:
+      edit.comparator = Buffer.from(getLengthPrefixed(c)).toString("latin1");
+      break;
+    case PebbleTag.LogNumber:
+      edit.logNumber = getVarint64Number(c);
+      break;
+    case PebbleTag.NextFileNumber:
+      edit.nextFileNumber = getVarint64Number(c);
+      break;
+    case PebbleTag.LastSequence:
+      edit.lastSequence = getSeq(c);
+      break;
+    case PebbleTag.CompactPointer:
+      getLevel(c);
+      getLengthPrefixed(c);
+      break;
+    case PebbleTag.DeletedFile:
+      edit.deletedFiles.push({ level: getLevel(c), fileNumber: getVarint64Number(c) });
+      break;
+    case PebbleTag.PrevLogNumber:
+      edit.prevLogNumber = getVarint64Number(c);
+      break;
+    case PebbleTag.ExciseBoundsRecord:
+      getLengthPrefixed(c);
+      getLengthPrefixed(c);
+      getVarint64Number(c);
+      getSeq(c);
+      edit.ignoredTags.push(tag);
+      break;
+    case PebbleTag.TableMarkedForCompaction:
+      getVarint32(c);
+      getVarint64Number(c);
+      edit.ignoredTags.push(tag);
+      break;
+    case PebbleTag.NewFile:
+    case PebbleTag.NewFile2:
+    case PebbleTag.NewFile3:
+    case PebbleTag.NewFile4:
+    case PebbleTag.NewFile5:
+      edit.newFiles.push(decodeNewFile(tag, c));
+      break;
+    case PebbleTag.CreatedBackingTable:
+      (edit.createdBackingTables ??= []).push({
+        fileNumber: getVarint64Number(c),
+        size: getVarint64Number(c),
+      });
+      break;
+    case PebbleTag.RemovedBackingTable:
+      (edit.removedBackingTables ??= []).push(getVarint64Number(c));
+      break;
+    case PebbleTag.NewBlobFile:
+      (edit.newBlobFiles ??= []).push({
+        blobFileId: getVarint64Number(c),
+        fileNumber: getVarint64Number(c),
+        size: getVarint64Number(c),
+        valueSize: getVarint64Number(c),
+        creationTime: getVarint64Number(c),
+      });
+      break;
+    case PebbleTag.DeletedBlobFile:
+      (edit.deletedBlobFiles ??= []).push({
+        blobFileId: getVarint64Number(c),
+        fileNumber: getVarint64Number(c),
+      });
+      break;
+    default:
+      throw new EditDecodeError(
+        tag >= 200 && tag <= 203
+          ? `column family tag ${tag} in a Pebble MANIFEST (Pebble has none)`
+          : `unknown Pebble VersionEdit tag ${tag}`,
+        tagStart,
+      );
   }
-  return edit;
 }

@@ -337,8 +337,14 @@ function decodeWalAddition(c: Cursor): { logNumber: number; syncedSize?: number 
   }
 }
 
-/** Decode one VersionEdit record. Throws EditDecodeError naming the offset inside the record. */
-export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
+/** Decodes one tag's field into the edit; throws on an unknown required tag. */
+export type TagDecoder = (tag: number, tagStart: number, c: Cursor, edit: VersionEdit) => void;
+
+/**
+ * One VersionEdit record as tag/field pairs, each field decoded by `decodeTag` (RocksDB's tags or
+ * Pebble's). Throws EditDecodeError naming the offset inside the record.
+ */
+export function decodeEditRecord(rec: Uint8Array, decodeTag: TagDecoder): VersionEdit {
   const edit = emptyEdit();
   const c = cursor(rec);
   let tagStart = 0;
@@ -347,12 +353,17 @@ export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
     while (c.pos < c.end) {
       tagStart = c.pos;
       tag = getVarint32(c);
-      decodeRocksTag(tag, tagStart, c, edit);
+      decodeTag(tag, tagStart, c, edit);
     }
   } catch (e) {
     throw asEditError(e, tag, tagStart);
   }
   return edit;
+}
+
+/** Decode one RocksDB/LevelDB VersionEdit record. Throws EditDecodeError naming the offset inside the record. */
+export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
+  return decodeEditRecord(rec, decodeRocksTag);
 }
 
 /** A malformed field as an EditDecodeError at the tag's offset. */
