@@ -4,6 +4,7 @@
  * the model (MANIFEST, OPTIONS, WAL, blob files) works without that module.
  */
 import type { Finding, TableDetails } from "./model.js";
+import type { TableProperties } from "../format/properties.js";
 
 export type TableDetailsReader = (path: string) => TableDetails;
 
@@ -13,20 +14,20 @@ export interface DetailsSource {
   checksumType: string;
   compression: string;
   indexType: string;
-  /** The table's typed properties (format/properties.ts TableProperties). */
-  props: {
-    numEntries?: number;
-    numDataBlocks?: number;
-    dataSize?: number;
-    indexSize?: number;
-    filterSize?: number;
-    rawKeySize?: number;
-    rawValueSize?: number;
-    filterPolicyName?: string;
-    columnFamilyName?: string;
-    /** Every property under its on-disk name. */
-    all: Record<string, string | number>;
-  };
+  /** The table's typed properties, the fields the details copy. */
+  props: Pick<
+    TableProperties,
+    | "numEntries"
+    | "numDataBlocks"
+    | "dataSize"
+    | "indexSize"
+    | "filterSize"
+    | "rawKeySize"
+    | "rawValueSize"
+    | "filterPolicyName"
+    | "columnFamilyName"
+    | "all"
+  >;
   filter: { kind: string; partitioned: boolean; bitsPerKey?: number; estimatedFpRate?: number };
 }
 
