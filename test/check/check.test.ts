@@ -383,9 +383,18 @@ describe("placement-overlay on db_bench stores", () => {
     expect(e.droppedForLookupBudget).toBeGreaterThan(0);
     expect(e.sampled).toBeGreaterThan(50);
     expect(e.shadowedEntriesEstimate.method).not.toBe("exact");
+    // db_bench's flushes land differently from run to run (so does the truth), and a 95% interval
+    // misses 1 time in 20 (measured: 1 of 20 db_bench seeds), so one interval proves nothing either
+    // way. Ten sampling seeds over this store: at least 7 must cover the truth (an honest 95%
+    // interval fails that about 1 time in 1,000; a biased one fails it every time).
     const obsolete = oracleObsolete(db);
-    expect(e.shadowedEntriesEstimate.low).toBeLessThanOrEqual(obsolete);
-    expect(e.shadowedEntriesEstimate.high).toBeGreaterThanOrEqual(obsolete);
+    let covered = 0;
+    for (let seed = 1; seed <= 10; seed++) {
+      const s = await runCheck(db, { overlayLookupBudget: 4000, seed });
+      const est = (of(s, "placement-overlay")[0]!.evidence as typeof e).shadowedEntriesEstimate;
+      if (est.low <= obsolete && obsolete <= est.high) covered++;
+    }
+    expect(covered).toBeGreaterThanOrEqual(7);
   });
 
   it("format-mix and options-drift when a reopen with another compression adds files", async () => {
