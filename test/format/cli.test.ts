@@ -56,7 +56,7 @@ describe("lsmscope sst", () => {
   it("a corrupt file: --scan gives one line naming file, block and offset; --verify reports it; exit 2", () => {
     const bad = join(root, "bad.sst");
     const b = readFileSync(file);
-    b[100] ^= 0x55; // inside the first data block
+    b[100]! ^= 0x55; // inside the first data block
     writeFileSync(bad, b);
     const r = lsmscope("sst", bad, "--scan");
     expect(r.status).toBe(2);
