@@ -149,7 +149,7 @@ function sizesProcess(
     const { computeSizes } = await import(${JSON.stringify(lib)});
     const r = await computeSizes(${JSON.stringify(dir)}, { workers: ${workers}, eth: "off" });
     const entries = r.columnFamilies.reduce((s, c) => s + c.entriesRead, 0);
-    const live = r.columnFamilies.reduce((s, c) => s + c.entries, 0);
+    const live = r.columnFamilies.reduce((s, c) => s + c.liveKeys, 0);
     // worker threads belong to this process: their memory is in this RSS
     console.log(JSON.stringify({ rssBytes: process.resourceUsage().maxRSS * 1024, entries, live, threads: r.workers, scanRate: r.entriesPerSecond }));
   `;

@@ -530,8 +530,8 @@ function columnFamily(
       blobFiles: blobFiles.length,
       entries: null,
       blobFileBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
-      blobRecordBytes: blobFiles.reduce((sum, b) => sum + b.totalBlobBytes, 0),
-      blobGarbageRecordBytes: blobFiles.reduce((sum, b) => sum + b.garbageBlobBytes, 0),
+      blobRecordBytes: blobFiles.reduce((sum, b) => sum + b.recordBytes, 0),
+      blobGarbageRecordBytes: blobFiles.reduce((sum, b) => sum + b.garbageRecordBytes, 0),
       unflushedWrites: 0,
     },
   };
@@ -627,11 +627,11 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
       path: join(dir, bname),
       present,
       totalBlobCount: b.totalBlobCount,
-      totalBlobBytes: b.totalBlobBytes,
+      recordBytes: b.totalBlobBytes,
       checksumMethod: b.checksumMethod,
       checksumValue: b.checksumValue,
       garbageBlobCount: b.garbageBlobCount,
-      garbageBlobBytes: b.garbageBlobBytes,
+      garbageRecordBytes: b.garbageBlobBytes,
       linkedSsts: (linked.get(b.blobFileNumber) ?? []).sort((x, y) => x - y),
     };
     if (present) {

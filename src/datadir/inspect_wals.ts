@@ -124,7 +124,7 @@ export function inspectWals(
       logNumber: w.number,
       size: scan.size,
       records: scan.records,
-      bytes: scan.bytes,
+      batchBytes: scan.bytes,
       firstSeq: scan.firstSeq,
       lastSeq: scan.lastSeq,
       ops: scan.ops,

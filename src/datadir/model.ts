@@ -122,12 +122,14 @@ export interface BlobFileModel {
   diskSize?: number;
   /** From the MANIFEST (BlobFileAddition). */
   totalBlobCount: number;
-  totalBlobBytes: number;
+  /** Blob record bytes (the MANIFEST's total_blob_bytes; the CF totals' blobRecordBytes sum them). */
+  recordBytes: number;
   checksumMethod: string;
   checksumValue: string;
   /** From the MANIFEST (BlobFileGarbage, summed). */
   garbageBlobCount: number;
-  garbageBlobBytes: number;
+  /** Record bytes of garbage blobs (the CF totals' blobGarbageRecordBytes sum them). */
+  garbageRecordBytes: number;
   /** SSTs whose oldest blob file is this one. */
   linkedSsts: number[];
   header?: BlobFileHeaderInfo;
@@ -169,8 +171,8 @@ export interface WalFileModel {
   size: number;
   /** Logical log records (= WriteBatches). */
   records: number;
-  /** Sum of the WriteBatch sizes. */
-  bytes: number;
+  /** Sum of the WriteBatch sizes (the records' payloads; `size` is the file's bytes). */
+  batchBytes: number;
   /** Sequence range of the writes; absent for an empty WAL. */
   firstSeq?: number;
   lastSeq?: number;

@@ -86,7 +86,7 @@ export async function verifyStore(model: DatadirModel, opts: VerifyOptions = {})
           }
       for (const b of cf.blobFiles)
         if (b.present) {
-          items.push({ kind: "blob", path: b.path, bytes: b.diskSize ?? b.totalBlobBytes });
+          items.push({ kind: "blob", path: b.path, bytes: b.diskSize ?? b.recordBytes });
           owner.push(inst);
         }
     }

@@ -114,7 +114,7 @@ class CfAgg {
       name: plan.cf.name,
       nameHex: plan.cf.nameHex,
       displayName: plan.cf.displayName,
-      entries: this.live,
+      liveKeys: this.live,
       obsoleteEntries: this.shadowed + this.tombstones + this.rangeDeleted,
       shadowedVersions: this.shadowed,
       tombstones: this.tombstones,
@@ -138,7 +138,7 @@ class CfAgg {
       out.keyCategories = {};
       for (const [name, c] of [...this.categories].sort(([a], [b]) => (a < b ? -1 : 1)))
         out.keyCategories[name] = {
-          entries: c.keySize.count,
+          liveKeys: c.keySize.count,
           keySize: c.keySize.summary(),
           valueSize: c.valueSize.summary(),
         };
@@ -267,11 +267,11 @@ function coTenancy(code: CodeAcc, role: RoleSpec): CodeView["coTenancy"] {
 }
 
 export function codeView(code: CodeAcc, role: RoleSpec, location: string): Omit<CodeView, keyof ViewPlace> {
-  const contracts = code.entries - code.delegations;
+  const contracts = code.liveKeys - code.delegations;
   return {
     location,
-    entries: code.entries,
-    delegations: share(code.delegations, code.entries),
+    liveKeys: code.liveKeys,
+    delegations: share(code.delegations, code.liveKeys),
     distinctContractBytecodes: contracts,
     atMax: share(code.atMax, contracts),
     overMax: code.overMax,

@@ -71,7 +71,7 @@ export function accountCodeHashOffset(v: Uint8Array, start: number, end: number)
 }
 
 export interface CodeAccData {
-  entries: number;
+  liveKeys: number;
   delegations: number;
   delegationHashes: number[];
   sizes: SizeDistData;
@@ -88,7 +88,7 @@ export interface CodeAccData {
 export const CODE_MAP_CAP = 4_000_000;
 
 export class CodeAcc {
-  entries = 0;
+  liveKeys = 0;
   delegations = 0;
   delegationHashes = new Set<number>();
   sizes = new SizeDist();
@@ -108,7 +108,7 @@ export class CodeAcc {
     vLen: number,
     blockId: string | undefined,
   ): void {
-    this.entries++;
+    this.liveKeys++;
     if (this.keyedByAccountHash === undefined) {
       const h = keccak256(value.subarray(vOff, vOff + vLen));
       this.keyedByAccountHash = hash53(h, 0) !== hash53(key, keyOff);
@@ -147,7 +147,7 @@ export class CodeAcc {
       for (const [h, s] of this.codeMap) codeMap.push(h, s);
     }
     return {
-      entries: this.entries,
+      liveKeys: this.liveKeys,
       delegations: this.delegations,
       delegationHashes: [...this.delegationHashes],
       sizes: this.sizes.data(),
@@ -161,7 +161,7 @@ export class CodeAcc {
   }
 
   merge(d: CodeAccData): void {
-    this.entries += d.entries;
+    this.liveKeys += d.liveKeys;
     this.delegations += d.delegations;
     for (const h of d.delegationHashes) this.delegationHashes.add(h);
     this.sizes.merge(d.sizes);
@@ -169,7 +169,7 @@ export class CodeAcc {
     this.atMax += d.atMax;
     this.overMax += d.overMax;
     if (d.keyedByAccountHash) this.keyedByAccountHash = true;
-    else if (this.keyedByAccountHash === undefined && d.entries > 0) this.keyedByAccountHash = false;
+    else if (this.keyedByAccountHash === undefined && d.liveKeys > 0) this.keyedByAccountHash = false;
     if (!d.codeMap) this.codeMap = null;
     else if (this.codeMap) {
       for (let i = 0; i < d.codeMap.length; i += 2) this.codeMap.set(d.codeMap[i]!, d.codeMap[i + 1]!);

@@ -63,16 +63,18 @@ function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
   out.push(escapeText(cfLabel({ relPath: c.instance, path: join(root, c.instance) }, c.displayName)));
   if (mode === "full") {
     out.push(
-      `  entries ${num(c.entries)} live; obsolete ${num(c.obsoleteEntries ?? 0)}` +
+      `  live keys ${num(c.liveKeys)}; obsolete entries ${num(c.obsoleteEntries ?? 0)}` +
         ` (shadowed ${num(c.shadowedVersions ?? 0)}, tombstones ${num(c.tombstones ?? 0)}` +
         (c.rangeDeleted ? `, range-deleted ${num(c.rangeDeleted)}` : "") +
-        `); read ${num(c.entriesRead)}` +
-        (c.walEntries ? ` incl. ${num(c.walEntries)} from the WAL` : ""),
+        ")",
+      `  entries read ${num(c.entriesRead)}` +
+        (c.walEntries ? ` (${num(c.walEntries)} from the WAL)` : ""),
     );
   } else {
     out.push(
-      `  entries ≈ ${num(c.entries)}${iv(c.entriesInterval)} live keys (newest version);` +
-        ` tombstones ${c.tombstoneShare ? pct(c.tombstoneShare) : "-"}; blocks sampled ${num(c.sampledBlocks ?? 0)} of ${num(c.totalBlocks ?? 0)}`,
+      `  live keys ≈ ${num(c.liveKeys)}${iv(c.liveKeysInterval)} (newest version)`,
+      `  tombstones ${c.tombstoneShare ? pct(c.tombstoneShare) : "-"};` +
+        ` blocks sampled ${num(c.sampledBlocks ?? 0)} of ${num(c.totalBlocks ?? 0)}`,
     );
   }
   out.push(sizeLine("key bytes", c.keySize));
@@ -80,10 +82,10 @@ function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
   const h = histLine(c.valueSize.histogram);
   if (h) out.push(h);
   if (c.keyCategories) {
-    out.push("  by geth key category (live records; value bytes):");
+    out.push("  by geth key category (live keys; value bytes):");
     for (const [name, k] of Object.entries(c.keyCategories))
       out.push(
-        `    ${escapeText(name).padEnd(26)} ${num(k.entries).padStart(9)}  mean ${num(k.valueSize.mean, 1)} p50 ${num(k.valueSize.p50)} p99 ${num(k.valueSize.p99)} max ${num(k.valueSize.max)}`,
+        `    ${escapeText(name).padEnd(26)} ${num(k.liveKeys).padStart(9)}  mean ${num(k.valueSize.mean, 1)} p50 ${num(k.valueSize.p50)} p99 ${num(k.valueSize.p99)} max ${num(k.valueSize.max)}`,
       );
   }
   if (c.blobIndexed.count > 0)
@@ -150,7 +152,7 @@ export function renderSizesText(r: SizesReport): string {
     if (e.code) {
       const c = e.code;
       out.push(
-        `code (${escapeText(c.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(c.entries)}${iv(c.entriesInterval)} ${noun(c.entries, "entry", "entries")}` +
+        `code (${escapeText(c.location)}): ${r.mode === "sample" ? "≈ " : ""}${num(c.liveKeys)}${iv(c.liveKeysInterval)} live ${noun(c.liveKeys, "key")}` +
           (r.mode === "full" ? `, keyed by ${c.keyedBy}` : ""),
       );
       const sampled = r.mode === "sample" ? " in the sample" : "";

@@ -574,8 +574,8 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
     name: plan.cf.name,
     nameHex: plan.cf.nameHex,
     displayName: plan.cf.displayName,
-    entries: Math.round(entries.total),
-    entriesInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
+    liveKeys: Math.round(entries.total),
+    liveKeysInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
     obsoleteEntries: null,
     entriesRead: s.recs.reduce((a, r) => a + r.e, 0),
     walEntries: 0,
@@ -694,8 +694,8 @@ export async function computeSample(
       });
       const view: Omit<CodeView, keyof ViewPlace> = {
         location: codeLoc.location,
-        entries: Math.round(entries.total),
-        entriesInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
+        liveKeys: Math.round(entries.total),
+        liveKeysInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
         delegations: shareOf(
           y((r) => r.codeDel),
           y((r) => r.code),
@@ -807,7 +807,7 @@ export async function computeSample(
     eth: ethOut,
     notes: [
       `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; a record counts when it is its key's newest version (no unflushed WAL write for the key, no newer version in a table a Get consults first: point lookups) — as full mode counts; tombstoneShare is over every stored record; unflushed WAL writes are read whole and their live keys added exactly`,
-      "entries (live keys at their newest version): the newest-version share of the sampled value records × the exact value-record count from the table properties (ratio-estimator interval), else block count × mean per sampled block (Student-t interval with finite-population correction), plus the WAL's live keys; physicalBytes exactly from the table properties when every table has them; logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
+      "liveKeys (keys at their newest version, a value): the newest-version share of the sampled value records × the exact value-record count from the table properties (ratio-estimator interval), else block count × mean per sampled block (Student-t interval with finite-population correction), plus the WAL's live keys; physicalBytes exactly from the table properties when every table has them; logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
       "dataBlocks, averageBlockBytes, compressionRatio and blockRatio are over the sampled blocks",
     ],
     elapsedMs: Date.now() - t0,

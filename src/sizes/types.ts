@@ -56,8 +56,8 @@ export interface ColumnFamilySizes {
    * Sample mode: estimated live keys at their newest version (sampled table records that are their
    * key's newest version, extrapolated, plus the WAL's live keys).
    */
-  entries: number;
-  entriesInterval?: Interval;
+  liveKeys: number;
+  liveKeysInterval?: Interval;
   /**
    * Full mode: entries read that are not a live key's newest version: shadowed versions + tombstones
    * (+ entries covered by range deletions). Sample mode: null (needs the whole key space).
@@ -116,7 +116,7 @@ export interface ColumnFamilySizes {
    * (eth/geth_schema.ts gethKeyCategory: `geth db inspect`'s categories, "Account snapshot", "Storage
    * snapshot", "Contract codes", "Hash trie nodes", "Headers", "Block number->hash", ...).
    */
-  keyCategories?: Record<string, { entries: number; keySize: SizeSummary; valueSize: SizeSummary }>;
+  keyCategories?: Record<string, { liveKeys: number; keySize: SizeSummary; valueSize: SizeSummary }>;
 }
 
 export interface CoTenancyBlock {
@@ -142,9 +142,12 @@ export interface ViewPlace {
 export interface CodeView extends ViewPlace {
   /** "instance/displayName" (+ " prefix 0x63" for geth's code keys); `instance`/`cf` give the parts. */
   location: string;
-  /** Full mode: live code entries. Sample mode: estimated code records (interval beside). */
-  entries: number;
-  entriesInterval?: Interval;
+  /**
+   * Live code keys (code records at their newest version, WAL included). Sample mode: estimated
+   * (interval beside).
+   */
+  liveKeys: number;
+  liveKeysInterval?: Interval;
   /** EIP-7702 delegation designators (23 bytes, 0xef0100‖address). */
   delegations: Share;
   /** Distinct contract bytecodes (code entries that are not delegations); sample mode: estimate. */

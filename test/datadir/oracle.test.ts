@@ -103,9 +103,9 @@ describe("MANIFEST replay vs ldb manifest_dump", () => {
           cf.blobFiles.map((b) => ({
             blobFileNumber: b.fileNumber,
             totalBlobCount: b.totalBlobCount,
-            totalBlobBytes: b.totalBlobBytes,
+            totalBlobBytes: b.recordBytes,
             garbageBlobCount: b.garbageBlobCount,
-            garbageBlobBytes: b.garbageBlobBytes,
+            garbageBlobBytes: b.garbageRecordBytes,
             linkedSsts: b.linkedSsts,
           })),
         ).toEqual(ocf.blobs.map((b) => ({ ...b, linkedSsts: [...b.linkedSsts].sort((x, y) => x - y) })));

@@ -28,7 +28,7 @@ describe("lsmscope sizes", () => {
     const cf = j.columnFamilies.find((c) => c["nameHex"] === "06")!;
     for (const k of [
       "name",
-      "entries",
+      "liveKeys",
       "obsoleteEntries",
       "keySize",
       "valueSize",
@@ -52,12 +52,12 @@ describe("lsmscope sizes", () => {
     expect(r.status, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout) as {
       mode: string;
-      columnFamilies: { valueSize: { intervals: unknown }; entriesInterval: unknown }[];
+      columnFamilies: { valueSize: { intervals: unknown }; liveKeysInterval: unknown }[];
     };
     expect(j.mode).toBe("sample");
     expect(j.columnFamilies).toHaveLength(1);
     expect(j.columnFamilies[0]!.valueSize.intervals).toBeDefined();
-    expect(j.columnFamilies[0]!.entriesInterval).toBeDefined();
+    expect(j.columnFamilies[0]!.liveKeysInterval).toBeDefined();
     const text = run(["sizes", join(SAMPLES, "besu-snapshot"), "--sample", "5", "--cf", "cf06"]);
     expect(text.stdout).toMatch(/plain EOAs in the sample [\d,]+ \([\d.]+%\) \[[\d.]+%, [\d.]+%\]/);
   });

@@ -79,7 +79,7 @@ function sstProps(dir: string): Record<string, string>[] {
 describe("sizes on db_bench stores", () => {
   it("fixed 200-byte values: every figure exact", () => {
     const cf = fixedFull.columnFamilies.find((c) => c.name === "default")!;
-    expect(cf.entries).toBe(20000);
+    expect(cf.liveKeys).toBe(20000);
     expect(cf.obsoleteEntries).toBe(0);
     expect([
       cf.valueSize.min,
@@ -103,7 +103,7 @@ describe("sizes on db_bench stores", () => {
     const entriesInSsts = sstProps(uniform).reduce((s, p) => s + Number(p["# entries"]), 0);
     expect(cf.entriesRead).toBe(entriesInSsts + cf.walEntries);
     expect(cf.obsoleteEntries).toBeGreaterThan(0);
-    expect(cf.entries).toBe(ldbScanCount(uniform));
+    expect(cf.liveKeys).toBe(ldbScanCount(uniform));
     expect(cf.valueSize.min).toBeGreaterThanOrEqual(100);
     expect(cf.valueSize.max).toBeLessThanOrEqual(1000);
     // the median of a uniform [100, 1000] is 550: 20,000 draws put it within a few percent
@@ -130,7 +130,7 @@ describe("sizes on db_bench stores", () => {
       expect(cf.totalBlocks).toBe(full.dataBlocks);
       expect(cf.obsoleteEntries).toBeNull();
       // exact from the table properties
-      expect(cf.entries).toBe(full.entries);
+      expect(cf.liveKeys).toBe(full.liveKeys);
       expect(cf.physicalBytes).toBe(full.physicalBytes);
       hit("logical bytes", full.logicalBytes, cf.logicalBytesInterval);
       for (const q of ["p50", "p90", "p99", "mean"] as const)
@@ -144,8 +144,8 @@ describe("sizes on db_bench stores", () => {
     const full = fixedFull.columnFamilies.find((c) => c.name === "default")!;
     const s = await computeSizes(fixed, { mode: "sample", sampleBlocks: 1_000_000 });
     const cf = s.columnFamilies.find((c) => c.name === "default")!;
-    expect(cf.entries).toBe(full.entries);
-    expect(cf.entriesInterval).toEqual([full.entries, full.entries]);
+    expect(cf.liveKeys).toBe(full.liveKeys);
+    expect(cf.liveKeysInterval).toEqual([full.liveKeys, full.liveKeys]);
     expect(cf.physicalBytes).toBe(full.physicalBytes);
     expect(cf.logicalBytes).toBe(full.logicalBytes);
   });

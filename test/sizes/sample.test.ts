@@ -46,13 +46,13 @@ describe("sizes --sample", () => {
       const fc = full.eth!.code!;
       cov.check("code atMax share", fc.atMax.share, c.atMax.interval);
       cov.check("code delegation share", fc.delegations.share, c.delegations.interval);
-      cov.check("code entries", fc.entries, c.entriesInterval);
+      cov.check("code live keys", fc.liveKeys, c.liveKeysInterval);
       for (const q of ["p50", "p90", "mean"] as const)
         cov.check(`code ${q}`, fc.codeSize[q], c.codeSize.intervals?.[q]);
       for (const cf of s.columnFamilies) {
         const f = full.columnFamilies.find((x) => x.nameHex === cf.nameHex)!;
-        if (f.entries === 0) continue;
-        cov.check(`${cf.displayName} entries`, f.entries, cf.entriesInterval);
+        if (f.liveKeys === 0) continue;
+        cov.check(`${cf.displayName} live keys`, f.liveKeys, cf.liveKeysInterval);
         cov.check(`${cf.displayName} logical bytes`, f.logicalBytes, cf.logicalBytesInterval);
         for (const q of ["p50", "p90", "mean"] as const)
           cov.check(`${cf.displayName} value ${q}`, f.valueSize[q], cf.valueSize.intervals?.[q]);
@@ -74,8 +74,8 @@ describe("sizes --sample", () => {
       expect(a.totalInterval![1]).toBeLessThan(t.accounts.total + t.history!.preRunRewrittenAccounts);
       for (const cf of s.columnFamilies) {
         const f = full.columnFamilies.find((x) => x.nameHex === cf.nameHex)!;
-        if (f.entries === 0) continue;
-        cov.check(`${cf.displayName} entries`, f.entries, cf.entriesInterval);
+        if (f.liveKeys === 0) continue;
+        cov.check(`${cf.displayName} live keys`, f.liveKeys, cf.liveKeysInterval);
       }
     }
     cov.expectAtLeast(0.8);
@@ -87,13 +87,13 @@ describe("sizes --sample", () => {
     const f = full.columnFamilies[0]!;
     const t = truth("geth-leveldb");
     // live keys at their newest version, as full mode counts them
-    const stored = f.entries;
+    const stored = f.liveKeys;
     const cov = new Coverage();
     for (const seed of SEEDS) {
       const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 60, seed });
       const cf = s.columnFamilies[0]!;
       expect(cf.totalBlocks).toBe(f.dataBlocks);
-      cov.check("live keys", stored, cf.entriesInterval);
+      cov.check("live keys", stored, cf.liveKeysInterval);
       cov.check("physical bytes", f.physicalBytes, cf.physicalBytesInterval);
       cov.check("logical bytes", f.logicalBytes, cf.logicalBytesInterval);
       cov.check("eoa share", t.accounts.eoa / t.accounts.total, s.eth!.accounts!.eoa.interval);

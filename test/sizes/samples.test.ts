@@ -29,9 +29,9 @@ describe("sizes --full on the samples", () => {
         for (const [label, cf] of Object.entries(it.columnFamilies)) {
           const got = r.columnFamilies.find((c) => c.instance === inst && c.nameHex === cf.nameHex);
           expect(got, `${inst}/${label}`).toBeDefined();
-          expect(got!.entries, `${inst}/${label} live keys`).toBe(cf.keys);
+          expect(got!.liveKeys, `${inst}/${label} live keys`).toBe(cf.keys);
           // every entry read is live or obsolete
-          expect(got!.entries + got!.obsoleteEntries!).toBe(got!.entriesRead);
+          expect(got!.liveKeys + got!.obsoleteEntries!).toBe(got!.liveKeysRead);
           checked++;
         }
       }
@@ -67,7 +67,7 @@ describe("sizes --full on the samples", () => {
         tp.p99,
       ]);
 
-      expect(c!.entries).toBe(t.code.entries);
+      expect(c!.liveKeys).toBe(t.code.entries);
       expect(c!.delegations.count).toBe(t.code.distinctDelegationCodes);
       expect(c!.distinctContractBytecodes).toBe(t.code.distinctContractBytecodes);
       const ds = t.code.distinctSizes;
@@ -178,11 +178,11 @@ describe("sizes --full on the samples", () => {
     // one classifier, geth db inspect's categories: every category equals the truth, headers apart from
     // the canonical-hash keys (h num n), LastBlock/LastHeader/LastFast as singleton metadata
     expect(Object.fromEntries(Object.entries(cats).map(([k, c]) => [k, c.entries]))).toEqual(tc);
-    expect(cats["Headers"]!.entries).toBe(67);
-    expect(cats["Block number->hash"]!.entries).toBe(67);
-    expect(cats["Singleton metadata"]!.entries).toBe(3);
-    const sum = Object.values(cats).reduce((s, c) => s + c.entries, 0);
-    expect(sum).toBe(r.columnFamilies[0]!.entries);
+    expect(cats["Headers"]!.liveKeys).toBe(67);
+    expect(cats["Block number->hash"]!.liveKeys).toBe(67);
+    expect(cats["Singleton metadata"]!.liveKeys).toBe(3);
+    const sum = Object.values(cats).reduce((s, c) => s + c.liveKeys, 0);
+    expect(sum).toBe(r.columnFamilies[0]!.liveKeys);
     // code sizes by category equal the code view's
     expect(cats["Contract codes"]!.valueSize.max).toBe(24576);
   });

@@ -29,9 +29,9 @@ describe("TUI distributions pane", () => {
     for (let i = 0; i < 40; i++) {
       await tick(100);
       f = lastFrame()!;
-      if (f.includes("entries 1,317 live")) break;
+      if (f.includes("live keys 1,317")) break;
     }
-    expect(f).toContain("entries 1,317 live");
+    expect(f).toContain("live keys 1,317");
     expect(f.split("\n").every((l) => [...l].length <= 80)).toBe(true);
   });
 

@@ -19,7 +19,7 @@ const REL_TOLERANCE = 0.1;
 const SHARE_TOLERANCE = 0.05;
 
 export interface CodePopulationSide {
-  codeEntries: number | null;
+  codeLiveKeys: number | null;
   distinctContractBytecodes: number | null;
   delegations: number | null;
   codeSize: { count: number; p50: number; p90: number; p99: number; max: number; mean: number } | null;
@@ -40,7 +40,7 @@ export interface CodePopulationSide {
 export function summarise(code: CodeView | undefined, acc: AccountView | undefined): CodePopulationSide {
   const total = code ? Object.values(code.classes).reduce((s, n) => s + n, 0) : 0;
   return {
-    codeEntries: code?.entries ?? null,
+    codeLiveKeys: code?.liveKeys ?? null,
     distinctContractBytecodes: code?.distinctContractBytecodes ?? null,
     delegations: code?.delegations.count ?? null,
     codeSize: code

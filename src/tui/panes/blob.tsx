@@ -23,7 +23,7 @@ export function blobLines(p: PaneProps): string[] {
   out.push("");
   for (const f of cf.cf.blobFiles) {
     out.push(
-      `${f.fileName}${f.present ? "" : " (MISSING)"}  ${f.diskSize !== undefined ? formatBytes(f.diskSize) : "-"}  ${plural(f.totalBlobCount, "blob")} ${formatBytes(f.totalBlobBytes)}  garbage ${f.garbageBlobCount} / ${formatBytes(f.garbageBlobBytes)}`,
+      `${f.fileName}${f.present ? "" : " (MISSING)"}  ${f.diskSize !== undefined ? formatBytes(f.diskSize) : "-"}  ${plural(f.totalBlobCount, "blob")}, records ${formatBytes(f.recordBytes)}  garbage ${f.garbageBlobCount} / ${formatBytes(f.garbageRecordBytes)}`,
     );
     const h = f.header;
     out.push(
