@@ -127,11 +127,32 @@ export class Version<F extends LiveFile = LiveFile> {
   }
 
   /**
-   * The newest version of `key` across the files: the first file in lookup order whose table holds it
-   * (a tombstone included: its type says so). Files the model marks missing are skipped.
+   * Files a Get of the user key `hex` consults before it reaches file `at` (one of this view's): the L0
+   * files ahead of it in L0 order (every L0 file holding the key when `at` is deeper), then the one file
+   * per level between L0 and `at`'s level. A version newer than one in `at` can only be in these.
    */
-  get(key: Buffer, tables: TableSource): NewestVersion<F> | undefined {
-    for (const file of this.filesFor(toHex(key))) {
+  filesAbove(hex: string, at: F): F[] {
+    const out: F[] = [];
+    for (const f of this.l0) {
+      if (f === at) return out;
+      if (holds(f, hex)) out.push(f);
+    }
+    for (let lv = 1; lv < at.level; lv++) {
+      const f = this.fileFor(lv, hex);
+      if (f) out.push(f);
+    }
+    return out;
+  }
+
+  /**
+   * The newest version of `key` across the files: the first file in lookup order whose table holds it
+   * (a tombstone included: its type says so). Files the model marks missing are skipped. With `above`:
+   * only among the files a Get consults before file `above` (`filesAbove`): whether an entry of that
+   * file is shadowed.
+   */
+  get(key: Buffer, tables: TableSource, above?: F): NewestVersion<F> | undefined {
+    const hex = toHex(key);
+    for (const file of above ? this.filesAbove(hex, above) : this.filesFor(hex)) {
       if (file.present === false) continue;
       const t = tables.acquire(file.path);
       try {

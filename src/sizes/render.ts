@@ -12,7 +12,7 @@ import type {
   SizeSummary,
   SizesReport,
 } from "./types.js";
-import { noun } from "../util/words.js";
+import { noun, wrap } from "../util/words.js";
 import { cfLabel } from "../datadir/names.js";
 
 function num(n: number, digits = 0): string {
@@ -32,14 +32,15 @@ function pct(s: Share): string {
     : base;
 }
 
+/** A size summary on one line, or two when intervals stand beside the figures (80 columns). */
 function sizeLine(label: string, s: SizeSummary): string {
   if (s.count === 0) return `  ${label}: none`;
   const i = s.intervals;
-  return (
-    `  ${label}: n=${num(s.count)} mean ${num(s.mean, 1)}${iv(i?.mean, 1)} p50 ${num(s.p50)}${iv(i?.p50)}` +
-    ` p90 ${num(s.p90)}${iv(i?.p90)} p99 ${num(s.p99)}${iv(i?.p99)} max ${num(s.max)}` +
-    (s.approximate ? " (≥64 KiB binned)" : "")
-  );
+  const head = `  ${label}: n=${num(s.count)} mean ${num(s.mean, 1)}${iv(i?.mean, 1)} p50 ${num(s.p50)}${iv(i?.p50)}`;
+  const tail =
+    `p90 ${num(s.p90)}${iv(i?.p90)} p99 ${num(s.p99)}${iv(i?.p99)} max ${num(s.max)}` +
+    (s.approximate ? " (≥64 KiB binned)" : "");
+  return i ? `${head}\n    ${tail}` : `${head} ${tail}`;
 }
 
 /** A one-line bar chart of a histogram: "≤le count" cells. */
@@ -102,18 +103,32 @@ function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
     );
   if (c.dataBlocks > 0 || (c.totalBlocks ?? 0) > 0) {
     out.push(
-      `  data blocks ${num(mode === "full" ? c.dataBlocks : (c.totalBlocks ?? 0))}, avg ${formatBytes(Math.round(c.averageBlockBytes))} stored / ${formatBytes(Math.round(c.averageBlockLogicalBytes))} uncompressed;` +
-        ` physical ${formatBytes(c.physicalBytes)} / logical ${formatBytes(c.logicalBytes)} = ${c.compressionRatio.toFixed(3)}` +
+      `  data blocks ${num(mode === "full" ? c.dataBlocks : (c.totalBlocks ?? 0))}, avg ${formatBytes(Math.round(c.averageBlockBytes))} stored / ${formatBytes(Math.round(c.averageBlockLogicalBytes))} uncompressed;`,
+      `  physical ${formatBytes(c.physicalBytes)} / logical ${formatBytes(c.logicalBytes)} = ${c.compressionRatio.toFixed(3)}` +
         ` (per block p50 ${c.blockRatio.p50.toFixed(2)}, ${c.blockRatio.min.toFixed(2)}–${c.blockRatio.max.toFixed(2)})`,
     );
   }
   return out;
 }
 
-export function renderSizesText(r: SizesReport): string {
+/** A line cut at word boundaries to `width` columns; continuation lines are indented two more. */
+function fit(line: string, width: number): string[] {
+  if (line.length <= width) return [line];
+  const lead = line.startsWith("note: ") ? "note: " : /^ */.exec(line)![0];
+  return wrap(line.slice(lead.length), width, lead, " ".repeat(lead === "note: " ? 2 : lead.length + 2));
+}
+
+/**
+ * The report as text, lines cut to `width` columns (default 80); `notes: false` leaves out the notes on
+ * what each mode measures (the TUI pane shows the figures only).
+ */
+export function renderSizesText(r: SizesReport, opts: { width?: number; notes?: boolean } = {}): string {
+  const width = opts.width ?? 80;
+  const showNotes = opts.notes ?? true;
   const out: string[] = [];
   out.push(
-    `sizes of ${escapeText(r.root)} (${r.client}) — ${r.mode} mode` +
+    `sizes of ${escapeText(r.root)} (${r.client})`,
+    `${r.mode} mode` +
       (r.mode === "sample"
         ? `, ${r.sampleBlocks} blocks per column family, seed ${r.seed}, ${r.confidence * 100}% intervals`
         : "") +
@@ -180,10 +195,10 @@ export function renderSizesText(r: SizesReport): string {
       else out.push("  co-tenancy: no data block holds a maximum-size contract");
       out.push("");
     }
-    for (const n of e.notes) out.push(`note: ${n}`);
+    if (showNotes) for (const n of e.notes) out.push(`note: ${n}`);
   }
-  for (const n of r.notes) out.push(`note: ${n}`);
-  return out.join("\n") + "\n";
+  if (showNotes) for (const n of r.notes) out.push(`note: ${n}`);
+  return out.flatMap((l) => l.split("\n").flatMap((x) => fit(x, width))).join("\n") + "\n";
 }
 
 /** The report as the `--json` shape: the report itself (plain data). */

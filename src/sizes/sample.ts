@@ -6,8 +6,12 @@
  * unflushed WAL write touches its key and no table a Get consults before the record's own holds a newer
  * version (point lookups, NewerVersionCheck). Totals are extrapolated from the block count B (exact,
  * from the index) or, better, from the exact value-record count of the table properties (ratio
- * estimator); the WAL is read whole and its live keys are added exactly. Intervals (intervals.ts): cluster-adjusted Wilson for shares, Student-t with
- * finite-population correction for totals, block bootstrap for means and percentiles.
+ * estimator). The WAL is read whole: its live keys, and the accounts and code among them, are added
+ * exactly (a census stratum beside the sampled tables; shares weight the two by their sizes), and each
+ * of its live records enters the size distributions with the blocks' sampling probability, so every
+ * live key is equally likely to be measured. Intervals (intervals.ts): cluster-adjusted Wilson for
+ * shares, Student-t with finite-population correction for totals, block bootstrap for means and
+ * percentiles.
  *
  * Ethereum views: an account's code hash is resolved by a point lookup in the code column family
  * (the newest version across its files, like a read would), so delegated EOAs are told from contracts.
@@ -89,6 +93,8 @@ class CodeLookup {
   constructor(
     plan: CfPlan,
     private readonly prefix: Buffer,
+    /** The code column family's unflushed WAL writes: newer than any table, consulted first. */
+    private readonly wal: WalLayer,
   ) {
     this.version = Version.of(plan.cf.levels);
   }
@@ -99,7 +105,8 @@ class CodeLookup {
     if (hit) return hit;
     this.lookups++;
     const key = Buffer.concat([this.prefix, codeHash]);
-    const newest = this.version.get(key, this.tables)?.result;
+    const inWal = this.wal.get(toHex(key));
+    const newest = inWal ?? this.version.get(key, this.tables)?.result;
     const best = newest && { type: newest.type ?? 0, value: newest.value };
     let out: "delegation" | "contract" | "missing";
     if (!best || isTombstone(best.type)) out = "missing";
@@ -118,58 +125,30 @@ class CodeLookup {
 
 /**
  * Whether a sampled record is its key's newest version, as a Get would see it: no unflushed WAL write
- * for the key, and no table a Get consults before the record's own (the other L0 tables whose range
- * holds the key, then the one table per shallower level) holds a version with a larger sequence number.
+ * for the key, and no table a Get consults before the record's own holds a newer version (the one
+ * lookup of src/lsm/version.ts, over the files above the record's: Version.get with `above`).
  * Sample mode counts keys at their newest version only, as full mode does.
  */
 class NewerVersionCheck {
-  private readonly l0: { path: string; smallest: string; largest: string }[] = [];
-  private readonly deeper: { level: number; files: { path: string; smallest: string; largest: string }[] }[] =
-    [];
-  private readonly levelOf = new Map<string, number>();
+  private readonly version: Version<SstFileModel>;
+  private readonly byPath = new Map<string, SstFileModel>();
   private readonly tables = new TableCache({ verifyChecksums: true }, 64);
-  lookups = 0;
 
   constructor(
     plan: CfPlan,
-    /** User keys (hex) with an unflushed WAL write: their table versions are all shadowed. */
-    private readonly walKeys: ReadonlySet<string>,
+    /** Unflushed WAL writes by user key (hex): their table versions are all shadowed. */
+    private readonly wal: WalLayer,
   ) {
-    for (const l of plan.cf.levels) {
-      const files = l.files
-        .filter((f) => f.present)
-        .map((f) => ({ path: f.path, smallest: f.smallestKey, largest: f.largestKey }))
-        .sort((a, b) => (a.smallest < b.smallest ? -1 : a.smallest > b.smallest ? 1 : 0));
-      for (const f of files) this.levelOf.set(f.path, l.level);
-      if (l.level === 0) this.l0.push(...files);
-      else if (files.length) this.deeper.push({ level: l.level, files });
-    }
+    this.version = Version.of(plan.cf.levels);
+    for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
   }
 
   isNewest(path: string, key: Buffer, seqno: number): boolean {
-    const hex = toHex(key);
-    if (this.walKeys.has(hex)) return false;
-    const level = this.levelOf.get(path) ?? 0;
-    for (const f of this.l0)
-      if (f.path !== path && f.smallest <= hex && hex <= f.largest && this.newer(f.path, key, seqno))
-        return false;
-    for (const d of this.deeper) {
-      if (d.level >= level) break;
-      const f = fileHolding(d.files, hex);
-      if (f && this.newer(f.path, key, seqno)) return false;
-    }
-    return true;
-  }
-
-  private newer(path: string, key: Buffer, seqno: number): boolean {
-    this.lookups++;
-    const t = this.tables.acquire(path);
-    try {
-      const r = t.get(key);
-      return r.found && (r.seqno ?? 0) > seqno;
-    } finally {
-      this.tables.release(t);
-    }
+    if (this.wal.has(toHex(key))) return false;
+    const at = this.byPath.get(path);
+    if (!at) return true;
+    const newer = this.version.get(key, this.tables, at)?.result;
+    return !newer || (newer.seqno ?? 0) <= seqno;
   }
 
   close(): void {
@@ -177,53 +156,23 @@ class NewerVersionCheck {
   }
 }
 
-/** The file of a sorted, non-overlapping level whose [smallest, largest] holds `hex`. */
-function fileHolding<F extends { smallest: string; largest: string }>(
-  files: F[],
-  hex: string,
-): F | undefined {
-  let lo = 0;
-  let hi = files.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (files[mid]!.smallest <= hex) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  const f = found >= 0 ? files[found] : undefined;
-  return f && hex <= f.largest ? f : undefined;
-}
+/** A column family's unflushed WAL writes: the newest write per user key (hex), tombstones included. */
+type WalLayer = ReadonlyMap<string, MemEntry>;
 
-/**
- * The unflushed WAL writes of a column family: the keys they touch, and among them the keys whose newest
- * write is live (not a deletion), in total and under the accounts role (counted exactly: the WAL is
- * read whole, not sampled).
- */
-function walLayer(
-  plan: CfPlan,
-  accounts: Matcher | undefined,
-): { keys: Set<string>; live: number; accounts: number } {
-  const out = { keys: new Set<string>(), live: 0, accounts: 0 };
-  if (plan.walPaths.length === 0) return out;
+/** Replay a column family's live WALs (read whole, not sampled): the newest write of each key. */
+function walLayer(plan: CfPlan): WalLayer {
+  const newest = new Map<string, MemEntry>();
+  if (plan.walPaths.length === 0) return newest;
   const mem = loadMemLayer(
     plan.walPaths.map((path) => ({ path })),
     plan.cf.id,
   );
-  const newest = new Map<string, MemEntry>();
   for (const e of mem.entries) {
     const hex = toHex(e.key);
     const prev = newest.get(hex);
     if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
   }
-  for (const [hex, e] of newest) {
-    out.keys.add(hex);
-    if (isTombstone(e.type)) continue;
-    out.live++;
-    if (accounts && matches(accounts, e.key, e.key.length)) out.accounts++;
-  }
-  return out;
+  return newest;
 }
 
 interface BlockRec {
@@ -244,6 +193,23 @@ interface BlockRec {
   codeAtMax: number;
 }
 
+const emptyRec = (phys = 0, logical = 0): BlockRec => ({
+  m: 0,
+  live: 0,
+  t: 0,
+  e: 0,
+  phys,
+  logical,
+  acc: 0,
+  eoa: 0,
+  del: 0,
+  contract: 0,
+  code: 0,
+  codeDel: 0,
+  codeContracts: 0,
+  codeAtMax: 0,
+});
+
 interface CfSample {
   plan: CfPlan;
   totalBlocks: number;
@@ -258,7 +224,11 @@ interface CfSample {
   /** Blob-indexed values are sized by reading each one's length prefix where its index points. */
   blobSizer: BlobValueSizer;
   newest: NewerVersionCheck;
-  wal: { keys: Set<string>; live: number; accounts: number };
+  /**
+   * The unflushed WAL writes' live keys, counted whole (a census, not sampled): live keys and the
+   * accounts and code among them. Their sizes enter the distributions at the blocks' sampling rate.
+   */
+  walRec: BlockRec;
   codeSize: SizeDist;
   codeBoot: BlockSizes;
   codeClasses: Record<string, number>;
@@ -277,12 +247,15 @@ function blocksIn(t: SstTable): number {
   return n;
 }
 
+type Roles = { code?: Matcher; accounts?: Matcher };
+
 function sampleCf(
   plan: CfPlan,
   n: number,
   rand: () => number,
-  roles: { code?: Matcher; accounts?: Matcher },
+  roles: Roles,
   lookup: CodeLookup | undefined,
+  wal: WalLayer,
   progress: (bytes: number) => void,
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
@@ -296,7 +269,6 @@ function sampleCf(
   });
   const B = counts.reduce((s, c) => s + c, 0);
   const chosen = sampleIndices(B, n, rand);
-  const wal = walLayer(plan, roles.accounts);
   const out: CfSample = {
     plan,
     totalBlocks: B,
@@ -309,8 +281,8 @@ function sampleCf(
     valueTypes: {},
     blob: new BlobTally(),
     blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
-    newest: new NewerVersionCheck(plan, wal.keys),
-    wal,
+    newest: new NewerVersionCheck(plan, wal),
+    walRec: emptyRec(),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
     codeClasses: {},
@@ -346,6 +318,9 @@ function sampleCf(
       }
       base += nb;
     }
+    // each table record was drawn with probability (blocks drawn / blocks): WAL records enter the size
+    // distributions at that rate, so every live key is equally likely to be measured
+    measureWal(out, wal, B > 0 ? chosen.length / B : 1, rand, roles, lookup);
   } finally {
     out.blobSizer.close();
     out.newest.close();
@@ -353,30 +328,111 @@ function sampleCf(
   return out;
 }
 
+/** One live record (its key's newest version) as a Get would see it. */
+interface LiveRecord {
+  /** The user key is key[0, keyLength). */
+  key: Buffer;
+  keyLength: number;
+  type: number;
+  /** The value is data[valueOffset, valueOffset + valueLength). */
+  data: Buffer;
+  valueOffset: number;
+  valueLength: number;
+}
+
+/**
+ * Count one live record into `rec` (live keys, accounts and code by kind) and, when `measured`, its
+ * sizes into the distributions. Returns the key + value bytes of a maximum-size bytecode, else 0.
+ */
+function measureRecord(
+  s: CfSample,
+  rec: BlockRec,
+  r: LiveRecord,
+  roles: Roles,
+  lookup: CodeLookup | undefined,
+  measured: boolean,
+): number {
+  rec.live++;
+  const kl = r.keyLength;
+  if (measured) {
+    let vSize: number | undefined = r.valueLength;
+    if (r.type === ValueType.BlobIndex) {
+      let bi: BlobIndex | undefined;
+      try {
+        bi = decodeBlobIndex(r.data, r.valueOffset, r.valueOffset + r.valueLength);
+      } catch {
+        // an undecodable blob index is sized as stored
+      }
+      if (bi) {
+        try {
+          vSize = s.blobSizer.valueLength(bi);
+        } catch {
+          vSize = undefined; // counted in blob.unread
+        }
+        s.blob.add(bi, vSize);
+      }
+    }
+    s.keySize.add(kl);
+    s.keyBoot.add(kl);
+    if (vSize !== undefined) {
+      s.valueSize.add(vSize);
+      s.valueBoot.add(vSize);
+    }
+  }
+  let maxBytes = 0;
+  if (roles.code && r.type !== ValueType.BlobIndex && matches(roles.code, r.key, kl)) {
+    rec.code++;
+    const v = r.data;
+    const o = r.valueOffset;
+    const len = r.valueLength;
+    if (len === DELEGATION_CODE_SIZE && v[o] === 0xef && v[o + 1] === 0x01 && v[o + 2] === 0x00) {
+      rec.codeDel++;
+      if (measured) s.codeClasses["delegation"] = (s.codeClasses["delegation"] ?? 0) + 1;
+    } else {
+      rec.codeContracts++;
+      if (len === MAX_CODE_SIZE) {
+        rec.codeAtMax++;
+        maxBytes = kl + len;
+      }
+      if (measured) {
+        s.codeSize.add(len);
+        s.codeBoot.add(len);
+        const cls = codeSizeClass(len);
+        s.codeClasses[cls] = (s.codeClasses[cls] ?? 0) + 1;
+        if (len > MAX_CODE_SIZE) s.overMax++;
+      }
+    }
+  }
+  if (roles.accounts && matches(roles.accounts, r.key, kl)) {
+    const off = accountCodeHashOffset(r.data, r.valueOffset, r.valueOffset + r.valueLength);
+    if (off === -2) {
+      s.undecodable++;
+      return maxBytes;
+    }
+    rec.acc++;
+    if (off === -1 || EMPTY_CODE_HASH.equals(r.data.subarray(off, off + 32))) rec.eoa++;
+    else {
+      const kind = lookup ? lookup.classify(r.data.subarray(off, off + 32)) : "contract";
+      if (kind === "delegation") rec.del++;
+      else {
+        if (kind === "missing") s.codeNotFound++;
+        rec.contract++;
+        if (measured) s.codeHashes.add(hash53(r.data, off));
+      }
+    }
+  }
+  return maxBytes;
+}
+
 function measureBlock(
   s: CfSample,
   t: SstTable,
   h: BlockHandle,
-  roles: { code?: Matcher; accounts?: Matcher },
+  roles: Roles,
   lookup: CodeLookup | undefined,
 ): void {
   const db = t.readDataBlock(h);
-  const rec: BlockRec = {
-    m: 0,
-    live: 0,
-    t: 0,
-    e: 0,
-    phys: h.size + BLOCK_TRAILER_SIZE,
-    logical: db.block.data.length,
-    acc: 0,
-    eoa: 0,
-    del: 0,
-    contract: 0,
-    code: 0,
-    codeDel: 0,
-    codeContracts: 0,
-    codeAtMax: 0,
-  };
+  const rec = emptyRec(h.size + BLOCK_TRAILER_SIZE, db.block.data.length);
   s.keyBoot.startBlock();
   s.valueBoot.startBlock();
   s.codeBoot.startBlock();
@@ -405,68 +461,18 @@ function measureBlock(
     }
     rec.m++;
     if (older || !s.newest.isNewest(t.path, prevKey, c.seqno)) continue;
-    rec.live++;
-    let vSize: number | undefined = c.valueLength;
-    if (type === ValueType.BlobIndex) {
-      let bi: BlobIndex | undefined;
-      try {
-        bi = decodeBlobIndex(c.data, c.valueOffset, c.valueOffset + c.valueLength);
-      } catch {
-        // an undecodable blob index is sized as stored
-      }
-      if (bi) {
-        try {
-          vSize = s.blobSizer.valueLength(bi);
-        } catch {
-          vSize = undefined; // counted in blob.unread
-        }
-        s.blob.add(bi, vSize);
-      }
-    }
-    s.keySize.add(kl);
-    s.keyBoot.add(kl);
-    if (vSize !== undefined) {
-      s.valueSize.add(vSize);
-      s.valueBoot.add(vSize);
-    }
-    if (roles.code && type !== ValueType.BlobIndex && matches(roles.code, c.key, kl)) {
-      rec.code++;
-      const v = c.data;
-      const o = c.valueOffset;
-      const len = c.valueLength;
-      if (len === DELEGATION_CODE_SIZE && v[o] === 0xef && v[o + 1] === 0x01 && v[o + 2] === 0x00) {
-        rec.codeDel++;
-        s.codeClasses["delegation"] = (s.codeClasses["delegation"] ?? 0) + 1;
-      } else {
-        rec.codeContracts++;
-        s.codeSize.add(len);
-        s.codeBoot.add(len);
-        const cls = codeSizeClass(len);
-        s.codeClasses[cls] = (s.codeClasses[cls] ?? 0) + 1;
-        if (len === MAX_CODE_SIZE) {
-          rec.codeAtMax++;
-          maxN++;
-          maxBytes += kl + len;
-        } else if (len > MAX_CODE_SIZE) s.overMax++;
-      }
-    }
-    if (roles.accounts && matches(roles.accounts, c.key, kl)) {
-      const off = accountCodeHashOffset(c.data, c.valueOffset, c.valueOffset + c.valueLength);
-      if (off === -2) {
-        s.undecodable++;
-        continue;
-      }
-      rec.acc++;
-      if (off === -1 || EMPTY_CODE_HASH.equals(c.data.subarray(off, off + 32))) rec.eoa++;
-      else {
-        const kind = lookup ? lookup.classify(c.data.subarray(off, off + 32)) : "contract";
-        if (kind === "delegation") rec.del++;
-        else {
-          if (kind === "missing") s.codeNotFound++;
-          rec.contract++;
-          s.codeHashes.add(hash53(c.data, off));
-        }
-      }
+    const live: LiveRecord = {
+      key: c.key,
+      keyLength: kl,
+      type,
+      data: c.data,
+      valueOffset: c.valueOffset,
+      valueLength: c.valueLength,
+    };
+    const atMax = measureRecord(s, rec, live, roles, lookup, true);
+    if (atMax > 0) {
+      maxN++;
+      maxBytes += atMax;
     }
   }
   if (maxN > 0)
@@ -480,6 +486,38 @@ function measureBlock(
       otherBytes: bytes - maxBytes,
     });
   s.recs.push(rec);
+}
+
+/**
+ * The WAL's live keys: every one counted into `walRec` (the WAL is read whole), each measured into the
+ * size distributions with probability `rate` (each as its own unit of the bootstrap).
+ */
+function measureWal(
+  s: CfSample,
+  wal: WalLayer,
+  rate: number,
+  rand: () => number,
+  roles: Roles,
+  lookup: CodeLookup | undefined,
+): void {
+  for (const e of wal.values()) {
+    if (isTombstone(e.type)) continue;
+    const measured = rate >= 1 || rand() < rate;
+    if (measured) {
+      s.keyBoot.startBlock();
+      s.valueBoot.startBlock();
+      s.codeBoot.startBlock();
+    }
+    const live: LiveRecord = {
+      key: e.key,
+      keyLength: e.key.length,
+      type: e.type,
+      data: e.value,
+      valueOffset: 0,
+      valueLength: e.value.length,
+    };
+    measureRecord(s, s.walRec, live, roles, lookup, measured);
+  }
 }
 
 /**
@@ -518,10 +556,7 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
     s.recs.map((r) => r.live),
     z,
   );
-  const entries = {
-    total: tableLive.total + s.wal.live,
-    interval: [tableLive.interval[0] + s.wal.live, tableLive.interval[1] + s.wal.live] as Interval,
-  };
+  const entries = plusWal(tableLive, s.walRec.live);
   const phys = plan.dataBytesExact
     ? { total: plan.dataBytes, interval: [plan.dataBytes, plan.dataBytes] as Interval }
     : clusterTotal(
@@ -604,6 +639,162 @@ function cfResult(s: CfSample, z: number, conf: number, rand: () => number): Col
   };
 }
 
+/** An estimated total with its interval. */
+interface Estimate {
+  total: number;
+  interval: Interval;
+}
+
+/** A table estimate plus what the WAL holds, counted whole (the interval shifts by it). */
+function plusWal(t: Estimate, wal: number): Estimate {
+  return { total: t.total + wal, interval: [t.interval[0] + wal, t.interval[1] + wal] };
+}
+
+const rounded = (e: Estimate): Interval => [Math.floor(e.interval[0]), Math.ceil(e.interval[1])];
+
+/**
+ * A share over the tables (sampled: `t`, of an estimated `tableOf` records) and the WAL (read whole:
+ * `walCount` of `walOf`): the two strata weighted by their sizes; the interval maps the tables' bounds
+ * the same way. `count` and `of` add the WAL's records to the sampled ones.
+ */
+function shareWithWal(t: Share, tableOf: number, walCount: number, walOf: number): Share {
+  if (walOf === 0) return t;
+  const mix = (p: number) => (p * tableOf + walCount) / (tableOf + walOf);
+  const out: Share = { count: t.count + walCount, of: t.of + walOf, share: mix(t.of > 0 ? t.share : 0) };
+  if (t.interval) out.interval = t.of > 0 ? [mix(t.interval[0]), mix(t.interval[1])] : [mix(0), mix(1)];
+  if (tableOf === 0) out.interval = [out.share, out.share];
+  return out;
+}
+
+/** The code view in sample mode, and its estimated contract bytecodes (for the accounts' reuse). */
+function codeViewOf(
+  s: CfSample,
+  location: string,
+  z: number,
+  conf: number,
+  rand: () => number,
+): { view: Omit<CodeView, keyof ViewPlace>; contracts: Estimate } {
+  const B = s.totalBlocks;
+  const w = s.walRec;
+  const y = (f: (r: BlockRec) => number) => s.recs.map(f);
+  const tableCode = recordsTotal(
+    s,
+    y((r) => r.code),
+    z,
+  );
+  const tableContracts = recordsTotal(
+    s,
+    y((r) => r.codeContracts),
+    z,
+  );
+  const liveKeys = plusWal(tableCode, w.code);
+  const contracts = plusWal(tableContracts, w.codeContracts);
+  const codeSize = s.codeSize.summary();
+  const cb = s.recs.length < B ? s.codeBoot.bootstrap(BOOTSTRAP_REPS, conf, rand) : undefined;
+  if (cb) codeSize.intervals = cb;
+  // blocks are drawn independently of each other: a plain Wilson interval on blocks
+  const blockShare = shareOf(
+    y((r) => (r.codeAtMax > 0 ? 1 : 0)),
+    y(() => 1),
+    B,
+    z,
+  );
+  const ct = s.coTenancy;
+  const stat = (xs: number[]) => ({
+    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0,
+    min: xs.length ? Math.min(...xs) : 0,
+    max: xs.length ? Math.max(...xs) : 0,
+    total: xs.reduce((a, b) => a + b, 0),
+  });
+  const view: Omit<CodeView, keyof ViewPlace> = {
+    location,
+    liveKeys: Math.round(liveKeys.total),
+    liveKeysInterval: rounded(liveKeys),
+    delegations: shareWithWal(
+      shareOf(
+        y((r) => r.codeDel),
+        y((r) => r.code),
+        B,
+        z,
+      ),
+      tableCode.total,
+      w.codeDel,
+      w.code,
+    ),
+    distinctContractBytecodes: Math.round(contracts.total),
+    distinctContractBytecodesInterval: rounded(contracts),
+    atMax: shareWithWal(
+      shareOf(
+        y((r) => r.codeAtMax),
+        y((r) => r.codeContracts),
+        B,
+        z,
+      ),
+      tableContracts.total,
+      w.codeAtMax,
+      w.codeContracts,
+    ),
+    overMax: s.overMax,
+    codeSize,
+    classes: orderedClassCounts(s.codeClasses),
+    keyedBy: "code-hash",
+    coTenancy: {
+      blocks: ct.length,
+      blockShare,
+      estimatedBlocks: Math.round(blockShare.share * B),
+      estimatedBlocksInterval: [
+        Math.floor(blockShare.interval![0] * B),
+        Math.ceil(blockShare.interval![1] * B),
+      ],
+      maxSizeContracts: ct.reduce((a, b) => a + b.maxSizeContracts, 0),
+      otherRecords: stat(ct.map((b) => b.otherRecords)),
+      otherBytes: stat(ct.map((b) => b.otherBytes)),
+      perBlock: [...ct].sort((a, b) => b.otherBytes - a.otherBytes).slice(0, 50),
+    },
+  };
+  return { view, contracts };
+}
+
+/** The account view in sample mode: accounts at their newest version in the tables (sampled) and the WAL (whole). */
+function accountViewOf(
+  s: CfSample,
+  location: string,
+  contracts: Estimate | undefined,
+  z: number,
+): Omit<AccountView, keyof ViewPlace> {
+  const B = s.totalBlocks;
+  const w = s.walRec;
+  const y = (f: (r: BlockRec) => number) => s.recs.map(f);
+  const acc = y((r) => r.acc);
+  const tableAccounts = recordsTotal(s, acc, z);
+  const total = plusWal(tableAccounts, w.acc);
+  const kind = (f: (r: BlockRec) => number) =>
+    shareWithWal(shareOf(y(f), acc, B, z), tableAccounts.total, f(w), w.acc);
+  const contract = kind((r) => r.contract);
+  const view: Omit<AccountView, keyof ViewPlace> = {
+    location,
+    total: Math.round(total.total),
+    totalInterval: rounded(total),
+    eoa: kind((r) => r.eoa),
+    delegatedEoa: kind((r) => r.del),
+    contract,
+    undecodable: s.undecodable,
+    codeNotFound: s.codeNotFound,
+    distinctCodeHashes: s.codeHashes.size,
+    distinctCodeHashesExact: false,
+    reuseFactor: 0,
+  };
+  if (contracts && contracts.total > 0) {
+    const c = contracts;
+    view.reuseFactor = (total.total * contract.share) / c.total;
+    const lo = (total.interval[0] * contract.interval![0]) / Math.max(1, c.interval[1]);
+    const hi =
+      c.interval[0] > 0 ? (total.interval[1] * contract.interval![1]) / c.interval[0] : Number.POSITIVE_INFINITY;
+    view.reuseFactorInterval = [lo, hi];
+  }
+  return view;
+}
+
 export async function computeSample(
   model: DatadirModel,
   opts: SizesOptions,
@@ -625,15 +816,18 @@ export async function computeSample(
   for (const s of selected) planFor(s.inst, s.cf);
   const codeKey = codeLoc ? cfKey(codeLoc.inst, codeLoc.cf) : undefined;
   const accKey = accLoc ? cfKey(accLoc.inst, accLoc.cf) : undefined;
+  if (codeLoc) planFor(codeLoc.inst, codeLoc.cf);
+  if (accLoc) planFor(accLoc.inst, accLoc.cf);
+  const work = [...plans.values()];
+  const wals = new Map(work.map((p) => [p.key, walLayer(p)]));
   const lookup =
     codeLoc && accLoc
       ? new CodeLookup(
           planFor(codeLoc.inst, codeLoc.cf),
           codeLoc.role.prefixHex ? Buffer.from(codeLoc.role.prefixHex, "hex") : Buffer.alloc(0),
+          wals.get(codeKey!)!,
         )
       : undefined;
-  if (accLoc) planFor(accLoc.inst, accLoc.cf);
-  const work = [...plans.values()];
   let total = 0;
   for (const p of work) total += p.dataBlocks > 0 ? Math.min(1, N / p.dataBlocks) * p.dataBytes : p.dataBytes;
   let done = 0;
@@ -647,7 +841,7 @@ export async function computeSample(
       const roles: { code?: Matcher; accounts?: Matcher } = {};
       if (p.key === codeKey) roles.code = matcher(codeLoc!.role);
       if (p.key === accKey) roles.accounts = matcher(accLoc!.role);
-      samples.set(p.key, sampleCf(p, N, rand, roles, lookup, progress));
+      samples.set(p.key, sampleCf(p, N, rand, roles, lookup, wals.get(p.key)!, progress));
     }
   } finally {
     lookup?.close();
@@ -656,139 +850,19 @@ export async function computeSample(
   const columnFamilies = selected.map((s) => cfResult(samples.get(cfKey(s.inst, s.cf))!, z, conf, rand));
 
   let ethOut: EthSizes | undefined;
-  let codeTotals: { contracts: { total: number; interval: Interval } } | undefined;
   if (opts.eth !== "off" && (accLoc || codeLoc)) {
     ethOut = { client: eth.client, notes: [...eth.notes] };
+    let contracts: Estimate | undefined;
     if (codeLoc) {
-      const s = samples.get(codeKey!)!;
-      const B = s.totalBlocks;
-      const y = (f: (r: BlockRec) => number) => s.recs.map(f);
-      const entries = recordsTotal(
-        s,
-        y((r) => r.code),
-        z,
-      );
-      const contracts = recordsTotal(
-        s,
-        y((r) => r.codeContracts),
-        z,
-      );
-      codeTotals = { contracts };
-      const codeSize = s.codeSize.summary();
-      const cb = s.recs.length < B ? s.codeBoot.bootstrap(BOOTSTRAP_REPS, conf, rand) : undefined;
-      if (cb) codeSize.intervals = cb;
-      const hasMax = y((r) => (r.codeAtMax > 0 ? 1 : 0));
-      const blockShare = shareOf(
-        hasMax,
-        y(() => 1),
-        B,
-        z,
-      );
-      // blocks are drawn independently of each other: a plain Wilson interval on blocks
-      const ct = s.coTenancy;
-      const stat = (xs: number[]) => ({
-        mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0,
-        min: xs.length ? Math.min(...xs) : 0,
-        max: xs.length ? Math.max(...xs) : 0,
-        total: xs.reduce((a, b) => a + b, 0),
-      });
-      const view: Omit<CodeView, keyof ViewPlace> = {
-        location: codeLoc.location,
-        liveKeys: Math.round(entries.total),
-        liveKeysInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
-        delegations: shareOf(
-          y((r) => r.codeDel),
-          y((r) => r.code),
-          B,
-          z,
-        ),
-        distinctContractBytecodes: Math.round(contracts.total),
-        distinctContractBytecodesInterval: [
-          Math.floor(contracts.interval[0]),
-          Math.ceil(contracts.interval[1]),
-        ],
-        atMax: shareOf(
-          y((r) => r.codeAtMax),
-          y((r) => r.codeContracts),
-          B,
-          z,
-        ),
-        overMax: s.overMax,
-        codeSize,
-        classes: orderedClassCounts(s.codeClasses),
-        keyedBy: "code-hash",
-        coTenancy: {
-          blocks: ct.length,
-          blockShare,
-          estimatedBlocks: Math.round(blockShare.share * B),
-          estimatedBlocksInterval: [
-            Math.floor(blockShare.interval![0] * B),
-            Math.ceil(blockShare.interval![1] * B),
-          ],
-          maxSizeContracts: ct.reduce((a, b) => a + b.maxSizeContracts, 0),
-          otherRecords: stat(ct.map((b) => b.otherRecords)),
-          otherBytes: stat(ct.map((b) => b.otherBytes)),
-          perBlock: [...ct].sort((a, b) => b.otherBytes - a.otherBytes).slice(0, 50),
-        },
-      };
-      ethOut.code = { ...view, ...codeLoc.where };
+      const code = codeViewOf(samples.get(codeKey!)!, codeLoc.location, z, conf, rand);
+      contracts = code.contracts;
+      ethOut.code = { ...code.view, ...codeLoc.where };
       ethOut.notes.push(
-        "sample mode: code figures are over the sampled code records at their newest version (WAL code writes not included)",
+        "sample mode: code figures are over the sampled code records at their newest version, plus the unflushed WAL's code writes (counted whole)",
       );
     }
     if (accLoc && selected.some((x) => cfKey(x.inst, x.cf) === accKey)) {
-      const s = samples.get(accKey!)!;
-      const B = s.totalBlocks;
-      const y = (f: (r: BlockRec) => number) => s.recs.map(f);
-      const acc = y((r) => r.acc);
-      // accounts at their newest version in the tables (sampled) plus those the WAL holds (exact)
-      const tableAccounts = recordsTotal(s, acc, z);
-      const total = {
-        total: tableAccounts.total + s.wal.accounts,
-        interval: [
-          tableAccounts.interval[0] + s.wal.accounts,
-          tableAccounts.interval[1] + s.wal.accounts,
-        ] as Interval,
-      };
-      const contract = shareOf(
-        y((r) => r.contract),
-        acc,
-        B,
-        z,
-      );
-      const view: Omit<AccountView, keyof ViewPlace> = {
-        location: accLoc.location,
-        total: Math.round(total.total),
-        totalInterval: [Math.floor(total.interval[0]), Math.ceil(total.interval[1])],
-        eoa: shareOf(
-          y((r) => r.eoa),
-          acc,
-          B,
-          z,
-        ),
-        delegatedEoa: shareOf(
-          y((r) => r.del),
-          acc,
-          B,
-          z,
-        ),
-        contract,
-        undecodable: s.undecodable,
-        codeNotFound: s.codeNotFound,
-        distinctCodeHashes: s.codeHashes.size,
-        distinctCodeHashesExact: false,
-        reuseFactor: 0,
-      };
-      if (codeTotals && codeTotals.contracts.total > 0) {
-        const c = codeTotals.contracts;
-        view.reuseFactor = (total.total * contract.share) / c.total;
-        const lo = (total.interval[0] * contract.interval![0]) / Math.max(1, c.interval[1]);
-        const hi =
-          c.interval[0] > 0
-            ? (total.interval[1] * contract.interval![1]) / c.interval[0]
-            : Number.POSITIVE_INFINITY;
-        view.reuseFactorInterval = [lo, hi];
-      }
+      const view = accountViewOf(samples.get(accKey!)!, accLoc.location, contracts, z);
       ethOut.accounts = { ...view, ...accLoc.where };
       if (lookup)
         ethOut.notes.push(`sample mode: ${lookup.lookups} code lookups resolved account code hashes`);
@@ -806,7 +880,7 @@ export async function computeSample(
     columnFamilies,
     eth: ethOut,
     notes: [
-      `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; a record counts when it is its key's newest version (no unflushed WAL write for the key, no newer version in a table a Get consults first: point lookups) — as full mode counts; tombstoneShare is over every stored record; unflushed WAL writes are read whole and their live keys added exactly`,
+      `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; a record counts when it is its key's newest version (no unflushed WAL write for the key, no newer version in a table a Get consults first: point lookups) — as full mode counts; tombstoneShare is over every stored record; unflushed WAL writes are read whole: their live keys, accounts and code are counted exactly, and their sizes enter the distributions at the blocks' sampling rate (blocks drawn / blocks)`,
       "liveKeys (keys at their newest version, a value): the newest-version share of the sampled value records × the exact value-record count from the table properties (ratio-estimator interval), else block count × mean per sampled block (Student-t interval with finite-population correction), plus the WAL's live keys; physicalBytes exactly from the table properties when every table has them; logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; means and percentiles: block bootstrap (200 resamples, percentile method)",
       "dataBlocks, averageBlockBytes, compressionRatio and blockRatio are over the sampled blocks",
     ],

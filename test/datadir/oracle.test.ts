@@ -149,7 +149,7 @@ describe("WAL vs ldb dump_wal", () => {
         expect(w.records).toBe(oracle.length);
         const writes = oracle.reduce((s, r) => s + r.count, 0);
         expect(w.perColumnFamily.reduce((s, c) => s + c.writes, 0)).toBe(writes);
-        expect(w.bytes).toBe(oracle.reduce((s, r) => s + r.byteSize, 0));
+        expect(w.batchBytes).toBe(oracle.reduce((s, r) => s + r.byteSize, 0));
         if (oracle.length) {
           expect(w.firstSeq).toBe(Math.min(...oracle.map((r) => r.seq)));
           expect(w.lastSeq).toBe(Math.max(...oracle.map((r) => r.seq + r.count - 1)));

@@ -43,9 +43,9 @@ export function histogramRows(title: string, h: HistogramBucket[], width: number
 }
 
 export function distributionLines(r: SizesReport, width: number): string[] {
-  const lines = renderSizesText(r)
+  const lines = renderSizesText(r, { width, notes: false })
     .split("\n")
-    .filter((l) => l !== "" && !l.startsWith("note:"));
+    .filter((l) => l !== "");
   const cf = r.columnFamilies[0];
   if (cf) {
     lines.push("", ...histogramRows("value bytes", cf.valueSize.histogram, width));
