@@ -68,8 +68,7 @@ function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
         ` (shadowed ${num(c.shadowedVersions ?? 0)}, tombstones ${num(c.tombstones ?? 0)}` +
         (c.rangeDeleted ? `, range-deleted ${num(c.rangeDeleted)}` : "") +
         ")",
-      `  entries read ${num(c.entriesRead)}` +
-        (c.walEntries ? ` (${num(c.walEntries)} from the WAL)` : ""),
+      `  entries read ${num(c.entriesRead)}` + (c.walEntries ? ` (${num(c.walEntries)} from the WAL)` : ""),
     );
   } else {
     out.push(

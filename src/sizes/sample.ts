@@ -789,7 +789,9 @@ function accountViewOf(
     view.reuseFactor = (total.total * contract.share) / c.total;
     const lo = (total.interval[0] * contract.interval![0]) / Math.max(1, c.interval[1]);
     const hi =
-      c.interval[0] > 0 ? (total.interval[1] * contract.interval![1]) / c.interval[0] : Number.POSITIVE_INFINITY;
+      c.interval[0] > 0
+        ? (total.interval[1] * contract.interval![1]) / c.interval[0]
+        : Number.POSITIVE_INFINITY;
     view.reuseFactorInterval = [lo, hi];
   }
   return view;
