@@ -90,7 +90,7 @@ export interface CfLayout {
    * Read amplification from the layout: the most tables one point lookup of an absent key consults, i.e.
    * the most L0 tables whose key ranges hold one key plus one table per non-empty level below L0.
    */
-  filesPerLookup: number;
+  maxFilesPerLookup: number;
   /** SSTs the MANIFEST names that are missing on disk. */
   missingFiles: number;
   blob: BlobLayout;
@@ -167,7 +167,7 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
     l0Trigger: cf.options?.level0FileNumCompactionTrigger,
     l0SlowdownTrigger: cf.options?.level0SlowdownWritesTrigger ?? (leveldb ? 8 : 20),
     l0StopTrigger: cf.options?.level0StopWritesTrigger ?? (leveldb ? 12 : 36),
-    filesPerLookup:
+    maxFilesPerLookup:
       maxOverlap(cf.levels.find((l) => l.level === 0)?.files ?? []) +
       cf.levels.filter((l) => l.level > 0 && l.files.length > 0).length,
     missingFiles: missing,
@@ -202,6 +202,20 @@ export function maxOverlap(files: readonly { smallestKey: string; largestKey: st
     if (depth > max) max = depth;
   }
   return max;
+}
+
+/**
+ * Severity of an L0 pile-up by the read amplification it imposes (the most tables one lookup consults,
+ * from the layout or as `probe` measured it): an error at the write-stop trigger's count (past it the
+ * engine refuses writes: compaction was held back), a warning at the slowdown trigger's, info below
+ * (many L0 tables whose key ranges barely overlap cost a lookup little).
+ */
+export function pileupSeverity(
+  maxFilesPerLookup: number,
+  c: Pick<CfLayout, "l0SlowdownTrigger" | "l0StopTrigger">,
+): LayoutFlag["severity"] {
+  if (maxFilesPerLookup >= c.l0StopTrigger) return "error";
+  return maxFilesPerLookup >= c.l0SlowdownTrigger ? "warn" : "info";
 }
 
 function layoutFlags(c: CfLayout): LayoutFlag[] {
@@ -247,7 +261,7 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
   }
   const l0Evidence = {
     l0Files: c.l0Files,
-    filesPerLookup: c.filesPerLookup,
+    maxFilesPerLookup: c.maxFilesPerLookup,
     l0Trigger: c.l0Trigger ?? null,
     l0SlowdownTrigger: c.l0SlowdownTrigger,
     l0StopTrigger: c.l0StopTrigger,
@@ -255,11 +269,10 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
   if (c.l0Files >= c.l0SlowdownTrigger)
     flags.push({
       id: "l0-pileup",
-      // past the stop trigger the engine would have refused further writes: compaction was held back
-      severity: c.filesPerLookup >= c.l0StopTrigger ? "error" : "warn",
+      severity: pileupSeverity(c.maxFilesPerLookup, c),
       message:
         `L0 holds ${plural(c.l0Files, "table")} (writes slow at ${c.l0SlowdownTrigger}, stop at ${c.l0StopTrigger}): ` +
-        `a lookup of an absent key consults up to ${plural(c.filesPerLookup, "table")}` +
+        `a lookup of an absent key consults up to ${plural(c.maxFilesPerLookup, "table")}` +
         ` (probe --keys absent measures it); compaction was held back or never ran`,
       evidence: l0Evidence,
     });

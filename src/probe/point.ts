@@ -90,6 +90,7 @@ export function runPoint(job: PointJob): ProbePoint {
       lookups: traces.length,
       found: traces.filter((t) => t.found).length,
       filesPerLookup: reader ? round(sum((t) => t.files) / n) : null,
+      maxFilesPerLookup: reader ? traces.reduce((m, t) => Math.max(m, t.files), 0) : null,
       filterChecksPerLookup: round(sum((t) => t.filterChecks) / n),
       filterRejectionsPerLookup: round(sum((t) => t.filterRejections) / n),
       indexBlocksPerLookup: round(sum((t) => t.indexBlocks) / n),

@@ -22,6 +22,8 @@ import type {
   ProbeTarget,
 } from "./types.js";
 import { plural } from "../util/words.js";
+import { cfLayout, pileupSeverity } from "../analysis/layout.js";
+import type { ReadAmplification } from "./types.js";
 
 export type KeySource = "present" | "absent" | { file: string; addresses?: AddressHashing };
 
@@ -234,6 +236,39 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
   return report;
 }
 
+/** The layout's read amplification beside the reader path's measurement (ReadAmplification). */
+function readAmplification(
+  instance: InstanceModel,
+  cf: ColumnFamilyModel,
+  points: readonly ProbePoint[],
+): ReadAmplification {
+  const L = cfLayout(instance, cf);
+  const reader = points.filter((p) => p.path === "reader" && p.maxFilesPerLookup !== null);
+  const largest = reader.reduce<ProbePoint | undefined>((a, p) => (!a || p.lookups > a.lookups ? p : a), undefined);
+  const measured = largest
+    ? {
+        maxFilesPerLookup: Math.max(...reader.map((p) => p.maxFilesPerLookup!)),
+        filesPerLookup: largest.filesPerLookup!,
+        lookups: largest.lookups,
+      }
+    : null;
+  const pileup = L.l0Files >= L.l0SlowdownTrigger;
+  return {
+    layout: {
+      maxFilesPerLookup: L.maxFilesPerLookup,
+      l0Files: L.l0Files,
+      l0SlowdownTrigger: L.l0SlowdownTrigger,
+      l0StopTrigger: L.l0StopTrigger,
+    },
+    measured,
+    l0Pileup: pileup
+      ? measured
+        ? { severity: pileupSeverity(measured.maxFilesPerLookup, L), from: "measured" }
+        : { severity: pileupSeverity(L.maxFilesPerLookup, L), from: "layout" }
+      : null,
+  };
+}
+
 /** Run a probe on a column family of an already built datadir model (the TUI pane uses this). */
 export function probeColumnFamily(
   root: string,
@@ -313,6 +348,7 @@ export function probeColumnFamily(
   }
   if (!opts.perLookup) for (const p of points) delete p.perLookup;
   return {
+    readAmplification: readAmplification(instance, cf, points),
     dir: root,
     instance: instance.relPath,
     cf: cf.name,

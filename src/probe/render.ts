@@ -1,7 +1,7 @@
 /** The probe report as a table for a terminal (numbers only as measured; "-" where a path has none). */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { ProbeReport, ProbeTarget } from "./types.js";
-import { plural } from "../util/words.js";
+import { int, plural, wrap } from "../util/words.js";
 
 const f = (n: number | null | undefined, digits = 3): string =>
   n === null || n === undefined ? "-" : Number.isInteger(n) ? String(n) : n.toFixed(digits);
@@ -26,6 +26,26 @@ export function renderProbeStart(
     s += enginePolicies.map((p) => `${escapeText(p.cf)}=${escapeText(p.filterPolicy)}`).join(" ") + "\n";
   }
   return s;
+}
+
+/** Tables per lookup: the layout's figure beside the measured one, and a pile-up's severity. */
+function readAmplificationText(r: ProbeReport): string {
+  const ra = r.readAmplification;
+  const L = ra.layout;
+  const m = ra.measured;
+  const lines = [
+    `tables per lookup: at most ${int(L.maxFilesPerLookup)} by the layout (inspect's maxFilesPerLookup); ` +
+      (m
+        ? `measured at most ${int(m.maxFilesPerLookup)}, mean ${f(m.filesPerLookup, 1)} over ${plural(m.lookups, "lookup")}`
+        : "not measured (the reader path counts them: --path reader or both)"),
+  ];
+  const p = ra.l0Pileup;
+  if (p)
+    lines.push(
+      `l0-pileup (${p.severity}): L0 holds ${plural(L.l0Files, "table")} (writes slow at ${int(L.l0SlowdownTrigger)}, ` +
+        `stop at ${int(L.l0StopTrigger)}); judged on the ${p.from} tables per lookup`,
+    );
+  return lines.map((l) => wrap(l, 80, "", "  ").join("\n") + "\n").join("");
 }
 
 /**
@@ -89,6 +109,7 @@ export function renderProbeReport(r: ProbeReport, width = Number.POSITIVE_INFINI
       .trimEnd();
   let s = `keys: ${escapeText(r.keys.source)}, ${r.keys.generated} drawn${r.keys.note ? ` (${escapeText(r.keys.note)})` : ""}\n`;
   s += groups.map((g) => [line(head, g), ...rows.map((row) => line(row, g))].join("\n")).join("\n\n") + "\n";
+  s += readAmplificationText(r);
   for (const c of r.comparisons ?? []) {
     s += `count ${c.count}: data blocks reader ${c.readerDataBlocks} vs engine ${c.engineDataBlocks} (${(c.relativeDifference * 100).toFixed(2)}% apart), ${c.mismatchedLookups} of ${plural(c.lookups, "lookup")} differ\n`;
   }

@@ -102,6 +102,8 @@ export interface ProbePoint {
   lookups: number;
   found: number;
   filesPerLookup: number | null;
+  /** The most tables one lookup consulted (reader path; null on the engine path). */
+  maxFilesPerLookup: number | null;
   filterChecksPerLookup: number;
   filterRejectionsPerLookup: number;
   indexBlocksPerLookup: number | null;
@@ -148,6 +150,27 @@ export interface ProbeComparison {
   }[];
 }
 
+/**
+ * Read amplification: the layout's figure (src/analysis/layout.ts, as inspect and check state it) beside
+ * what the lookups measured, and an L0 pile-up's severity judged on the measured figure.
+ */
+export interface ReadAmplification {
+  layout: {
+    /** The most tables one lookup can consult, from the key ranges (inspect's maxFilesPerLookup). */
+    maxFilesPerLookup: number;
+    l0Files: number;
+    l0SlowdownTrigger: number;
+    l0StopTrigger: number;
+  };
+  /** Over the reader path's points: the most tables one lookup consulted, and the mean of the largest point. */
+  measured: { maxFilesPerLookup: number; filesPerLookup: number; lookups: number } | null;
+  /**
+   * When L0 holds at least the slowdown trigger's tables (inspect's l0-pileup flag): the severity by the
+   * same rule as the flag's, on the measured figure (on the layout's without a reader-path point).
+   */
+  l0Pileup: { severity: "info" | "warn" | "error"; from: "measured" | "layout" } | null;
+}
+
 export interface ProbeReport {
   dir: string;
   instance: string;
@@ -158,6 +181,7 @@ export interface ProbeReport {
   /** Filter policy per column family of the store, as loaded by the engine (printed before an engine run). */
   enginePolicies?: { cf: string; filterPolicy: string }[];
   points: ProbePoint[];
+  readAmplification: ReadAmplification;
   comparisons?: ProbeComparison[];
   notes: string[];
   /** Error findings of the store ("file @ offset N: message"): the picture is incomplete, exit 2. */

@@ -258,7 +258,7 @@ export function placementText(L: CfLayout): string {
       ? `, ${plural(L.entriesAboveBottom, "entry", "entries")}`
       : "") +
     ` · L0: ${plural(L.l0Files, "file")}${L.l0Trigger !== undefined ? ` (trigger ${L.l0Trigger})` : ""}` +
-    ` · up to ${plural(L.filesPerLookup, "table")} per lookup`
+    ` · up to ${plural(L.maxFilesPerLookup, "table")} per lookup`
   );
 }
 
