@@ -244,7 +244,10 @@ function readAmplification(
 ): ReadAmplification {
   const L = cfLayout(instance, cf);
   const reader = points.filter((p) => p.path === "reader" && p.maxFilesPerLookup !== null);
-  const largest = reader.reduce<ProbePoint | undefined>((a, p) => (!a || p.lookups > a.lookups ? p : a), undefined);
+  const largest = reader.reduce<ProbePoint | undefined>(
+    (a, p) => (!a || p.lookups > a.lookups ? p : a),
+    undefined,
+  );
   const measured = largest
     ? {
         maxFilesPerLookup: Math.max(...reader.map((p) => p.maxFilesPerLookup!)),

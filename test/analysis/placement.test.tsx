@@ -144,7 +144,12 @@ describe("a store all in L0 (db_bench, auto-compaction off)", () => {
     expect(layout.maxFilesPerLookup).toBe(maxOverlap(cf.levels.find((l) => l.level === 0)!.files));
     expect(layout.maxFilesPerLookup).toBeLessThan(layout.l0SlowdownTrigger);
     expect(layout.flags.find((f) => f.id === "l0-pileup")!.severity).toBe("info");
-    const probe = await runProbe(sequential, { cf: "default", keys: "absent", counts: [300], path: "reader" });
+    const probe = await runProbe(sequential, {
+      cf: "default",
+      keys: "absent",
+      counts: [300],
+      path: "reader",
+    });
     const ra = probe.readAmplification;
     expect(ra.measured!.maxFilesPerLookup).toBeLessThanOrEqual(layout.maxFilesPerLookup);
     expect(ra.l0Pileup).toEqual({ severity: "info", from: "measured" });
