@@ -351,7 +351,6 @@ export function probeColumnFamily(
   }
   if (!opts.perLookup) for (const p of points) delete p.perLookup;
   return {
-    readAmplification: readAmplification(instance, cf, points),
     dir: root,
     instance: instance.relPath,
     cf: cf.name,
@@ -360,6 +359,7 @@ export function probeColumnFamily(
     options: target.options,
     enginePolicies,
     points,
+    readAmplification: readAmplification(instance, cf, points),
     comparisons: comparisons.length > 0 ? comparisons : undefined,
     notes,
   };
