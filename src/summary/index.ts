@@ -12,7 +12,8 @@
  * - `totalBytes` = sstBytes + blobFileBytes + walBytes + freezerBytes.
  * - `bytesAboveBottom`: table bytes in levels above the deepest non-empty level (analysis/layout.ts).
  * - `freezerBytes`: a geth freezer table's data, index and meta file sizes (src/freezer/); one row per
- *   table (`instance` = the freezer's path, `cf` = the table), `entries` = its items still readable.
+ *   table (`instance` = the freezer's path, `cf` = the table), `freezerItems` = its items still
+ *   readable (not entries: the Total sums them apart).
  */
 import type { DatadirModel } from "../datadir/model.js";
 import { cfLayout } from "../analysis/layout.js";
@@ -23,7 +24,10 @@ export interface SummaryRow {
   /** Column family display name, "(WAL)" for an instance's WAL files, "" for the total row. */
   cf: string;
   kind: "cf" | "wal" | "freezer" | "total";
+  /** Table entries (cf rows; the total: their sum, unknown when a cf row's is). */
   entries?: number;
+  /** A geth freezer table's items still readable (freezer rows; the total: their sum). */
+  freezerItems?: number;
   sstBytes: number;
   blobFileBytes: number;
   walBytes: number;
@@ -80,7 +84,7 @@ export function buildSummary(model: DatadirModel): Summary {
         instance: f.relPath,
         cf: t.name,
         kind: "freezer",
-        entries: t.liveItems,
+        freezerItems: t.liveItems,
         sstBytes: 0,
         blobFileBytes: 0,
         walBytes: 0,
@@ -90,13 +94,18 @@ export function buildSummary(model: DatadirModel): Summary {
         bytesAboveBottom: 0,
       });
     }
+  const cfRows = rows.filter((r) => r.kind === "cf" && r.files > 0);
+  const freezerRows = rows.filter((r) => r.kind === "freezer");
   const total: SummaryRow = {
     instance: "Total",
     cf: "",
     kind: "total",
-    entries: rows.some((r) => r.entries !== undefined)
-      ? rows.reduce((a, r) => a + (r.entries ?? 0), 0)
+    // table entries and freezer items are different things: summed apart; a column family whose count
+    // is unknown leaves the total unknown (never a partial sum)
+    entries: cfRows.every((r) => r.entries !== undefined)
+      ? cfRows.reduce((a, r) => a + r.entries!, 0)
       : undefined,
+    freezerItems: freezerRows.length ? freezerRows.reduce((a, r) => a + r.freezerItems!, 0) : undefined,
     sstBytes: 0,
     blobFileBytes: 0,
     walBytes: 0,

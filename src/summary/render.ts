@@ -11,6 +11,7 @@ export const CSV_COLUMNS = [
   "instance",
   "cf",
   "entries",
+  "freezerItems",
   "sstBytes",
   "blobFileBytes",
   "walBytes",
@@ -25,6 +26,7 @@ export function renderSummaryCsv(s: Summary): string {
     r.instance,
     r.cf,
     r.entries ?? "",
+    r.freezerItems ?? "",
     r.sstBytes,
     r.blobFileBytes,
     r.walBytes,
@@ -74,7 +76,8 @@ export function renderSummaryText(s: Summary): string {
       .trimEnd();
   const cells = (r: SummaryRow, name: string) => [
     clip(name, NAME_WIDTH),
-    r.entries === undefined ? "-" : count7(r.entries),
+    // a freezer row's items stand in its entries column (the footnote says so)
+    r.kind === "freezer" ? count7(r.freezerItems ?? 0) : r.entries === undefined ? "-" : count7(r.entries),
     bytes8(r.sstBytes),
     bytes8(r.blobFileBytes),
     bytes8(r.totalBytes),

@@ -45,6 +45,7 @@ describe("inspect --summary --csv on a db_bench store", () => {
       "instance",
       "cf",
       "entries",
+      "freezerItems",
       "sstBytes",
       "blobFileBytes",
       "walBytes",
@@ -128,6 +129,19 @@ describe("renderSummaryCsv", () => {
     };
     const s: Summary = { root: "/", rows: [row], total: { ...row, instance: "Total", cf: "" } };
     const lines = renderSummaryCsv(s).split("\r\n");
-    expect(lines[1]).toBe('"a,b","say ""hi""",,1,0,0,0,1,1,0');
+    expect(lines[1]).toBe('"a,b","say ""hi""",,,1,0,0,0,1,1,0');
+  });
+
+  it("geth: freezer items are their own column, never summed into table entries", () => {
+    const r = run(["inspect", "--summary", "--csv", join(SAMPLES, "geth-leveldb")]);
+    expect(r.status).toBe(0);
+    const rows = parse(r.stdout, { columns: true }) as Record<string, string>[];
+    const freezer = rows.filter((x) => x.freezerItems !== "" && x.instance !== "Total");
+    expect(freezer.length).toBeGreaterThan(0);
+    for (const x of freezer) expect(x.entries).toBe("");
+    const total = rows.find((x) => x.instance === "Total")!;
+    expect(Number(total.freezerItems)).toBe(freezer.reduce((a, x) => a + Number(x.freezerItems), 0));
+    // LevelDB tables carry no entry count (without --deep): the total is unknown, not the freezer's items
+    expect(total.entries).toBe("");
   });
 });
