@@ -7,10 +7,10 @@
  * sample mode's are within a few percent. Stored (compressed) blob bytes stay a separate figure.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { computeSizes } from "../../src/sizes/index.js";
-import { copyInto, dbBench, snapshotTree, trackedTempDirs } from "../helpers/index.js";
+import { dbBench, snapshotTree, trackedTempDirs } from "../helpers/index.js";
+import { ldbValueLengths, rank } from "./helpers.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-blobvalues-");
 const COMPRESSIONS = ["lz4", "zstd", "snappy"] as const;
@@ -38,28 +38,11 @@ beforeAll(() => {
 }, 180_000);
 afterAll(cleanupTemps);
 
-/** Value lengths of every live key as RocksDB returns them (ldb scan on a copy), sorted. */
-function ldbValueLengths(db: string): number[] {
-  const copy = copyInto(db, tempDir(), "copy");
-  const out = execFileSync("ldb", [`--db=${copy}`, "scan", "--hex"], {
-    encoding: "latin1",
-    maxBuffer: 512 * 1024 * 1024,
-  });
-  const lens: number[] = [];
-  for (const line of out.split("\n")) {
-    const m = / : 0x([0-9A-Fa-f]*)$/.exec(line);
-    if (m) lens.push(m[1]!.length / 2);
-  }
-  return lens.sort((a, b) => a - b);
-}
-
-const rank = (xs: number[], p: number) => xs[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
-
 describe.each(COMPRESSIONS)("blob values under %s blob compression", (c) => {
   it("full mode: value sizes equal ldb scan's exactly; stored bytes are smaller and named apart", async () => {
     const db = stores.get(c)!;
     const before = snapshotTree(db);
-    const truth = ldbValueLengths(db);
+    const truth = ldbValueLengths(db, tempDir());
     const r = await computeSizes(db, { workers: 2, splitMinBytes: 1, rangesPerThread: 2 });
     const cf = r.columnFamilies.find((x) => x.name === "default")!;
     const v = cf.valueSize;
@@ -84,7 +67,7 @@ describe.each(COMPRESSIONS)("blob values under %s blob compression", (c) => {
 
   it("sample mode: value sizes within a few percent of ldb scan's", async () => {
     const db = stores.get(c)!;
-    const truth = ldbValueLengths(db);
+    const truth = ldbValueLengths(db, tempDir());
     const r = await computeSizes(db, { sampleBlocks: 150 });
     const v = r.columnFamilies.find((x) => x.name === "default")!.valueSize;
     const mean = truth.reduce((a, b) => a + b, 0) / truth.length;

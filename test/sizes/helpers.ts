@@ -45,6 +45,7 @@ export function truth(sample: string): Truth {
 }
 
 export { dbBench, removeDir, tempDir } from "../helpers/index.js";
+import { copyInto } from "../helpers/index.js";
 
 /** Live keys as RocksDB itself iterates them (ldb scan, one line per key). */
 export function ldbScanCount(db: string, cf?: string): number {
@@ -53,6 +54,28 @@ export function ldbScanCount(db: string, cf?: string): number {
   const out = execFileSync("ldb", args, { encoding: "latin1", maxBuffer: 512 * 1024 * 1024 });
   return out.split("\n").filter((l) => l.includes(" : ")).length;
 }
+
+/**
+ * Value lengths of every live key as RocksDB returns them (`ldb scan` on a copy made in `scratch`: ldb
+ * may open a store read-write), sorted: blob-indexed values resolved by RocksDB itself.
+ */
+export function ldbValueLengths(db: string, scratch: string): number[] {
+  const copy = copyInto(db, scratch, "copy");
+  const out = execFileSync("ldb", [`--db=${copy}`, "scan", "--hex"], {
+    encoding: "latin1",
+    maxBuffer: 512 * 1024 * 1024,
+  });
+  const lens: number[] = [];
+  for (const line of out.split("\n")) {
+    const m = / : 0x([0-9A-Fa-f]*)$/.exec(line);
+    if (m) lens.push(m[1]!.length / 2);
+  }
+  return lens.sort((a, b) => a - b);
+}
+
+/** Nearest-rank percentile of sorted sizes (sizes' own definition, dist.ts). */
+export const rank = (sorted: readonly number[], p: number): number =>
+  sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /** Every property of one SST as sst_dump prints it ("data block size", "# entries", ...). */
 export function sstDumpProperties(file: string): Record<string, string> {

@@ -11,7 +11,6 @@
  *   sample mode equal full mode's when every block is drawn, and the intervals contain them otherwise.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { ClassicLevel } from "classic-level";
 import { computeSizes } from "../../src/sizes/index.js";
@@ -19,6 +18,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { encodeAccountSlim } from "../../src/eth/account.js";
 import { keccak256, EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from "../../src/eth/keccak.js";
 import { copyInto, dbBench, SAMPLES, tableFilesUnder, trackedTempDirs } from "../helpers/index.js";
+import { ldbValueLengths, rank } from "./helpers.js";
 import type { SizesReport } from "../../src/sizes/types.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-walsample-");
@@ -27,23 +27,6 @@ let walTail: string;
 let geth: string;
 const ADDED_EOAS = 300;
 const ADDED_CONTRACTS = 200;
-
-/** Value lengths of every live key as RocksDB returns them (ldb scan on a copy), sorted. */
-function ldbValueLengths(db: string): number[] {
-  const copy = copyInto(db, tempDir(), "copy");
-  const out = execFileSync("ldb", [`--db=${copy}`, "scan", "--hex"], {
-    encoding: "latin1",
-    maxBuffer: 512 * 1024 * 1024,
-  });
-  const lens: number[] = [];
-  for (const line of out.split("\n")) {
-    const m = / : 0x([0-9A-Fa-f]*)$/.exec(line);
-    if (m) lens.push(m[1]!.length / 2);
-  }
-  return lens.sort((a, b) => a - b);
-}
-
-const rank = (xs: number[], p: number) => xs[Math.max(0, Math.ceil((p / 100) * xs.length) - 1)]!;
 
 const uniformValues = [
   "--value_size_distribution_type=uniform",
@@ -120,7 +103,7 @@ function valueFigures(r: SizesReport) {
 describe("writes only in the WAL (db_bench)", () => {
   it("a store that never flushed: no table, every value from the WAL, in both modes", async () => {
     expect(tableFilesUnder(walOnly)).toHaveLength(0);
-    const lens = ldbValueLengths(walOnly);
+    const lens = ldbValueLengths(walOnly, tempDir());
     const full = await computeSizes(walOnly, { workers: 1 });
     const oracle = [lens.length, lens[0], rank(lens, 50), rank(lens, 90), rank(lens, 99), lens.at(-1)];
     expect(valueFigures(full)).toEqual(oracle);
@@ -133,7 +116,7 @@ describe("writes only in the WAL (db_bench)", () => {
     const model = await inspectDatadir(walTail, {});
     const cf = model.instances[0]!.columnFamilies.find((c) => c.name === "default")!;
     expect(cf.totals.unflushedWrites).toBeGreaterThan(0);
-    const lens = ldbValueLengths(walTail);
+    const lens = ldbValueLengths(walTail, tempDir());
     const oracle = [lens.length, lens[0], rank(lens, 50), rank(lens, 90), rank(lens, 99), lens.at(-1)];
     const full = await computeSizes(walTail, { workers: 1, model });
     expect(valueFigures(full)).toEqual(oracle);
