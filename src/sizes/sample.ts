@@ -93,8 +93,8 @@ class CodeLookup {
   constructor(
     plan: CfPlan,
     private readonly prefix: Buffer,
-    /** The code column family's unflushed WAL writes: newer than any table, consulted first. */
-    private readonly wal: WalLayer,
+    /** The code column family's unflushed WAL writes (newer than any table, consulted first) and range deletions. */
+    private readonly shadows: Shadows,
   ) {
     this.version = Version.of(plan.cf.levels);
   }
@@ -105,11 +105,12 @@ class CodeLookup {
     if (hit) return hit;
     this.lookups++;
     const key = Buffer.concat([this.prefix, codeHash]);
-    const inWal = this.wal.get(toHex(key));
-    const newest = inWal ?? this.version.get(key, this.tables)?.result;
+    const hex = toHex(key);
+    const newest = this.shadows.newest.get(hex) ?? this.version.get(key, this.tables)?.result;
     const best = newest && { type: newest.type ?? 0, value: newest.value };
     let out: "delegation" | "contract" | "missing";
-    if (!best || isTombstone(best.type)) out = "missing";
+    if (!best || isTombstone(best.type) || rangeDeleted(this.shadows, hex, newest.seqno ?? 0))
+      out = "missing";
     else if (best.type === ValueType.BlobIndex) {
       // sized from the blob index: a blob of 23 bytes cannot be told apart without reading it
       out = "contract";
@@ -126,8 +127,9 @@ class CodeLookup {
 /**
  * Whether a sampled record is its key's newest version, as a Get would see it: no unflushed WAL write
  * for the key, and no table a Get consults before the record's own holds a newer version (the one
- * lookup of src/lsm/version.ts, over the files above the record's: Version.get with `above`).
- * Sample mode counts keys at their newest version only, as full mode does.
+ * lookup of src/lsm/version.ts, over the files above the record's: Version.get with `above`), and no
+ * range deletion with a larger sequence number covers it. Sample mode counts keys at their newest
+ * version only, as full mode does.
  */
 class NewerVersionCheck {
   private readonly version: Version<SstFileModel>;
@@ -136,15 +138,16 @@ class NewerVersionCheck {
 
   constructor(
     plan: CfPlan,
-    /** Unflushed WAL writes by user key (hex): their table versions are all shadowed. */
-    private readonly wal: WalLayer,
+    /** Unflushed WAL writes (their table versions are all shadowed) and range deletions. */
+    private readonly shadows: Shadows,
   ) {
     this.version = Version.of(plan.cf.levels);
     for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
   }
 
   isNewest(path: string, key: Buffer, seqno: number): boolean {
-    if (this.wal.has(toHex(key))) return false;
+    const hex = toHex(key);
+    if (this.shadows.newest.has(hex) || rangeDeleted(this.shadows, hex, seqno)) return false;
     const at = this.byPath.get(path);
     if (!at) return true;
     const newer = this.version.get(key, this.tables, at)?.result;
@@ -156,13 +159,29 @@ class NewerVersionCheck {
   }
 }
 
-/** A column family's unflushed WAL writes: the newest write per user key (hex), tombstones included. */
-type WalLayer = ReadonlyMap<string, MemEntry>;
+/** What shadows a table version besides the tables' own newer versions. */
+interface Shadows {
+  /** The column family's unflushed WAL writes: the newest write per user key (hex), tombstones included. */
+  newest: ReadonlyMap<string, MemEntry>;
+  /**
+   * Range deletions of its WAL and tables: [start, end) user keys (hex), deleting older versions. (A
+   * table's point lookup already answers with a covering deletion of that table; a record's own table
+   * and the WAL are not looked up, so they are checked here.)
+   */
+  rangeDels: readonly CfPlan["rangeDels"][number][];
+}
 
-/** Replay a column family's live WALs (read whole, not sampled): the newest write of each key. */
-function walLayer(plan: CfPlan): WalLayer {
+/** Whether a version (user key hex, sequence number) lies under a newer range deletion. */
+function rangeDeleted(s: Shadows, hex: string, seqno: number): boolean {
+  for (const r of s.rangeDels) if (r.seqno > seqno && r.startHex <= hex && hex < r.endHex) return true;
+  return false;
+}
+
+/** Replay a column family's live WALs (read whole, not sampled) beside its tables' range deletions. */
+function shadowsOf(plan: CfPlan): Shadows {
   const newest = new Map<string, MemEntry>();
-  if (plan.walPaths.length === 0) return newest;
+  const rangeDels = [...plan.rangeDels];
+  if (plan.walPaths.length === 0) return { newest, rangeDels };
   const mem = loadMemLayer(
     plan.walPaths.map((path) => ({ path })),
     plan.cf.id,
@@ -172,7 +191,9 @@ function walLayer(plan: CfPlan): WalLayer {
     const prev = newest.get(hex);
     if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
   }
-  return newest;
+  for (const r of mem.rangeDels)
+    rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
+  return { newest, rangeDels };
 }
 
 interface BlockRec {
@@ -255,7 +276,7 @@ function sampleCf(
   rand: () => number,
   roles: Roles,
   lookup: CodeLookup | undefined,
-  wal: WalLayer,
+  shadows: Shadows,
   progress: (bytes: number) => void,
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
@@ -281,7 +302,7 @@ function sampleCf(
     valueTypes: {},
     blob: new BlobTally(),
     blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
-    newest: new NewerVersionCheck(plan, wal),
+    newest: new NewerVersionCheck(plan, shadows),
     walRec: emptyRec(),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
@@ -320,7 +341,7 @@ function sampleCf(
     }
     // each table record was drawn with probability (blocks drawn / blocks): WAL records enter the size
     // distributions at that rate, so every live key is equally likely to be measured
-    measureWal(out, wal, B > 0 ? chosen.length / B : 1, rand, roles, lookup);
+    measureWal(out, shadows, B > 0 ? chosen.length / B : 1, rand, roles, lookup);
   } finally {
     out.blobSizer.close();
     out.newest.close();
@@ -494,14 +515,14 @@ function measureBlock(
  */
 function measureWal(
   s: CfSample,
-  wal: WalLayer,
+  shadows: Shadows,
   rate: number,
   rand: () => number,
   roles: Roles,
   lookup: CodeLookup | undefined,
 ): void {
-  for (const e of wal.values()) {
-    if (isTombstone(e.type)) continue;
+  for (const [hex, e] of shadows.newest) {
+    if (isTombstone(e.type) || rangeDeleted(shadows, hex, e.seqno)) continue;
     const measured = rate >= 1 || rand() < rate;
     if (measured) {
       s.keyBoot.startBlock();
@@ -821,13 +842,13 @@ export async function computeSample(
   if (codeLoc) planFor(codeLoc.inst, codeLoc.cf);
   if (accLoc) planFor(accLoc.inst, accLoc.cf);
   const work = [...plans.values()];
-  const wals = new Map(work.map((p) => [p.key, walLayer(p)]));
+  const shadows = new Map(work.map((p) => [p.key, shadowsOf(p)]));
   const lookup =
     codeLoc && accLoc
       ? new CodeLookup(
           planFor(codeLoc.inst, codeLoc.cf),
           codeLoc.role.prefixHex ? Buffer.from(codeLoc.role.prefixHex, "hex") : Buffer.alloc(0),
-          wals.get(codeKey!)!,
+          shadows.get(codeKey!)!,
         )
       : undefined;
   let total = 0;
@@ -843,7 +864,7 @@ export async function computeSample(
       const roles: { code?: Matcher; accounts?: Matcher } = {};
       if (p.key === codeKey) roles.code = matcher(codeLoc!.role);
       if (p.key === accKey) roles.accounts = matcher(accLoc!.role);
-      samples.set(p.key, sampleCf(p, N, rand, roles, lookup, wals.get(p.key)!, progress));
+      samples.set(p.key, sampleCf(p, N, rand, roles, lookup, shadows.get(p.key)!, progress));
     }
   } finally {
     lookup?.close();
