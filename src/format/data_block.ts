@@ -2,7 +2,7 @@
  * Data blocks: entries keyed by internal keys (internal_key.ts) in block format (block.ts), read one
  * entry at a time without copies (EntryView) or copied out (DataBlock's iterator).
  */
-import { Block, BlockCursor } from "./block.js";
+import { Block, BlockCursor, type BlockOrigin } from "./block.js";
 import type { BlockHandle } from "./handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
 import {
@@ -34,8 +34,29 @@ export interface EntryView {
   valueCopy(): Buffer;
 }
 
+/**
+ * A cursor over one data block of either layout, chosen once per table (SstTable.newDataCursor): row
+ * blocks (DataCursor) or Pebble's columnar blocks (pebble/colblk_data.ts). `entryOffset` locates the
+ * entry in errors: a byte offset in a row block, a row number in a columnar one.
+ */
+export interface DataEntryCursor extends EntryView {
+  blockHandle: BlockHandle | undefined;
+  readonly entryOffset: number;
+  /** Pebble: the value lives in a value block or blob file (not resolved; see declaredValueLength). */
+  readonly valueInValueBlock: boolean;
+  /** The value's length as written (for an external value, the length its handle declares). */
+  readonly declaredValueLength: number;
+  /** Point at a data block's decoded bytes (`handle`: the block's, for EntryView.blockHandle). */
+  load(data: Buffer, origin: BlockOrigin, handle?: BlockHandle): this;
+  next(): boolean;
+  seek(cmp: (key: Buffer, keyLength: number) => number): boolean;
+  keyCopy(): Buffer;
+  /** A corruption error naming the block (and the entry at `at`). */
+  corrupt(what: string, at?: number): Error;
+}
+
 /** A cursor over a data (or range-deletion) block whose keys are internal keys. */
-export class DataCursor extends BlockCursor implements EntryView {
+export class DataCursor extends BlockCursor implements DataEntryCursor {
   blockHandle: BlockHandle | undefined;
   /** Set for Pebble tables: next() normalises kinds and strips value prefixes. */
   readonly pebble: PebbleEntries | undefined;
@@ -46,6 +67,14 @@ export class DataCursor extends BlockCursor implements EntryView {
   constructor(pebble?: PebbleEntries) {
     super();
     this.pebble = pebble;
+  }
+  load(data: Buffer, origin: BlockOrigin, handle?: BlockHandle): this {
+    this.reset(new Block(data, origin));
+    this.blockHandle = handle;
+    return this;
+  }
+  corrupt(what: string, at?: number): Error {
+    return this.block.corrupt(what, at);
   }
   override next(): boolean {
     if (!super.next()) return false;
@@ -86,39 +115,36 @@ export class DataCursor extends BlockCursor implements EntryView {
 
 /** A data block read on its own: iterate (copies) or use a cursor (no copies). */
 export class DataBlock {
-  readonly block: Block;
   readonly handle: BlockHandle;
-  private readonly pebble: PebbleEntries | undefined;
-  constructor(block: Block, handle: BlockHandle, pebble?: PebbleEntries) {
-    this.block = block;
+  private readonly data: Buffer;
+  private readonly origin: BlockOrigin;
+  private readonly newCursor: () => DataEntryCursor;
+  /** `newCursor`: a cursor of the table's block layout (SstTable.newDataCursor). */
+  constructor(data: Buffer, origin: BlockOrigin, handle: BlockHandle, newCursor: () => DataEntryCursor) {
+    this.data = data;
+    this.origin = origin;
     this.handle = handle;
-    this.pebble = pebble;
+    this.newCursor = newCursor;
   }
-  /** Number of restart points and whether the data-block hash index bit is set. */
-  get numRestarts(): number {
-    return this.block.numRestarts;
-  }
-  get hasHashIndex(): boolean {
-    return this.block.hasHashIndex;
+  /** Uncompressed bytes of the block. */
+  get logicalSize(): number {
+    return this.data.length;
   }
   /**
-   * Seek inside the block (restart-point binary search, then linear): the first entry whose internal
-   * key, compared by `cmp(key, keyLength)` (< 0 when the entry sorts before the target), is not before
-   * the target; undefined if every entry sorts before it.
+   * Seek inside the block: the first entry whose internal key, compared by `cmp(key, keyLength)`
+   * (< 0 when the entry sorts before the target), is not before the target; undefined if every entry
+   * sorts before it.
    */
-  seek(cmp: (key: Buffer, keyLength: number) => number): (EntryView & { next(): boolean }) | undefined {
-    const c = new DataCursor(this.pebble).reset(this.block);
-    c.blockHandle = this.handle;
+  seek(cmp: (key: Buffer, keyLength: number) => number): DataEntryCursor | undefined {
+    const c = this.cursor();
     return c.seek(cmp) ? c : undefined;
   }
   /** A cursor over the entries (reused key buffer, values as ranges of the block). */
-  cursor(): EntryView & { next(): boolean } {
-    const c = new DataCursor(this.pebble).reset(this.block);
-    c.blockHandle = this.handle;
-    return c;
+  cursor(): DataEntryCursor {
+    return this.newCursor().load(this.data, this.origin, this.handle);
   }
   *[Symbol.iterator](): Generator<{ userKey: Buffer; seqno: number; type: number; value: Buffer }> {
-    const c = new DataCursor(this.pebble).reset(this.block);
+    const c = this.cursor();
     while (c.next()) yield { userKey: c.userKeyCopy(), seqno: c.seqno, type: c.type, value: c.valueCopy() };
   }
 }

@@ -27,9 +27,15 @@
  *   magic                  fixed64 LE
  *   The index handle is no longer in the footer: it is the metaindex entry "rocksdb.index".
  *
- * Pebble footer, magic bytes f0 9f aa b3 f0 9f aa b3 (pebble.ts): versions 1-5 have the 53-byte layout of format_version
- * 1..5 above, with Pebble's own version number; versions 6+ have longer footers and columnar blocks.
- * Versions 1-4 (row blocks) are decoded; 5+ are refused with one line naming the format.
+ * Pebble footer, magic bytes f0 9f aa b3 f0 9f aa b3 (pebble.ts; Pebble's sstable/table.go): versions 1-5
+ * have the 53-byte layout of format_version 1..5 above, with Pebble's own version number. Longer from
+ * (Pebble,v6), the fields before the version growing at its front end:
+ *   v6      57 bytes: checksum type | metaindex handle | index handle | padding to 41 bytes |
+ *           footer checksum fixed32 | version fixed32 | magic
+ *   v7, v8  61 bytes: ... padding to 41 bytes | attributes fixed32 | footer checksum | version | magic
+ * The footer checksum is the masked CRC32C of the footer's bytes without the checksum field; the
+ * attributes a bit set of what the table holds (PEBBLE_ATTRIBUTES). Pebble writes CRC32C or xxHash64
+ * block checksums only.
  *
  * Plain (0x8242229663bf9564, legacy 0x4f3418eb7a8f13b8) and cuckoo (0x926789d0c5f17873) tables are
  * recognised and refused.
@@ -39,12 +45,9 @@ import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handle.js";
 import { computeChecksum, checksumModifierForContext } from "./checksum.js";
 import { ChecksumType, isKnownChecksumType } from "../base/checksum_type.js";
-import {
-  PEBBLE_LAST_KNOWN_FORMAT,
-  PEBBLE_LAST_ROW_FORMAT,
-  PEBBLE_MAGIC,
-  pebbleFormatName,
-} from "./pebble.js";
+import { PEBBLE_LAST_KNOWN_FORMAT, PEBBLE_MAGIC } from "./pebble.js";
+import { maskCrc32c } from "../base/crc.js";
+import { crc32c } from "@node-rs/crc32";
 
 export const LEGACY_MAGIC = 0xdb4775248b80fb57n;
 export const BLOCK_BASED_MAGIC = 0x88e241b785f4cff7n;
@@ -54,6 +57,8 @@ export const CUCKOO_MAGIC = 0x926789d0c5f17873n;
 
 export const LEGACY_FOOTER_SIZE = 48;
 export const FOOTER_SIZE = 53;
+/** The longest footer of any format ((Pebble,v7)): what a reader fetches from the end of a table. */
+export const MAX_FOOTER_SIZE = 61;
 /** Newest block-based format_version we know the layout of (7 only adds a compression-manager name). */
 export const LATEST_FORMAT_VERSION = 7;
 
@@ -74,8 +79,27 @@ export interface Footer {
   baseContextChecksum: number;
   /** File offset of the footer's first byte. */
   footerOffset: number;
-  /** Format >= 6: stored footer checksum (verified while decoding). */
+  /** Format >= 6, (Pebble,v6)+: stored footer checksum (verified while decoding). */
   footerChecksum?: number;
+  /** (Pebble,v7)+: the footer's attributes bit set (PEBBLE_ATTRIBUTES). */
+  attributes?: number;
+}
+
+/** Pebble's footer attribute bits (sstable/attributes.go), lowest first. */
+export const PEBBLE_ATTRIBUTES = [
+  "ValueBlocks",
+  "RangeKeySets",
+  "RangeKeyUnsets",
+  "RangeKeyDels",
+  "RangeDels",
+  "TwoLevelIndex",
+  "BlobValues",
+  "PointKeys",
+] as const;
+
+/** Bytes of a Pebble footer of this version. */
+function pebbleFooterSize(version: number): number {
+  return version >= 7 ? 61 : version === 6 ? 57 : FOOTER_SIZE;
 }
 
 function readMagic(buf: Uint8Array, pos: number): bigint {
@@ -134,12 +158,7 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
         at(magicPos - 4),
       );
     }
-    if (version > PEBBLE_LAST_ROW_FORMAT) {
-      throw new LsmscopeError(
-        `Pebble table ${pebbleFormatName(version)}: columnar blocks, which lsmscope does not read (it reads Pebble tables up to ${pebbleFormatName(PEBBLE_LAST_ROW_FORMAT)})`,
-        { file, offset: at(magicPos - 4) },
-      );
-    }
+    if (version >= 6) return decodeCheckedPebbleFooter(file, tail, tailOffset, version);
   } else if (magic !== BLOCK_BASED_MAGIC) {
     throw new CorruptionError(
       `footer: bad table magic number 0x${magic.toString(16).padStart(16, "0")} (not an SST file or truncated)`,
@@ -241,4 +260,63 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
     baseContextChecksum: 0,
     footerOffset,
   };
+}
+
+/** A (Pebble,v6)+ footer: longer, checksummed, with attributes from v7. */
+function decodeCheckedPebbleFooter(
+  file: string,
+  tail: Uint8Array,
+  tailOffset: number,
+  version: number,
+): Footer {
+  const size = pebbleFooterSize(version);
+  const at = (p: number) => tailOffset + p;
+  if (tail.length < size) throw new CorruptionError("Pebble table footer: file too short", file, tailOffset);
+  const start = tail.length - size;
+  const footerOffset = at(start);
+  const checksumAt = tail.length - 16;
+  const stored = readFixed32(tail, checksumAt);
+  const body = Buffer.concat([tail.subarray(start, checksumAt), tail.subarray(checksumAt + 4)]);
+  const computed = maskCrc32c(crc32c(body) >>> 0);
+  if (computed !== stored) {
+    throw new CorruptionError(
+      `Pebble table footer: checksum mismatch (stored ${stored}, computed ${computed})`,
+      file,
+      footerOffset,
+    );
+  }
+  const checksumByte = tail[start]!;
+  if (checksumByte !== ChecksumType.CRC32c && checksumByte !== ChecksumType.XXHash64) {
+    throw new CorruptionError(
+      `Pebble table footer: unsupported checksum type ${checksumByte}`,
+      file,
+      footerOffset,
+    );
+  }
+  const c = cursor(tail, start + 1, version >= 7 ? checksumAt - 4 : checksumAt);
+  let metaindexHandle: BlockHandle;
+  let indexHandle: BlockHandle;
+  try {
+    metaindexHandle = decodeBlockHandle(c);
+    indexHandle = decodeBlockHandle(c);
+  } catch (err) {
+    throw new CorruptionError(
+      `Pebble table footer: bad block handle (${(err as Error).message})`,
+      file,
+      at(start + 1),
+      err,
+    );
+  }
+  const footer: Footer = {
+    magic: "pebble",
+    formatVersion: version,
+    checksumType: checksumByte as ChecksumType,
+    metaindexHandle,
+    indexHandle,
+    baseContextChecksum: 0,
+    footerOffset,
+    footerChecksum: stored,
+  };
+  if (version >= 7) footer.attributes = readFixed32(tail, checksumAt - 4);
+  return footer;
 }

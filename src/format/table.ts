@@ -25,6 +25,7 @@
  * synchronous (table_file.ts).
  */
 import { LsmscopeError } from "../util/errors.js";
+import { blockCorruption } from "./errors.js";
 import { escapeText } from "../util/bytes.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { BlockCursor } from "./block.js";
@@ -43,7 +44,7 @@ import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { compressionName } from "../base/compression_type.js";
 import { valueTypeName, ValueType } from "../base/internal_key.js";
 import { compressionCounts, createCodecs } from "./compression.js";
-import { DataBlock, DataCursor, type EntryView } from "./data_block.js";
+import { DataBlock, DataCursor, type DataEntryCursor, type EntryView } from "./data_block.js";
 import { createFilterReader, type FilterInfo, type FilterReader } from "./filter_reader.js";
 import {
   hasValuePrefix,
@@ -53,7 +54,18 @@ import {
   type PebbleEntries,
   type RangeKeyCounts,
 } from "./pebble.js";
-import { decodeFooter, FOOTER_SIZE, type Footer } from "./footer.js";
+import { decodeFooter, MAX_FOOTER_SIZE, type Footer } from "./footer.js";
+import {
+  ColumnarLayout,
+  columnarProperties,
+  decodeColumnarMetaindex,
+  hasColumnarMetaindex,
+  hasColumnarProperties,
+  isColumnar,
+  KEY_SCHEMA_PROPERTY,
+} from "./pebble/columnar.js";
+import { ColumnarIndexReader } from "./pebble/colblk_index.js";
+import { decodeKeyspanBlock, type KeyspanBlock } from "./pebble/colblk_keyspan.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./hash_index.js";
 import {
   compareUserKey,
@@ -159,9 +171,13 @@ interface TableFamily {
   leveldbHash: boolean;
   /** Pebble's row tables: how their entries differ (pebble.ts). */
   pebbleEntries?: PebbleEntries;
+  /** Pebble's columnar tables ((Pebble,v5)+): every block but the filter is columnar. */
+  columnar?: boolean;
 }
 
 function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
+  if (footer.magic === "pebble" && isColumnar(footer.formatVersion))
+    return { format: "pebble", defaultComparator: "", leveldbHash: false, columnar: true };
   if (footer.magic === "pebble")
     return {
       format: "pebble",
@@ -209,6 +225,9 @@ export class SstTable {
   /** The filter reader of the table's filter meta block, chosen at open. */
   readonly filterReader: FilterReader;
 
+  /** Pebble's columnar tables: the data blocks' key schema (undefined for row tables). */
+  readonly columnar: ColumnarLayout | undefined;
+
   private readonly file: TableFile;
   private readonly family: TableFamily;
   private tombstones?: RangeTombstone[];
@@ -225,14 +244,20 @@ export class SstTable {
     this.formatVersion = this.footer.formatVersion;
     this.checksumType = CHECKSUM_NAMES[this.footer.checksumType as ChecksumType];
 
-    const mi = this.blocks.parsed(this.footer.metaindexHandle, BlockKind.Metaindex);
-    this.metaindex = decodeMetaindex(this.blocks, mi, this.footer.metaindexHandle.offset);
+    const pebbleVersion = this.footer.magic === "pebble" ? this.formatVersion : 0;
+    this.metaindex = hasColumnarMetaindex(pebbleVersion)
+      ? decodeColumnarMetaindex(this.blocks, this.footer.metaindexHandle)
+      : decodeMetaindex(
+          this.blocks,
+          this.blocks.parsed(this.footer.metaindexHandle, BlockKind.Metaindex),
+          this.footer.metaindexHandle.offset,
+        );
     const propsHandle = this.meta(META_PROPERTIES) ?? this.meta(META_PROPERTIES_OLD);
     this.family = familyOf(this.footer, propsHandle !== undefined);
     this.format = this.family.format;
     file.codecs!.leveldb = this.format === "leveldb";
 
-    this.props = propsHandle ? this.readProperties(propsHandle) : emptyTableProperties();
+    this.props = propsHandle ? this.readProperties(propsHandle, pebbleVersion) : emptyTableProperties();
     this.properties = this.props.all;
     this.rawProperties = this.props.raw;
     this.comparator = this.props.comparatorName ?? this.family.defaultComparator;
@@ -250,7 +275,25 @@ export class SstTable {
         offset: this.footer.metaindexHandle.offset,
       });
     this.indexHandle = idx;
-    this.index = createIndexReader(this.blocks, idx, this.props.indexType ?? 0, layout, propsHandle?.offset);
+    if (this.family.columnar) {
+      const schema = this.props.all[KEY_SCHEMA_PROPERTY];
+      this.columnar = new ColumnarLayout(
+        this.path,
+        this.formatVersion,
+        typeof schema === "string" ? schema : undefined,
+      );
+      this.index = new ColumnarIndexReader(this.blocks, idx, this.props.indexType === 2);
+      this.indexKeyIsUserKey = true;
+    } else {
+      this.columnar = undefined;
+      this.index = createIndexReader(
+        this.blocks,
+        idx,
+        this.props.indexType ?? 0,
+        layout,
+        propsHandle?.offset,
+      );
+    }
     this.indexType = this.index.type;
     this.filterReader = createFilterReader(this.metaindex, {
       blocks: this.blocks,
@@ -269,7 +312,7 @@ export class SstTable {
   /** The footer, from the file's last bytes (or a prefetched tail); configures the file's block reads. */
   private readFooter(prefetchTail: number | undefined): Footer {
     const file = this.file;
-    const tailLen = Math.min(file.size, FOOTER_SIZE);
+    const tailLen = Math.min(file.size, MAX_FOOTER_SIZE);
     const tail =
       prefetchTail !== undefined && prefetchTail > tailLen
         ? file.prefetchTail(prefetchTail).subarray(-tailLen)
@@ -284,9 +327,15 @@ export class SstTable {
     return footer;
   }
 
-  private readProperties(h: BlockHandle): TableProperties {
+  private readProperties(h: BlockHandle, pebbleVersion: number): TableProperties {
     const props = emptyTableProperties();
-    const c = new DataCursor().reset(this.blocks.parsed(h, BlockKind.Properties));
+    const data = this.blocks.read(h, BlockKind.Properties);
+    if (hasColumnarProperties(pebbleVersion, data)) {
+      for (const { name, raw } of columnarProperties(this.blocks, h, data)) addProperty(props, name, raw);
+      return props;
+    }
+    const origin = { file: this.path, kind: BlockKind.Properties, offset: h.offset };
+    const c = new DataCursor().load(data, origin);
     this.blocks.guard(BlockKind.Properties, h.offset, () => {
       while (c.next()) addProperty(props, c.key.toString("latin1", 0, c.keyLength), c.valueCopy());
     });
@@ -308,10 +357,18 @@ export class SstTable {
     return this.meta(META_RANGE_DEL) ?? this.meta(META_RANGE_DEL2);
   }
 
+  /** Pebble's columnar tables: a keyspan block (range deletions or range keys), decoded. */
+  readKeyspanBlock(h: BlockHandle, kind: BlockKind): KeyspanBlock {
+    const data = this.blocks.read(h, kind);
+    return this.blocks.guard(kind, h.offset, () => decodeKeyspanBlock(data));
+  }
+
   /** Pebble: the entries of the range-key block by kind (undefined when the table has none). */
   rangeKeyCounts(): RangeKeyCounts | undefined {
     const h = this.meta(META_PEBBLE_RANGE_KEY);
     if (!h) return undefined;
+    if (this.family.columnar)
+      return countRangeKeys(this.readKeyspanBlock(h, BlockKind.RangeKey), h, this.path);
     const b = this.blocks.parsed(h, BlockKind.RangeKey);
     const c = new BlockCursor().reset(b);
     const counts: RangeKeyCounts = { sets: 0, unsets: 0, deletes: 0 };
@@ -459,9 +516,18 @@ export class SstTable {
    * counts in `stats` when given.
    */
   readDataBlock(handle: BlockHandle, opts: { reuse?: boolean; stats?: LookupStats } = {}): DataBlock {
-    const b = this.blocks.parsed(handle, BlockKind.Data, Boolean(opts.reuse));
+    const data = this.blocks.read(handle, BlockKind.Data, Boolean(opts.reuse));
     countBlockRead(opts.stats, "data", handle);
-    return new DataBlock(b, handle, this.family.pebbleEntries);
+    const origin = { file: this.path, kind: BlockKind.Data, offset: handle.offset };
+    return new DataBlock(data, origin, handle, () => this.newDataCursor());
+  }
+
+  /**
+   * A cursor over data blocks of this table's layout (row blocks, or Pebble's columnar blocks under
+   * the table's key schema); refused with one line for a columnar table whose key schema is unknown.
+   */
+  newDataCursor(): DataEntryCursor {
+    return this.columnar ? this.columnar.dataCursor() : new DataCursor(this.family.pebbleEntries);
   }
 
   /**
@@ -478,6 +544,12 @@ export class SstTable {
   rangeDeletions(): RangeTombstone[] {
     const rd = this.rangeDelHandle();
     if (!rd) return [];
+    if (this.family.columnar)
+      return this.readKeyspanBlock(rd, BlockKind.RangeDeletion).keys.map((k) => ({
+        start: Buffer.from(k.start),
+        end: Buffer.from(k.end),
+        seqno: k.seqno,
+      }));
     const c = new DataCursor().reset(this.blocks.parsed(rd, BlockKind.RangeDeletion));
     const out: RangeTombstone[] = [];
     this.blocks.guard(BlockKind.RangeDeletion, rd.offset, () => {
@@ -586,8 +658,7 @@ export class SstTable {
     const h = this.index.seek(key, s);
     if (!h) return miss(false);
     if (filter.needsDataBlockOffset && filter.mayContain(key, s, () => h.offset) === false) return miss(true);
-    const db = this.readDataBlock(h, { stats: s });
-    const c = new DataCursor(this.family.pebbleEntries).reset(db.block);
+    const c = this.readDataBlock(h, { stats: s }).cursor();
     const found = this.blocks.guard(BlockKind.Data, h.offset, () => c.seek(compareUserKey(key, true)));
     const hit = found && c.keyLength >= 8 && key.compare(c.key, 0, c.keyLength - 8) === 0;
     if (tomb && (!hit || c.seqno < tomb.seqno)) return covered(false);
@@ -603,6 +674,19 @@ export class SstTable {
       stats: s,
     };
   }
+}
+
+/** Range keys of a columnar range-key block by kind. */
+function countRangeKeys(b: KeyspanBlock, h: BlockHandle, file: string): RangeKeyCounts {
+  const counts: RangeKeyCounts = { sets: 0, unsets: 0, deletes: 0 };
+  for (const k of b.keys) {
+    const kind = pebbleKind(k.kind);
+    if (kind === PebbleKind.RangeKeySet) counts.sets++;
+    else if (kind === PebbleKind.RangeKeyUnset) counts.unsets++;
+    else if (kind === PebbleKind.RangeKeyDelete) counts.deletes++;
+    else throw blockCorruption(file, BlockKind.RangeKey, h.offset, `range-key block entry of kind ${kind}`);
+  }
+  return counts;
 }
 
 function indexEntry(c: BlockCursor, isInternal: boolean): IndexEntry {

@@ -3,7 +3,6 @@
  * view), then the range deletions, with the totals RocksDB's properties state ("rocksdb.num.entries",
  * "rocksdb.raw.key.size", ...) counted on the way.
  */
-import { Block } from "./block.js";
 import { BlockKind } from "./block_kind.js";
 import { DataCursor, type EntryView } from "./data_block.js";
 import { wrapDecodeError } from "./errors.js";
@@ -11,6 +10,7 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { SstTable } from "./table.js";
 import { compressionCounts } from "./compression.js";
 import type { TableFile } from "./table_file.js";
+import type { BlockHandle } from "./handle.js";
 import type { RangeKeyCounts } from "./pebble.js";
 
 export interface ScanOptions {
@@ -84,8 +84,9 @@ export function scanTable(
 ): { summary: ScanSummary; stopped: boolean } {
   const s = emptyScanSummary();
   const byType = new Uint32Array(256);
-  const pebble = t.pebbleEntries;
-  const c = new DataCursor(pebble);
+  // Pebble (row or columnar): a value in a value block or blob file counts by its declared length
+  const pebble = t.format === "pebble";
+  const c = t.newDataCursor();
   let stopped = false;
   const range = opts.blocks;
   let blockNo = -1;
@@ -96,22 +97,19 @@ export function scanTable(
     const h = { offset: cursor.handleOffset, size: cursor.handleSize };
     const data = file.readBlock(h, BlockKind.Data, true);
     byType[file.lastBlockType]!++;
-    const block = new Block(data, { file: file.path, kind: BlockKind.Data, offset: h.offset });
     s.dataBlocks++;
     s.dataBlockBytes += h.size;
     s.uncompressedDataBytes += data.length;
-    c.reset(block);
-    c.blockHandle = h;
     let any = false;
     try {
+      c.load(data, { file: file.path, kind: BlockKind.Data, offset: h.offset }, h);
       while (c.next()) {
         const kl = c.keyLength;
-        if (kl < 8) throw block.corrupt(`internal key of ${kl} bytes`, c.entryOffset);
+        if (kl < 8) throw c.corrupt(`internal key of ${kl} bytes`, c.entryOffset);
         if (!any) {
           any = true;
           if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
         }
-        // Pebble: a value in a value block counts by the length its handle declares, as Pebble counts it
         countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
         if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
         if (visitor && visitor(c) === false) {
@@ -128,19 +126,8 @@ export function scanTable(
   s.blockCompression = compressionCounts(byType);
   const rd = t.rangeDelHandle();
   if (!stopped && rd && opts.rangeDeletions !== false && !range) {
-    const rb = t.blocks.parsed(rd, BlockKind.RangeDeletion);
-    c.reset(rb);
-    c.blockHandle = undefined;
-    t.blocks.guard(BlockKind.RangeDeletion, rd.offset, () => {
-      while (c.next()) {
-        if (c.keyLength < 8) throw rb.corrupt(`internal key of ${c.keyLength} bytes`, c.entryOffset);
-        s.rangeDeletions++;
-        s.deletions++;
-        s.rawKeyBytes += c.keyLength;
-        s.rawValueBytes += c.valueLength;
-        if (visitor && visitor(c) === false) break;
-      }
-    });
+    if (t.columnar) scanColumnarRangeDeletions(t, rd, s, visitor);
+    else scanRangeDeletions(t, rd, s, visitor);
   }
   s.entries = s.dataEntries + s.rangeDeletions;
   if (!stopped && !range && pebble) {
@@ -148,4 +135,65 @@ export function scanTable(
     if (rk) s.rangeKeys = rk;
   }
   return { summary: s, stopped };
+}
+
+/** The row range-deletion block: internal key (start) -> end key, counted as RocksDB counts them. */
+function scanRangeDeletions(
+  t: SstTable,
+  rd: BlockHandle,
+  s: ScanSummary,
+  visitor: ((e: EntryView) => boolean | void) | undefined,
+): void {
+  const c = new DataCursor();
+  const rb = t.blocks.parsed(rd, BlockKind.RangeDeletion);
+  c.reset(rb);
+  t.blocks.guard(BlockKind.RangeDeletion, rd.offset, () => {
+    while (c.next()) {
+      if (c.keyLength < 8) throw rb.corrupt(`internal key of ${c.keyLength} bytes`, c.entryOffset);
+      s.rangeDeletions++;
+      s.deletions++;
+      s.rawKeyBytes += c.keyLength;
+      s.rawValueBytes += c.valueLength;
+      if (visitor && visitor(c) === false) break;
+    }
+  });
+}
+
+/**
+ * A columnar range-deletion block (Pebble (v5)+): one entry per key; raw key bytes count each span's
+ * start and end once and no value bytes, as Pebble's columnar writer counts them (EncodeSpan).
+ */
+function scanColumnarRangeDeletions(
+  t: SstTable,
+  rd: BlockHandle,
+  s: ScanSummary,
+  visitor: ((e: EntryView) => boolean | void) | undefined,
+): void {
+  const b = t.readKeyspanBlock(rd, BlockKind.RangeDeletion);
+  s.rangeDeletions += b.keys.length;
+  s.deletions += b.keys.length;
+  s.rawKeyBytes += b.boundaryKeyBytes;
+  if (!visitor) return;
+  for (const k of b.keys) if (visitor(keyspanEntry(k.start, k.seqno, k.kind, k.end)) === false) break;
+}
+
+/** A range deletion as the EntryView scan visitors see: start (internal key) -> end. */
+export function keyspanEntry(start: Buffer, seqno: number, kind: number, end: Buffer): EntryView {
+  const key = Buffer.alloc(start.length + 8);
+  start.copy(key);
+  key.writeUInt32LE(((seqno % 0x1000000) * 256 + kind) >>> 0, start.length);
+  key.writeUInt32LE(Math.floor(seqno / 0x1000000) >>> 0, start.length + 4);
+  return {
+    key,
+    keyLength: key.length,
+    userKeyLength: start.length,
+    seqno,
+    type: kind,
+    data: end,
+    valueOffset: 0,
+    valueLength: end.length,
+    blockHandle: undefined,
+    userKeyCopy: () => Buffer.from(start),
+    valueCopy: () => Buffer.from(end),
+  };
 }

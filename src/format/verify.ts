@@ -6,9 +6,9 @@
  * thrown: a bad data block is reported and skipped, and the walk goes on.
  */
 import { CorruptionError } from "../util/errors.js";
-import { Block } from "./block.js";
 import { BlockKind, META_PROPERTIES, META_PROPERTIES_OLD } from "./block_kind.js";
 import { DataCursor } from "./data_block.js";
+import { userKeyCompare, type UserKeyCompare } from "./pebble/comparers.js";
 import { BlockCorruptionError } from "./errors.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
@@ -57,17 +57,24 @@ export function verifyTable(t: SstTable): TableVerification {
     if (errors.length < MAX_PROBLEMS) errors.push(problemOf(err, kind, h));
   };
   const s = emptyScanSummary();
-  const keyOrderChecked =
-    t.comparator === "" ||
-    t.comparator === "leveldb.BytewiseComparator" ||
-    t.comparator === "rocksdb.BytewiseComparator";
+  const userOrder = userKeyCompare(t.comparator);
+  const keyOrderChecked = userOrder !== undefined;
   let blocks = 0;
   let bytes = 0;
-  const data = verifyDataBlocks(t, s, keyOrderChecked, note);
+  const data = verifyDataBlocks(t, s, userOrder, note);
   blocks += data.blocks;
   bytes += data.bytes;
   const rd = t.rangeDelHandle();
-  if (rd) {
+  if (rd && t.columnar) {
+    try {
+      const b = t.readKeyspanBlock(rd, BlockKind.RangeDeletion);
+      s.rangeDeletions += b.keys.length;
+      s.deletions += b.keys.length;
+      s.rawKeyBytes += b.boundaryKeyBytes;
+    } catch (err) {
+      note(err, BlockKind.RangeDeletion, rd);
+    }
+  } else if (rd) {
     try {
       const c = new DataCursor().reset(t.blocks.parsed(rd, BlockKind.RangeDeletion));
       t.blocks.guard(BlockKind.RangeDeletion, rd.offset, () => {
@@ -105,12 +112,13 @@ export function verifyTable(t: SstTable): TableVerification {
 function verifyDataBlocks(
   t: SstTable,
   s: ScanSummary,
-  checkOrder: boolean,
+  userOrder: UserKeyCompare | undefined,
   note: (err: unknown, kind: string, h: BlockHandle) => void,
 ): { blocks: number; bytes: number } {
   const byType = new Uint32Array(256);
   const file = t.blocks.file;
-  const c = new DataCursor();
+  const c = t.newDataCursor();
+  const pebble = t.format === "pebble";
   let prev = Buffer.allocUnsafe(256);
   let prevLength = -1;
   let blocks = 0;
@@ -122,9 +130,9 @@ function verifyDataBlocks(
       h.size = cursor.handleSize;
       blocks++;
       bytes += h.size + BLOCK_TRAILER_SIZE;
-      let block: Block;
+      let data: Buffer;
       try {
-        block = t.blocks.parsed(h, BlockKind.Data, true);
+        data = t.blocks.read(h, BlockKind.Data, true);
       } catch (err) {
         note(err, BlockKind.Data, h);
         prevLength = -1; // the next block's first key has nothing known to follow
@@ -133,18 +141,23 @@ function verifyDataBlocks(
       byType[file.lastBlockType]!++;
       s.dataBlocks++;
       s.dataBlockBytes += h.size;
-      s.uncompressedDataBytes += block.data.length;
-      c.reset(block);
+      s.uncompressedDataBytes += data.length;
       try {
         t.blocks.guard(BlockKind.Data, h.offset, () => {
+          c.load(data, { file: file.path, kind: BlockKind.Data, offset: h.offset }, h);
           while (c.next()) {
             const kl = c.keyLength;
-            if (kl < 8) throw block.corrupt(`internal key of ${kl} bytes`, c.entryOffset);
-            if (checkOrder && prevLength >= 0 && compareInternal(prev, prevLength, c.key, kl) >= 0) {
-              throw block.corrupt("key out of order (not after the previous key)", c.entryOffset);
+            if (kl < 8) throw c.corrupt(`internal key of ${kl} bytes`, c.entryOffset);
+            if (
+              userOrder &&
+              prevLength >= 0 &&
+              compareInternal(userOrder, prev, prevLength, c.key, kl) >= 0
+            ) {
+              throw c.corrupt("key out of order (not after the previous key)", c.entryOffset);
             }
             if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
-            countEntry(s, kl, c.key[kl - 8]!, c.valueLength);
+            // Pebble counts a value in a value block or blob file by the length its handle declares
+            countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
             if (prev.length < kl) prev = Buffer.allocUnsafe(kl * 2);
             c.key.copy(prev, 0, 0, kl);
             prevLength = kl;
@@ -162,9 +175,9 @@ function verifyDataBlocks(
   return { blocks, bytes };
 }
 
-/** Internal-key order: user key ascending (bytewise), then sequence number, then type, descending. */
-function compareInternal(a: Buffer, al: number, b: Buffer, bl: number): number {
-  const u = a.compare(b, 0, bl - 8, 0, al - 8);
+/** Internal-key order: user key ascending (by the table's comparator), then seqno, then type, descending. */
+function compareInternal(userOrder: UserKeyCompare, a: Buffer, al: number, b: Buffer, bl: number): number {
+  const u = userOrder(a, al - 8, b, bl - 8);
   if (u !== 0) return u;
   const sa = internalKeySeqno(a, al);
   const sb = internalKeySeqno(b, bl);

@@ -231,7 +231,7 @@ export class TableRun implements Run {
       if (hi !== undefined && cmpBytes(first, fl, hi, hi.length) >= 0) return false;
       const counted = lo === undefined || cmpBytes(first, fl, lo, lo.length) >= 0;
       this.block = ie.handle;
-      this.blocks.block({ path: this.path!, handle: ie.handle, logical: db.block.data.length, counted });
+      this.blocks.block({ path: this.path!, handle: ie.handle, logical: db.logicalSize, counted });
       this.cursor = c;
       // skip entries below lo (only in the block that straddles lo)
       if (!counted) {

@@ -453,7 +453,7 @@ function measureBlock(
   lookup: CodeLookup | undefined,
 ): void {
   const db = t.readDataBlock(h);
-  const rec = emptyRec(h.size + BLOCK_TRAILER_SIZE, db.block.data.length);
+  const rec = emptyRec(h.size + BLOCK_TRAILER_SIZE, db.logicalSize);
   s.keyBoot.startBlock();
   s.valueBoot.startBlock();
   s.codeBoot.startBlock();

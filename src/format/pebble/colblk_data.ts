@@ -1,0 +1,211 @@
+/**
+ * Pebble's columnar data blocks ((Pebble,v5)+; sstable/colblk/data_block.go):
+ *
+ *   [key schema header (key_schema.ts)] | maximum user key length uint32 | columnar block (colblk.ts):
+ *   the key schema's columns, then
+ *     trailer           uint   (seqno << 8) | kind, per row
+ *     prefix changed    bool   the key's prefix differs from the previous row's
+ *     value             bytes  the value; for an external value, its value prefix byte and handle
+ *     value external    bool   the value is a handle into a value block or a blob file
+ *     obsolete          bool   shadowed within the table
+ *     [(Pebble,v8)+ tiering: span id uint, attribute uint, secondary blob handle bytes]
+ *
+ * ColumnarDataCursor walks one block row by row as the EntryView every scan visitor sees: the key is
+ * rebuilt as an internal key (user key | trailer, 8 bytes little-endian) in a reused buffer, Pebble's
+ * kinds read as RocksDB value types (pebble.ts), an in-place value is the value column's bytes, an
+ * external one its handle (the length the handle declares is declaredValueLength).
+ */
+import { getVarint32, cursor } from "../../util/coding.js";
+import { blockCorruption } from "../errors.js";
+import type { BlockOrigin } from "../block.js";
+import type { BlockHandle } from "../handle.js";
+import { internalKeySeqno } from "../../base/internal_key.js";
+import type { DataEntryCursor } from "../data_block.js";
+import { pebbleAsValueType } from "../pebble.js";
+import { ColumnarBlock, type Bitmap, type RawBytes, type Uints } from "./colblk.js";
+import type { BlockKeys, KeySchema } from "./key_schema.js";
+
+const MAX_KEY_LENGTH_SIZE = 4;
+/** Columns after the key schema's: trailer, prefix changed, value, value external, obsolete. */
+const DATA_COLUMNS = 5;
+/** (Pebble,v8) adds three tiering columns. */
+const TIERING_COLUMNS = 3;
+
+/** Value prefix kinds of an external value (block/kv.go). */
+const VALUE_KIND_MASK = 0xc0;
+const VALUE_BLOCK_HANDLE = 0x80;
+const BLOB_HANDLE = 0x40;
+
+/**
+ * The value length an external value's handle declares: a value-block handle starts with it
+ * (valblk.DecodeLenFromHandle), a blob handle with the blob reference id and then it
+ * (blob.DecodeInlineHandlePreface).
+ */
+export function externalValueLength(data: Buffer, start: number, end: number): number {
+  if (end <= start) throw new RangeError("external value without its value prefix");
+  const kind = data[start]! & VALUE_KIND_MASK;
+  const c = cursor(data, start + 1, end);
+  if (kind === VALUE_BLOCK_HANDLE) return getVarint32(c);
+  if (kind === BLOB_HANDLE) {
+    getVarint32(c);
+    return getVarint32(c);
+  }
+  throw new RangeError(`external value with value prefix 0x${data[start]!.toString(16)}`);
+}
+
+export class ColumnarDataCursor implements DataEntryCursor {
+  key: Buffer = Buffer.allocUnsafe(256);
+  keyLength = 0;
+  data: Buffer = Buffer.alloc(0);
+  valueOffset = 0;
+  valueLength = 0;
+  blockHandle: BlockHandle | undefined;
+  valueInValueBlock = false;
+  declaredValueLength = 0;
+  /** The current row (reported where a row-block cursor reports a byte offset). */
+  entryOffset = -1;
+  /** Rows of the current block. */
+  rows = 0;
+
+  private readonly schema: KeySchema;
+  private origin: BlockOrigin = { file: "", kind: "", offset: 0 };
+  private keys!: BlockKeys;
+  private trailers!: Uints;
+  private values!: RawBytes;
+  private external!: Bitmap;
+  private maxKeyLength = 0;
+
+  constructor(schema: KeySchema) {
+    this.schema = schema;
+  }
+
+  load(data: Buffer, origin: BlockOrigin, handle?: BlockHandle): this {
+    this.origin = origin;
+    this.blockHandle = handle;
+    this.data = data;
+    this.entryOffset = -1;
+    this.keyLength = 0;
+    try {
+      this.decode(data);
+    } catch (err) {
+      if (err instanceof RangeError) throw this.corrupt(err.message);
+      throw err;
+    }
+    return this;
+  }
+
+  private decode(data: Buffer): void {
+    const s = this.schema;
+    if (data.length < s.headerSize + MAX_KEY_LENGTH_SIZE) throw new RangeError("data block too short");
+    this.maxKeyLength = data.readUInt32LE(s.headerSize);
+    if (this.maxKeyLength > data.length) throw new RangeError(`maximum key length ${this.maxKeyLength}`);
+    const b = new ColumnarBlock(data, s.headerSize + MAX_KEY_LENGTH_SIZE);
+    const k = s.columnTypes.length;
+    if (b.columns !== k + DATA_COLUMNS && b.columns !== k + DATA_COLUMNS + TIERING_COLUMNS)
+      throw new RangeError(`${b.columns} columns, not those of key schema ${s.name}`);
+    for (let c = 0; c < k; c++)
+      if (b.type(c) !== s.columnTypes[c]) throw new RangeError(`column ${c} is not of key schema ${s.name}`);
+    this.rows = b.rows;
+    if (b.rows === 0) return;
+    this.keys = s.keys(b);
+    this.trailers = b.uints(k);
+    b.bitmap(k + 1); // prefix changed: decoded for its bounds only
+    this.values = b.rawBytes(k + 2);
+    this.external = b.bitmap(k + 3);
+    b.bitmap(k + 4);
+    const need = this.maxKeyLength + s.extraKeyBytes + 8;
+    if (this.key.length < need) this.key = Buffer.allocUnsafe(Math.max(need, this.key.length * 2));
+  }
+
+  corrupt(what: string, row?: number): Error {
+    const at = row === undefined || row < 0 ? "" : ` (row ${row} of the block)`;
+    const o = this.origin;
+    return blockCorruption(o.file, o.kind, o.offset, what + at);
+  }
+
+  /** Position at row `row` (< rows). */
+  private position(row: number): void {
+    this.entryOffset = row;
+    try {
+      this.readRow(row);
+    } catch (err) {
+      if (err instanceof RangeError) throw this.corrupt(err.message, row);
+      throw err;
+    }
+  }
+
+  private readRow(row: number): void {
+    const n = this.keys.materialize(row, this.key);
+    if (n > this.maxKeyLength + this.schema.extraKeyBytes)
+      throw new RangeError(`a ${n}-byte key in a block of keys up to ${this.maxKeyLength} bytes`);
+    const t = this.trailers;
+    t.get64(row);
+    const k = this.key;
+    k.writeUInt32LE(t.lo, n);
+    k.writeUInt32LE(t.hi, n + 4);
+    k[n] = pebbleAsValueType(t.lo & 0xff);
+    this.keyLength = n + 8;
+    const [s, e] = this.values.range(row);
+    if (this.external.at(row)) {
+      this.valueInValueBlock = true;
+      this.declaredValueLength = externalValueLength(this.data, s, e);
+      this.valueOffset = s + 1;
+      this.valueLength = e - s - 1;
+    } else {
+      this.valueInValueBlock = false;
+      this.valueOffset = s;
+      this.valueLength = e - s;
+      this.declaredValueLength = e - s;
+    }
+  }
+
+  next(): boolean {
+    const row = this.entryOffset + 1;
+    if (row >= this.rows) {
+      this.entryOffset = this.rows;
+      return false;
+    }
+    this.position(row);
+    return true;
+  }
+
+  /**
+   * Position at the first row whose internal key, compared by `cmp` (< 0 when the row sorts before
+   * the target), is not before the target (binary search over the rows); false if none is.
+   */
+  seek(cmp: (key: Buffer, keyLength: number) => number): boolean {
+    let lo = 0;
+    let hi = this.rows;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      this.position(mid);
+      if (cmp(this.key, this.keyLength) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= this.rows) {
+      this.entryOffset = this.rows;
+      return false;
+    }
+    this.position(lo);
+    return true;
+  }
+
+  get userKeyLength(): number {
+    return this.keyLength - 8;
+  }
+  get seqno(): number {
+    return internalKeySeqno(this.key, this.keyLength);
+  }
+  get type(): number {
+    return this.key[this.keyLength - 8]!;
+  }
+  userKeyCopy(): Buffer {
+    return Buffer.from(this.key.subarray(0, this.keyLength - 8));
+  }
+  keyCopy(): Buffer {
+    return Buffer.from(this.key.subarray(0, this.keyLength));
+  }
+  valueCopy(): Buffer {
+    return Buffer.from(this.data.subarray(this.valueOffset, this.valueOffset + this.valueLength));
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * Pebble's columnar index blocks ((Pebble,v5)+; sstable/colblk/index_block.go): a columnar block
+ * (colblk.ts) of four columns, one row per data block (or, in the top level of a two-level index, per
+ * index partition):
+ *
+ *   separator         bytes  a user key ≥ every key of its block and < every key of the next
+ *   offset            uint   the block's handle: offset
+ *   length            uint   and length
+ *   block properties  bytes  encoded block properties (read past)
+ *
+ * The reader implements the IndexReader of the row formats (index_reader.ts): a walk step's cursor is
+ * a BlockCursor whose key is the separator (a user key: the table's layout says keyIsUserKey) and whose
+ * handle is the row's. Seeks compare separators bytewise (the table allows seeks under a bytewise
+ * comparator only).
+ */
+import { LIMITS } from "../../util/limits.js";
+import { BlockCursor } from "../block.js";
+import { BlockKind } from "../block_kind.js";
+import { blockCorruption } from "../errors.js";
+import type { BlockHandle } from "../handle.js";
+import type { IndexLayout, IndexReader, IndexStep, IndexType } from "../index_reader.js";
+import { countBlockRead, type LookupStats } from "../read_stats.js";
+import type { TableBlocks } from "../table_blocks.js";
+import { ColumnarBlock, type RawBytes, type Uints } from "./colblk.js";
+
+const INDEX_COLUMNS = 4;
+
+/** One decoded columnar index block. */
+class IndexBlock {
+  readonly rows: number;
+  private readonly data: Buffer;
+  private readonly separators: RawBytes;
+  private readonly offsets: Uints;
+  private readonly lengths: Uints;
+
+  constructor(data: Buffer) {
+    const b = new ColumnarBlock(data, 0);
+    if (b.columns !== INDEX_COLUMNS) throw new RangeError(`index block of ${b.columns} columns (expected 4)`);
+    if (b.rows > LIMITS.maxBlocksPerTable) throw new RangeError(`index block of ${b.rows} rows`);
+    this.data = data;
+    this.rows = b.rows;
+    this.separators = b.rawBytes(0);
+    this.offsets = b.uints(1);
+    this.lengths = b.uints(2);
+    b.rawBytes(3);
+  }
+
+  /** Put row i's separator and handle into the cursor. */
+  set(c: BlockCursor, i: number): void {
+    const [s, e] = this.separators.range(i);
+    if (c.key.length < e - s) c.key = Buffer.allocUnsafe(Math.max(e - s, c.key.length * 2));
+    this.data.copy(c.key, 0, s, e);
+    c.keyLength = e - s;
+    c.handleOffset = this.offsets.at(i);
+    c.handleSize = this.lengths.at(i);
+  }
+
+  /** The first row whose separator is ≥ key (bytewise); rows when none is. */
+  seek(key: Buffer): number {
+    let lo = 0;
+    let hi = this.rows;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const [s, e] = this.separators.range(mid);
+      if (this.data.compare(key, 0, key.length, s, e) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The index reader of a columnar table: single-level (index type 0) or two-level (2). */
+export class ColumnarIndexReader implements IndexReader {
+  readonly type: IndexType;
+  readonly layout: IndexLayout = { keyIsUserKey: true, valueDeltaEncoded: false };
+  private top?: IndexBlock;
+
+  constructor(
+    private readonly blocks: TableBlocks,
+    readonly handle: BlockHandle,
+    twoLevel: boolean,
+  ) {
+    this.type = twoLevel ? "two-level" : "binary-search";
+  }
+
+  private get topKind(): BlockKind {
+    return this.type === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index;
+  }
+
+  private read(h: BlockHandle, kind: BlockKind): IndexBlock {
+    const data = this.blocks.read(h, kind);
+    return this.blocks.guard(kind, h.offset, () => new IndexBlock(data));
+  }
+
+  private loadTop(stats?: LookupStats): IndexBlock {
+    if (!this.top) {
+      this.top = this.read(this.handle, this.topKind);
+      countBlockRead(stats, "index", this.handle);
+    }
+    return this.top;
+  }
+
+  private guarded<T>(kind: BlockKind, h: BlockHandle, fn: () => T): T {
+    return this.blocks.guard(kind, h.offset, fn);
+  }
+
+  seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
+    const top = this.loadTop(stats);
+    const c = new BlockCursor();
+    const i = this.guarded(this.topKind, this.handle, () => top.seek(key));
+    if (i >= top.rows) return undefined;
+    this.guarded(this.topKind, this.handle, () => top.set(c, i));
+    if (this.type !== "two-level") return { offset: c.handleOffset, size: c.handleSize };
+    const ph = { offset: c.handleOffset, size: c.handleSize };
+    const part = this.read(ph, BlockKind.IndexPartition);
+    countBlockRead(stats, "index", ph);
+    const j = this.guarded(BlockKind.IndexPartition, ph, () => part.seek(key));
+    if (j >= part.rows) return undefined;
+    this.guarded(BlockKind.IndexPartition, ph, () => part.set(c, j));
+    return { offset: c.handleOffset, size: c.handleSize };
+  }
+
+  *walk(from?: Buffer): Generator<IndexStep, void, undefined> {
+    const top = this.loadTop();
+    const topStart = from ? this.guarded(this.topKind, this.handle, () => top.seek(from)) : 0;
+    if (this.type !== "two-level") {
+      const step: IndexStep = { cursor: new BlockCursor({ index: true }) };
+      for (let i = topStart; i < top.rows; i++) {
+        this.guarded(this.topKind, this.handle, () => top.set(step.cursor, i));
+        yield step;
+      }
+      return;
+    }
+    const tc = new BlockCursor({ index: true });
+    let n = 0;
+    for (let p = topStart; p < top.rows; p++) {
+      this.guarded(BlockKind.TopLevelIndex, this.handle, () => top.set(tc, p));
+      const partition = { offset: tc.handleOffset, size: tc.handleSize };
+      const part = this.read(partition, BlockKind.IndexPartition);
+      const step: IndexStep = { cursor: new BlockCursor({ index: true }), partition };
+      const start =
+        from && p === topStart ? this.guarded(BlockKind.IndexPartition, partition, () => part.seek(from)) : 0;
+      for (let i = start; i < part.rows; i++) {
+        if (++n > LIMITS.maxBlocksPerTable)
+          throw blockCorruption(
+            this.blocks.path,
+            BlockKind.IndexPartition,
+            partition.offset,
+            "too many index entries",
+          );
+        this.guarded(BlockKind.IndexPartition, partition, () => part.set(step.cursor, i));
+        yield step;
+      }
+    }
+  }
+
+  *partitions(): Generator<BlockHandle, void, undefined> {
+    if (this.type !== "two-level") return;
+    const top = this.loadTop();
+    const c = new BlockCursor({ index: true });
+    for (let p = 0; p < top.rows; p++) {
+      this.guarded(BlockKind.TopLevelIndex, this.handle, () => top.set(c, p));
+      yield { offset: c.handleOffset, size: c.handleSize };
+    }
+  }
+}
