@@ -6,7 +6,7 @@
  * thrown: a bad data block is reported and skipped, and the walk goes on.
  */
 import { CorruptionError } from "../util/errors.js";
-import { BlockKind, META_PROPERTIES, META_PROPERTIES_OLD } from "./block_kind.js";
+import { BlockKind, META_PEBBLE_RANGE_KEY, META_PROPERTIES, META_PROPERTIES_OLD } from "./block_kind.js";
 import { DataCursor } from "./data_block.js";
 import { userKeyCompare, type UserKeyCompare } from "./pebble/comparers.js";
 import { BlockCorruptionError } from "./errors.js";
@@ -90,6 +90,14 @@ export function verifyTable(t: SstTable): TableVerification {
     }
   }
   s.entries = s.dataEntries + s.rangeDeletions;
+  if (t.format === "pebble") {
+    try {
+      const rk = t.rangeKeyCounts();
+      if (rk) s.rangeKeys = rk;
+    } catch (err) {
+      note(err, BlockKind.RangeKey, t.meta(META_PEBBLE_RANGE_KEY)!);
+    }
+  }
   // a LevelDB table's filter learns its bits per key from the entry count, as after a full scan
   if (errors.length === 0) t.filterReader.noteScannedEntries(s.dataEntries);
   // the range-deletion block is counted among the other blocks below
@@ -158,6 +166,7 @@ function verifyDataBlocks(
             if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
             // Pebble counts a value in a value block or blob file by the length its handle declares
             countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
+            if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
             if (prev.length < kl) prev = Buffer.allocUnsafe(kl * 2);
             c.key.copy(prev, 0, 0, kl);
             prevLength = kl;

@@ -18,6 +18,12 @@ import {
   type TableFormat,
 } from "../format/index.js";
 import { plural } from "../util/words.js";
+import { PEBBLE_ATTRIBUTES } from "../format/footer.js";
+
+/** Names of the bits set in a (Pebble,v7)+ footer's attributes. */
+function pebbleAttributeNames(bits: number): string[] {
+  return PEBBLE_ATTRIBUTES.filter((_, i) => (bits & (1 << i)) !== 0);
+}
 
 export interface TableReport {
   file: string;
@@ -42,6 +48,10 @@ export interface TableReport {
     metaindex: BlockHandle;
     index: BlockHandle;
     baseContextChecksum?: number;
+    /** (Pebble,v6)+: the footer's own checksum (checked when the table opened). */
+    footerChecksum?: number;
+    /** (Pebble,v7)+: the footer's attribute names (what the table holds, by Pebble's writer). */
+    attributes?: string[];
   };
   metaBlocks: { name: string; offset: number; size: number }[];
   properties: Record<string, PropertyValue>;
@@ -115,7 +125,13 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
       footerOffset: t.footer.footerOffset,
       metaindex: t.footer.metaindexHandle,
       index: t.indexHandle,
-      ...(t.formatVersion >= 6 ? { baseContextChecksum: t.footer.baseContextChecksum } : {}),
+      ...(t.formatVersion >= 6 && t.footer.magic !== "pebble"
+        ? { baseContextChecksum: t.footer.baseContextChecksum }
+        : {}),
+      ...(t.footer.magic === "pebble" && t.footer.footerChecksum !== undefined
+        ? { footerChecksum: t.footer.footerChecksum }
+        : {}),
+      ...(t.footer.attributes !== undefined ? { attributes: pebbleAttributeNames(t.footer.attributes) } : {}),
     },
     metaBlocks: t.metaindex.map((m) => ({ name: m.name, offset: m.handle.offset, size: m.handle.size })),
     properties: t.properties,
@@ -263,6 +279,11 @@ export function renderTableText(r: TableReport): string {
         ? `, base context checksum 0x${f.baseContextChecksum.toString(16)}`
         : ""),
   );
+  if (f.footerChecksum !== undefined)
+    out.push(
+      `  footer checksum 0x${f.footerChecksum.toString(16)}` +
+        (f.attributes ? `, attributes: ${f.attributes.join(", ") || "none"}` : ""),
+    );
   out.push("  meta blocks:");
   for (const m of r.metaBlocks) out.push(`    ${escapeText(m.name)} @ ${m.offset} (${m.size} B)`);
   out.push(`  filter: ${fmtFilter(r.filter)}`);

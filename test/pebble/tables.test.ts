@@ -235,14 +235,4 @@ describe("against Pebble's `sstable properties` and `sstable check` outputs", ()
   });
 });
 
-describe("columnar Pebble tables are refused with one line naming the format", () => {
-  for (const file of tablesIn("columnar")) {
-    it(file.slice(TABLES.length + 1), () => {
-      const v = footerVersion(file);
-      expect(v).toBeGreaterThanOrEqual(5);
-      expect(() => openTable(file)).toThrow(
-        new RegExp(`^Pebble table \\(Pebble,v${v}\\): columnar blocks, which lsmscope does not read`),
-      );
-    });
-  }
-});
+// columnar tables ((Pebble,v5)+): columnar.test.ts

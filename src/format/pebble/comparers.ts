@@ -36,7 +36,7 @@ const cockroach: UserKeyCompare = (a, al, b, bl) => {
   // versions descending: compare b's against a's, each without its trailing length byte
   const as = al - aSuffix;
   const bs = bl - bSuffix;
-  return b.compare(a, bs, normalizedVersionEnd(b, bs, bl - 1), as, normalizedVersionEnd(a, as, al - 1));
+  return b.compare(a, as, normalizedVersionEnd(a, as, al - 1), bs, normalizedVersionEnd(b, bs, bl - 1));
 };
 
 /** The user-key order of a comparator name; undefined when this reader does not know it. */
