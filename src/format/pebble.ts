@@ -17,7 +17,7 @@
  *     v5           columnar data, index and keyspan blocks
  *     v6           + footer checksum, blob value handles, columnar metaindex (longer footer)
  *     v7, v8       + columnar compressed properties, footer attributes; tiering metadata
- * Row formats (v1-v4) are read here; columnar formats (v5+) are refused with one line naming the format.
+ * Row formats (v1-v4) are read here; columnar formats (v5+) by the modules of pebble/ (columnar.ts).
  */
 import { cursor, getVarint32 } from "../util/coding.js";
 import { ValueType } from "../base/internal_key.js";
