@@ -119,12 +119,31 @@ export class DataBlock {
   private readonly data: Buffer;
   private readonly origin: BlockOrigin;
   private readonly newCursor: () => DataEntryCursor;
-  /** `newCursor`: a cursor of the table's block layout (SstTable.newDataCursor). */
-  constructor(data: Buffer, origin: BlockOrigin, handle: BlockHandle, newCursor: () => DataEntryCursor) {
+  private readonly rowBlock: Block | undefined;
+  /**
+   * `newCursor`: a cursor of the table's block layout (SstTable.newDataCursor); `rowBlock`: the block
+   * parsed, for row layouts (undefined for Pebble's columnar blocks).
+   */
+  constructor(
+    data: Buffer,
+    origin: BlockOrigin,
+    handle: BlockHandle,
+    newCursor: () => DataEntryCursor,
+    rowBlock?: Block,
+  ) {
     this.data = data;
     this.origin = origin;
     this.handle = handle;
     this.newCursor = newCursor;
+    this.rowBlock = rowBlock;
+  }
+  /** Row blocks: number of restart points (0 for a columnar block). */
+  get numRestarts(): number {
+    return this.rowBlock?.numRestarts ?? 0;
+  }
+  /** Row blocks: whether the data-block hash index bit is set. */
+  get hasHashIndex(): boolean {
+    return this.rowBlock?.hasHashIndex ?? false;
   }
   /** Uncompressed bytes of the block. */
   get logicalSize(): number {

@@ -28,7 +28,7 @@ import { LsmscopeError } from "../util/errors.js";
 import { blockCorruption } from "./errors.js";
 import { escapeText } from "../util/bytes.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
-import { BlockCursor } from "./block.js";
+import { Block, BlockCursor } from "./block.js";
 import {
   BlockKind,
   META_COMPRESSION_DICT,
@@ -519,7 +519,8 @@ export class SstTable {
     const data = this.blocks.read(handle, BlockKind.Data, Boolean(opts.reuse));
     countBlockRead(opts.stats, "data", handle);
     const origin = { file: this.path, kind: BlockKind.Data, offset: handle.offset };
-    return new DataBlock(data, origin, handle, () => this.newDataCursor());
+    const row = this.columnar ? undefined : new Block(data, origin);
+    return new DataBlock(data, origin, handle, () => this.newDataCursor(), row);
   }
 
   /**

@@ -393,7 +393,11 @@ describe("damage in columnar tables is located", () => {
     const t = openTable(CR_SCHEMA[0]!);
     const part = [...t.index.partitions()][3]!;
     t.close();
-    const file = editedCopy(CR_SCHEMA[0]!, "flipped-index.sst", (b) => void (b[part.offset + 9] ^= 0x01));
+    const file = editedCopy(
+      CR_SCHEMA[0]!,
+      "flipped-index.sst",
+      (b) => void (b[part.offset + 9] = b[part.offset + 9]! ^ 0x01),
+    );
     const v = describeTable(file, { verify: true }).verify!;
     expect(v.ok).toBe(false);
     expect(v.errors[0]).toMatchObject({
@@ -403,7 +407,11 @@ describe("damage in columnar tables is located", () => {
   });
 
   it("a flipped byte in a (Pebble,v7) footer: the footer checksum refuses the table", () => {
-    const file = editedCopy(CR_SCHEMA[2]!, "flipped-footer.sst", (b) => void (b[b.length - 40] ^= 0x01));
+    const file = editedCopy(
+      CR_SCHEMA[2]!,
+      "flipped-footer.sst",
+      (b) => void (b[b.length - 40] = b[b.length - 40]! ^ 0x01),
+    );
     expect(() => openTable(file)).toThrow(/Pebble table footer: checksum mismatch/);
     expect(lsmscope("sst", file).status).toBe(2);
   });
