@@ -190,22 +190,22 @@ export class RawBytes {
     return this.dataStart + this.offsets.at(i);
   }
 
-  /** Block range [start, end) of string i, checked to lie in the column. */
-  range(i: number): [number, number] {
+  /** Set by bounds(i): the block range [s, e) of string i. */
+  s = 0;
+  e = 0;
+
+  /** The block range of string i into `s` and `e` (no allocation per row), checked to lie in the column. */
+  bounds(i: number): void {
     const s = this.start(i);
     const e = this.start(i + 1);
     if (s > e || e > this.end) fail(`string ${i} has a bad range [${s}, ${e})`);
-    return [s, e];
-  }
-
-  length(i: number): number {
-    const [s, e] = this.range(i);
-    return e - s;
+    this.s = s;
+    this.e = e;
   }
 
   at(i: number): Buffer {
-    const [s, e] = this.range(i);
-    return this.data.subarray(s, e);
+    this.bounds(i);
+    return this.data.subarray(this.s, this.e);
   }
 }
 
@@ -241,11 +241,13 @@ export class PrefixBytes {
     const bundleIndex = bundle + (bundle << shift);
     let n = this.sharedLength;
     d.copy(out, pos, raw.dataStart, raw.dataStart + n);
-    const [bs, be] = raw.range(bundleIndex);
-    d.copy(out, pos + n, bs, be);
-    n += be - bs;
+    raw.bounds(bundleIndex);
+    d.copy(out, pos + n, raw.s, raw.e);
+    n += raw.e - raw.s;
     let i = 1 + bundle + row;
-    let [s, e] = raw.range(i);
+    raw.bounds(i);
+    let s = raw.s;
+    let e = raw.e;
     // an empty suffix repeats the row before it in the bundle
     while (s === e && i > bundleIndex + 1) {
       i--;

@@ -145,7 +145,10 @@ export class ColumnarDataCursor implements DataEntryCursor {
     k.writeUInt32LE(t.hi, n + 4);
     k[n] = pebbleAsValueType(t.lo & 0xff);
     this.keyLength = n + 8;
-    const [s, e] = this.values.range(row);
+    const v = this.values;
+    v.bounds(row);
+    const s = v.s;
+    const e = v.e;
     if (this.external.at(row)) {
       this.valueInValueBlock = true;
       this.declaredValueLength = externalValueLength(this.data, s, e);

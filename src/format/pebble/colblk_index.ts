@@ -47,7 +47,10 @@ class IndexBlock {
 
   /** Put row i's separator and handle into the cursor. */
   set(c: BlockCursor, i: number): void {
-    const [s, e] = this.separators.range(i);
+    const sep = this.separators;
+    sep.bounds(i);
+    const s = sep.s;
+    const e = sep.e;
     if (c.key.length < e - s) c.key = Buffer.allocUnsafe(Math.max(e - s, c.key.length * 2));
     this.data.copy(c.key, 0, s, e);
     c.keyLength = e - s;
@@ -61,8 +64,9 @@ class IndexBlock {
     let hi = this.rows;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const [s, e] = this.separators.range(mid);
-      if (this.data.compare(key, 0, key.length, s, e) < 0) lo = mid + 1;
+      const sep = this.separators;
+      sep.bounds(mid);
+      if (this.data.compare(key, 0, key.length, sep.s, sep.e) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;

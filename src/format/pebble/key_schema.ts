@@ -47,9 +47,9 @@ const defaultSchema = (name: string): KeySchema => ({
     return {
       materialize(row, out) {
         const n = prefixes.materialize(row, out, 0);
-        const [s, e] = suffixes.range(row);
-        block.data.copy(out, n, s, e);
-        return n + e - s;
+        suffixes.bounds(row);
+        block.data.copy(out, n, suffixes.s, suffixes.e);
+        return n + suffixes.e - suffixes.s;
       },
     };
   },
@@ -81,7 +81,9 @@ const crdb1: KeySchema = {
         const wallLo = wall.lo;
         const lt = logical.at(row);
         if (wallHi === 0 && wallLo === 0 && lt === 0) {
-          const [s, e] = untyped.range(row);
+          untyped.bounds(row);
+          const s = untyped.s;
+          const e = untyped.e;
           if (s === e) return n;
           d.copy(out, n, s, e);
           n += e - s;
