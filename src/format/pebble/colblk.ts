@@ -276,6 +276,9 @@ export class ColumnarBlock {
     if (version !== COLBLK_VERSION) fail(`columnar block version ${version} (this reader knows 1)`);
     this.columns = data.readUInt16LE(customHeader + 1);
     this.rows = data.readUInt32LE(customHeader + 3);
+    // every row of every columnar block Pebble writes differs from its neighbours in some column, so
+    // takes at least a byte: a larger count is damage (and would loop over billions of empty rows)
+    if (this.rows > data.length) fail(`${this.rows} rows in a block of ${data.length} bytes`);
     const dataStart = customHeader + HEADER_SIZE + this.columns * COLUMN_HEADER_SIZE;
     if (dataStart >= data.length) fail(`${this.columns} column headers do not fit in the block`);
     let prev = dataStart;
