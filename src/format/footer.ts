@@ -99,7 +99,16 @@ export const PEBBLE_ATTRIBUTES = [
 
 /** Bytes of a Pebble footer of this version. */
 function pebbleFooterSize(version: number): number {
-  return version >= 7 ? 61 : version === 6 ? 57 : FOOTER_SIZE;
+  return version >= 7 ? MAX_FOOTER_SIZE : version === 6 ? 57 : FOOTER_SIZE;
+}
+
+/**
+ * The bytes at the end of a table its footer takes, from the file's last bytes (`tail`, at least the
+ * 12 of version and magic): a Pebble (v6)+ footer's length, else the 53 every other reader reads.
+ */
+export function footerSize(tail: Uint8Array): number {
+  if (tail.length < 12 || readMagic(tail, tail.length - 8) !== PEBBLE_MAGIC) return FOOTER_SIZE;
+  return Math.max(FOOTER_SIZE, pebbleFooterSize(readFixed32(tail, tail.length - 12)));
 }
 
 function readMagic(buf: Uint8Array, pos: number): bigint {

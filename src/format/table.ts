@@ -54,7 +54,7 @@ import {
   type PebbleEntries,
   type RangeKeyCounts,
 } from "./pebble.js";
-import { decodeFooter, MAX_FOOTER_SIZE, type Footer } from "./footer.js";
+import { decodeFooter, FOOTER_SIZE, footerSize, type Footer } from "./footer.js";
 import {
   ColumnarLayout,
   columnarProperties,
@@ -312,11 +312,15 @@ export class SstTable {
   /** The footer, from the file's last bytes (or a prefetched tail); configures the file's block reads. */
   private readFooter(prefetchTail: number | undefined): Footer {
     const file = this.file;
-    const tailLen = Math.min(file.size, MAX_FOOTER_SIZE);
-    const tail =
-      prefetchTail !== undefined && prefetchTail > tailLen
-        ? file.prefetchTail(prefetchTail).subarray(-tailLen)
-        : file.read(file.size - tailLen, tailLen);
+    const readTail = (n: number) =>
+      prefetchTail !== undefined && prefetchTail > n
+        ? file.prefetchTail(prefetchTail).subarray(-n)
+        : file.read(file.size - n, n);
+    let tailLen = Math.min(file.size, FOOTER_SIZE);
+    let tail = readTail(tailLen);
+    // (Pebble,v6)+ footers are longer: read again what the magic and version ask for
+    const need = Math.min(file.size, footerSize(tail));
+    if (need > tailLen) tail = readTail((tailLen = need));
     const footer = decodeFooter(file.path, tail, file.size - tailLen);
     file.blockAreaEnd = footer.footerOffset;
     file.checksumType = footer.checksumType;
