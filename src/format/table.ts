@@ -245,12 +245,14 @@ export class SstTable {
     this.checksumType = CHECKSUM_NAMES[this.footer.checksumType as ChecksumType];
 
     const pebbleVersion = this.footer.magic === "pebble" ? this.formatVersion : 0;
-    this.metaindex = hasColumnarMetaindex(pebbleVersion)
-      ? decodeColumnarMetaindex(this.blocks, this.footer.metaindexHandle)
+    const mh = this.footer.metaindexHandle;
+    const mi = this.blocks.read(mh, BlockKind.Metaindex);
+    this.metaindex = hasColumnarMetaindex(pebbleVersion, mi)
+      ? decodeColumnarMetaindex(this.blocks, mh, mi)
       : decodeMetaindex(
           this.blocks,
-          this.blocks.parsed(this.footer.metaindexHandle, BlockKind.Metaindex),
-          this.footer.metaindexHandle.offset,
+          new Block(mi, { file: this.path, kind: BlockKind.Metaindex, offset: mh.offset }),
+          mh.offset,
         );
     const propsHandle = this.meta(META_PROPERTIES) ?? this.meta(META_PROPERTIES_OLD);
     this.family = familyOf(this.footer, propsHandle !== undefined);

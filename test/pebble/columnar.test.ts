@@ -29,10 +29,13 @@ import { PEBBLE_FIXTURES, pebbleCases, pebbleOutput, propertiesSummary } from ".
 const COLUMNAR = join(PEBBLE_FIXTURES, "tables", "columnar");
 const STORE = join(PEBBLE_FIXTURES, "stores", "find-val-sep-db");
 const bin = join(import.meta.dirname, "..", "..", "bin", "lsmscope.js");
+const HISTORY = join(PEBBLE_FIXTURES, "tables", "columnar-history");
 const columnarTables = [
-  ...readdirSync(COLUMNAR)
-    .sort()
-    .map((f) => join(COLUMNAR, f)),
+  ...[COLUMNAR, HISTORY].flatMap((d) =>
+    readdirSync(d)
+      .sort()
+      .map((f) => join(d, f)),
+  ),
   ...readdirSync(STORE)
     .filter((f) => f.endsWith(".sst"))
     .sort()

@@ -33,8 +33,15 @@ export function isColumnar(pebbleFormatVersion: number): boolean {
   return pebbleFormatVersion >= PEBBLE_COLUMNAR_FORMAT;
 }
 
-export function hasColumnarMetaindex(pebbleFormatVersion: number): boolean {
-  return pebbleFormatVersion >= COLUMNAR_METAINDEX_FORMAT;
+/**
+ * Whether a table's metaindex block (decompressed `data`) is a key-value block: from (Pebble,v6) it
+ * is, except in the tables of Pebble's development tree before April 2025, whose v6 kept the row
+ * metaindex (Pebble's testdata keeps such tables). A row block starts with its first entry's shared-key
+ * length, 0; a columnar block with its format version, 1.
+ */
+export function hasColumnarMetaindex(pebbleFormatVersion: number, data: Buffer): boolean {
+  if (pebbleFormatVersion > COLUMNAR_METAINDEX_FORMAT) return true;
+  return pebbleFormatVersion === COLUMNAR_METAINDEX_FORMAT && data.length > 0 && data[0] === 1;
 }
 
 /**
@@ -50,8 +57,11 @@ export function hasColumnarProperties(pebbleFormatVersion: number, data: Buffer)
 }
 
 /** A (Pebble,v6)+ metaindex: names and handles from a key-value block. */
-export function decodeColumnarMetaindex(blocks: TableBlocks, handle: BlockHandle): MetaBlockEntry[] {
-  const data = blocks.read(handle, BlockKind.Metaindex);
+export function decodeColumnarMetaindex(
+  blocks: TableBlocks,
+  handle: BlockHandle,
+  data: Buffer,
+): MetaBlockEntry[] {
   return blocks.guard(BlockKind.Metaindex, handle.offset, () =>
     keyValueEntries(data).map(({ key, value }) => ({
       name: key.toString("latin1"),
