@@ -14,7 +14,14 @@
  * A table naming another schema can still be read for everything outside its data blocks (properties,
  * index, filters, range deletions and range keys): the reader refuses the data blocks with one line.
  */
-import { ColumnType, type ColumnarBlock, type PrefixBytes, type RawBytes, type Uints } from "./colblk.js";
+import {
+  ColumnType,
+  copyBytes,
+  type ColumnarBlock,
+  type PrefixBytes,
+  type RawBytes,
+  type Uints,
+} from "./colblk.js";
 
 /** Decodes the user keys of one data block. */
 export interface BlockKeys {
@@ -48,7 +55,7 @@ const defaultSchema = (name: string): KeySchema => ({
       materialize(row, out) {
         const n = prefixes.materialize(row, out, 0);
         suffixes.bounds(row);
-        block.data.copy(out, n, suffixes.s, suffixes.e);
+        copyBytes(block.data, suffixes.s, suffixes.e, out, n);
         return n + suffixes.e - suffixes.s;
       },
     };
@@ -85,7 +92,7 @@ const crdb1: KeySchema = {
           const s = untyped.s;
           const e = untyped.e;
           if (s === e) return n;
-          d.copy(out, n, s, e);
+          copyBytes(d, s, e, out, n);
           n += e - s;
           out[n++] = e - s + 1;
           return n;
