@@ -500,6 +500,39 @@ describe("damage in columnar tables is located", () => {
   });
 });
 
+describe("keyspan blocks Pebble printed in its keyspan block testdata", () => {
+  it("every finished block: each span's bounds, and its keys' seqno, kind, suffix and value", () => {
+    const kinds: Record<number, string> = {
+      15: "RANGEDEL",
+      19: "RANGEKEYDEL",
+      20: "RANGEKEYUNSET",
+      21: "RANGEKEYSET",
+    };
+    let added: string[] = [];
+    let finished = 0;
+    for (const c of pebbleCases("../colblk/keyspan_block.txt")) {
+      if (c.command === "init" || c.command === "reset") added = [];
+      else if (c.command === "add") {
+        // "b-c:{(#100,RANGEDEL) (#20,RANGEDEL)}" -> one line per key
+        for (const span of c.args) {
+          const [, start, end, keys] = /^(\w+)-(\w+):\{(.*)\}$/.exec(span)!;
+          for (const k of keys!.match(/\([^)]*\)/g)!) added.push(`${start}-${end}${k}`);
+        }
+      } else if (c.command === "finish") {
+        finished++;
+        const block = decodeKeyspanBlock(dumpBytes(c.output.split("\n")));
+        const got = block.keys.map((k) => {
+          const extra =
+            k.suffix.length || k.value.length ? `,${k.suffix.toString()},${k.value.toString()}` : "";
+          return `${k.start.toString()}-${k.end.toString()}(#${k.seqno},${kinds[k.kind]}${extra})`;
+        });
+        expect(got).toEqual(added);
+      }
+    }
+    expect(finished).toBe(3);
+  });
+});
+
 describe("a store of columnar tables through the store-level commands", () => {
   it("point lookups find every key of every table at its seqno; absent keys are not found", () => {
     for (const f of columnarTables.filter((x) => x.startsWith(STORE))) {
