@@ -15,7 +15,7 @@ interface Args {
 export const command: CommandModule<object, Args> = {
   command: "sst <file>",
   describe:
-    "Describe one SST/LDB table (RocksDB, LevelDB, Pebble up to (Pebble,v4)): footer, meta blocks, properties, filter",
+    "Describe one SST/LDB table (RocksDB, LevelDB, Pebble row and columnar formats): footer, meta blocks, properties, filter",
   builder: (y) =>
     y
       .positional("file", { type: "string", demandOption: true, describe: "table file (.sst or .ldb)" })
