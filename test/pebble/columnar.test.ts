@@ -626,7 +626,7 @@ describe("a store of columnar tables through the store-level commands", () => {
     expect(v).toMatchObject({ failed: 0, tables: { files: 3, entries: 36 } });
     const sizes = lsmscope("sizes", STORE, "--full", "--json");
     expect(sizes.status).toBe(0);
-    expect(JSON.parse(sizes.stdout).columnFamilies[0]).toMatchObject({ entries: 36, entriesRead: 36 });
+    expect(JSON.parse(sizes.stdout).columnFamilies[0]).toMatchObject({ liveKeys: 36, entriesRead: 36 });
     const probe = lsmscope(
       "probe",
       STORE,
