@@ -42,8 +42,10 @@ export interface EntryView {
 export interface DataEntryCursor extends EntryView {
   blockHandle: BlockHandle | undefined;
   readonly entryOffset: number;
-  /** Pebble: the value lives in a value block or blob file (not resolved; see declaredValueLength). */
+  /** Pebble: the value lives in a value block (not resolved; see declaredValueLength). */
   readonly valueInValueBlock: boolean;
+  /** Pebble (v6)+: the value lives in a blob file (not resolved; see declaredValueLength). */
+  readonly valueInBlobFile: boolean;
   /** The value's length as written (for an external value, the length its handle declares). */
   readonly declaredValueLength: number;
   /** Point at a data block's decoded bytes (`handle`: the block's, for EntryView.blockHandle). */
@@ -62,6 +64,8 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
   readonly pebble: PebbleEntries | undefined;
   /** Pebble: the last entry's value lives in a value block (not resolved; see declaredValueLength). */
   valueInValueBlock = false;
+  /** Pebble: the last entry's value lives in a blob file (not resolved; see declaredValueLength). */
+  valueInBlobFile = false;
   /** Pebble: the value's length as written (for a value-block value, the length its handle declares). */
   declaredValueLength = 0;
   constructor(pebble?: PebbleEntries) {
@@ -85,6 +89,7 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
     const kind = pebbleAsValueType(raw);
     if (kind !== raw) this.key[kp] = kind;
     this.valueInValueBlock = false;
+    this.valueInBlobFile = false;
     if (p.valuePrefix && pebbleKind(raw) === PebbleKind.Set) {
       let v;
       try {
@@ -92,7 +97,8 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
       } catch (err) {
         throw this.block.corrupt((err as Error).message, this.entryOffset);
       }
-      if (v.where !== "in-place") this.valueInValueBlock = true;
+      this.valueInValueBlock = v.where === "value-block";
+      this.valueInBlobFile = v.where === "blob-file";
       this.valueOffset = v.offset;
       this.valueLength = v.where === "in-place" ? v.length : this.valueLength - 1;
       this.declaredValueLength = v.length;

@@ -44,6 +44,8 @@ export interface ScanSummary {
   rangeKeys?: RangeKeyCounts;
   /** Pebble v3+ tables: SET values stored in value blocks (counted in rawValueBytes by their length). */
   valuesInValueBlocks?: number;
+  /** Pebble v6+ tables: values stored in blob files (counted in rawValueBytes by their length). */
+  valuesInBlobFiles?: number;
 }
 
 export function emptyScanSummary(): ScanSummary {
@@ -112,6 +114,7 @@ export function scanTable(
         }
         countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
         if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
+        else if (c.valueInBlobFile) s.valuesInBlobFiles = (s.valuesInBlobFiles ?? 0) + 1;
         if (visitor && visitor(c) === false) {
           stopped = true;
           break;

@@ -203,6 +203,7 @@ function verifyDataBlocks(
             // Pebble counts a value in a value block or blob file by the length its handle declares
             countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
             if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
+            else if (c.valueInBlobFile) s.valuesInBlobFiles = (s.valuesInBlobFiles ?? 0) + 1;
             if (prev.length < kl) prev = Buffer.allocUnsafe(kl * 2);
             c.key.copy(prev, 0, 0, kl);
             prevLength = kl;

@@ -73,6 +73,7 @@ export interface TableReport {
     rangeKeys?: { sets: number; unsets: number; deletes: number };
     /** Pebble v3+ tables: SET values kept in value blocks. */
     valuesInValueBlocks?: number;
+    valuesInBlobFiles?: number;
   };
   verify?: VerifyReport;
   blocks?: { offset: number; size: number; separator: string; partition?: number }[];
@@ -189,6 +190,7 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
       dataBlocks: summary.dataBlocks,
       ...(summary.rangeKeys ? { rangeKeys: summary.rangeKeys } : {}),
       ...(summary.valuesInValueBlocks ? { valuesInValueBlocks: summary.valuesInValueBlocks } : {}),
+      ...(summary.valuesInBlobFiles ? { valuesInBlobFiles: summary.valuesInBlobFiles } : {}),
     };
   }
   r.io = { ...t.io };
@@ -309,6 +311,8 @@ export function renderTableText(r: TableReport): string {
     }
     if (s.valuesInValueBlocks)
       out.push(`        ${s.valuesInValueBlocks} values in value blocks (counted by their declared length)`);
+    if (s.valuesInBlobFiles)
+      out.push(`        ${s.valuesInBlobFiles} values in blob files (counted by their declared length)`);
     out.push(`        raw key bytes ${s.rawKeyBytes}, raw value bytes ${s.rawValueBytes}`);
     out.push(`        first key ${s.firstKey ?? "-"}`);
     out.push(`        last key  ${s.lastKey ?? "-"}`);

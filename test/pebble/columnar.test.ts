@@ -68,7 +68,8 @@ function totals(t: SstTable) {
       merges: s.mergeOperands,
       dataBlocks: s.dataBlocks,
       dataSize: s.dataBlockBytes + s.dataBlocks * 5,
-      valuesInValueBlocks: (s.valuesInValueBlocks ?? 0) - num(p["pebble.num.values.in.blob-files"]),
+      valuesInValueBlocks: s.valuesInValueBlocks ?? 0,
+      valuesInBlobFiles: s.valuesInBlobFiles ?? 0,
     },
     stated: {
       entries: p["rocksdb.num.entries"],
@@ -80,6 +81,7 @@ function totals(t: SstTable) {
       dataBlocks: p["rocksdb.num.data.blocks"],
       dataSize: p["rocksdb.data.size"],
       valuesInValueBlocks: num(p["pebble.num.values.in.value-blocks"]),
+      valuesInBlobFiles: num(p["pebble.num.values.in.blob-files"]),
     },
   };
 }
@@ -212,7 +214,7 @@ describe("the find-val-sep-db tables against Pebble's `sstable scan` and `sstabl
       t.scan((e) => {
         const c = e as ColumnarDataCursor;
         const key = e.userKeyCopy().toString("latin1").replace(/\x00/g, "\\x00");
-        const value = c.valueInValueBlock ? `len${c.declaredValueLength}` : e.valueCopy().toString("hex");
+        const value = c.valueInBlobFile ? `len${c.declaredValueLength}` : e.valueCopy().toString("hex");
         got.push(`${key}#${e.seqno},SET [${value}]`);
       });
       t.close();
@@ -558,7 +560,7 @@ describe("DefaultKeySchema data blocks from Pebble's data block testdata", () =>
               type: cur.type,
               // an external value is its value prefix byte and handle: here the handle is the test's text
               value: cur.valueCopy().toString("latin1"),
-              external: cur.valueInValueBlock,
+              external: cur.valueInValueBlock || cur.valueInBlobFile,
             });
           expect(got).toEqual(written.slice(0, rows));
         }

@@ -43,7 +43,7 @@ const BLOB_HANDLE = 0x40;
  */
 export function externalValueLength(data: Buffer, start: number, end: number): number {
   if (end <= start) throw new RangeError("external value without its value prefix");
-  const kind = data[start]! & VALUE_KIND_MASK;
+  const kind = externalValueKind(data[start]!);
   const c = cursor(data, start + 1, end);
   if (kind === VALUE_BLOCK_HANDLE) return getVarint32(c);
   if (kind === BLOB_HANDLE) {
@@ -51,6 +51,11 @@ export function externalValueLength(data: Buffer, start: number, end: number): n
     return getVarint32(c);
   }
   throw new RangeError(`external value with value prefix 0x${data[start]!.toString(16)}`);
+}
+
+/** The kind bits of an external value's prefix byte: a value-block handle (0x80) or a blob handle (0x40). */
+function externalValueKind(prefix: number): number {
+  return prefix & VALUE_KIND_MASK;
 }
 
 export class ColumnarDataCursor implements DataEntryCursor {
@@ -61,6 +66,7 @@ export class ColumnarDataCursor implements DataEntryCursor {
   valueLength = 0;
   blockHandle: BlockHandle | undefined;
   valueInValueBlock = false;
+  valueInBlobFile = false;
   declaredValueLength = 0;
   /** The current row (reported where a row-block cursor reports a byte offset). */
   entryOffset = -1;
@@ -150,12 +156,15 @@ export class ColumnarDataCursor implements DataEntryCursor {
     const s = v.s;
     const e = v.e;
     if (this.external.at(row)) {
-      this.valueInValueBlock = true;
       this.declaredValueLength = externalValueLength(this.data, s, e);
+      const kind = externalValueKind(this.data[s]!);
+      this.valueInValueBlock = kind === VALUE_BLOCK_HANDLE;
+      this.valueInBlobFile = kind === BLOB_HANDLE;
       this.valueOffset = s + 1;
       this.valueLength = e - s - 1;
     } else {
       this.valueInValueBlock = false;
+      this.valueInBlobFile = false;
       this.valueOffset = s;
       this.valueLength = e - s;
       this.declaredValueLength = e - s;
