@@ -191,6 +191,29 @@ function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
   return { format: "block-based", defaultComparator: "", leveldbHash: false };
 }
 
+/** See SstTable.dataBlockReader(). */
+export class DataBlockReader {
+  constructor(
+    private readonly blocks: TableBlocks,
+    /** A cursor of the table's block layout (SstTable.newDataCursor, without the table). */
+    readonly newCursor: () => DataEntryCursor,
+  ) {}
+
+  /**
+   * Read one data block and point `cursor` at it; its bytes live in a buffer the next read overwrites.
+   * Returns the block's uncompressed size.
+   */
+  load(cursor: DataEntryCursor, handle: BlockHandle): number {
+    const data = this.blocks.read(handle, BlockKind.Data, true);
+    cursor.load(data, { file: this.blocks.path, kind: BlockKind.Data, offset: handle.offset }, handle);
+    return data.length;
+  }
+
+  close(): void {
+    this.blocks.file.close();
+  }
+}
+
 export class SstTable {
   readonly path: string;
   readonly fileSize: number;
@@ -535,6 +558,22 @@ export class SstTable {
    */
   newDataCursor(): DataEntryCursor {
     return this.columnar ? this.columnar.dataCursor() : new DataCursor(this.family.pebbleEntries);
+  }
+
+  /**
+   * Reads of this table's data blocks (as readDataBlock with `reuse`, into a cursor of the table's
+   * layout) through an object that holds the file and nothing else of the table: a merge over
+   * thousands of L0 files keeps one per run, and the table's metadata (properties, metaindex) made
+   * most of its memory. Closing it closes the file (a caller that keeps the table does not).
+   */
+  dataBlockReader(): DataBlockReader {
+    // the cursor factory must not hold the table (the point of the reader): its parts only
+    const columnar = this.columnar;
+    const pebble = this.family.pebbleEntries;
+    return new DataBlockReader(
+      this.blocks,
+      columnar ? () => columnar.dataCursor() : () => new DataCursor(pebble),
+    );
   }
 
   /**

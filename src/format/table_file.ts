@@ -12,6 +12,7 @@
  * worker threads) reads one table at a time and the async fs API costs a thread-pool hop per block.
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { tableDescriptorBudget } from "../util/open_files.js";
 import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
 import { BlockCorruptionError } from "./errors.js";
 import { LIMITS } from "../util/limits.js";
@@ -21,6 +22,30 @@ import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { compressionName } from "../base/compression_type.js";
 import { checksumModifierForContext, computeChecksum } from "./checksum.js";
 import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from "./compression.js";
+
+/**
+ * This thread's table files that hold a descriptor, least recently read first (Set order). Readers
+ * keep thousands of tables open at once (a merge over an L0 pile-up has one run per file, the probe's
+ * reader path opens every table as RocksDB's table cache does with max_open_files=-1), so a table
+ * keeps its parsed state but lends its descriptor back: past tableDescriptorBudget() the least
+ * recently read table closes its descriptor, and opens it again at its next read from the file.
+ */
+const withDescriptor = new Set<TableFile>();
+let descriptorBudget: number | undefined;
+
+/** Table files of this thread holding a descriptor now (at most tableDescriptorBudget()). */
+export function tableDescriptorsInUse(): number {
+  return withDescriptor.size;
+}
+
+function holdDescriptor(f: TableFile): void {
+  withDescriptor.add(f);
+  descriptorBudget ??= tableDescriptorBudget();
+  if (withDescriptor.size > descriptorBudget) {
+    const oldest = withDescriptor.values().next().value as TableFile;
+    oldest.releaseDescriptor();
+  }
+}
 
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
 let spareTail: Buffer | undefined;
@@ -36,8 +61,16 @@ export interface IoStats {
 export class TableFile {
   readonly path: string;
   readonly size: number;
+  /** -1 while closed, or while the descriptor is lent back (see withDescriptor) */
   private fd: number;
-  private scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+  private closed = false;
+  /** Identity of the file opened first: a reopen must find the same file. */
+  private readonly ino: number;
+  /**
+   * The buffer of `reuse` block reads, allocated at the first one and grown as needed: a merge keeps
+   * thousands of tables open at once (an L0 pile-up), and most never read a block that large.
+   */
+  private scratch: Buffer | undefined;
   readonly io: IoStats = { reads: 0, bytes: 0 };
   checksumType: ChecksumType = ChecksumType.CRC32c;
   baseContextChecksum = 0;
@@ -68,18 +101,50 @@ export class TableFile {
       if (!st.isFile()) throw new LsmscopeError("not a regular file", { file: path });
       this.fd = fd;
       this.size = st.size;
+      this.ino = st.ino;
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       throw fromFsError(err) ?? err;
     }
     this.blockAreaEnd = this.size;
+    holdDescriptor(this);
   }
 
-  close(): void {
+  /** Close the descriptor but not the table: the next read from the file opens it again. */
+  releaseDescriptor(): void {
+    withDescriptor.delete(this);
     if (this.fd >= 0) {
       closeSync(this.fd);
       this.fd = -1;
     }
+  }
+
+  /** The descriptor, opened again if it was lent back; the file must be the one first opened. */
+  private descriptor(): number {
+    if (this.fd >= 0) {
+      // most recently read last: Set order is insertion order
+      withDescriptor.delete(this);
+      withDescriptor.add(this);
+      return this.fd;
+    }
+    let fd = -1;
+    try {
+      fd = openSync(this.path, "r");
+      const st = fstatSync(fd);
+      if (st.ino !== this.ino || st.size !== this.size)
+        throw new LsmscopeError("the file was replaced while being read", { file: this.path });
+    } catch (err) {
+      if (fd >= 0) closeSync(fd);
+      throw fromFsError(err) ?? err;
+    }
+    this.fd = fd;
+    holdDescriptor(this);
+    return fd;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.releaseDescriptor();
     if (this.tailBuffer) spareTail = this.tailBuffer;
     this.tailBuffer = undefined;
     this.tail = undefined;
@@ -124,7 +189,7 @@ export class TableFile {
 
   /** Read exactly `length` bytes at `position` into `buf[at...]`. */
   readInto(buf: Buffer, at: number, length: number, position: number): void {
-    if (this.fd < 0) throw new Error(`table ${this.path} is closed`);
+    if (this.closed) throw new Error(`table ${this.path} is closed`);
     if (position < 0 || position + length > this.size) {
       throw new CorruptionError(
         `read of ${length} bytes at ${position} runs past the end of the file (${this.size} bytes)`,
@@ -159,8 +224,9 @@ export class TableFile {
   private readRaw(buf: Buffer, at: number, length: number, position: number): void {
     let done = 0;
     this.io.reads++;
+    const fd = this.descriptor();
     while (done < length) {
-      const n = readSync(this.fd, buf, at + done, length - done, position + done);
+      const n = readSync(fd, buf, at + done, length - done, position + done);
       if (n <= 0) throw new CorruptionError(`unexpected end of file`, this.path, position + done);
       done += n;
     }
@@ -199,9 +265,11 @@ export class TableFile {
     const total = BLOCK_HEADROOM + size + BLOCK_TRAILER_SIZE;
     let buf: Buffer;
     if (reuse) {
-      if (this.scratch.length < total)
-        this.scratch = Buffer.allocUnsafe(Math.max(total, this.scratch.length * 2));
-      buf = this.scratch;
+      const have = this.scratch?.length ?? 0;
+      // a buffer of its own: a slice of Node's shared 8 KiB pool (blocks under 4 KiB) would keep the
+      // whole pool chunk alive as long as the table (8 KiB per run of a merge over an L0 pile-up)
+      if (have < total) this.scratch = Buffer.allocUnsafeSlow(Math.max(total, have * 2));
+      buf = this.scratch!;
     } else {
       buf = Buffer.allocUnsafe(total);
     }

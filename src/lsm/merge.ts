@@ -12,7 +12,9 @@
  * hi. Each data block is counted (bytes, ratio) by exactly one range: the one holding the block's first
  * key, so ranges processed by different workers add up to the whole column family.
  */
-import { DataBlock, type SstTable, type EntryView, type IndexEntry } from "../format/table.js";
+import { openTable, type DataBlockReader, type SstTable } from "../format/table.js";
+import { DataCursor, type DataEntryCursor } from "../format/data_block.js";
+import { PackedIndex } from "../format/packed_index.js";
 import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
@@ -68,16 +70,6 @@ export interface BlockEvent {
   logical: number;
   /** The block's first key lies in this range: count it. */
   counted: boolean;
-}
-
-/**
- * Data-block reads that reuse one buffer per table (SstTable.readDataBlock with `reuse`). A fresh buffer
- * per block made two scanning threads contend on allocation so badly that the second thread gained
- * nothing (measured: 50 ms → 144 ms per table per thread); a run only reads its next block after
- * leaving the current one, so the reuse is safe.
- */
-function blockReader(t: SstTable): (h: BlockHandle) => DataBlock {
-  return (h) => t.readDataBlock(h, { reuse: true });
 }
 
 /**
@@ -158,16 +150,30 @@ export class TableRun implements Run {
   }
 
   private fileIdx = -1;
+  /** The current table, held until the run leaves it (from `tables`; undefined in a lean run)... */
   private table: SstTable | undefined;
-  private read: ((h: BlockHandle) => DataBlock) | undefined;
-  private index: Generator<IndexEntry> | undefined;
-  private cursor: (EntryView & { next(): boolean }) | undefined;
+  /** ...and its data-block reader (in a lean run, what is kept of the table: see `lean`). */
+  private reader: DataBlockReader | undefined;
+  /** The current table's data blocks from lo on (up to the first that reaches hi), and the next one. */
+  private index: PackedIndex | undefined;
+  private indexPos = 0;
+  private cursor: DataEntryCursor | undefined;
+  /** The current table's cursor, loaded with each of its blocks in turn (cursor is it, or undefined). */
+  private tableCursor: DataEntryCursor | undefined;
   private done = false;
   /** The current block may hold keys ≥ hi: check every entry. */
   private checkHi = false;
   /** lo and hi in hex, to compare with the files' key ranges (hex order is byte order). */
   private readonly loHex: string | undefined;
   private readonly hiHex: string | undefined;
+  /**
+   * A run of a merge over many runs (its read-ahead shrunk below the full window: mergeReadAhead())
+   * keeps of its current table only the file and the data-block handles, and opens its tables itself
+   * rather than through `tables`: over an L0 pile-up every run has a table open at once, and the
+   * tables' metadata (properties, metaindex) made most of the merge's memory. Descriptors are bounded
+   * by TableFile either way.
+   */
+  private readonly lean: boolean;
 
   constructor(
     private readonly files: readonly RunFile[],
@@ -180,6 +186,7 @@ export class TableRun implements Run {
   ) {
     this.loHex = lo?.toString("hex");
     this.hiHex = hi?.toString("hex");
+    this.lean = readAhead !== undefined && readAhead < SCAN_READ_AHEAD;
   }
 
   private openNext(): boolean {
@@ -189,49 +196,84 @@ export class TableRun implements Run {
       // the run's files are sorted and disjoint: once one starts at or after hi, so do the rest
       if (this.hiHex !== undefined && f.smallestHex !== undefined && f.smallestHex >= this.hiHex) break;
       if (this.loHex !== undefined && f.largestHex !== undefined && f.largestHex < this.loHex) continue;
-      const t = this.tables.acquire(f.path, this.readAhead);
-      this.table = t;
-      this.read = blockReader(t);
+      const t = this.lean
+        ? openTable(f.path, { readAhead: this.readAhead })
+        : this.tables.acquire(f.path, this.readAhead);
       this.path = t.path;
-      this.index = this.lo ? t.iterateIndex({ from: this.lo }) : t.iterateIndex();
+      try {
+        this.index = this.blockList(t);
+        this.indexPos = 0;
+      } catch (err) {
+        if (this.lean) t.close();
+        else this.tables.release(t);
+        throw err;
+      }
+      this.reader = t.dataBlockReader();
+      if (!this.lean) this.table = t;
+      const c = this.reader.newCursor();
+      // a key buffer of its own: a slice of Node's shared 8 KiB pool would keep the whole pool chunk
+      // alive while the run is on this table (a chunk per run of a merge over an L0 pile-up)
+      if (c instanceof DataCursor) c.key = Buffer.allocUnsafeSlow(256);
+      this.tableCursor = c;
       return true;
     }
     this.fileIdx = this.files.length;
     return false;
   }
 
+  /** The table's data blocks from the one that may hold lo, up to the first whose separator reaches hi. */
+  private blockList(t: SstTable): PackedIndex {
+    const idx = new PackedIndex();
+    const hi = this.hi;
+    for (const ie of this.lo ? t.iterateIndex({ from: this.lo }) : t.iterateIndex()) {
+      const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
+      idx.push(ie.separator, sl, ie.handle);
+      // a separator is ≥ every key of its block and below every key of the next
+      if (hi !== undefined && cmpBytes(ie.separator, sl, hi, hi.length) >= 0) break;
+    }
+    idx.finish();
+    return idx;
+  }
+
   private closeTable(): void {
+    // a table from `tables` goes back with its file; a lean run's reader owns the file
     if (this.table) this.tables.release(this.table);
+    else this.reader?.close();
     this.table = undefined;
+    this.reader = undefined;
     this.index = undefined;
     this.cursor = undefined;
+    this.tableCursor = undefined;
   }
 
   /** Load the next data block in range; false at the end of the run. */
   private nextBlock(): boolean {
     for (;;) {
       if (!this.index && !this.openNext()) return false;
-      const r = this.index!.next();
-      if (r.done) {
+      const idx = this.index!;
+      if (this.indexPos >= idx.count) {
         this.index = undefined;
         continue;
       }
-      const ie = r.value;
+      const i = this.indexPos++;
       const lo = this.lo;
-      const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
-      if (lo !== undefined && cmpBytes(ie.separator, sl, lo, lo.length) < 0) continue; // whole block below lo
+      if (lo !== undefined && idx.compare(i, lo) < 0) continue; // whole block below lo
       // the separator is ≥ every key of its block: below hi, no entry of the block needs the hi check
-      this.checkHi = this.hi !== undefined && cmpBytes(ie.separator, sl, this.hi, this.hi.length) >= 0;
-      const db = this.read!(ie.handle);
-      const c = db.cursor();
+      this.checkHi = this.hi !== undefined && idx.compare(i, this.hi) >= 0;
+      const handle = idx.handle(i);
+      const c = this.tableCursor!;
+      // one read buffer per table (the reader's `reuse` reads): a fresh buffer per block made two
+      // scanning threads contend on allocation so badly that the second gained nothing (measured:
+      // 50 ms -> 144 ms per table per thread); a run reads its next block only after leaving this one
+      const logical = this.reader!.load(c, handle);
       if (!c.next()) continue; // empty block
       const first = c.key;
       const fl = c.keyLength - 8;
       const hi = this.hi;
       if (hi !== undefined && cmpBytes(first, fl, hi, hi.length) >= 0) return false;
       const counted = lo === undefined || cmpBytes(first, fl, lo, lo.length) >= 0;
-      this.block = ie.handle;
-      this.blocks.block({ path: this.path!, handle: ie.handle, logical: db.logicalSize, counted });
+      this.block = handle;
+      this.blocks.block({ path: this.path!, handle, logical, counted });
       this.cursor = c;
       // skip entries below lo (only in the block that straddles lo)
       if (!counted) {
@@ -340,8 +382,115 @@ export interface MergeSink {
   entry(r: Run): void;
 }
 
+/**
+ * Merges of more runs than this use a tree of losers instead of the heap. Over an L0 pile-up
+ * (thousands of runs whose keys interleave) the merge is bound by memory latency, not by comparisons:
+ * the heap read the key prefix of a different run object at every level. The tree keeps each loser's
+ * key prefix in its node (typed arrays, a few KiB that stay in the cache) and reads a run only for
+ * equal prefixes. With few runs the heap's runner-up shortcut (one comparison per entry while one run
+ * stays ahead) wins.
+ */
+const LOSER_TREE_MIN_RUNS = 16;
+
+/**
+ * A tournament tree over runs: node n (1 ≤ n < k) holds the run that lost the match played there and
+ * that run's key prefix (keyPrefix()), leaf i is node k + i, and the overall winner — the run whose
+ * entry comes first — is kept apart. After the winner advances, one match per level on its path to
+ * the root settles the new winner. An exhausted run has an infinite prefix and loses every match.
+ */
+class LoserTree {
+  private readonly loser: Int32Array;
+  private readonly loserHi: Float64Array;
+  private readonly loserLo: Float64Array;
+  private readonly live: Uint8Array;
+  private winner = -1;
+
+  constructor(private readonly runs: Run[]) {
+    const k = runs.length;
+    this.live = new Uint8Array(k);
+    this.loser = new Int32Array(Math.max(1, k));
+    this.loserHi = new Float64Array(Math.max(1, k));
+    this.loserLo = new Float64Array(Math.max(1, k));
+    if (k === 0) return;
+    for (let i = 0; i < k; i++) this.live[i] = runs[i]!.advance() ? 1 : 0;
+    // play the tournament bottom-up: the winner of node n's subtree in w[n], the loser kept at n
+    const w = new Int32Array(2 * k);
+    for (let i = 0; i < k; i++) w[k + i] = i;
+    for (let n = k - 1; n >= 1; n--) {
+      const a = w[2 * n]!;
+      const b = w[2 * n + 1]!;
+      const aWins = this.beats(a, b);
+      w[n] = aWins ? a : b;
+      this.keep(n, aWins ? b : a);
+    }
+    this.winner = k === 1 ? 0 : w[1]!;
+  }
+
+  private keep(n: number, run: number): void {
+    this.loser[n] = run;
+    const r = this.runs[run]!;
+    this.loserHi[n] = this.live[run] === 1 ? r.pfxHi : Infinity;
+    this.loserLo[n] = r.pfxLo;
+  }
+
+  /** Run a's entry comes before run b's (an exhausted run comes after every other). */
+  private beats(a: number, b: number): boolean {
+    if (this.live[a] === 0) return false;
+    if (this.live[b] === 0) return true;
+    return before(this.runs[a]!, this.runs[b]!);
+  }
+
+  /** The run holding the first entry, or undefined when every run is exhausted. */
+  top(): Run | undefined {
+    const i = this.winner;
+    return i >= 0 && this.live[i] === 1 ? this.runs[i] : undefined;
+  }
+
+  /** Advance the winner and settle the new one. */
+  advanceTop(): void {
+    let cur = this.winner;
+    const r = this.runs[cur]!;
+    let hi: number;
+    let lo = 0;
+    if (r.advance()) {
+      hi = r.pfxHi;
+      lo = r.pfxLo;
+    } else {
+      this.live[cur] = 0;
+      hi = Infinity;
+    }
+    const loser = this.loser;
+    const loserHi = this.loserHi;
+    const loserLo = this.loserLo;
+    for (let n = (cur + this.runs.length) >> 1; n >= 1; n >>= 1) {
+      const lh = loserHi[n]!;
+      if (lh > hi) continue;
+      const ll = loserLo[n]!;
+      if (lh === hi && (ll > lo || (ll === lo && !this.beats(loser[n]!, cur)))) continue;
+      // the loser kept here wins this match: it goes on up, cur stays
+      const l = loser[n]!;
+      loser[n] = cur;
+      loserHi[n] = hi;
+      loserLo[n] = lo;
+      cur = l;
+      hi = lh;
+      lo = ll;
+    }
+    this.winner = cur;
+  }
+}
+
+function mergeByLoserTree(runs: Run[], sink: MergeSink): void {
+  const t = new LoserTree(runs);
+  for (let top = t.top(); top !== undefined; top = t.top()) {
+    sink.entry(top);
+    t.advanceTop();
+  }
+}
+
 /** Merge runs and give every entry to `sink` in internal-key order. */
 export function mergeRuns(runs: Run[], sink: MergeSink): void {
+  if (runs.length > LOSER_TREE_MIN_RUNS) return mergeByLoserTree(runs, sink);
   const heap: Run[] = [];
   for (const r of runs) if (r.advance()) heap.push(r);
   const n0 = heap.length;

@@ -33,6 +33,7 @@ import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
 import { plural } from "../util/words.js";
+import { PackedIndex } from "../format/packed_index.js";
 
 interface OpenedTable {
   file: ProbeFile;
@@ -348,58 +349,6 @@ export class LsmReader {
       return { found: true };
     }
     return undefined;
-  }
-}
-
-/** Index separators (user-key parts) in one growing buffer, with their block handles. */
-class PackedIndex {
-  count = 0;
-  private bytes = Buffer.allocUnsafe(4096);
-  private used = 0;
-  private starts = new Float64Array(256);
-  private offsets = new Float64Array(256);
-  private sizes = new Float64Array(256);
-
-  push(sep: Buffer, len: number, h: BlockHandle): void {
-    if (this.used + len > this.bytes.length) {
-      const b = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + len));
-      this.bytes.copy(b, 0, 0, this.used);
-      this.bytes = b;
-    }
-    if (this.count + 1 >= this.starts.length) {
-      const grow = (a: Float64Array) => {
-        const n = new Float64Array(a.length * 2);
-        n.set(a);
-        return n;
-      };
-      this.starts = grow(this.starts);
-      this.offsets = grow(this.offsets);
-      this.sizes = grow(this.sizes);
-    }
-    sep.copy(this.bytes, this.used, 0, len);
-    this.starts[this.count] = this.used;
-    this.offsets[this.count] = h.offset;
-    this.sizes[this.count] = h.size;
-    this.used += len;
-    this.count++;
-    this.starts[this.count] = this.used;
-  }
-
-  /** Trim the buffers to what is used. */
-  finish(): void {
-    this.bytes = Buffer.from(this.bytes.subarray(0, this.used));
-    this.starts = this.starts.slice(0, this.count + 1);
-    this.offsets = this.offsets.slice(0, this.count);
-    this.sizes = this.sizes.slice(0, this.count);
-  }
-
-  /** Sign of separator i against `key`, bytewise. */
-  compare(i: number, key: Buffer): number {
-    return this.bytes.compare(key, 0, key.length, this.starts[i]!, this.starts[i + 1]!);
-  }
-
-  handle(i: number): BlockHandle {
-    return { offset: this.offsets[i]!, size: this.sizes[i]! };
   }
 }
 

@@ -36,6 +36,15 @@ export function openFileCacheCapacity(): number {
 }
 
 /**
+ * Descriptors the table files of one thread may hold at once (format/table_file.ts lends the least
+ * recently read one back beyond it): an eighth of the limit, at least 16. Unlike a cache, a merge
+ * over thousands of L0 files reads every one of them in turn, so the more fit the fewer reopens.
+ */
+export function tableDescriptorBudget(): number {
+  return Math.max(16, Math.floor(openFileLimit() / 8));
+}
+
+/**
  * max_open_files for RocksDB opened on a store: the store's own setting when it is positive and
  * fits, else half the process's limit (RocksDB's table cache holds the tables and blob files it has
  * open; -1 would keep every one of them open).

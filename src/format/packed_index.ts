@@ -1,0 +1,71 @@
+import type { BlockHandle } from "./handle.js";
+
+/**
+ * A table's index separators (their user-key parts) in one growing buffer, with their data blocks'
+ * handles in typed arrays: a few bytes per data block and no object per entry, for readers that keep
+ * the index of thousands of tables at once (the probe's reader path, a merge over an L0 pile-up).
+ */
+export class PackedIndex {
+  count = 0;
+  private bytes = Buffer.allocUnsafe(1024);
+  private used = 0;
+  private starts = new Float64Array(64);
+  private offsets = new Float64Array(64);
+  private sizes = new Float64Array(64);
+
+  push(sep: Buffer, len: number, h: BlockHandle): void {
+    if (this.used + len > this.bytes.length) {
+      const b = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + len));
+      this.bytes.copy(b, 0, 0, this.used);
+      this.bytes = b;
+    }
+    if (this.count + 1 >= this.starts.length) {
+      const grow = (a: Float64Array) => {
+        const n = new Float64Array(a.length * 2);
+        n.set(a);
+        return n;
+      };
+      this.starts = grow(this.starts);
+      this.offsets = grow(this.offsets);
+      this.sizes = grow(this.sizes);
+    }
+    sep.copy(this.bytes, this.used, 0, len);
+    this.starts[this.count] = this.used;
+    this.offsets[this.count] = h.offset;
+    this.sizes[this.count] = h.size;
+    this.used += len;
+    this.count++;
+    this.starts[this.count] = this.used;
+  }
+
+  /**
+   * Trim the buffers to what is used. The separators get a buffer of their own: a slice of Node's
+   * shared 8 KiB pool would keep the whole pool chunk alive, with the table's metadata blocks read
+   * into it before (8 KiB per table of a merge over an L0 pile-up).
+   */
+  finish(): void {
+    const bytes = Buffer.allocUnsafeSlow(this.used);
+    this.bytes.copy(bytes, 0, 0, this.used);
+    this.bytes = bytes;
+    this.starts = this.starts.slice(0, this.count + 1);
+    this.offsets = this.offsets.slice(0, this.count);
+    this.sizes = this.sizes.slice(0, this.count);
+  }
+
+  /** Sign of separator i against `key`, bytewise. */
+  compare(i: number, key: Buffer): number {
+    return this.bytes.compare(key, 0, key.length, this.starts[i]!, this.starts[i + 1]!);
+  }
+
+  /** Offset and size of data block i. */
+  blockOffset(i: number): number {
+    return this.offsets[i]!;
+  }
+  blockSize(i: number): number {
+    return this.sizes[i]!;
+  }
+
+  handle(i: number): BlockHandle {
+    return { offset: this.offsets[i]!, size: this.sizes[i]! };
+  }
+}

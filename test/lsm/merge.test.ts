@@ -1,0 +1,168 @@
+/**
+ * The merge over many sorted runs, as over an L0 pile-up (a bulk load with auto-compaction off leaves
+ * thousands of L0 files, each its own run):
+ *  - mergeRuns() over more than 16 runs (a tree of losers) and over fewer (a heap) give every entry in
+ *    internal-key order: the same sequence as sorting them all (keys shorter than 8 bytes, equal 8-byte
+ *    prefixes, one user key in many runs, empty runs);
+ *  - `sizes --full` over a db_bench store of a few hundred L0 tables (a merge of more than 128 runs keeps only
+ *    each table's file and block list, and reads through lent-back descriptors) counts the live keys
+ *    `ldb scan` iterates and the entries the tables' own properties declare, and gives the same report
+ *    under a descriptor limit of 64, far below the table count; so does the probe's reader path, which
+ *    keeps every table open (as RocksDB's table cache with max_open_files=-1) but not its descriptor.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { MemRun, mergeRuns, type Run } from "../../src/lsm/merge.js";
+import type { MemEntry } from "../../src/datadir/memtable.js";
+import { ldbScanCount, sstDumpProperties } from "../sizes/helpers.js";
+import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
+
+/** Deterministic pseudo-random numbers (xorshift32). */
+function rng(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x / 2 ** 32;
+  };
+}
+
+/** `runs` sorted runs of user keys drawn from a small key space (many shared across runs). */
+function memRuns(runs: number, seed: number): { runs: MemEntry[][]; all: MemEntry[] } {
+  const r = rng(seed);
+  const out: MemEntry[][] = [];
+  const all: MemEntry[] = [];
+  let seqno = 1;
+  for (let i = 0; i < runs; i++) {
+    const n = i % 7 === 3 ? 0 : Math.floor(r() * 60); // some runs empty
+    const keys = new Map<string, Buffer>();
+    for (let j = 0; j < n; j++) {
+      const len = 1 + Math.floor(r() * 12); // shorter and longer than the 8-byte prefix
+      // the first 8 bytes from a tiny alphabet: many keys share their prefix
+      const k = Buffer.alloc(len);
+      for (let b = 0; b < len; b++) k[b] = b < 8 ? 0x61 + Math.floor(r() * 2) : Math.floor(r() * 256);
+      keys.set(k.toString("hex"), k);
+    }
+    const run = [...keys.values()]
+      .sort(Buffer.compare)
+      .map((key) => ({ key, seqno: seqno++, type: 1, value: Buffer.alloc(0) }));
+    out.push(run);
+    all.push(...run);
+  }
+  return { runs: out, all };
+}
+
+/** Internal-key order: user key ascending, sequence number descending. */
+const internalOrder = (a: MemEntry, b: MemEntry) => Buffer.compare(a.key, b.key) || b.seqno - a.seqno;
+
+function merged(runs: MemEntry[][]): string[] {
+  const out: string[] = [];
+  mergeRuns(
+    runs.map((es) => new MemRun(es)),
+    {
+      entry: (r: Run) => {
+        out.push(`${Buffer.from(r.key.subarray(0, r.ukLen)).toString("hex")}@${r.seqno}`);
+      },
+    },
+  );
+  return out;
+}
+
+describe("merge of many sorted runs", () => {
+  it.each([1, 2, 5, 16, 17, 40, 300])("%i runs give every entry in internal-key order", (n) => {
+    for (const seed of [1, 7, 99]) {
+      const { runs, all } = memRuns(n, seed * 1000 + n);
+      const want = [...all].sort(internalOrder).map((e) => `${e.key.toString("hex")}@${e.seqno}`);
+      expect(merged(runs)).toEqual(want);
+    }
+  });
+
+  it("no runs, and only empty runs, give nothing", () => {
+    expect(merged([])).toEqual([]);
+    expect(merged(Array.from({ length: 20 }, () => []))).toEqual([]);
+  });
+});
+
+const BIN = join(REPO, "bin", "lsmscope.js");
+let dir: string;
+let db: string;
+
+describe("sizes --full over an L0 pile-up", () => {
+  beforeAll(() => {
+    dir = tempDir("lsmscope-l0-merge-");
+    db = join(dir, "l0");
+    // 24 KiB memtables of 36-byte entries, every flushed table in L0: 387 tables when measured (how
+    // many memtables a flush takes varies from run to run)
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      "--num=600000",
+      "--key_size=16",
+      "--value_size=20",
+      "--compression_type=none",
+      "--block_size=4096",
+      "--bloom_bits=10",
+      "--write_buffer_size=24576",
+      "--disable_auto_compactions=1",
+      "--level0_slowdown_writes_trigger=1000000",
+      "--level0_stop_writes_trigger=1000000",
+      "--max_write_buffer_number=16",
+      "--max_background_flushes=2",
+      "--disable_wal=1",
+    ]);
+  }, 120_000);
+  afterAll(() => removeDir(dir));
+
+  /** The CLI's JSON, under a descriptor limit when given. */
+  const cli = (args: string[], limit?: number): unknown => {
+    const quoted = args.map((a) => `'${a}'`).join(" ");
+    const cmd = `${limit ? `ulimit -n ${limit} && ` : ""}exec '${process.execPath}' '${BIN}' ${quoted}`;
+    const r = spawnSync("bash", ["-c", cmd], { encoding: "utf8", maxBuffer: 64 << 20 });
+    expect(r.stderr).not.toMatch(/too many open files/i);
+    expect(r.status).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+  const sizes = (limit?: number) => {
+    const j = cli(["sizes", "--full", "--json", db], limit) as {
+      columnFamilies: { name: string; entries: number; entriesRead: number }[];
+      elapsedMs?: number;
+      entriesPerSecond?: number;
+    };
+    delete j.elapsedMs;
+    delete j.entriesPerSecond;
+    return j;
+  };
+
+  it("counts what ldb scan and the tables' properties say, under a limit of 64 descriptors too", () => {
+    const tables = readdirSync(db).filter((f) => f.endsWith(".sst"));
+    // a tree of losers beyond 16 runs; beyond 128 (as measured) the lean runs
+    expect(tables.length).toBeGreaterThan(16);
+    const declared = tables.reduce((s, f) => s + Number(sstDumpProperties(join(db, f))["# entries"]), 0);
+    const full = sizes();
+    const cf = full.columnFamilies.find((c) => c.name === "default")!;
+    expect(cf.entries).toBe(ldbScanCount(db));
+    expect(cf.entriesRead).toBe(declared);
+    expect(sizes(64)).toEqual(full);
+  }, 120_000);
+
+  it("probe's reader path, which opens every table, gives the same lookups under a limit of 64", () => {
+    const probe = (limit?: number) => {
+      const j = cli(
+        ["probe", db, "--cf", "default", "--keys", "absent", "--count", "50", "--path", "reader", "--json"],
+        limit,
+      ) as {
+        points: Record<string, unknown>[];
+      };
+      // what the lookups touched, without the run's own measurements
+      for (const p of j.points) for (const k of ["elapsedMs", "pid", "deviceReadBytes"]) delete p[k];
+      return j;
+    };
+    const all = probe();
+    expect(all.points[0]!["filesPerLookup"]).toBeGreaterThan(16);
+    expect(probe(64)).toEqual(all);
+  }, 120_000);
+});
