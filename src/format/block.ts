@@ -108,7 +108,7 @@ export function copyRange(src: Uint8Array, start: number, n: number): Buffer {
 export class BlockCursor {
   block!: Block;
   data!: Buffer;
-  key: Buffer = Buffer.allocUnsafeSlow(256);
+  key: Buffer = Buffer.allocUnsafe(256);
   keyLength = 0;
   valueOffset = 0;
   valueLength = 0;
