@@ -170,7 +170,10 @@ export const command: CommandModule<object, Args> = {
         ...(r.deep ? { deep: Object.fromEntries(r.deep) } : {}),
         ...(r.verify ? { verify: r.verify } : {}),
       };
-      process.stdout.write(JSON.stringify(out, null, 2) + "\n");
+      // in pieces: the JSON grows with the table count (util/json_stream.ts)
+      const { writeJson } = await import("../../util/json_stream.js");
+      writeJson(out, (s) => process.stdout.write(s));
+      process.stdout.write("\n");
     } else {
       const report = buildInspectReport(r.model, r.mode, r.deep);
       report.verify = r.verify;
