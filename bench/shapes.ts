@@ -34,7 +34,7 @@ const FD_LIMIT = 1024;
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const bin = join(repo, "bin", "lsmscope.js");
 
-function dbBench(args: string[]): void {
+export function dbBench(args: string[]): void {
   const r = spawnSync("db_bench", ["--statistics=0", "--seed=1", ...args], {
     encoding: "utf8",
     stdio: ["ignore", "ignore", "pipe"],
@@ -44,7 +44,7 @@ function dbBench(args: string[]): void {
 
 const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
 
-const median = (xs: number[]) => {
+export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
