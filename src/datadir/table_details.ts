@@ -32,8 +32,16 @@ export interface DetailsSource {
 }
 
 interface FormatModule {
-  openTable(path: string): DetailsSource & { format: string; close(): void };
+  openTable(path: string, opts: { prefetchTail: number }): DetailsSource & { format: string; close(): void };
 }
+
+/**
+ * Bytes read at once from the end of each table, as deep mode does (report/deep_table.ts): the
+ * footer, metaindex and properties lie there, so a small table's details take one read instead of
+ * four (footer, metaindex, properties, filter metadata each a read call). Default mode was slower than
+ * --deep on thousands of small tables for that reason.
+ */
+const TAIL_BYTES = 32 * 1024;
 
 export async function loadTableDetailsReader(
   findings: Finding[],
@@ -57,7 +65,7 @@ export async function loadTableDetailsReader(
   return (path: string): TableDetails => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
-      t = mod.openTable(path);
+      t = mod.openTable(path, { prefetchTail: TAIL_BYTES });
       return tableDetailsOf(t);
     } catch (e) {
       return { error: (e as Error).message };
