@@ -271,7 +271,9 @@ export class TableFile {
       if (have < total) this.scratch = Buffer.allocUnsafeSlow(Math.max(total, have * 2));
       buf = this.scratch!;
     } else {
-      buf = Buffer.allocUnsafe(total);
+      // a buffer of its own: blocks kept with their table (index, filter) as slices of Node's shared
+      // 8 KiB pool kept a whole pool chunk alive each (probe's reader path keeps every table open)
+      buf = Buffer.allocUnsafeSlow(total);
     }
     this.readInto(buf, BLOCK_HEADROOM, size + BLOCK_TRAILER_SIZE, offset);
     const start = BLOCK_HEADROOM;
