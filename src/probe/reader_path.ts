@@ -22,7 +22,7 @@
  * data blocks, filter partitions and blob records are read anew on every lookup.
  */
 import { SstTable, emptyLookupStats, openTable, type IndexEntry } from "../format/table.js";
-import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../format/handle.js";
+import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { Version } from "../lsm/version.js";
