@@ -128,7 +128,7 @@ describe("sizes --full over an L0 pile-up", () => {
   };
   const sizes = (limit?: number) => {
     const j = cli(["sizes", "--full", "--json", db], limit) as {
-      columnFamilies: { name: string; entries: number; entriesRead: number }[];
+      columnFamilies: { name: string; liveKeys: number; entriesRead: number }[];
       elapsedMs?: number;
       entriesPerSecond?: number;
     };
@@ -144,7 +144,7 @@ describe("sizes --full over an L0 pile-up", () => {
     const declared = tables.reduce((s, f) => s + Number(sstDumpProperties(join(db, f))["# entries"]), 0);
     const full = sizes();
     const cf = full.columnFamilies.find((c) => c.name === "default")!;
-    expect(cf.entries).toBe(ldbScanCount(db));
+    expect(cf.liveKeys).toBe(ldbScanCount(db));
     expect(cf.entriesRead).toBe(declared);
     expect(sizes(64)).toEqual(full);
   }, 120_000);
