@@ -43,6 +43,9 @@ import type {
   ViewPlace,
 } from "./types.js";
 import { orderedClassCounts } from "../eth/code.js";
+import { locateStorage } from "../contracts/layout.js";
+import { StorageMerge } from "../contracts/acc.js";
+import { storageView } from "../contracts/view.js";
 
 /** Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
  * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). */
@@ -338,6 +341,10 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
   const t0 = Date.now();
   const model = opts.model ?? (await inspectDatadir(dir, {}));
   const report = await computeSizesOf(model, opts, t0);
+  if (report.mode === "sample" && opts.eth !== "off" && locateStorage(model))
+    (report.eth?.notes ?? report.notes).push(
+      "storage per contract: full mode only (a contract's slots run across data blocks, which sampled blocks cut)",
+    );
   // what the model could not read is left out of every figure: say so
   report.incomplete = incompleteReasons(model);
   return report;
@@ -380,6 +387,7 @@ async function computeFull(
   const eth = locateEth(model, opts.eth);
   const accLoc = resolveLocation(model, eth.accounts);
   const codeLoc = resolveLocation(model, eth.code);
+  const storageLoc = opts.eth === undefined || opts.eth === "auto" ? locateStorage(model) : undefined;
   const notes: string[] = [
     "full mode: every data block of every live SST (and unflushed WAL writes, newest first) merged by user key; only the newest visible version of each key is counted, older versions and tombstones are obsoleteEntries",
     "physicalBytes: stored data-block bytes including the 5-byte block trailers (as rocksdb.data.size); logicalBytes: uncompressed data blocks",
@@ -438,6 +446,8 @@ async function computeFull(
     const roles: RoleSpec[] = [];
     if (accLoc && cfKey(accLoc.inst, accLoc.cf) === plan.key)
       roles.push({ role: "accounts", ...accLoc.role });
+    const isStorage = storageLoc?.instance === s.inst.relPath && storageLoc.cfNameHex === s.cf.nameHex;
+    if (isStorage) roles.push({ role: "storage", storage: storageLoc.layout });
     const gethCategories =
       (s.inst.engine === "leveldb" || s.inst.engine === "pebble") && s.inst.client === "geth";
     phaseB.push({
@@ -479,6 +489,9 @@ async function computeFull(
   for (const t of allB) t.delegationHashes = delegationHashes;
   const results = await pool.run(allB, progress);
   const byId = new Map(results.map((r) => [r.id, r]));
+  // a column family's tasks are its key ranges in ascending order: contracts cut at a range edge join up
+  const storageMerge = new StorageMerge();
+  let storageKey: string | undefined;
   for (const p of phaseB) {
     const agg = new CfAgg();
     for (const t of p.tasks) {
@@ -486,6 +499,10 @@ async function computeFull(
       agg.add(r);
       entriesRead += r.read;
       if (r.accounts) accAcc!.merge(r.accounts);
+      if (r.storage) {
+        storageMerge.add(r.storage);
+        storageKey = p.key;
+      }
     }
     aggs.set(p.key, agg);
   }
@@ -499,7 +516,7 @@ async function computeFull(
   if (columnFamilies.some((c) => (c.valueTypes["merge"] ?? 0) > 0)) notes.push(mergeNote);
 
   let ethOut: EthSizes | undefined;
-  if (opts.eth !== "off" && (accLoc || codeLoc)) {
+  if (opts.eth !== "off" && (accLoc || codeLoc || storageKey)) {
     ethOut = { client: eth.client, notes: [...eth.notes] };
     if (codeLoc && codeAcc)
       ethOut.code = {
@@ -513,6 +530,12 @@ async function computeFull(
       selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
     )
       ethOut.accounts = { ...accountView(accAcc, codeAcc, accLoc.location), ...accLoc.where };
+    const storagePlan = storageKey !== undefined ? plans.get(storageKey) : undefined;
+    if (storageLoc && storagePlan)
+      ethOut.storage = storageView(storageMerge, storageLoc, {
+        instance: storagePlan.instance.relPath,
+        cf: storagePlan.cf.displayName,
+      });
     if (!codeLoc)
       ethOut.notes.push(
         "no code column family: delegated EOAs cannot be told from contracts (counted as contracts)",

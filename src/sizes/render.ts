@@ -14,6 +14,7 @@ import type {
 } from "./types.js";
 import { noun, wrap } from "../util/words.js";
 import { cfLabel } from "../datadir/names.js";
+import type { StorageView } from "../contracts/view.js";
 
 function num(n: number, digits = 0): string {
   if (n === Number.POSITIVE_INFINITY) return "∞";
@@ -110,6 +111,42 @@ function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
   return out;
 }
 
+/** A contract id shortened for a terminal: "0x" and its first 8 bytes, then "…". */
+export function shortId(idHex: string): string {
+  return `0x${idHex.slice(0, 16)}…`;
+}
+
+/** Storage per contract: totals, the two distributions, the top contracts by slots and by bytes. */
+function storageText(s: StorageView, top = 10): string[] {
+  const out = [`storage (${escapeText(s.location)}):`];
+  if (s.contracts === 0) return [...out.slice(0, 1).map((l) => `${l} no live slot records`)];
+  out[0] += ` ${num(s.slots)} ${noun(s.slots, "slot")} of ${num(s.contracts)} ${noun(s.contracts, "contract")}, ${formatBytes(s.bytes)}`;
+  for (const [label, d] of [
+    ["slots per contract", s.slotsPerContract],
+    ["bytes per contract", s.bytesPerContract],
+  ] as const) {
+    out.push(
+      `  ${label}: mean ${num(d.mean, 1)} p50 ${num(d.p50)} p90 ${num(d.p90)} p99 ${num(d.p99)} max ${num(d.max)}` +
+        (d.approximate ? " (≥64 Ki binned)" : ""),
+    );
+    const hl = histLine(d.histogram);
+    if (hl) out.push(hl);
+  }
+  const w = Math.max(21, s.idKind.length);
+  const row = (id: string, slots: string, bytes: string) =>
+    `    ${id.padEnd(w)} ${slots.padStart(10)} ${bytes.padStart(10)}`;
+  const rows = (list: StorageView["topBySlots"]) =>
+    list.slice(0, top).map((t) => row(shortId(t.id), num(t.slots), formatBytes(t.bytes)));
+  const share = (s.topBySlotsShare * 100).toFixed(1);
+  out.push(
+    `  top ${Math.min(top, s.topBySlots.length)} by slots (the top ${s.topBySlots.length} hold ${share}% of all slots):`,
+    row(s.idKind, "slots", "bytes"),
+    ...rows(s.topBySlots),
+  );
+  out.push(`  top ${Math.min(top, s.topByBytes.length)} by bytes:`, ...rows(s.topByBytes));
+  return out;
+}
+
 /** A line cut at word boundaries to `width` columns; continuation lines are indented two more. */
 function fit(line: string, width: number): string[] {
   if (line.length <= width) return [line];
@@ -194,6 +231,7 @@ export function renderSizesText(r: SizesReport, opts: { width?: number; notes?: 
       else out.push("  co-tenancy: no data block holds a maximum-size contract");
       out.push("");
     }
+    if (e.storage) out.push(...storageText(e.storage), "");
     if (showNotes) for (const n of e.notes) out.push(`note: ${n}`);
   }
   if (showNotes) for (const n of r.notes) out.push(`note: ${n}`);

@@ -27,13 +27,17 @@ import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./et
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
 import { gethKeyCategory } from "../eth/geth_schema.js";
+import { StorageAcc, type StorageAccData } from "../contracts/acc.js";
+import type { StorageLayout } from "../contracts/layout.js";
 
-export type Role = "accounts" | "code";
+export type Role = "accounts" | "code" | "storage";
 
 export interface RoleSpec {
   role: Role;
   prefixHex?: string;
   keyLength?: number;
+  /** The storage role: how slot keys name their contract (contracts/layout.ts). */
+  storage?: StorageLayout;
 }
 
 export interface ScanTask {
@@ -90,6 +94,8 @@ export interface PartialResult {
   ratio: { bins: Float64Array; count: number; min: number; max: number };
   code?: CodeAccData;
   accounts?: AccountAccData;
+  /** Slots and bytes per contract (contracts/acc.ts). */
+  storage?: StorageAccData;
   /** Per geth key category: live records, key and value sizes. */
   categories?: Record<string, { keySize: SizeDistData; valueSize: SizeDistData }>;
   elapsedMs: number;
@@ -143,6 +149,7 @@ class TaskScan implements BlockSink, NewestVisitor {
   readonly accM: RoleMatcher | undefined;
   readonly codeAcc: CodeAcc | undefined;
   readonly accAcc: AccountAcc | undefined;
+  readonly storageAcc: StorageAcc | undefined;
   /** Per geth key category: live records, key and value sizes. */
   readonly categories: Map<string, { keySize: SizeDist; valueSize: SizeDist }> | undefined;
 
@@ -156,6 +163,8 @@ class TaskScan implements BlockSink, NewestVisitor {
     this.accM = matcher(task.roles.find((r) => r.role === "accounts"));
     this.codeAcc = this.codeM ? new CodeAcc() : undefined;
     this.accAcc = this.accM ? new AccountAcc(new Set(task.delegationHashes)) : undefined;
+    const storage = task.roles.find((r) => r.role === "storage")?.storage;
+    this.storageAcc = storage ? new StorageAcc(storage) : undefined;
     this.categories = task.gethCategories && task.collectStats ? new Map() : undefined;
   }
 
@@ -229,6 +238,8 @@ class TaskScan implements BlockSink, NewestVisitor {
       }
     }
     if (this.accAcc && matches(this.accM!, key, kl)) this.accAcc.add(r.data, r.vOff, r.vLen);
+    const st = this.storageAcc;
+    if (st && st.matches(key, kl)) st.add(key, kl + (vSize ?? 0));
   }
 }
 
@@ -295,6 +306,7 @@ export function runScanTask(
   };
   if (scan.codeAcc) out.code = scan.codeAcc.data();
   if (scan.accAcc) out.accounts = scan.accAcc.data();
+  if (scan.storageAcc) out.storage = scan.storageAcc.data();
   if (scan.categories) {
     out.categories = {};
     for (const [name, c] of scan.categories)

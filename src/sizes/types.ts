@@ -4,6 +4,7 @@
  * Plain data only (JSON-serialisable), sizes in bytes.
  */
 import type { DatadirModel } from "../datadir/model.js";
+import type { StorageView } from "../contracts/view.js";
 
 /** A confidence interval [low, high] at `SizesReport.confidence`; an unbounded end is Infinity (null in JSON). */
 export type { Interval } from "../util/interval.js";
@@ -209,6 +210,8 @@ export interface EthSizes {
   client: string;
   accounts?: AccountView;
   code?: CodeView;
+  /** Storage per contract (full mode; Besu, Nethermind's flat DB, geth's snapshot): contracts/view.ts. */
+  storage?: StorageView;
   notes: string[];
 }
 
