@@ -118,9 +118,11 @@ export function shortId(idHex: string): string {
 
 /** Storage per contract: totals, the two distributions, the top contracts by slots and by bytes. */
 function storageText(s: StorageView, top = 10): string[] {
-  const out = [`storage (${escapeText(s.location)}):`];
-  if (s.contracts === 0) return [...out.slice(0, 1).map((l) => `${l} no live slot records`)];
-  out[0] += ` ${num(s.slots)} ${noun(s.slots, "slot")} of ${num(s.contracts)} ${noun(s.contracts, "contract")}, ${formatBytes(s.bytes)}`;
+  const out = [`storage per contract (${escapeText(s.location)})`];
+  if (s.contracts === 0) return [...out, "  no live slot records"];
+  out.push(
+    `  ${num(s.slots)} live ${noun(s.slots, "slot")} of ${num(s.contracts)} ${noun(s.contracts, "contract")}, ${formatBytes(s.bytes)} of keys and values`,
+  );
   for (const [label, d] of [
     ["slots per contract", s.slotsPerContract],
     ["bytes per contract", s.bytesPerContract],

@@ -20,6 +20,7 @@ interface Args {
   seed: number;
   wal: boolean;
   eth: boolean;
+  "contracts-csv": boolean;
 }
 
 export const command: CommandModule<object, Args> = {
@@ -60,6 +61,11 @@ export const command: CommandModule<object, Args> = {
         type: "boolean",
         default: true,
         describe: "Ethereum views for a recognised client (--no-eth to skip)",
+      })
+      .option("contracts-csv", {
+        type: "boolean",
+        default: false,
+        describe: "print the top contracts by storage slots and bytes as CSV instead of the report",
       }),
   handler: async (argv) => {
     if (argv.sample !== undefined && (!Number.isInteger(argv.sample) || argv.sample < 1))
@@ -74,6 +80,8 @@ export const command: CommandModule<object, Args> = {
       import("../../datadir/inspect.js"),
       import("../../sizes/render.js"),
     ]);
+    if (argv["contracts-csv"] && (argv.json || argv.sample !== undefined))
+      throw new LsmscopeError("--contracts-csv prints the full scan's contracts: without --json or --sample");
     // refuse an output path inside the datadir before reading anything
     if (argv.svg) assertOutsideDatadirs(argv.svg, [argv.dir], "the SVG");
     const model = await inspectDatadir(argv.dir, {});
@@ -102,7 +110,15 @@ export const command: CommandModule<object, Args> = {
     });
     progress?.done();
     if (argv.svg) writeOutsideDatadirs(argv.svg, renderSizesSvg(report), [argv.dir], "the SVG");
-    process.stdout.write(argv.json ? sizesJson(report) : renderSizesText(report));
+    if (argv["contracts-csv"]) {
+      const storage = report.eth?.storage;
+      if (!storage)
+        throw new LsmscopeError(
+          "--contracts-csv: no storage column family whose keys name their contract (Besu cf08, Nethermind's flat Storage, geth's snapshot)",
+        );
+      const { renderContractsCsv } = await import("../../contracts/render.js");
+      process.stdout.write(renderContractsCsv(storage));
+    } else process.stdout.write(argv.json ? sizesJson(report) : renderSizesText(report));
     if (report.incomplete?.length) {
       if (!argv.json) process.stdout.write(incompleteLine(report.incomplete) + "\n");
       process.exitCode = 2;
