@@ -7,9 +7,12 @@
  *   geth   "LastBlock" → head hash; "H"‖hash → number (8 bytes, big-endian); "h"‖number‖hash → header RLP
  *
  * A header is [parentHash, ommersHash, coinbase, stateRoot, txRoot, receiptsRoot, bloom, difficulty,
- * number, …]; its keccak must be the head hash, or the identity says so instead of a head. Nethermind
- * keeps its head in the blockInfos and headers databases, which lsmscope does not read yet: its identity
- * carries the client and writer only.
+ *   Nethermind  blockInfos: 32 zero bytes (BlockTree.HeadAddressInDb) → head hash (older releases: the
+ *          head header's RLP itself); blockNumbers: hash → number (8 bytes, big-endian); headers:
+ *          number ‖ hash → header RLP, or hash → header RLP as older releases keyed it (HeaderStore.cs)
+ *
+ * A header is [parentHash, ommersHash, coinbase, stateRoot, txRoot, receiptsRoot, bloom, difficulty,
+ * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
 import type { DatadirModel, InstanceModel } from "../datadir/model.js";
 import { readLiveValue } from "../lsm/live.js";
@@ -65,6 +68,30 @@ function gethHead(inst: InstanceModel): HeadRead | string {
   return header ? { hash, header } : `no header for head ${hex0x(hash)} in the key/value store`;
 }
 
+function nethermindHead(model: DatadirModel): HeadRead | string {
+  const db = (name: string) => {
+    const inst = model.instances.find(
+      (i) => i.readable && i.client === "nethermind" && i.clientDetail?.database === name,
+    );
+    const cf = inst?.columnFamilies.find((c) => c.name === "default");
+    return inst && cf ? { inst, cf } : undefined;
+  };
+  const infos = db("blockInfos");
+  if (!infos) return "no blockInfos database";
+  const head = readLiveValue(infos.inst, infos.cf, Buffer.alloc(32));
+  if (!head) return "no head in blockInfos";
+  // older releases stored the head header itself
+  if (head.length !== 32) return { hash: Buffer.from(keccak256(head)), header: head };
+  const headers = db("headers");
+  if (!headers) return `no headers database for head ${hex0x(head)}`;
+  const numbers = db("blockNumbers");
+  const num = numbers && readLiveValue(numbers.inst, numbers.cf, head);
+  const header =
+    (num?.length === 8 && readLiveValue(headers.inst, headers.cf, Buffer.concat([num, head]))) ||
+    readLiveValue(headers.inst, headers.cf, head);
+  return header ? { hash: head, header } : `no header for head ${hex0x(head)}`;
+}
+
 function decodeHead(h: HeadRead): Pick<DatadirIdentity, "chainHead" | "stateRoot" | "note"> {
   if (!keccak256(h.header).equals(h.hash))
     return { note: `the header stored for head ${hex0x(h.hash)} does not hash to it` };
@@ -88,12 +115,15 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
   const readable = model.instances.filter((i) => i.readable);
   const besu = readable.find((i) => i.client === "besu" && cfByHex(i, "01"));
   const geth = readable.find((i) => i.client === "geth");
-  const reader = besu ? () => besuHead(besu) : geth ? () => gethHead(geth) : undefined;
+  const reader = besu
+    ? () => besuHead(besu)
+    : geth
+      ? () => gethHead(geth)
+      : model.client.kind === "nethermind"
+        ? () => nethermindHead(model)
+        : undefined;
   if (!reader) {
-    id.note =
-      model.client.kind === "nethermind"
-        ? "Nethermind's head (blockInfos and headers databases) is not read yet"
-        : "no store of a known client holds a chain head";
+    id.note = "no store of a known client holds a chain head";
     return id;
   }
   try {
