@@ -11,11 +11,20 @@ import { renderSizesSvg } from "../sizes/render.js";
 import { escapeText, formatBytes } from "../util/bytes.js";
 import { int, pct } from "../report/render.js";
 import type { Tally } from "../analysis/knobs.js";
+import type { ProbeReport } from "../probe/types.js";
+
+/** One probe definition's outcome on an arm: its report, or why it did not run. */
+export interface HtmlProbe {
+  name: string;
+  report?: ProbeReport;
+  note?: string;
+}
 
 export interface HtmlArm {
   label: string;
   inspect: InspectReport;
   sizes?: SizesReport;
+  probes?: HtmlProbe[];
 }
 
 /** Text for HTML: every character that could start markup or end an attribute is escaped. */
@@ -118,8 +127,36 @@ function armSection(a: HtmlArm): string {
     // the SVG document without its XML declaration, inline
     out.push(renderSizesSvg(a.sizes).replace(/^<\?xml[^>]*>\s*/, ""));
   }
+  if (a.probes) out.push(probeSection(a.probes));
   out.push("</section>");
   return out.join("\n");
+}
+
+/** Probe points as a table: per lookup, what the reader (or the engine) read. */
+function probeSection(probes: HtmlProbe[]): string {
+  const rows: string[] = [];
+  for (const p of probes) {
+    if (!p.report) {
+      rows.push(`<tr><td>${h(p.name)}</td><td colspan="8" class="info">${h(p.note ?? "not run")}</td></tr>`);
+      continue;
+    }
+    for (const pt of p.report.points)
+      rows.push(
+        `<tr><td>${h(p.name)}<br><small>${h(p.report.cfDisplayName)}, ${h(pt.path)}${pt.cold ? ", cold" : ""}</small></td>` +
+          `<td class="n">${int(pt.lookups)}</td><td class="n">${int(pt.found)}</td>` +
+          `<td class="n">${pt.filesPerLookup === null ? "-" : pt.filesPerLookup.toFixed(2)}</td>` +
+          `<td class="n">${pt.filterChecksPerLookup.toFixed(2)}</td>` +
+          `<td class="n">${pt.filterRejectionsPerLookup.toFixed(2)}</td>` +
+          `<td class="n">${pt.indexBlocksPerLookup === null ? "-" : pt.indexBlocksPerLookup.toFixed(2)}</td>` +
+          `<td class="n">${pt.dataBlocksPerLookup.toFixed(2)}</td>` +
+          `<td class="n">${h(formatBytes(Math.round(pt.bytesPerLookup)))}</td></tr>`,
+      );
+  }
+  return (
+    `<h3>probes (per lookup)</h3><table class="probes"><tr><th>probe</th><th>lookups</th><th>found</th>` +
+    `<th>files</th><th>filter checks</th><th>filter rejections</th><th>index blocks</th><th>data blocks</th>` +
+    `<th>bytes</th></tr>${rows.join("")}</table>`
+  );
 }
 
 function checkSection(c: CheckReport): string {

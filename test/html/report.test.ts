@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO, SAMPLES, snapshotTree, trackedTempDirs } from "../helpers/index.js";
 
@@ -79,6 +79,53 @@ describe("report --html", () => {
       expect(bars.length).toBeGreaterThanOrEqual(12);
       expect((dom.match(/<svg /g) ?? []).length).toBeGreaterThanOrEqual(bars.length + 2);
       expect(dom).toMatch(/<rect [^>]*width="\d+"/);
+    }, 180_000);
+
+    it("--probe: each definition's points in the arm of its client, equal to `probe --json`", () => {
+      const dir = tempDir();
+      const def = join(dir, "slot.json");
+      writeFileSync(
+        def,
+        JSON.stringify({
+          name: "slot-reader",
+          client: "besu",
+          cf: "08",
+          keys: "present",
+          count: [200],
+          path: "reader",
+        }),
+      );
+      const out = join(dir, "probe.html");
+      const r = run([
+        "report",
+        A,
+        "--html",
+        out,
+        "--probe",
+        def,
+        "--probe",
+        join(REPO, "probes", "geth-absent-account.json"),
+      ]);
+      expect(r.status).toBe(0);
+      const dom = browse(["--dump-dom", `file://${out}`]);
+      const probe = JSON.parse(run(["probe", A, "--def", def, "--seed", "report", "--json"]).stdout);
+      const pt = probe.points[0];
+      const table = dom.slice(dom.indexOf('<table class="probes">'));
+      expect(table).toContain("slot-reader");
+      const cells = [...table.matchAll(/<td class="n">([^<]*)<\/td>/g)].slice(0, 7).map((m) => m[1]);
+      expect(cells).toEqual([
+        "200",
+        String(pt.found),
+        pt.filesPerLookup.toFixed(2),
+        pt.filterChecksPerLookup.toFixed(2),
+        pt.filterRejectionsPerLookup.toFixed(2),
+        pt.indexBlocksPerLookup.toFixed(2),
+        pt.dataBlocksPerLookup.toFixed(2),
+      ]);
+      expect(pt.found).toBe(200);
+      expect(table).toMatch(
+        /geth-absent-account<\/td><td colspan="8" class="info">for geth stores; this datadir is besu/,
+      );
     }, 180_000);
 
     it("renders: a screenshot of the window's size, far from blank", () => {

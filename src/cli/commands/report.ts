@@ -1,5 +1,5 @@
 /**
- * `lsmscope report A [B] --html FILE`: one self-contained HTML page with the arms side by side (src/html/).
+ * `lsmscope report A [B] --html FILE [--probe DEF...]`: one self-contained HTML page with the arms side by side (src/html/).
  * The only file written, and never inside a datadir it reports on.
  */
 import type { CommandModule } from "yargs";
@@ -9,6 +9,7 @@ interface Args {
   b?: string;
   html: string;
   sample: number;
+  probe?: string[];
 }
 
 export const command: CommandModule<object, Args> = {
@@ -23,6 +24,11 @@ export const command: CommandModule<object, Args> = {
         type: "number",
         default: 64,
         describe: "data blocks sampled per column family for the size histograms",
+      })
+      .option("probe", {
+        type: "string",
+        array: true,
+        describe: "probe definition (probes/*.json) to run on each arm of its client; repeatable",
       }) as never,
   handler: async (argv) => {
     const [{ assertOutsideDatadirs, writeOutsideDatadirs }, { buildHtmlReport }] = await Promise.all([
@@ -32,7 +38,7 @@ export const command: CommandModule<object, Args> = {
     const datadirs = [argv.a, ...(argv.b ? [argv.b] : [])];
     // refused before anything is read; exit 3 as check --report does
     const target = assertOutsideDatadirs(argv.html, datadirs, "the report", 3);
-    const html = await buildHtmlReport(argv.a, argv.b, { sampleBlocks: argv.sample });
+    const html = await buildHtmlReport(argv.a, argv.b, { sampleBlocks: argv.sample, probes: argv.probe });
     writeOutsideDatadirs(target, html, datadirs, "the report", 3);
     process.stderr.write(`report written to ${target}\n`);
   },
