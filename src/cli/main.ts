@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { loadCommands } from "./commands/index.js";
 import { isUserError, fromFsError } from "../util/errors.js";
+import { setReadRateLimit } from "../util/throttle.js";
 
 function packageVersion(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -44,6 +45,19 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .strict()
     .demandCommand(1, "name a command (see --help)")
     .recommendCommands()
+    .option("max-read-mb-per-sec", {
+      type: "number",
+      global: true,
+      describe:
+        "limit lsmscope's own reads of store files to this many MiB per second, so a live node on the same disk is not disturbed (RocksDB's reads in probe --path engine and compact are not limited)",
+    })
+    .middleware((a) => {
+      const v = a["max-read-mb-per-sec"] as number | undefined;
+      if (v === undefined) return;
+      if (!Number.isFinite(v) || v <= 0)
+        throw new UsageError(`--max-read-mb-per-sec needs a positive number, got ${String(v)}`);
+      setReadRateLimit(v * 1024 * 1024);
+    })
     .wrap(Math.min(110, process.stdout.columns ?? 100))
     .exitProcess(false)
     .fail((msg, err) => {

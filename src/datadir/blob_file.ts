@@ -11,6 +11,7 @@
  *
  * A blob file being written (or cut short) has no footer yet.
  */
+import { throttleRead } from "../util/throttle.js";
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
 import { crc32c } from "@node-rs/crc32";
 import { readFixed32, readFixed64 } from "../util/coding.js";
@@ -173,6 +174,7 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
         if (n === 0) break;
         done += n;
       }
+      throttleRead(done + 32);
       if (unmaskCrc32c(readFixed32(hdr, 28)) !== crc32c(buf.subarray(0, len)) >>> 0) {
         out.error = { offset: pos, message: "blob record checksum mismatch (key or value damaged)" };
         return out;

@@ -23,6 +23,7 @@
  * A logical record is one FULL record, or FIRST, MIDDLE*, LAST. A torn tail (the writer stopped in the
  * middle of a record) is normal at the end of a WAL or MANIFEST and is reported, not thrown.
  */
+import { throttleRead } from "../util/throttle.js";
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
 import { crc32c } from "@node-rs/crc32";
 import { unmaskCrc32c } from "../base/crc.js";
@@ -139,7 +140,12 @@ export function scanLogFile(
   try {
     const size = fstatSync(fd).size;
     const fileSize = opts.limitBytes !== undefined ? Math.min(size, opts.limitBytes) : size;
-    return scanLog(fileSize, (buf, pos, len) => readSync(fd, buf, 0, len, pos), onRecord, opts);
+    const read = (buf: Buffer, pos: number, len: number) => {
+      const n = readSync(fd, buf, 0, len, pos);
+      throttleRead(n);
+      return n;
+    };
+    return scanLog(fileSize, read, onRecord, opts);
   } finally {
     closeSync(fd);
   }

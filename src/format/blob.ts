@@ -16,6 +16,7 @@
  * values use compress_format_version 2 (varint32 size prefix), like table blocks. Every read is capped
  * by LIMITS.maxBlockBytes.
  */
+import { throttleRead } from "../util/throttle.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
@@ -120,6 +121,7 @@ export class BlobFileReader {
       throw new LsmscopeError(`blob of ${size} bytes exceeds the limit`, { file: path });
     const buf = Buffer.alloc(size + BLOCK_HEADROOM);
     const n = readSync(this.fd(path), buf, BLOCK_HEADROOM, size, offset);
+    throttleRead(n);
     if (n !== size)
       throw new LsmscopeError(`blob at ${offset}: read ${n} of ${size} bytes`, { file: path, offset });
     if (!idx.compression) return buf.subarray(BLOCK_HEADROOM);
@@ -171,6 +173,7 @@ export function readBlobRecord(
         throw new LsmscopeError(`blob record runs past the end of the file`, { file: path, offset: start });
       done += n;
     }
+    throttleRead(done);
   } finally {
     closeSync(fd);
   }
@@ -227,6 +230,7 @@ export function readBlobFileLengths(path: string): BlobFileLengths {
       if (n > buf.length) buf = Buffer.alloc(n);
       bufStart = pos;
       bufLen = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
+      throttleRead(bufLen);
       if (bufLen < n) throw new LsmscopeError(`blob record at ${pos} runs past the end`, { file: path });
       return 0;
     };
@@ -285,6 +289,7 @@ export class BlobValueSizer {
       let fd = this.fds.get(path);
       if (fd === undefined) this.fds.set(path, (fd = openSync(path, "r")));
       const n = readSync(fd, this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);
+      throttleRead(n);
       return blobValueLength(this.head.subarray(0, n), bi.compression, bi.size);
     }
     let f = this.files.get(path);

@@ -11,6 +11,7 @@
  * small reads and a scan reuses one scratch buffer. Synchronous because every caller (CLI, probes,
  * worker threads) reads one table at a time and the async fs API costs a thread-pool hop per block.
  */
+import { throttleRead } from "../util/throttle.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { tableDescriptorBudget } from "../util/open_files.js";
 import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
@@ -231,6 +232,7 @@ export class TableFile {
       done += n;
     }
     this.io.bytes += length;
+    throttleRead(length);
   }
 
   /** Read `length` bytes at `position` into a new buffer. */

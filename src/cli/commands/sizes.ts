@@ -8,6 +8,7 @@ import { assertOutsideDatadirs, writeOutsideDatadirs } from "../../util/output_f
 import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
+import { readRateLimit, setReadRateLimit } from "../../util/throttle.js";
 
 interface Args {
   dir: string;
@@ -49,7 +50,8 @@ export const command: CommandModule<object, Args> = {
       .option("svg", { type: "string", describe: "write the histograms as an SVG picture to FILE" })
       .option("workers", {
         type: "number",
-        describe: "threads for --full (default: 2 on stores of 256 MiB of SSTs or more, else 1)",
+        describe:
+          "threads for --full (default: 2 on stores of 256 MiB of SSTs or more, else 1; 1 under --max-read-mb-per-sec)",
       })
       .option("seed", { type: "number", default: 1, describe: "PRNG seed for --sample" })
       .option("wal", {
@@ -87,13 +89,20 @@ export const command: CommandModule<object, Args> = {
     const model = await inspectDatadir(argv.dir, {});
     if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
     let progress: Progress | undefined;
+    // a read-rate limit is for the whole command: one thread by default, else each thread a share
+    let workers = argv.workers;
+    const rate = readRateLimit();
+    if (rate !== undefined) {
+      workers ??= 1;
+      if (workers > 1) setReadRateLimit(rate / workers);
+    }
     const report = await computeSizes(argv.dir, {
       model,
       cf: argv.cf,
       mode: argv.sample !== undefined ? "sample" : "full",
       sampleBlocks: argv.sample,
       seed: argv.seed,
-      workers: argv.workers,
+      workers,
       includeWal: argv.wal,
       eth: argv.eth ? "auto" : "off",
       onProgress: (done, total) => {
