@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
@@ -158,4 +158,30 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
       await keys("q");
       await waitFor((x) => x.includes("EXITED rc="));
     });
+  it("at 80×24: the Datadir pane (i) shows the identity, the summary rows and geth's freezer tables", async () => {
+    spawnSync("tmux", ["kill-session", "-t", session]);
+    const geth = join(repoRoot, "samples", "geth-leveldb");
+    const truth = JSON.parse(readFileSync(`${geth}.truth.json`, "utf8"));
+    const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${geth}; echo "EXITED rc=$?"; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd);
+    await waitFor((x) => x.includes("[1l Layout]"));
+    let s = await step("i", (x) => x.includes("[8i Datadir]"));
+    expect(s).toContain(`chain head: #${truth.identity.chainHead.number.toLocaleString("en-US")}`);
+    // the hashes are cut to the pane's width, their first 8 bytes kept
+    expect(s).toContain(`hash       ${truth.identity.chainHead.hash.slice(0, 18)}…`);
+    expect(s).toMatch(/summary \(inspect --summary\)/);
+    expect(s).toMatch(/Total\s+[\d,]+\s+[\d.]+ MiB/);
+    for (const line of s.split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
+    await step("Tab", (x) => x.includes("Tab focus: list [pane]"));
+    s = await step("PageDown", (x) => x.includes("freezer geth/chaindata/ancient/chain (chain)"));
+    for (const t of truth.freezers[0].tables) {
+      const row = new RegExp(
+        `${t.name}\\s+${t.items.toLocaleString("en-US")}\\s+${(t.items - t.tail).toLocaleString("en-US")}\\s.*${t.compressed ? "snappy" : "raw"}`,
+      );
+      expect(s).toMatch(row);
+    }
+    for (const line of s.split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
+    await keys("q");
+    expect(await waitFor((x) => x.includes("EXITED rc="))).toContain("EXITED rc=0");
+  });
 });

@@ -6,6 +6,7 @@
 import "./builtin.js";
 import "./probe.js";
 import "./distributions.js";
+import "./datadir.js";
 
 export { registerPane, unregisterPane, listPanes, getPane } from "./registry.js";
 export type { TuiPane, PaneProps } from "./types.js";
