@@ -27,7 +27,7 @@ import {
 import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
-import { toHex } from "../util/bytes.js";
+import { formatBytes, toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
 import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
@@ -43,6 +43,7 @@ import type {
   ViewPlace,
 } from "./types.js";
 import { orderedClassCounts } from "../eth/code.js";
+import { cfLabel } from "../datadir/names.js";
 import { locateStorage } from "../contracts/layout.js";
 import { StorageMerge } from "../contracts/acc.js";
 import { storageView } from "../contracts/view.js";
@@ -101,7 +102,10 @@ class CfAgg {
   logical = 0;
   blocks = 0;
   categories: Map<string, { keySize: SizeDist; valueSize: SizeDist }> | undefined;
+  /** A task of the column family was stopped by the deadline. */
+  stopped = false;
   add(r: PartialResult): void {
+    if (r.stopped) this.stopped = true;
     if (r.categories) {
       this.categories ??= new Map();
       for (const [name, c] of Object.entries(r.categories)) {
@@ -155,6 +159,7 @@ class CfAgg {
       blockRatio: this.ratio.summary(),
       sstFiles: plan.files,
     };
+    if (this.stopped) out.partial = true;
     if (this.categories) {
       out.keyCategories = {};
       for (const [name, c] of [...this.categories].sort(([a], [b]) => (a < b ? -1 : 1)))
@@ -336,6 +341,13 @@ export function accountView(
   return view;
 }
 
+/** "partial: a, b" for a few, "partial: 7 column families (see partial in --json)" for more. */
+function partialList(names: string[]): string {
+  return names.length <= 3
+    ? `partial: ${names.join(", ")}`
+    : `${names.length} column families partial (marked in the report)`;
+}
+
 /** Size distributions, account population and code co-tenancy of the store(s) under `dir`. */
 export async function computeSizes(dir: string, opts: SizesOptions = {}): Promise<SizesReport> {
   const t0 = Date.now();
@@ -346,7 +358,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
       "storage per contract: full mode only (a contract's slots run across data blocks, which sampled blocks cut)",
     );
   // what the model could not read is left out of every figure: say so
-  report.incomplete = incompleteReasons(model);
+  report.incomplete = [...incompleteReasons(model), ...(report.incomplete ?? [])];
   return report;
 }
 
@@ -430,7 +442,13 @@ async function computeFull(
         const tasks = tasksFor(
           plan,
           parts,
-          { collectStats: whole, roles: [role], delegationHashes: [], blobFiles: blobFilesOf(plan.cf) },
+          {
+            collectStats: whole,
+            roles: [role],
+            delegationHashes: [],
+            blobFiles: blobFilesOf(plan.cf),
+            deadline: opts.deadline,
+          },
           nextId,
           splitMin,
           range,
@@ -457,6 +475,7 @@ async function computeFull(
         parts,
         {
           collectStats: true,
+          deadline: opts.deadline,
           roles,
           delegationHashes: [],
           gethCategories,
@@ -471,12 +490,14 @@ async function computeFull(
 
   const scanT0 = Date.now();
   let entriesRead = 0;
+  let codeStopped = false;
   if (phaseA) {
     // a code-prefix pre-pass (geth) reads a key range of a column family that phase B reads whole:
     // its bytes are not part of the progress total
     const results = await pool.run(phaseA.tasks, phaseA.stats ? progress : () => {});
     const agg = new CfAgg();
     for (const r of results) {
+      if (r.stopped) codeStopped = true;
       if (r.code) codeAcc!.merge(r.code);
       if (phaseA.stats) agg.add(r);
       entriesRead += r.read;
@@ -514,6 +535,15 @@ async function computeFull(
     columnFamilies.push(aggs.get(k)!.result(plans.get(k)!));
   }
   if (columnFamilies.some((c) => (c.valueTypes["merge"] ?? 0) > 0)) notes.push(mergeNote);
+  const stopped = selected
+    .filter((x) => aggs.get(cfKey(x.inst, x.cf))!.stopped)
+    .map((x) => cfLabel(x.inst, x.cf.displayName));
+  const incomplete: string[] = [];
+  if (stopped.length > 0 || codeStopped)
+    incomplete.push(
+      `the --timeout deadline stopped the scan after ${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} of data blocks ` +
+        `(${totalBytes > 0 ? ((100 * doneBytes) / totalBytes).toFixed(0) : 0}%); ${partialList([...stopped, ...(codeStopped ? ["the code pre-pass"] : [])])}`,
+    );
 
   let ethOut: EthSizes | undefined;
   if (opts.eth !== "off" && (accLoc || codeLoc || storageKey)) {
@@ -536,6 +566,8 @@ async function computeFull(
         instance: storagePlan.instance.relPath,
         cf: storagePlan.cf.displayName,
       });
+    if (incomplete.length > 0)
+      ethOut.notes.push("PARTIAL: the --timeout deadline stopped the scan; these views cover what was read");
     if (!codeLoc)
       ethOut.notes.push(
         "no code column family: delegated EOAs cannot be told from contracts (counted as contracts)",
@@ -553,5 +585,6 @@ async function computeFull(
     notes,
     elapsedMs: Date.now() - t0,
     entriesPerSecond: scanMs > 0 ? Math.round((entriesRead / scanMs) * 1000) : undefined,
+    incomplete,
   };
 }

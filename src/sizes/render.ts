@@ -63,6 +63,7 @@ function histLine(h: HistogramBucket[]): string {
 function cfText(c: ColumnFamilySizes, mode: string, root: string): string[] {
   const out: string[] = [];
   out.push(escapeText(cfLabel({ relPath: c.instance, path: join(root, c.instance) }, c.displayName)));
+  if (c.partial) out.push("  PARTIAL: the --timeout deadline stopped this scan part-way");
   if (mode === "full") {
     out.push(
       `  live keys ${num(c.liveKeys)}; obsolete entries ${num(c.obsoleteEntries ?? 0)}` +
@@ -175,10 +176,12 @@ export function renderSizesText(r: SizesReport, opts: { width?: number; notes?: 
   );
   out.push("");
   for (const c of r.columnFamilies) {
-    if (c.entriesRead === 0 && c.dataBlocks === 0 && (c.totalBlocks ?? 0) === 0) continue;
+    if (c.entriesRead === 0 && c.dataBlocks === 0 && (c.totalBlocks ?? 0) === 0 && !c.partial) continue;
     out.push(...cfText(c, r.mode, r.root), "");
   }
-  const empty = r.columnFamilies.filter((c) => c.entriesRead === 0 && c.dataBlocks === 0 && !c.totalBlocks);
+  const empty = r.columnFamilies.filter(
+    (c) => c.entriesRead === 0 && c.dataBlocks === 0 && !c.totalBlocks && !c.partial,
+  );
   if (empty.length) out.push(`empty: ${empty.map((c) => escapeText(c.displayName)).join(", ")}`, "");
   const e = r.eth;
   if (e) {

@@ -60,7 +60,12 @@ export interface ScanTask {
   delegationHashes: number[];
   /** Live blob files of the column family by file number (blob-indexed values are sized from them). */
   blobFiles: Record<string, string>;
+  /** Epoch ms after which no further data block is read (`sizes --timeout`): the result is partial. */
+  deadline?: number;
 }
+
+/** Thrown out of the merge at the deadline; runScanTask turns it into a partial result. */
+class ScanStopped extends Error {}
 
 /**
  * This thread's blob value sizer: each blob file is read front to back once per thread, on the first
@@ -99,6 +104,8 @@ export interface PartialResult {
   /** Per geth key category: live records, key and value sizes. */
   categories?: Record<string, { keySize: SizeDistData; valueSize: SizeDistData }>;
   elapsedMs: number;
+  /** The deadline stopped the task before its range was read through: its figures are partial. */
+  stopped?: boolean;
   /** worker_threads threadId of the thread that ran the task (0 = main). */
   thread: number;
   startedAt: number;
@@ -145,6 +152,10 @@ class TaskScan implements BlockSink, NewestVisitor {
   logical = 0;
   blocks = 0;
   readonly stats: boolean;
+  readonly deadline: number | undefined;
+  /** The WAL layer's run, and its entries visited (what a stopped task read of it). */
+  memRun: Run | undefined;
+  walVisited = 0;
   readonly codeM: RoleMatcher | undefined;
   readonly accM: RoleMatcher | undefined;
   readonly codeAcc: CodeAcc | undefined;
@@ -159,6 +170,7 @@ class TaskScan implements BlockSink, NewestVisitor {
     readonly blobSizer: BlobValueSizer,
   ) {
     this.stats = task.collectStats;
+    this.deadline = task.deadline;
     this.codeM = matcher(task.roles.find((r) => r.role === "code"));
     this.accM = matcher(task.roles.find((r) => r.role === "accounts"));
     this.codeAcc = this.codeM ? new CodeAcc() : undefined;
@@ -169,6 +181,7 @@ class TaskScan implements BlockSink, NewestVisitor {
   }
 
   block(e: BlockEvent): void {
+    if (this.deadline !== undefined && Date.now() > this.deadline) throw new ScanStopped();
     if (!e.counted) return;
     const phys = e.handle.size + BLOCK_TRAILER_SIZE;
     this.blocks++;
@@ -180,6 +193,7 @@ class TaskScan implements BlockSink, NewestVisitor {
 
   visit(r: Run, fate: Fate): void {
     this.read++;
+    if (r === this.memRun) this.walVisited++;
     const type = r.type;
     if (this.stats) this.typeCounts[type]!++;
     if (fate === Fate.Shadowed) {
@@ -272,11 +286,16 @@ export function runScanTask(
       key: Buffer.from(e.key.buffer, e.key.byteOffset, e.key.byteLength),
       value: Buffer.from(e.value.buffer, e.value.byteOffset, e.value.byteLength),
     }));
-    runs.unshift(new MemRun(mem));
+    scan.memRun = new MemRun(mem);
+    runs.unshift(scan.memRun);
   }
 
+  let stopped = false;
   try {
     mergeNewest(runs, rangeDels, scan);
+  } catch (e) {
+    if (!(e instanceof ScanStopped)) throw e;
+    stopped = true;
   } finally {
     for (const r of runs) r.close();
   }
@@ -293,7 +312,7 @@ export function runScanTask(
     tombstones: scan.tombstones,
     rangeDeleted: scan.rangeDeleted,
     read: scan.read,
-    wal: walEntries,
+    wal: stopped ? scan.walVisited : walEntries,
     valueTypes,
     blob: scan.blob.data(),
     physical: scan.physical,
@@ -304,6 +323,7 @@ export function runScanTask(
     thread: threadId,
     startedAt: t0,
   };
+  if (stopped) out.stopped = true;
   if (scan.codeAcc) out.code = scan.codeAcc.data();
   if (scan.accAcc) out.accounts = scan.accAcc.data();
   if (scan.storageAcc) out.storage = scan.storageAcc.data();

@@ -112,6 +112,8 @@ export interface ColumnFamilySizes {
   physicalBytesInterval?: Interval;
   logicalBytesInterval?: Interval;
   sstFiles: number;
+  /** Full mode: the `--timeout` deadline stopped the scan of this column family part-way (figures partial). */
+  partial?: boolean;
   /**
    * Full mode on a geth LevelDB chaindata (one keyspace): live records by geth key category
    * (eth/geth_schema.ts gethKeyCategory: `geth db inspect`'s categories, "Account snapshot", "Storage
@@ -276,6 +278,8 @@ export interface SizesOptions {
   confidence?: number;
   /** A model already built by inspectDatadir(dir). */
   model?: DatadirModel;
+  /** Full mode: epoch ms after which no data block is read; what was read is reported, marked partial. */
+  deadline?: number;
   /** Progress: data-block bytes done / total. */
   onProgress?: (done: number, total: number) => void;
 }
