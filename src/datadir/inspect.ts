@@ -43,6 +43,7 @@ import {
   readMarkers,
 } from "./pebble_store.js";
 import { gethEvidenceForPebble } from "./pebble_geth.js";
+import { settleVanishedTables } from "./vanished.js";
 import { plural } from "../util/words.js";
 
 const fileName = numberedFileName;
@@ -259,6 +260,7 @@ function inspectStore(
   readStoreWals(inst, s.dir, s.names, opts);
   sumTotals(inst);
   if (tableReader) readTableDetails(s, live, tableReader, opts);
+  settleVanishedTables(inst, s.dir);
   for (const cf of inst.columnFamilies) {
     cf.placement = placementOf(cf.levels);
     cf.totals.entries = tableEntries(cf.levels);

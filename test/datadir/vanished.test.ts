@@ -1,0 +1,69 @@
+/**
+ * Tables that vanish while lsmscope reads a store, as beside a live node: RocksDB itself (`ldb compact`,
+ * run from inspect's progress callback part-way through reading the tables) installs a new version and
+ * deletes the tables inspect has not read yet. Those are `sst-vanished` warnings, not errors; a table
+ * deleted while the current MANIFEST still lists it stays an error.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { dbBench, trackedTempDirs } from "../helpers/index.js";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
+
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-vanished-");
+afterAll(cleanupTemps);
+
+/** A pile of L0 tables, at least `min` (db_bench's flushes vary: write more until there are). */
+function pile(min: number): string {
+  const db = join(tempDir(), "db");
+  for (let num = 100_000; ; num *= 2) {
+    rmSync(db, { recursive: true, force: true });
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      `--num=${num}`,
+      "--value_size=100",
+      "--write_buffer_size=65536",
+      "--disable_auto_compactions=1",
+      "--level0_file_num_compaction_trigger=100000",
+      "--level0_slowdown_writes_trigger=100000",
+      "--level0_stop_writes_trigger=100000",
+    ]);
+    if (readdirSync(db).filter((n) => n.endsWith(".sst")).length >= min) return db;
+  }
+}
+
+describe("tables that vanish during the read", () => {
+  it("a compaction part-way through inspect: the deleted tables are sst-vanished warnings, the model complete", async () => {
+    const db = pile(130);
+    let compacted = false;
+    const model = await inspectDatadir(db, {
+      tableDetails: "cheap",
+      onProgress: (done) => {
+        if (compacted || done < 64) return;
+        const r = spawnSync("ldb", [`--db=${db}`, "compact"], { encoding: "utf8" });
+        expect(r.status, r.stderr).toBe(0);
+        compacted = true;
+      },
+    });
+    expect(compacted).toBe(true);
+    const findings = model.instances[0]!.findings;
+    const vanished = findings.filter((f) => f.code === "sst-vanished");
+    expect(vanished.length).toBeGreaterThan(0);
+    expect(vanished[0]!.severity).toBe("warn");
+    expect(vanished[0]!.message).toMatch(/current MANIFEST no longer lists it/);
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(model.complete).toBe(true);
+  }, 300_000);
+
+  it("a listed table deleted (not replaced): still an error", async () => {
+    const db = pile(2);
+    const victim = readdirSync(db).find((n) => n.endsWith(".sst"))!;
+    rmSync(join(db, victim));
+    const model = await inspectDatadir(db, { tableDetails: "cheap" });
+    const f = model.instances[0]!.findings.find((x) => x.file.endsWith(victim))!;
+    expect(f.severity).toBe("error");
+    expect(f.code).toBe("sst-missing");
+    expect(model.complete).toBe(false);
+  }, 300_000);
+});
