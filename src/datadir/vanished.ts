@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Finding, InstanceModel } from "./model.js";
+import type { DatadirModel, Finding, InstanceModel } from "./model.js";
 import { readCurrent, replayManifest } from "./manifest.js";
 import { markedManifest, readMarkers } from "./pebble_store.js";
 
@@ -56,4 +56,35 @@ export function settleVanishedTables(inst: InstanceModel, dir: string): void {
     Object.assign(f, vanished);
     delete f.offset;
   }
+}
+
+/**
+ * Tables (and WALs) a scan found deleted (lsm/gone.ts), split by the current MANIFEST of their store:
+ * `replaced` (no longer listed: a compaction replaced them; a deleted WAL was flushed into tables) and
+ * `missing` (still listed, or the store's version cannot be re-read: damage until shown otherwise).
+ */
+export function classifyGoneTables(
+  model: DatadirModel,
+  paths: readonly string[],
+): { replaced: string[]; missing: string[] } {
+  const out = { replaced: [] as string[], missing: [] as string[] };
+  const liveByDir = new Map<string, Set<number> | undefined>();
+  for (const p of paths) {
+    // RocksDB deletes a WAL only once what it holds is in tables (or recycles it)
+    if (/\d+\.log$/.test(p) && !existsSync(p)) {
+      out.replaced.push(p);
+      continue;
+    }
+    const inst = model.instances.find((i) => p.startsWith(i.path + "/"));
+    const m = TABLE_NUMBER.exec(p);
+    if (!inst || !m || existsSync(p)) {
+      out.missing.push(p);
+      continue;
+    }
+    if (!liveByDir.has(inst.path))
+      liveByDir.set(inst.path, liveTableNumbers(inst.path, inst.engine === "pebble"));
+    const live = liveByDir.get(inst.path);
+    (live && !live.has(Number(m[1])) ? out.replaced : out.missing).push(p);
+  }
+  return out;
 }

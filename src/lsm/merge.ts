@@ -12,6 +12,7 @@
  * hi. Each data block is counted (bytes, ratio) by exactly one range: the one holding the block's first
  * key, so ranges processed by different workers add up to the whole column family.
  */
+import { isFileGone, noteGone } from "./gone.js";
 import { openTable, type DataBlockReader, type SstTable } from "../format/table.js";
 import { DataCursor, type DataEntryCursor } from "../format/data_block.js";
 import { PackedIndex } from "../format/packed_index.js";
@@ -196,9 +197,17 @@ export class TableRun implements Run {
       // the run's files are sorted and disjoint: once one starts at or after hi, so do the rest
       if (this.hiHex !== undefined && f.smallestHex !== undefined && f.smallestHex >= this.hiHex) break;
       if (this.loHex !== undefined && f.largestHex !== undefined && f.largestHex < this.loHex) continue;
-      const t = this.lean
-        ? openTable(f.path, { readAhead: this.readAhead })
-        : this.tables.acquire(f.path, this.readAhead);
+      let t: SstTable;
+      try {
+        t = this.lean
+          ? openTable(f.path, { readAhead: this.readAhead })
+          : this.tables.acquire(f.path, this.readAhead);
+      } catch (e) {
+        // deleted since the version was read (a live node compacted it): skipped, and noted
+        if (!isFileGone(e)) throw e;
+        noteGone(f.path);
+        continue;
+      }
       this.path = t.path;
       try {
         this.index = this.blockList(t);

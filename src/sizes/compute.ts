@@ -44,6 +44,10 @@ import type {
 } from "./types.js";
 import { orderedClassCounts } from "../eth/code.js";
 import { cfLabel } from "../datadir/names.js";
+import { noteGone, takeGone } from "../lsm/gone.js";
+import { existsSync } from "node:fs";
+import { classifyGoneTables } from "../datadir/vanished.js";
+import { plural } from "../util/words.js";
 import { locateStorage } from "../contracts/layout.js";
 import { StorageMerge } from "../contracts/acc.js";
 import { storageView } from "../contracts/view.js";
@@ -182,10 +186,12 @@ function tasksFor(
   range?: { loHex?: string; hiHex?: string },
 ): ScanTask[] {
   // the WAL layer is decoded once per column family and sliced per range
+  // a WAL deleted since the version was read was flushed into a table by then: noted, skipped
+  const wals = plan.walPaths.filter((p) => existsSync(p) || (noteGone(p), false));
   const mem =
-    plan.walPaths.length > 0
+    wals.length > 0
       ? loadMemLayer(
-          plan.walPaths.map((path) => ({ path })),
+          wals.map((path) => ({ path })),
           plan.cf.id,
           { pebble: plan.instance.engine === "pebble" },
         )
@@ -491,12 +497,14 @@ async function computeFull(
   const scanT0 = Date.now();
   let entriesRead = 0;
   let codeStopped = false;
+  const gone: string[] = [];
   if (phaseA) {
     // a code-prefix pre-pass (geth) reads a key range of a column family that phase B reads whole:
     // its bytes are not part of the progress total
     const results = await pool.run(phaseA.tasks, phaseA.stats ? progress : () => {});
     const agg = new CfAgg();
     for (const r of results) {
+      gone.push(...(r.gone ?? []));
       if (r.stopped) codeStopped = true;
       if (r.code) codeAcc!.merge(r.code);
       if (phaseA.stats) agg.add(r);
@@ -517,6 +525,7 @@ async function computeFull(
     const agg = new CfAgg();
     for (const t of p.tasks) {
       const r = byId.get(t.id)!;
+      gone.push(...(r.gone ?? []));
       agg.add(r);
       entriesRead += r.read;
       if (r.accounts) accAcc!.merge(r.accounts);
@@ -535,10 +544,19 @@ async function computeFull(
     columnFamilies.push(aggs.get(k)!.result(plans.get(k)!));
   }
   if (columnFamilies.some((c) => (c.valueTypes["merge"] ?? 0) > 0)) notes.push(mergeNote);
+  // tables deleted under the scan: planning's (this thread) and every task's
+  gone.push(...takeGone());
+  const vanished = classifyGoneTables(model, [...new Set(gone)].sort());
+  if (vanished.replaced.length > 0)
+    notes.push(
+      `${plural(vanished.replaced.length, "file")} deleted during the scan and no longer needed by the current version (tables a live node's compaction replaced, WALs it flushed) were skipped: their entries are left out (vanishedFiles)`,
+    );
   const stopped = selected
     .filter((x) => aggs.get(cfKey(x.inst, x.cf))!.stopped)
     .map((x) => cfLabel(x.inst, x.cf.displayName));
-  const incomplete: string[] = [];
+  const incomplete: string[] = vanished.missing.map(
+    (p) => `${p}: the table was deleted during the scan and the current MANIFEST still lists it`,
+  );
   if (stopped.length > 0 || codeStopped)
     incomplete.push(
       `the --timeout deadline stopped the scan after ${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} of data blocks ` +
@@ -586,5 +604,6 @@ async function computeFull(
     elapsedMs: Date.now() - t0,
     entriesPerSecond: scanMs > 0 ? Math.round((entriesRead / scanMs) * 1000) : undefined,
     incomplete,
+    ...(vanished.replaced.length > 0 ? { vanishedFiles: vanished.replaced } : {}),
   };
 }

@@ -4,7 +4,8 @@
  * the Ethereum views live (accounts / code column family and key prefix) for the recognised client.
  */
 import { levelRuns, type RunFile } from "../lsm/merge.js";
-import { openTable } from "../format/table.js";
+import { openTable, type SstTable } from "../format/table.js";
+import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
@@ -17,6 +18,17 @@ export function blobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
   const out: Record<string, string> = {};
   for (const b of cf.blobFiles) if (b.present) out[String(b.fileNumber)] = b.path;
   return out;
+}
+
+/** A table, or undefined (noted) when it was deleted since the version was read (lsm/gone.ts). */
+function openPresent(path: string): SstTable | undefined {
+  try {
+    return openTable(path);
+  } catch (e) {
+    if (!isFileGone(e)) throw e;
+    noteGone(path);
+    return undefined;
+  }
 }
 
 export interface CfPlan {
@@ -92,7 +104,8 @@ export function planCf(inst: InstanceModel, cf: ColumnFamilyModel, includeWal: b
   let dataBytesExact = true;
   for (const run of runs) {
     for (const { path } of run) {
-      const t = openTable(path);
+      const t = openPresent(path);
+      if (!t) continue;
       try {
         const p = t.props;
         dataBytes += p.dataSize ?? t.fileSize;
@@ -236,7 +249,8 @@ export function splitPoints(plan: CfPlan, parts: number): string[] {
   const samples: { key: string; w: number }[] = [];
   for (const run of plan.runs) {
     for (const { path } of run) {
-      const t = openTable(path);
+      const t = openPresent(path);
+      if (!t) continue;
       try {
         const internal = !t.indexKeyIsUserKey;
         const nb = t.props.numDataBlocks;

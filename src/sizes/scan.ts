@@ -27,6 +27,7 @@ import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./et
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
 import { gethKeyCategory } from "../eth/geth_schema.js";
+import { takeGone } from "../lsm/gone.js";
 import { StorageAcc, type StorageAccData } from "../contracts/acc.js";
 import type { StorageLayout } from "../contracts/layout.js";
 
@@ -104,6 +105,8 @@ export interface PartialResult {
   /** Per geth key category: live records, key and value sizes. */
   categories?: Record<string, { keySize: SizeDistData; valueSize: SizeDistData }>;
   elapsedMs: number;
+  /** Tables (and WALs) found deleted when opened (a live node's compaction?), skipped. */
+  gone?: string[];
   /** The deadline stopped the task before its range was read through: its figures are partial. */
   stopped?: boolean;
   /** worker_threads threadId of the thread that ran the task (0 = main). */
@@ -324,6 +327,8 @@ export function runScanTask(
     startedAt: t0,
   };
   if (stopped) out.stopped = true;
+  const gone = takeGone();
+  if (gone.length > 0) out.gone = gone;
   if (scan.codeAcc) out.code = scan.codeAcc.data();
   if (scan.accAcc) out.accounts = scan.accAcc.data();
   if (scan.storageAcc) out.storage = scan.storageAcc.data();

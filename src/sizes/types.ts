@@ -237,6 +237,8 @@ export interface SizesReport {
    * empty: the picture is incomplete and the CLI exits 2.
    */
   incomplete?: string[];
+  /** Full mode: tables the current MANIFEST no longer lists and WALs, deleted during the scan (skipped). */
+  vanishedFiles?: string[];
   /** Entries read per second over the data scan (full mode). */
   entriesPerSecond?: number;
 }

@@ -6,10 +6,11 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { dbBench, trackedTempDirs } from "../helpers/index.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
+import { computeSizes } from "../../src/sizes/index.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-vanished-");
 afterAll(cleanupTemps);
@@ -65,5 +66,37 @@ describe("tables that vanish during the read", () => {
     expect(f.severity).toBe("error");
     expect(f.code).toBe("sst-missing");
     expect(model.complete).toBe(false);
+  }, 300_000);
+
+  it("sizes over a version a compaction replaced: the deleted tables and WALs are skipped with a note, not an error", async () => {
+    const db = pile(4);
+    const model = await inspectDatadir(db, { tableDetails: "cheap" });
+    const before = model.instances[0]!.columnFamilies[0]!.levels.flatMap((l) => l.files.map((f) => f.path));
+    const r = spawnSync("ldb", [`--db=${db}`, "compact"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const gone = before.filter((p) => !existsSync(p));
+    expect(gone.length).toBeGreaterThan(0);
+    const rep = await computeSizes(db, { model, workers: 1 });
+    expect(rep.incomplete).toEqual([]);
+    for (const p of gone) expect(rep.vanishedFiles).toContain(p);
+    expect(rep.notes.join(" ")).toMatch(
+      /deleted during the scan and no longer needed by the current version/,
+    );
+    // what was still there was read: every table left, and nothing from the ones deleted
+    const left = before.length - gone.length;
+    expect(rep.columnFamilies[0]!.sstFiles).toBe(before.length);
+    if (left === 0) expect(rep.columnFamilies[0]!.dataBlocks).toBe(0);
+  }, 300_000);
+
+  it("sizes: a table deleted that the current MANIFEST still lists leaves the picture incomplete", async () => {
+    const db = pile(2);
+    const model = await inspectDatadir(db, { tableDetails: "cheap" });
+    const victim = model.instances[0]!.columnFamilies[0]!.levels.flatMap((l) => l.files)[0]!.path;
+    rmSync(victim);
+    const rep = await computeSizes(db, { model, workers: 1 });
+    expect(rep.incomplete).toEqual([
+      `${victim}: the table was deleted during the scan and the current MANIFEST still lists it`,
+    ]);
+    expect(rep.vanishedFiles).toBeUndefined();
   }, 300_000);
 });
