@@ -7,6 +7,24 @@
 import { osErrorCode } from "../util/errors.js";
 
 const gone = new Set<string>();
+let tolerated = 0;
+
+/**
+ * Run `fn` with gone tables skipped (and noted) instead of thrown: only a reader that reports what it
+ * skipped may (sizes); a comparison or a digest missing a table would be wrong, so they keep the error.
+ */
+export function toleratingGone<T>(fn: () => T): T {
+  tolerated++;
+  try {
+    return fn();
+  } finally {
+    tolerated--;
+  }
+}
+
+export function goneTolerated(): boolean {
+  return tolerated > 0;
+}
 
 /** The error says the file does not exist (itself, or the OS error it wraps). */
 export function isFileGone(err: unknown): boolean {

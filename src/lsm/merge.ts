@@ -12,7 +12,7 @@
  * hi. Each data block is counted (bytes, ratio) by exactly one range: the one holding the block's first
  * key, so ranges processed by different workers add up to the whole column family.
  */
-import { isFileGone, noteGone } from "./gone.js";
+import { goneTolerated, isFileGone, noteGone } from "./gone.js";
 import { openTable, type DataBlockReader, type SstTable } from "../format/table.js";
 import { DataCursor, type DataEntryCursor } from "../format/data_block.js";
 import { PackedIndex } from "../format/packed_index.js";
@@ -204,7 +204,7 @@ export class TableRun implements Run {
           : this.tables.acquire(f.path, this.readAhead);
       } catch (e) {
         // deleted since the version was read (a live node compacted it): skipped, and noted
-        if (!isFileGone(e)) throw e;
+        if (!goneTolerated() || !isFileGone(e)) throw e;
         noteGone(f.path);
         continue;
       }

@@ -27,7 +27,7 @@ import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./et
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
 import { gethKeyCategory } from "../eth/geth_schema.js";
-import { takeGone } from "../lsm/gone.js";
+import { takeGone, toleratingGone } from "../lsm/gone.js";
 import { StorageAcc, type StorageAccData } from "../contracts/acc.js";
 import type { StorageLayout } from "../contracts/layout.js";
 
@@ -295,7 +295,7 @@ export function runScanTask(
 
   let stopped = false;
   try {
-    mergeNewest(runs, rangeDels, scan);
+    toleratingGone(() => mergeNewest(runs, rangeDels, scan));
   } catch (e) {
     if (!(e instanceof ScanStopped)) throw e;
     stopped = true;
