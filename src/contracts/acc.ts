@@ -30,6 +30,9 @@ export interface StorageAccData {
   edges: GroupData[];
 }
 
+/** Members of one group looked up by a linear scan up to this many, by a map beyond. */
+const MEMBERS_BY_SCAN = 32;
+
 /** Contracts kept per top list. */
 export const TOP_CONTRACTS = 20;
 
@@ -115,6 +118,8 @@ export class StorageAcc {
   private readonly idIsGroup: boolean;
   private group: Buffer | undefined;
   private members: Member[] = [];
+  /** Members by id (hex) once a group holds many: an untrusted store may put any number under one prefix. */
+  private byId: Map<string, Member> | undefined;
   private first: GroupData | undefined;
 
   constructor(
@@ -142,13 +147,18 @@ export class StorageAcc {
       this.closeGroup();
       this.group = Buffer.from(key.subarray(go, go + gl));
       this.members = [];
+      this.byId = undefined;
     }
     let m: Member | undefined;
     if (this.idIsGroup) m = this.members[0];
+    else if (this.byId) m = this.byId.get(this.idOf(key).toString("hex"));
     else m = this.members.find((x) => this.idEquals(x.id, key));
     if (!m) {
       m = { id: this.idIsGroup ? this.group : this.idOf(key), slots: 0, bytes: 0 };
       this.members.push(m);
+      if (this.byId) this.byId.set(m.id.toString("hex"), m);
+      else if (this.members.length > MEMBERS_BY_SCAN)
+        this.byId = new Map(this.members.map((x) => [x.id.toString("hex"), x]));
     }
     m.slots++;
     m.bytes += bytes;
@@ -207,8 +217,9 @@ export class StorageMerge {
     this.counts.mergeData(d);
     for (const e of d.edges) {
       if (this.pending && this.pending.group === e.group) {
+        const byId = new Map(this.pending.members.map((x) => [x.id, x]));
         for (const m of e.members) {
-          const same = this.pending.members.find((x) => x.id === m.id);
+          const same = byId.get(m.id);
           if (same) {
             same.slots += m.slots;
             same.bytes += m.bytes;

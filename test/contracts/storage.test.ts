@@ -121,6 +121,32 @@ describe("storage per contract: range edges", () => {
   }
 });
 
+describe("storage per contract: untrusted shapes", () => {
+  it("20,000 contracts under one Nethermind 4-byte prefix: counted by map, not by scanning the group", () => {
+    const rows: [Buffer, Buffer][] = [];
+    const prefix = Buffer.from("deadbeef", "hex");
+    for (let c = 0; c < 20_000; c++) {
+      const rest = Buffer.alloc(16);
+      rest.writeUInt32BE(c, 12);
+      for (let s = 0; s < (c % 3) + 1; s++) {
+        const slot = Buffer.alloc(32);
+        slot.writeUInt32BE(s * 7919 + c, 0);
+        rows.push([Buffer.concat([prefix, slot, rest]), Buffer.of(1)]);
+      }
+    }
+    rows.sort((a, b) => Buffer.compare(a[0], b[0]));
+    const acc = new StorageAcc(NETHERMIND_STORAGE);
+    for (const [k, v] of rows) acc.add(k, k.length + v.length);
+    const merge = new StorageMerge();
+    merge.add(acc.data());
+    const got = merge.finish();
+    const want = expected(rows, NETHERMIND_STORAGE);
+    expect(got.slots.count).toBe(20_000);
+    expect(got.slots.sum).toBe(want.slots);
+    expect(got.topBySlots).toEqual(want.topBySlots);
+  });
+});
+
 describe("storage per contract on stores other programs wrote", () => {
   it("geth LevelDB chaindata written by classic-level: equal to LevelDB's own iteration, in one thread and split", async () => {
     const dir = join(tempDir(), "geth", "chaindata");
