@@ -12,7 +12,9 @@ const sample = join(repoRoot, "samples", "besu-snapshot");
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 const session = `lsmscope-test-${process.pid}`;
 
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
+// a server of this test's own (-L): other programs' tmux sessions on the machine cannot disturb it
+const socket = `lsmscope-test-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
 const capture = () => tmux("capture-pane", "-t", session, "-p");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,14 +57,34 @@ async function step(key: string, pred: (screen: string) => boolean): Promise<str
   return waitFor(pred, 1);
 }
 
+/**
+ * Start the session; retried, since the tmux server exits with its last session and a new-session
+ * racing that exit (or another session's server start under load) fails now and then.
+ */
+async function newSession(width: string, height: string, cmd: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]);
+    const r = spawnSync(
+      "tmux",
+      ["-L", socket, "new-session", "-d", "-s", session, "-x", width, "-y", height, cmd],
+      {
+        encoding: "utf8",
+      },
+    );
+    if (r.status === 0) return;
+    if (attempt >= 5) throw new Error(`tmux new-session failed: ${r.stderr}`);
+    await sleep(300);
+  }
+}
+
 afterAll(() => {
-  spawnSync("tmux", ["kill-session", "-t", session]);
+  spawnSync("tmux", ["-L", socket, "kill-server"]);
 });
 
 describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
   it("opens the TUI, navigates, shows a file's detail and exits cleanly on q", async () => {
     const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} ${sample}; echo "EXITED rc=$?"; sleep 60`;
-    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd);
+    await newSession("80", "24", cmd);
     let s = await waitFor((x) => x.includes("[1l Layout]"));
     expect(s).toContain("database › cf01 BLOCKCHAIN");
     for (const line of s.split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
@@ -88,9 +110,9 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
   });
 
   it("Ctrl-C exits cleanly too", async () => {
-    spawnSync("tmux", ["kill-session", "-t", session]);
+    spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]);
     const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${sample}; echo "EXITED rc=$?"; sleep 60`;
-    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd);
+    await newSession("80", "24", cmd);
     await waitFor((x) => x.includes("[1l Layout]"));
     await keys("C-c");
     const s = await waitFor((x) => x.includes("EXITED rc="));
@@ -98,9 +120,9 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
   });
 
   it("at 80 columns: Options shows what the files carry, Files scrolls with ←→ and opens with ⏎, the footer marks the focus", async () => {
-    spawnSync("tmux", ["kill-session", "-t", session]);
+    spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]);
     const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${sample}; echo "EXITED rc=$?"; sleep 60`;
-    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "30", cmd);
+    await newSession("80", "30", cmd);
     let s = await waitFor((x) => x.includes("[1l Layout]"));
     expect(s).toContain("Tab focus: [list] pane");
     // the focused side is set off from the reverse-video bar (bold, not reversed)
@@ -132,9 +154,9 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
 
   for (const width of [80, 160])
     it(`the probe table is not cut at the right at ${width} columns`, async () => {
-      spawnSync("tmux", ["kill-session", "-t", session]);
+      spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]);
       const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${sample}; echo "EXITED rc=$?"; sleep 60`;
-      tmux("new-session", "-d", "-s", session, "-x", String(width), "-y", "50", cmd);
+      await newSession(String(width), "50", cmd);
       await waitFor((x) => x.includes("[1l Layout]"));
       await step("Down", (x) => x.includes("› cf06"));
       await step("p", (x) => x.includes("[7p Probe]"));
@@ -159,11 +181,11 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
       await waitFor((x) => x.includes("EXITED rc="));
     });
   it("at 80×24: the Datadir pane (i) shows the identity, the summary rows and geth's freezer tables", async () => {
-    spawnSync("tmux", ["kill-session", "-t", session]);
+    spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]);
     const geth = join(repoRoot, "samples", "geth-leveldb");
     const truth = JSON.parse(readFileSync(`${geth}.truth.json`, "utf8"));
     const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} tui ${geth}; echo "EXITED rc=$?"; sleep 60`;
-    tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd);
+    await newSession("80", "24", cmd);
     await waitFor((x) => x.includes("[1l Layout]"));
     let s = await step("i", (x) => x.includes("[8i Datadir]"));
     expect(s).toContain(`chain head: #${truth.identity.chainHead.number.toLocaleString("en-US")}`);
