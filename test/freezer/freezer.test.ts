@@ -76,7 +76,10 @@ describe("freezer", () => {
     const csv = run(["inspect", "--summary", "--csv", GETH]).stdout;
     const headers = csv.split("\r\n").find((l) => l.startsWith("geth/chaindata/ancient/chain,headers,"))!;
     const t = m.freezers[0].tables.find((x: { name: string }) => x.name === "headers");
-    expect(headers.split(",")[6]).toBe(String(t.bytes + t.indexBytes + t.metaBytes));
+    // by column name: the summary's columns grow (freezerItems came after this test was written)
+    const column = csv.split("\r\n")[0]!.split(",").indexOf("freezerBytes");
+    expect(column).toBeGreaterThan(0);
+    expect(headers.split(",")[column]).toBe(String(t.bytes + t.indexBytes + t.metaBytes));
   });
 
   it("a torn index entry and a data file longer than its index are reported per table", () => {

@@ -32,12 +32,15 @@ function identityPart(id: DatadirIdentity | undefined, width: number): string[] 
   return out;
 }
 
+const count = (n: number | undefined) => (n === undefined ? "-" : int(n));
+
 /** Summary rows: name, entries, total, above — the name cut to what the pane leaves it. */
 function summaryPart(model: DatadirModel, width: number): string[] {
   const s = buildSummary(model);
   const cells = (r: SummaryRow, name: string) => [
     name,
-    r.entries === undefined ? "-" : int(r.entries),
+    // as inspect --summary prints it: a freezer table's readable items in the entries column
+    count(r.kind === "freezer" ? r.freezerItems : r.entries),
     formatBytes(r.totalBytes),
     formatBytes(r.bytesAboveBottom),
   ];
