@@ -48,7 +48,7 @@ import { noteGone, takeGone } from "../lsm/gone.js";
 import { existsSync } from "node:fs";
 import { classifyGoneTables } from "../datadir/vanished.js";
 import { plural } from "../util/words.js";
-import { locateStorage } from "../contracts/layout.js";
+import { locateStorage, type StorageLocation } from "../contracts/layout.js";
 import { StorageMerge } from "../contracts/acc.js";
 import { storageView } from "../contracts/view.js";
 
@@ -347,6 +347,84 @@ export function accountView(
   return view;
 }
 
+type Located = NonNullable<ReturnType<typeof resolveLocation>>;
+
+/** The Ethereum views of a full scan, from what its tasks accounted. */
+function ethSizes(c: {
+  opts: SizesOptions;
+  eth: ReturnType<typeof locateEth>;
+  notes: string[];
+  code?: { loc: Located; acc: CodeAcc };
+  accounts?: { loc: Located; acc: AccountAcc };
+  noCode: boolean;
+  storage?: { loc: StorageLocation; plan: CfPlan; merge: StorageMerge };
+  partial: boolean;
+  /** Accounts, code or storage were located (the views are reported, even empty). */
+  located: boolean;
+}): EthSizes | undefined {
+  const { opts, eth } = c;
+  if (opts.eth === "off" || !c.located) {
+    if (opts.eth !== "off" && eth.notes.length) c.notes.push(...eth.notes);
+    return undefined;
+  }
+  const out: EthSizes = { client: eth.client, notes: [...eth.notes] };
+  if (c.code)
+    out.code = {
+      ...codeView(c.code.acc, { role: "code", ...c.code.loc.role }, c.code.loc.location),
+      ...c.code.loc.where,
+    };
+  const a = c.accounts;
+  if (a && a.acc.total + a.acc.undecodable > 0)
+    out.accounts = { ...accountView(a.acc, c.code?.acc, a.loc.location), ...a.loc.where };
+  if (c.storage)
+    out.storage = storageView(c.storage.merge, c.storage.loc, {
+      instance: c.storage.plan.instance.relPath,
+      cf: c.storage.plan.cf.displayName,
+    });
+  if (c.partial)
+    out.notes.push(
+      "PARTIAL: the scan did not read everything (see the last line); these views cover what was read",
+    );
+  if (c.noCode)
+    out.notes.push(
+      "no code column family: delegated EOAs cannot be told from contracts (counted as contracts)",
+    );
+  return out;
+}
+
+/**
+ * What a full scan could not cover: tables and WALs deleted under it (planning's in this thread and
+ * every task's), judged against the current MANIFEST — replaced ones are a note, still-listed ones leave
+ * the picture incomplete — and column families the --timeout deadline stopped part-way.
+ */
+function scanShortfalls(s: {
+  model: DatadirModel;
+  gone: string[];
+  stopped: string[];
+  codeStopped: boolean;
+  doneBytes: number;
+  totalBytes: number;
+  notes: string[];
+}): { incomplete: string[]; vanishedFiles: string[] } {
+  s.gone.push(...takeGone());
+  const vanished = classifyGoneTables(s.model, [...new Set(s.gone)].sort());
+  if (vanished.replaced.length > 0)
+    s.notes.push(
+      `${plural(vanished.replaced.length, "file")} deleted during the scan and no longer needed by the current version (tables a live node's compaction replaced, WALs it flushed) were skipped: their entries are left out (vanishedFiles)`,
+    );
+  const incomplete = vanished.missing.map(
+    (p) => `${p}: the table was deleted during the scan and the current MANIFEST still lists it`,
+  );
+  const stopped = [...s.stopped, ...(s.codeStopped ? ["the code pre-pass"] : [])];
+  if (stopped.length > 0) {
+    const share = s.totalBytes > 0 ? ((100 * s.doneBytes) / s.totalBytes).toFixed(0) : "0";
+    incomplete.push(
+      `the --timeout deadline stopped the scan after ${formatBytes(s.doneBytes)} of ${formatBytes(s.totalBytes)} of data blocks (${share}%); ${partialList(stopped)}`,
+    );
+  }
+  return { incomplete, vanishedFiles: vanished.replaced };
+}
+
 /** "partial: a, b" for a few, "partial: 7 column families (see partial in --json)" for more. */
 function partialList(names: string[]): string {
   return names.length <= 3
@@ -544,53 +622,34 @@ async function computeFull(
     columnFamilies.push(aggs.get(k)!.result(plans.get(k)!));
   }
   if (columnFamilies.some((c) => (c.valueTypes["merge"] ?? 0) > 0)) notes.push(mergeNote);
-  // tables deleted under the scan: planning's (this thread) and every task's
-  gone.push(...takeGone());
-  const vanished = classifyGoneTables(model, [...new Set(gone)].sort());
-  if (vanished.replaced.length > 0)
-    notes.push(
-      `${plural(vanished.replaced.length, "file")} deleted during the scan and no longer needed by the current version (tables a live node's compaction replaced, WALs it flushed) were skipped: their entries are left out (vanishedFiles)`,
-    );
-  const stopped = selected
-    .filter((x) => aggs.get(cfKey(x.inst, x.cf))!.stopped)
-    .map((x) => cfLabel(x.inst, x.cf.displayName));
-  const incomplete: string[] = vanished.missing.map(
-    (p) => `${p}: the table was deleted during the scan and the current MANIFEST still lists it`,
-  );
-  if (stopped.length > 0 || codeStopped)
-    incomplete.push(
-      `the --timeout deadline stopped the scan after ${formatBytes(doneBytes)} of ${formatBytes(totalBytes)} of data blocks ` +
-        `(${totalBytes > 0 ? ((100 * doneBytes) / totalBytes).toFixed(0) : 0}%); ${partialList([...stopped, ...(codeStopped ? ["the code pre-pass"] : [])])}`,
-    );
+  const { incomplete, vanishedFiles } = scanShortfalls({
+    model,
+    gone,
+    stopped: selected
+      .filter((x) => aggs.get(cfKey(x.inst, x.cf))!.stopped)
+      .map((x) => cfLabel(x.inst, x.cf.displayName)),
+    codeStopped,
+    doneBytes,
+    totalBytes,
+    notes,
+  });
 
-  let ethOut: EthSizes | undefined;
-  if (opts.eth !== "off" && (accLoc || codeLoc || storageKey)) {
-    ethOut = { client: eth.client, notes: [...eth.notes] };
-    if (codeLoc && codeAcc)
-      ethOut.code = {
-        ...codeView(codeAcc, { role: "code", ...codeLoc.role }, codeLoc.location),
-        ...codeLoc.where,
-      };
-    if (
-      accLoc &&
-      accAcc &&
-      accAcc.total + accAcc.undecodable > 0 &&
-      selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
-    )
-      ethOut.accounts = { ...accountView(accAcc, codeAcc, accLoc.location), ...accLoc.where };
-    const storagePlan = storageKey !== undefined ? plans.get(storageKey) : undefined;
-    if (storageLoc && storagePlan)
-      ethOut.storage = storageView(storageMerge, storageLoc, {
-        instance: storagePlan.instance.relPath,
-        cf: storagePlan.cf.displayName,
-      });
-    if (incomplete.length > 0)
-      ethOut.notes.push("PARTIAL: the --timeout deadline stopped the scan; these views cover what was read");
-    if (!codeLoc)
-      ethOut.notes.push(
-        "no code column family: delegated EOAs cannot be told from contracts (counted as contracts)",
-      );
-  } else if (eth.notes.length) notes.push(...eth.notes);
+  const storagePlan = storageKey !== undefined ? plans.get(storageKey) : undefined;
+  const ethOut = ethSizes({
+    opts,
+    eth,
+    notes,
+    code: codeLoc && codeAcc ? { loc: codeLoc, acc: codeAcc } : undefined,
+    accounts:
+      accLoc && accAcc && selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
+        ? { loc: accLoc, acc: accAcc }
+        : undefined,
+    noCode: !codeLoc,
+    storage:
+      storageLoc && storagePlan ? { loc: storageLoc, plan: storagePlan, merge: storageMerge } : undefined,
+    partial: incomplete.length > 0,
+    located: Boolean(accLoc || codeLoc || storageKey),
+  });
 
   return {
     root: model.root,
@@ -604,6 +663,6 @@ async function computeFull(
     elapsedMs: Date.now() - t0,
     entriesPerSecond: scanMs > 0 ? Math.round((entriesRead / scanMs) * 1000) : undefined,
     incomplete,
-    ...(vanished.replaced.length > 0 ? { vanishedFiles: vanished.replaced } : {}),
+    ...(vanishedFiles.length > 0 ? { vanishedFiles } : {}),
   };
 }
