@@ -15,6 +15,7 @@
  * On a store with very many tables (PARALLEL_MIN_TABLES) one worker thread reads the second half while
  * the main thread reads the first (when the compiled worker module exists and there is a second core).
  */
+import { settleVanishedTables } from "../datadir/vanished.js";
 import { inspectDatadir } from "../datadir/inspect.js";
 import { tableEntries } from "../lsm/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
@@ -143,9 +144,12 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     const rest = all.slice(split);
     const results = await workerJob;
     rest.forEach(({ inst, f }, i) => record(inst, f, results?.[i] ?? readTableDeep(f.path)));
+    for (const inst of model.instances) settleVanishedTables(inst, inst.path);
     countEntries(model, deep);
     return { model, mode, deep, readThreads: results ? 2 : 1 };
   }
+  // tables a live node's compaction deleted while they were read: warnings, not damage
+  for (const inst of model.instances) settleVanishedTables(inst, inst.path);
   countEntries(model, deep);
   return { model, mode, deep, readThreads: 1 };
 }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { dbBench, trackedTempDirs } from "../helpers/index.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { computeSizes } from "../../src/sizes/index.js";
+import { runInspect } from "../../src/report/deep.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-vanished-");
 afterAll(cleanupTemps);
@@ -98,5 +99,23 @@ describe("tables that vanish during the read", () => {
       `${victim}: the table was deleted during the scan and the current MANIFEST still lists it`,
     ]);
     expect(rep.vanishedFiles).toBeUndefined();
+  }, 300_000);
+
+  it("inspect --deep: the same, for the tables its index walk finds gone", async () => {
+    const db = pile(130);
+    let compacted = false;
+    const r = await runInspect(db, {
+      mode: "deep",
+      threads: 1,
+      onProgress: (done) => {
+        if (compacted || done < 64) return;
+        expect(spawnSync("ldb", [`--db=${db}`, "compact"]).status).toBe(0);
+        compacted = true;
+      },
+    });
+    expect(compacted).toBe(true);
+    const findings = r.model.instances[0]!.findings;
+    expect(findings.filter((f) => f.code === "sst-vanished").length).toBeGreaterThan(0);
+    expect(findings.filter((f) => f.severity === "error")).toEqual([]);
   }, 300_000);
 });
