@@ -46,6 +46,12 @@ function emptyDetailsError(d: TableDetails | undefined): boolean {
   return !d || (d.error !== undefined && d.formatVersion === undefined);
 }
 
+/** Tallies as shown in a finding's carried value: "LZ4: 3 files, Snappy: 1 file" ("-" for none). */
+export const formatTallies = (ts: Tally[], unit = "files"): string =>
+  ts.length === 0
+    ? "-"
+    : ts.map((t) => `${t.key}: ${t.files} ${t.files === 1 ? unit.replace(/s$/, "") : unit}`).join(", ");
+
 /** Files with fewer filter keys than this do not count for the bits/key check (cache-line rounding). */
 export const MIN_KEYS_FOR_BITS = 1000;
 

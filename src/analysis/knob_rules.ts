@@ -21,14 +21,17 @@
  */
 import type { ColumnFamilyModel } from "../datadir/model.js";
 import { plural } from "../util/words.js";
+import { formatTallies } from "./carried.js";
 import { describeConfiguredFilter } from "./configured.js";
 import type {
   CarriedKnobs,
   ConfiguredFilter,
   ConfiguredKnobs,
   KnobFinding,
-  KnobName,
+  KnobFindingBase,
+  KnobFindingFacts,
   KnobSeverity,
+  SimpleKnobName,
   Tally,
 } from "./knob_types.js";
 
@@ -78,11 +81,6 @@ export function bitsPlausible(configured: ConfiguredFilter, kind: string, measur
 
 // --------------------------------------------------------------------------------------------- analysis
 
-const fmtTallies = (ts: Tally[], unit = "files"): string =>
-  ts.length === 0
-    ? "-"
-    : ts.map((t) => `${t.key}: ${t.files} ${t.files === 1 ? unit.replace(/s$/, "") : unit}`).join(", ");
-
 const sum = (ts: Tally[], pred: (key: string) => boolean): { files: number; bytes: number } => {
   let files = 0;
   let bytes = 0;
@@ -94,9 +92,10 @@ const sum = (ts: Tally[], pred: (key: string) => boolean): { files: number; byte
   return { files, bytes };
 };
 
-const lvl = (l: number): string => (l < 0 ? "all" : `L${l}`);
-
-function finding(f: Omit<KnobFinding, "severity"> & { severity?: KnobSeverity }): KnobFinding {
+/** A finding, "warn" unless said otherwise. */
+function finding(
+  f: Omit<KnobFindingBase, "severity"> & { severity?: KnobSeverity } & KnobFindingFacts,
+): KnobFinding {
   return { severity: "warn", ...f };
 }
 
@@ -161,7 +160,7 @@ function partitionFiltersRule({ c, all, dis }: KnobContext): void {
         id: "partition-filters-ineffective",
         knob: "partition-filters",
         severity: "info",
-        message: `partition_filters=true has no effect without a two-level index (index_type=${c.indexType ?? "default binary-search"})`,
+        indexType: c.indexType,
         configured: `partition_filters=true, index_type=${c.indexType ?? "binary-search"}`,
         carried: `${all.filterPartitioned} of ${plural(all.filesRead, "file")} partitioned`,
         files: all.filesRead - all.filterPartitioned,
@@ -181,7 +180,6 @@ function detailsMissingRule({ all, filterCfg, notes }: KnobContext): void | "sto
         id: "details-missing",
         knob: "filter",
         severity: "info",
-        message: `no per-file details read: what the ${plural(all.files, "file")} carry is unknown`,
         configured: filterCfg,
         carried: "-",
         files: all.files,
@@ -214,17 +212,16 @@ function filterMissingRule(k: KnobContext): void {
   const { scope, scopeFiles, scopeBytes, scopeTallies } = filterScope(k);
   const none = sum(scopeTallies, (k) => k === "none");
   if (none.files > 0) {
-    const levels = scope.filter((l) => l.filterKind.some((t) => t.key === "none")).map((l) => lvl(l.level));
+    const levels = scope.filter((l) => l.filterKind.some((t) => t.key === "none")).map((l) => l.level);
     dis.push(
       finding({
         id: "filter-missing",
         knob: "filter",
         severity: "error",
-        message: `OPTIONS: ${filterCfg} · files: ${none.files} of ${scopeFiles} have no filter (${levels.join(", ")})${
-          ofh && bottom !== undefined ? ` (L${bottom} excluded: optimize_filters_for_hits)` : ""
-        }`,
+        levels,
+        excludedLevel: ofh ? bottom : undefined,
         configured: filterCfg,
-        carried: fmtTallies(scope.length ? mergeTallies(scopeTallies) : []),
+        carried: formatTallies(scope.length ? mergeTallies(scopeTallies) : []),
         files: none.files,
         bytes: none.bytes,
         totalFiles: scopeFiles,
@@ -250,9 +247,10 @@ function filterPerLevelRule({ c, carried, filterCfg, dis }: KnobContext): void {
           id: "filter-kind",
           knob: "filter",
           level: l.level,
-          message: `OPTIONS: ${filterCfg} (builds ${ok.join("/")}) · L${l.level}: ${fmtTallies(wrong)}`,
+          accepted: ok,
+          offending: wrong,
           configured: filterCfg,
-          carried: fmtTallies(l.filterKind),
+          carried: formatTallies(l.filterKind),
           files: w.files,
           bytes: w.bytes,
           totalFiles: l.files,
@@ -271,7 +269,9 @@ function filterPerLevelRule({ c, carried, filterCfg, dis }: KnobContext): void {
             id: "filter-bits",
             knob: "filter-bits",
             level: l.level,
-            message: `OPTIONS: ${filterCfg} · L${l.level}: ${kind} filters store ${l.filterBitsPerKeyLarge.toFixed(1)} bits/key`,
+            policy: filterCfg,
+            filterKind: kind,
+            bitsPerKey: l.filterBitsPerKeyLarge,
             configured: String(c.filter.bitsPerKey),
             carried: l.filterBitsPerKeyLarge.toFixed(1),
             files: f.files,
@@ -297,9 +297,6 @@ function filterPartitionedRule({ c, all, dis }: KnobContext): void {
       finding({
         id: "filter-partitioned",
         knob: "filter-partitioned",
-        message: `OPTIONS: ${wantPartitioned ? "partitioned" : "full"} filters · files: ${mismatch} of ${filtered.files} filtered files ${
-          wantPartitioned ? "have full filters" : "have partitioned filters"
-        }`,
         configured: wantPartitioned ? "partitioned" : "full",
         carried: `${all.filterPartitioned} partitioned, ${filtered.files - all.filterPartitioned} full`,
         files: mismatch,
@@ -318,15 +315,16 @@ function filterUnconfiguredRule({ c, carried, all, dis, notes }: KnobContext): v
   if (none.files > 0) {
     const levels = carried.levels
       .filter((l) => l.filterKind.some((t) => t.key === "none"))
-      .map((l) => lvl(l.level));
+      .map((l) => l.level);
     notes.push(
       finding({
         id: "filter-none",
         knob: "filter",
         severity: "info",
-        message: `no filter configured and ${none.files} of ${plural(all.filesRead, "file")} carry none (${levels.join(", ")}): every point lookup that reaches a file reads its index and a data block`,
+        levels,
+        filesRead: all.filesRead,
         configured: "none",
-        carried: fmtTallies(all.filterKind),
+        carried: formatTallies(all.filterKind),
         files: none.files,
         bytes: none.bytes,
         totalFiles: all.files,
@@ -340,11 +338,10 @@ function filterUnconfiguredRule({ c, carried, all, dis, notes }: KnobContext): v
       finding({
         id: "filter-unconfigured",
         knob: "filter",
-        message: `OPTIONS: no filter policy · files: ${has.files} of ${all.filesRead} carry filters (${fmtTallies(
-          all.filter.filter((t) => t.key !== "none"),
-        )}); a reader opened with these options never consults them`,
+        filesRead: all.filesRead,
+        offending: all.filter.filter((t) => t.key !== "none"),
         configured: "none",
-        carried: fmtTallies(all.filter),
+        carried: formatTallies(all.filter),
         files: has.files,
         bytes: has.bytes,
         totalFiles: all.files,
@@ -365,9 +362,8 @@ function optimizeFiltersForHitsRule({ c, carried, bottom, ofh, notes }: KnobCont
         knob: "optimize-filters-for-hits",
         severity: "info",
         level: bottom,
-        message: `optimize_filters_for_hits leaves the last level unfiltered (L${bottom}: ${none.files} of ${plural(bl.files, "file")}, ${none.bytes} bytes without a filter)`,
         configured: "optimize_filters_for_hits=true",
-        carried: fmtTallies(bl.filterKind),
+        carried: formatTallies(bl.filterKind),
         files: none.files,
         bytes: none.bytes,
         totalFiles: bl.files,
@@ -393,9 +389,9 @@ function compressionRule({ c, carried, bottom, baseLevel, dis }: KnobContext): v
         id: "compression",
         knob: "compression",
         level: l.level,
-        message: `OPTIONS: ${want} · L${l.level}: ${wrong.map((t) => `${plural(t.files, "file")} ${t.key}`).join(", ")}`,
+        offending: wrong,
         configured: want,
-        carried: fmtTallies(l.compression),
+        carried: formatTallies(l.compression),
         files: w.files,
         bytes: w.bytes,
         totalFiles: l.files,
@@ -407,7 +403,7 @@ function compressionRule({ c, carried, bottom, baseLevel, dis }: KnobContext): v
 
 /** Format version, index type, checksum and whole-key filtering, compared CF-wide. */
 function simpleKnobsRule({ c, all, dis }: KnobContext): void {
-  const simple: [KnobName, string, string | undefined, Tally[]][] = [
+  const simple: [SimpleKnobName, string, string | undefined, Tally[]][] = [
     ["format-version", "format_version", c.formatVersion?.toString(), all.formatVersion],
     ["index-type", "index_type", c.indexType, all.indexType],
     ["checksum", "checksum", c.checksum, all.checksum],
@@ -427,9 +423,10 @@ function simpleKnobsRule({ c, all, dis }: KnobContext): void {
       finding({
         id: knob,
         knob,
-        message: `OPTIONS: ${opt}=${want} · files: ${wrong.map((t) => `${plural(t.files, "file")} ${t.key}`).join(", ")}`,
+        option: opt,
+        offending: wrong,
         configured: want,
-        carried: fmtTallies(tallies),
+        carried: formatTallies(tallies),
         files: w.files,
         bytes: w.bytes,
         totalFiles: all.files,
@@ -452,9 +449,7 @@ function blockSizeRule({ c, all, dis }: KnobContext): void {
         finding({
           id: "block-size",
           knob: "block-size",
-          message: `OPTIONS: block_size=${c.blockSize} · files: mean data block ${Math.round(est.meanBytes)} bytes (${
-            est.basis === "uncompressed" ? "measured" : "upper bound"
-          }, ${plural(est.dataBlocks, "block")})`,
+          estimate: est,
           configured: String(c.blockSize),
           carried: `${Math.round(est.meanBytes)} (${est.basis})`,
           files: est.files,
@@ -490,7 +485,6 @@ export function blobNotes(cf: ColumnFamilyModel, c: ConfiguredKnobs | undefined)
         id: "blob-disabled-files-present",
         knob: "blob",
         severity: "info",
-        message: `OPTIONS: enable_blob_files=false · ${plural(n, "blob file")} (${bytes} bytes) still referenced`,
         configured: "enable_blob_files=false",
         carried: `${plural(n, "blob file")}`,
         files: n,

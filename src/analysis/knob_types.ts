@@ -160,18 +160,84 @@ export interface CarriedKnobs {
 
 export type KnobSeverity = "info" | "warn" | "error";
 
+/** The knobs compared CF-wide by one rule (knob_rules.ts simpleKnobsRule), with their OPTIONS names. */
+export type SimpleKnobName = "format-version" | "index-type" | "checksum" | "whole-key-filtering";
+
 /**
- * One place where OPTIONS and the files disagree (or a note on what a knob does to the files). `id` is
- * stable: `<knob>` or `<knob>-<what>`, e.g. "filter-missing", "compression", "partition-filters-ineffective".
+ * What a finding found, by id: the facts its one-line text is written from (the report layer's
+ * src/report/knob_messages.ts). A new rule adds its id here, and the text for it there.
  */
-export interface KnobFinding {
-  id: string;
+export type KnobFindingFacts =
+  | {
+      id: "partition-filters-ineffective";
+      /** index_type as configured; undefined when OPTIONS does not set it. */
+      indexType?: string;
+    }
+  | { id: "details-missing" }
+  | {
+      id: "filter-missing";
+      /** Levels holding files without a filter. */
+      levels: number[];
+      /** The bottom level, left out of the scope under optimize_filters_for_hits. */
+      excludedLevel?: number;
+    }
+  | {
+      id: "filter-kind";
+      /** Filter kinds the policy builds at the configured format version. */
+      accepted: string[];
+      /** Files carrying other kinds. */
+      offending: Tally[];
+    }
+  | {
+      id: "filter-bits";
+      /** The configured policy in short form ("bloomfilter:10"). */
+      policy: string;
+      /** The one filter kind the level's files carry. */
+      filterKind: string;
+      /** Stored bits/key measured over the level's large filters. */
+      bitsPerKey: number;
+    }
+  | { id: "filter-partitioned" }
+  | {
+      id: "filter-none";
+      /** Levels holding files without a filter. */
+      levels: number[];
+      /** Files whose details were read. */
+      filesRead: number;
+    }
+  | {
+      id: "filter-unconfigured";
+      /** Files whose details were read. */
+      filesRead: number;
+      /** Files carrying a filter, by filter. */
+      offending: Tally[];
+    }
+  | { id: "optimize-filters-for-hits" }
+  | {
+      id: "compression";
+      /** Files carrying another compression. */
+      offending: Tally[];
+    }
+  | {
+      id: SimpleKnobName;
+      /** The option's name in OPTIONS ("format_version"). */
+      option: string;
+      /** Files carrying another value. */
+      offending: Tally[];
+    }
+  | {
+      id: "block-size";
+      /** The estimate judged against block_size. */
+      estimate: BlockSizeEstimate;
+    }
+  | { id: "blob-disabled-files-present" };
+
+/** What every knob finding carries beside its facts. */
+export interface KnobFindingBase {
   knob: KnobName;
   severity: KnobSeverity;
   /** Level concerned, when the finding is about one level. */
   level?: number;
-  /** One readable line: "OPTIONS: bloomfilter:10 · files: 273 of 277 have no filter". */
-  message: string;
   /** Configured value as shown. */
   configured: string;
   /** Carried value(s) as shown. */
@@ -182,6 +248,17 @@ export interface KnobFinding {
   totalFiles: number;
   totalBytes: number;
 }
+
+/**
+ * One place where OPTIONS and the files disagree (or a note on what a knob does to the files). `id` is
+ * stable: `<knob>` or `<knob>-<what>`, e.g. "filter-missing", "compression", "partition-filters-ineffective".
+ * Its one-line text ("OPTIONS: bloomfilter:10 · files: 273 of 277 have no filter") is the report layer's
+ * (src/report/knob_messages.ts knobFindingMessage).
+ */
+export type KnobFinding = KnobFindingBase & KnobFindingFacts;
+
+/** A finding's id. */
+export type KnobFindingId = KnobFinding["id"];
 
 /** Everything about one column family's knobs. */
 export interface CfKnobs {
