@@ -11,7 +11,7 @@
  * state is reported as info.
  */
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
-import { placementSplit, tableEntries, type Placement } from "../lsm/placement.js";
+import { placementSplit, tableEntries, type Placement } from "../datadir/placement.js";
 import { plural } from "../util/words.js";
 
 export interface LevelLayout {
@@ -70,7 +70,7 @@ export interface CfLayout {
   levels: LevelLayout[];
   files: number;
   bytes: number;
-  /** Bottom level and what sits above it (src/lsm/placement.ts); undefined when the CF holds no table. */
+  /** Bottom level and what sits above it (src/datadir/placement.ts); undefined when the CF holds no table. */
   placement?: Placement;
   /** Entries above the bottom and in it, split as `placement` (from properties; undefined without them). */
   entriesAboveBottom?: number;

@@ -34,7 +34,7 @@ import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../da
 import type { ColumnFamilyModel, InstanceModel, TableDetails } from "../datadir/model.js";
 import { optionsForCf } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
-import { placementOf, type Placement } from "../lsm/placement.js";
+import { placementOf, type Placement } from "../datadir/placement.js";
 import { LsmscopeError } from "../util/errors.js";
 import { formatBytes } from "../util/bytes.js";
 import { cfMatches } from "./digest.js";
@@ -78,7 +78,7 @@ export interface CfPlan {
   nameHex: string;
   displayName: string;
   levelsBefore: LevelLayout[];
-  /** Bottom level and what sits above it now (src/lsm/placement.ts; the same figure inspect and check use). */
+  /** Bottom level and what sits above it now (src/datadir/placement.ts; the same figure inspect and check use). */
   placement?: Placement;
   files: number;
   /** File numbers of the tables now (to tell rewritten tables afterwards). */

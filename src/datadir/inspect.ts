@@ -16,8 +16,8 @@ import { readBlobFile } from "./blob_file.js";
 import { displayCfName, looksLikePebble, nethermindPlace, readBesuMetadata } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
-import { placementOf, tableEntries } from "../lsm/placement.js";
-import { sortLevelFiles } from "../lsm/version.js";
+import { placementOf, tableEntries } from "./placement.js";
+import { sortLevelFiles } from "../base/level_order.js";
 import { numberedFileName } from "../base/file_names.js";
 import { GETH_CATEGORIES, gethKeyCategory } from "../eth/geth_schema.js";
 import type {

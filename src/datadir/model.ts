@@ -8,7 +8,7 @@ import type { OptionsFileModel } from "./options_file.js";
 export type Severity = "error" | "warn" | "info";
 
 /** A problem met while reading: the model still comes out, with what could be read. */
-import type { Placement } from "../lsm/placement.js";
+import type { Placement } from "./placement.js";
 
 export interface Finding {
   severity: Severity;
@@ -209,7 +209,7 @@ export interface ColumnFamilyModel {
   levels: LevelModel[];
   blobFiles: BlobFileModel[];
   fullHistoryTsLow?: string;
-  /** Bottom level and what sits above it (src/lsm/placement.ts); absent when the CF holds no table. */
+  /** Bottom level and what sits above it (src/datadir/placement.ts); absent when the CF holds no table. */
   placement?: Placement;
   totals: {
     files: number;

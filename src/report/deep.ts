@@ -16,7 +16,7 @@
  * the main thread reads the first (when the compiled worker module exists and there is a second core).
  */
 import { inspectDatadir } from "../datadir/inspect.js";
-import { tableEntries } from "../lsm/placement.js";
+import { tableEntries } from "../datadir/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
 import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 import { availableParallelism } from "node:os";

@@ -19,7 +19,7 @@ import {
 } from "./build.js";
 import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
-import { placementDefinition } from "../lsm/placement.js";
+import { placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";

@@ -11,7 +11,7 @@
  *
  * Byte figures are table file bytes as the MANIFEST records them.
  */
-import type { LevelModel, SstFileModel } from "../datadir/model.js";
+import type { LevelModel, SstFileModel } from "./model.js";
 
 export interface Placement {
   /** The deepest level holding a table. */
