@@ -503,7 +503,7 @@ function columnFamily(
     levels[f.level]!.bytes += f.fileSize;
     live.tables.push({ model: m, entry: f });
   }
-  // in lookup order: L0 newest first, other levels by key (src/lsm/version.ts)
+  // in lookup order: L0 newest first, other levels by key (src/base/level_order.ts)
   for (const lv of levels) sortLevelFiles(lv.level, lv.files);
   const blobFiles = cfBlobFiles(s, rcf, live);
 
