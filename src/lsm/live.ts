@@ -31,6 +31,8 @@ import {
   type RangeTombstone,
   type Run,
 } from "./merge.js";
+import { uncachedTables, type TableSource } from "./table_cache.js";
+import { Version } from "./version.js";
 
 const noBlocks: BlockSink = { block() {} };
 
@@ -49,16 +51,20 @@ export interface KeyRange {
   hi: Buffer;
 }
 
+function requireBytewise(cf: ColumnFamilyModel): void {
+  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
+    throw new LsmscopeError(
+      `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
+    );
+}
+
 export function openLiveSources(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   blocks: BlockSink = noBlocks,
   range?: KeyRange,
 ): LiveSources {
-  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
-    throw new LsmscopeError(
-      `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
-    );
+  requireBytewise(cf);
   const rangeDels: RangeTombstone[] = [];
   const runs: Run[] = [];
   const close = () => {
@@ -113,20 +119,34 @@ export class LiveValues {
   /** The live value of a merged entry, or undefined when the entry is shadowed, deleted or range-deleted. */
   value(r: Run, fate: Fate): Uint8Array | undefined {
     if (fate === Fate.Shadowed) return undefined;
-    const t = r.type;
-    if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
+    return this.valueOf(r.type, fate === Fate.RangeDeleted, r.data.subarray(r.vOff, r.vOff + r.vLen), () =>
+      toHex(r.key.subarray(0, r.ukLen)),
+    );
+  }
+
+  /**
+   * The live value a key's newest entry stands for (type and stored value), or undefined for a deletion
+   * of any kind (`rangeDeleted`: a newer range tombstone covers it). Merge operands and wide-column
+   * entities are refused, covered or not: the store holds values only the engine can resolve.
+   */
+  valueOf(
+    type: number,
+    rangeDeleted: boolean,
+    value: Uint8Array,
+    keyHex: () => string,
+  ): Uint8Array | undefined {
+    if (type === ValueType.Merge || type === ValueType.WideColumnEntity)
       throw new LsmscopeError(
-        `column family ${this.cfName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
+        `column family ${this.cfName} holds ${type === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
       );
-    if (fate === Fate.RangeDeleted) return undefined;
-    const value = r.data.subarray(r.vOff, r.vOff + r.vLen);
-    if (t === ValueType.Value) return value;
-    if (t === ValueType.BlobIndex) {
+    if (rangeDeleted) return undefined;
+    if (type === ValueType.Value) return value;
+    if (type === ValueType.BlobIndex) {
       this.blobValues++;
-      return this.resolveBlob(Buffer.from(value), () => toHex(r.key.subarray(0, r.ukLen)));
+      return this.resolveBlob(Buffer.from(value), keyHex);
     }
     // value with preferred seqno: value ‖ fixed64 unix write time / seqno
-    if (t === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
+    if (type === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
     return undefined;
   }
 
@@ -181,14 +201,44 @@ export class LiveCursor {
   }
 }
 
-/** The live value of one key (a copy), or undefined when the store holds none. */
-export function readLiveValue(inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer): Buffer | undefined {
-  // the smallest key after `key` is key‖0x00: the range holds exactly this key
-  const c = new LiveCursor(inst, cf, undefined, { lo: key, hi: Buffer.concat([key, Buffer.of(0)]) });
+/**
+ * The live value of one key (a copy), or undefined when the store holds none. Looked up as a reader
+ * does (LevelDB DBImpl::Get): the writes still only in live WALs first, then the key's newest version in
+ * the tables (Version.get, src/lsm/version.ts); a range tombstone newer than the entry found deletes it
+ * (a table's own tombstones are applied by its get; the WAL's cover every table, being newer).
+ */
+export function readLiveValue(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  key: Buffer,
+  tables: TableSource = uncachedTables({ verifyChecksums: true }),
+): Buffer | undefined {
+  requireBytewise(cf);
+  const hex = toHex(key);
+  const version = Version.of(cf.levels);
+  const missing = version.filesFor(hex).find((f) => f.present === false);
+  if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
+  const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+  const walCover = Math.max(
+    -1,
+    ...wal.rangeDels
+      .filter((d) => Buffer.compare(d.start, key) <= 0 && Buffer.compare(key, d.end) < 0)
+      .map((d) => d.seqno),
+  );
+  // the memtable layer is sorted key ascending, newest first: the first entry of the key is its newest
+  const inWal = wal.entries.find((e) => e.key.equals(key));
+  const newest = inWal ?? version.get(key, tables)?.result;
+  if (!newest || newest.seqno === undefined || newest.type === undefined) return undefined;
+  const values = new LiveValues(inst.path, cf.displayName);
   try {
-    const e = c.next();
-    return e && Buffer.compare(e.key, key) === 0 ? Buffer.from(e.value) : undefined;
+    const v = values.valueOf(
+      newest.type,
+      newest.seqno < walCover,
+      newest.value ?? Buffer.alloc(0),
+      () => hex,
+    );
+    return v === undefined ? undefined : Buffer.from(v);
   } finally {
-    c.close();
+    values.close();
   }
 }
