@@ -23,7 +23,7 @@ export const command: CommandModule<object, Args> = {
         type: "number",
         default: 64,
         describe: "data blocks sampled per column family for the size histograms",
-      }) as never,
+      }),
   handler: async (argv) => {
     const [{ assertOutsideDatadirs, writeOutsideDatadirs }, { buildHtmlReport }] = await Promise.all([
       import("../../util/output_file.js"),
