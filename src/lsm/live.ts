@@ -119,13 +119,12 @@ export class LiveValues {
   /** The live value of a merged entry, or undefined when the entry is shadowed, deleted or range-deleted. */
   value(r: Run, fate: Fate): Uint8Array | undefined {
     if (fate === Fate.Shadowed) return undefined;
-    return this.valueOf(r.type, fate === Fate.RangeDeleted, r.data.subarray(r.vOff, r.vOff + r.vLen), () =>
-      toHex(r.key.subarray(0, r.ukLen)),
-    );
+    const value = r.data.subarray(r.vOff, r.vOff + r.vLen);
+    return this.valueOf(r.type, fate === Fate.RangeDeleted, value, r.key.subarray(0, r.ukLen));
   }
 
   /**
-   * The live value a key's newest entry stands for (type and stored value), or undefined for a deletion
+   * The live value a key's newest entry stands for (its type and stored value), or undefined for a deletion
    * of any kind (`rangeDeleted`: a newer range tombstone covers it). Merge operands and wide-column
    * entities are refused, covered or not: the store holds values only the engine can resolve.
    */
@@ -133,7 +132,7 @@ export class LiveValues {
     type: number,
     rangeDeleted: boolean,
     value: Uint8Array,
-    keyHex: () => string,
+    userKey: Uint8Array,
   ): Uint8Array | undefined {
     if (type === ValueType.Merge || type === ValueType.WideColumnEntity)
       throw new LsmscopeError(
@@ -143,7 +142,7 @@ export class LiveValues {
     if (type === ValueType.Value) return value;
     if (type === ValueType.BlobIndex) {
       this.blobValues++;
-      return this.resolveBlob(Buffer.from(value), keyHex);
+      return this.resolveBlob(Buffer.from(value), () => toHex(userKey));
     }
     // value with preferred seqno: value ‖ fixed64 unix write time / seqno
     if (type === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
@@ -231,12 +230,7 @@ export function readLiveValue(
   if (!newest || newest.seqno === undefined || newest.type === undefined) return undefined;
   const values = new LiveValues(inst.path, cf.displayName);
   try {
-    const v = values.valueOf(
-      newest.type,
-      newest.seqno < walCover,
-      newest.value ?? Buffer.alloc(0),
-      () => hex,
-    );
+    const v = values.valueOf(newest.type, newest.seqno < walCover, newest.value ?? Buffer.alloc(0), key);
     return v === undefined ? undefined : Buffer.from(v);
   } finally {
     values.close();
