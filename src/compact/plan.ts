@@ -30,14 +30,13 @@
  */
 import { join, relative } from "node:path";
 import * as engine from "../engine/index.js";
-import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel, TableDetails } from "../datadir/model.js";
 import { optionsForCf, type CfOptionsModel } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
 import { placementOf, type Placement } from "../datadir/placement.js";
 import { LsmscopeError } from "../util/errors.js";
 import { formatBytes } from "../util/bytes.js";
-import { cfMatches } from "./digest.js";
+import { cfMatches, resolveStore } from "./digest.js";
 import { diskState, lockRefusal, MAX_ENGINE_FORMAT_VERSION, type Refusal } from "./guards.js";
 import {
   checkFileKnobs,
@@ -180,19 +179,7 @@ function unflushedBytesOf(inst: InstanceModel, cf: ColumnFamilyModel): number {
 /** Inspect a store and build the plan; writes nothing. Throws only when the store cannot be read at all. */
 export async function planCompaction(dir: string, opts: PlanOptions = {}): Promise<CompactPlan> {
   engine.requireEngine();
-  const model = await inspectDatadir(dir, { tableDetails: "cheap", readWal: true });
-  const stores = model.instances.filter(
-    (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
-  );
-  if (stores.length === 0)
-    throw pebbleEngineRefusal(model, "compact") ?? noReadableStoreError(model, "RocksDB store");
-  if (stores.length > 1)
-    throw new LsmscopeError(
-      `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,
-      { file: dir },
-    );
-  const inst = stores[0]!;
-  if (!inst.readable) throw noReadableStoreError({ ...model, instances: [inst] });
+  const inst = await resolveStore(dir, "cheap");
   return planForInstance(inst, opts);
 }
 
