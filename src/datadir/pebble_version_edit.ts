@@ -27,6 +27,7 @@ import {
   decodeEditRecord,
   EditDecodeError,
   editField,
+  LEVELDB_FIELDS,
   type EditField,
   type EditFormat,
   getInternalKey,
@@ -182,30 +183,7 @@ const newFile = editField("new-file entry", (c, e, tag) => {
 /** Pebble's fields by tag (internal/manifest/version_edit.go Decode); Pebble has no column-family tags. */
 const PEBBLE_EDIT: EditFormat = {
   fields: new Map<number, EditField>([
-    [
-      PebbleTag.Comparator,
-      editField("comparator name", (c, e) => {
-        e.comparator = Buffer.from(getLengthPrefixed(c)).toString("latin1");
-      }),
-    ],
-    [
-      PebbleTag.LogNumber,
-      editField("log number", (c, e) => {
-        e.logNumber = getVarint64Number(c);
-      }),
-    ],
-    [
-      PebbleTag.NextFileNumber,
-      editField("next file number", (c, e) => {
-        e.nextFileNumber = getVarint64Number(c);
-      }),
-    ],
-    [
-      PebbleTag.LastSequence,
-      editField("last sequence number", (c, e) => {
-        e.lastSequence = getSeq(c);
-      }),
-    ],
+    ...LEVELDB_FIELDS,
     [
       PebbleTag.CompactPointer,
       editField("compaction pointer", (c) => {
@@ -217,12 +195,6 @@ const PEBBLE_EDIT: EditFormat = {
       PebbleTag.DeletedFile,
       editField("deleted file", (c, e) => {
         e.deletedFiles.push({ level: getLevel(c), fileNumber: getVarint64Number(c) });
-      }),
-    ],
-    [
-      PebbleTag.PrevLogNumber,
-      editField("previous log number", (c, e) => {
-        e.prevLogNumber = getVarint64Number(c);
       }),
     ],
     [

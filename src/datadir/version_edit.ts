@@ -470,39 +470,47 @@ const newFile = editField("new-file entry", decodeNewFile);
 const blobFileAddition = editField("blob file addition", decodeBlobFileAddition);
 const blobFileGarbage = editField("blob file garbage", decodeBlobFileGarbage);
 
+/**
+ * The fields LevelDB defined that RocksDB and Pebble read alike (tags 1-4 and 9; LevelDB's compaction
+ * pointer and deleted file differ in Pebble, which checks the level).
+ */
+export const LEVELDB_FIELDS: readonly (readonly [number, EditField])[] = [
+  [
+    Tag.Comparator,
+    editField("comparator name", (c, e) => {
+      e.comparator = latin1(getLengthPrefixed(c));
+    }),
+  ],
+  [
+    Tag.LogNumber,
+    editField("log number", (c, e) => {
+      e.logNumber = getVarint64Number(c);
+    }),
+  ],
+  [
+    Tag.PrevLogNumber,
+    editField("previous log number", (c, e) => {
+      e.prevLogNumber = getVarint64Number(c);
+    }),
+  ],
+  [
+    Tag.NextFileNumber,
+    editField("next file number", (c, e) => {
+      e.nextFileNumber = getVarint64Number(c);
+    }),
+  ],
+  [
+    Tag.LastSequence,
+    editField("last sequence number", (c, e) => {
+      e.lastSequence = getSeq(c);
+    }),
+  ],
+];
+
 /** RocksDB's and LevelDB's fields by tag (db/version_edit.cc VersionEdit::DecodeFrom). */
 const ROCKSDB_EDIT: EditFormat = {
   fields: new Map<number, EditField>([
-    [
-      Tag.Comparator,
-      editField("comparator name", (c, e) => {
-        e.comparator = latin1(getLengthPrefixed(c));
-      }),
-    ],
-    [
-      Tag.LogNumber,
-      editField("log number", (c, e) => {
-        e.logNumber = getVarint64Number(c);
-      }),
-    ],
-    [
-      Tag.PrevLogNumber,
-      editField("previous log number", (c, e) => {
-        e.prevLogNumber = getVarint64Number(c);
-      }),
-    ],
-    [
-      Tag.NextFileNumber,
-      editField("next file number", (c, e) => {
-        e.nextFileNumber = getVarint64Number(c);
-      }),
-    ],
-    [
-      Tag.LastSequence,
-      editField("last sequence number", (c, e) => {
-        e.lastSequence = getSeq(c);
-      }),
-    ],
+    ...LEVELDB_FIELDS,
     [
       Tag.MaxColumnFamily,
       editField("max column family", (c, e) => {
