@@ -33,6 +33,7 @@ import {
 } from "./merge.js";
 import { uncachedTables, type TableSource } from "./table_cache.js";
 import { Version } from "./version.js";
+import { keyShadows, newestVersion } from "./newest.js";
 
 const noBlocks: BlockSink = { block() {} };
 
@@ -201,10 +202,8 @@ export class LiveCursor {
 }
 
 /**
- * The live value of one key (a copy), or undefined when the store holds none. Looked up as a reader
- * does (LevelDB DBImpl::Get): the writes still only in live WALs first, then the key's newest version in
- * the tables (Version.get, src/lsm/version.ts); a range tombstone newer than the entry found deletes it
- * (a table's own tombstones are applied by its get; the WAL's cover every table, being newer).
+ * The live value of one key (a copy), or undefined when the store holds none: its newest version as a
+ * Get sees it (newest.ts: the live WALs' writes, then the tables), resolved as the merge resolves it.
  */
 export function readLiveValue(
   inst: InstanceModel,
@@ -213,24 +212,15 @@ export function readLiveValue(
   tables: TableSource = uncachedTables({ verifyChecksums: true }),
 ): Buffer | undefined {
   requireBytewise(cf);
-  const hex = toHex(key);
   const version = Version.of(cf.levels);
-  const missing = version.filesFor(hex).find((f) => f.present === false);
+  const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
   const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
-  const walCover = Math.max(
-    -1,
-    ...wal.rangeDels
-      .filter((d) => Buffer.compare(d.start, key) <= 0 && Buffer.compare(key, d.end) < 0)
-      .map((d) => d.seqno),
-  );
-  // the memtable layer is sorted key ascending, newest first: the first entry of the key is its newest
-  const inWal = wal.entries.find((e) => e.key.equals(key));
-  const newest = inWal ?? version.get(key, tables)?.result;
-  if (!newest || newest.seqno === undefined || newest.type === undefined) return undefined;
+  const newest = newestVersion(key, keyShadows(wal, key), version, tables);
+  if (!newest) return undefined;
   const values = new LiveValues(inst.path, cf.displayName);
   try {
-    const v = values.valueOf(newest.type, newest.seqno < walCover, newest.value ?? Buffer.alloc(0), key);
+    const v = values.valueOf(newest.type, newest.rangeDeleted, newest.value ?? Buffer.alloc(0), key);
     return v === undefined ? undefined : Buffer.from(v);
   } finally {
     values.close();

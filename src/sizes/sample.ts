@@ -24,7 +24,8 @@ import type { DatadirModel, SstFileModel } from "../datadir/model.js";
 import { toHex } from "../util/bytes.js";
 import { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
-import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
+import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
+import { loadMemLayer } from "../datadir/memtable.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
@@ -105,12 +106,9 @@ class CodeLookup {
     if (hit) return hit;
     this.lookups++;
     const key = Buffer.concat([this.prefix, codeHash]);
-    const hex = toHex(key);
-    const newest = this.shadows.newest.get(hex) ?? this.version.get(key, this.tables)?.result;
-    const best = newest && { type: newest.type ?? 0, value: newest.value };
+    const best = newestVersion(key, this.shadows, this.version, this.tables);
     let out: "delegation" | "contract" | "missing";
-    if (!best || isTombstone(best.type) || rangeDeleted(this.shadows, hex, newest.seqno ?? 0))
-      out = "missing";
+    if (!best || isTombstone(best.type) || best.rangeDeleted) out = "missing";
     else if (best.type === ValueType.BlobIndex) {
       // sized from the blob index: a blob of 23 bytes cannot be told apart without reading it
       out = "contract";
@@ -159,41 +157,14 @@ class NewerVersionCheck {
   }
 }
 
-/** What shadows a table version besides the tables' own newer versions. */
-interface Shadows {
-  /** The column family's unflushed WAL writes: the newest write per user key (hex), tombstones included. */
-  newest: ReadonlyMap<string, MemEntry>;
-  /**
-   * Range deletions of its WAL and tables: [start, end) user keys (hex), deleting older versions. (A
-   * table's point lookup already answers with a covering deletion of that table; a record's own table
-   * and the WAL are not looked up, so they are checked here.)
-   */
-  rangeDels: readonly CfPlan["rangeDels"][number][];
-}
-
-/** Whether a version (user key hex, sequence number) lies under a newer range deletion. */
-function rangeDeleted(s: Shadows, hex: string, seqno: number): boolean {
-  for (const r of s.rangeDels) if (r.seqno > seqno && r.startHex <= hex && hex < r.endHex) return true;
-  return false;
-}
-
 /** Replay a column family's live WALs (read whole, not sampled) beside its tables' range deletions. */
-function shadowsOf(plan: CfPlan): Shadows {
-  const newest = new Map<string, MemEntry>();
-  const rangeDels = [...plan.rangeDels];
-  if (plan.walPaths.length === 0) return { newest, rangeDels };
+function shadowsOfPlan(plan: CfPlan): Shadows {
+  if (plan.walPaths.length === 0) return { newest: new Map(), rangeDels: [...plan.rangeDels] };
   const mem = loadMemLayer(
     plan.walPaths.map((path) => ({ path })),
     plan.cf.id,
   );
-  for (const e of mem.entries) {
-    const hex = toHex(e.key);
-    const prev = newest.get(hex);
-    if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
-  }
-  for (const r of mem.rangeDels)
-    rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
-  return { newest, rangeDels };
+  return shadowsOf(mem, plan.rangeDels);
 }
 
 interface BlockRec {
@@ -842,7 +813,7 @@ export async function computeSample(
   if (codeLoc) planFor(codeLoc.inst, codeLoc.cf);
   if (accLoc) planFor(accLoc.inst, accLoc.cf);
   const work = [...plans.values()];
-  const shadows = new Map(work.map((p) => [p.key, shadowsOf(p)]));
+  const shadows = new Map(work.map((p) => [p.key, shadowsOfPlan(p)]));
   const lookup =
     codeLoc && accLoc
       ? new CodeLookup(
