@@ -19,6 +19,7 @@ import { gethKeyCategory } from "../eth/geth_schema.js";
 import { fromHex } from "../util/bytes.js";
 import type { DeepTableInfo, InspectMode } from "./deep.js";
 import { knobFindingMessage } from "./knob_messages.js";
+import { layoutFlagMessage } from "./layout_messages.js";
 import { plural } from "../util/words.js";
 
 export type FlagSeverity = "info" | "warn" | "error";
@@ -197,7 +198,7 @@ export function buildCfReport(
       message: knobFindingMessage(n),
     });
   for (const f of layout.flags)
-    flags.push({ id: f.id, severity: f.severity, source: "layout", message: f.message });
+    flags.push({ id: f.id, severity: f.severity, source: "layout", message: layoutFlagMessage(f, layout) });
   const cflags = clientFlags(inst, cf, knobs);
   // the client flag says the same as the plain "no filter" note, with why it matters here
   if (cflags.some((f) => f.id === "filter-none-client")) {
