@@ -7,13 +7,13 @@
  *
  * The store: two Besu-like column families (LZ4, bloom 10, format 5, 32 KiB blocks) of N random keys each,
  * compacted to L6, then three rounds of 10 % overwrites/deletes flushed to L0 (an overlay), so the
- * compaction has upper levels to merge. Rates are measured:
+ * compaction has upper levels to merge (bench/overlay_store.ts, which the compact tests use too). Rates
+ * are measured:
  * - input rate: SST bytes before / wall time of the compaction phase (same definition for both tools);
  * - write rate (lsmscope only): RocksDB's compact.write.bytes ticker / time in CompactRange; the
  *   plan's duration estimate (src/compact/rate.ts) is in these units.
  * Both copies' logical digests are checked equal to the original's afterwards.
  */
-import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,59 +21,16 @@ import { execFileSync } from "node:child_process";
 import * as engine from "../src/engine/index.js";
 import { digestStore, planCompaction, runCompaction } from "../src/compact/index.js";
 import { formatBytes } from "../src/util/bytes.js";
+import { OVERLAY_CFS, writeOverlayStore } from "./overlay_store.js";
 
+/** Besu-like column families without partitioned filters. */
 const CF_OPTIONS =
   "compression=kLZ4Compression;level_compaction_dynamic_level_bytes=false;" +
   "block_based_table_factory={format_version=5;block_size=32768;filter_policy=bloomfilter:10:false}";
-const CFS = [Buffer.from([6]), Buffer.from([8])];
 
 function arg(args: string[], name: string, def: number): number {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : def;
-}
-
-function writeStore(dir: string, keys: number, valueBytes: number): void {
-  const db = engine.openDb(dir, {
-    createIfMissing: true,
-    columnFamilies: CFS.map((name) => ({ name, options: CF_OPTIONS })),
-  });
-  let seed = 1;
-  const fill = (b: Buffer) => {
-    for (let j = 0; j + 4 <= b.length; j += 4) {
-      seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-      b.writeUInt32LE(seed, j);
-    }
-    return b;
-  };
-  const key = (i: number) => createHash("sha256").update(`k${i}`).digest();
-  try {
-    for (const cf of CFS) {
-      for (let i = 0; i < keys; i += 5000) {
-        const ops = [];
-        for (let j = i; j < Math.min(keys, i + 5000); j++)
-          ops.push({ type: "put" as const, cf, key: key(j), value: fill(Buffer.alloc(valueBytes)) });
-        db.write(ops, { disableWal: true });
-      }
-      db.flush(cf);
-      db.compactRange(cf, { bottommost: "force", exclusive: true, changeLevel: true, targetLevel: 6 });
-      for (let round = 1; round <= 3; round++) {
-        const ops = [];
-        for (let n = 0; n < keys / 10; n++) {
-          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-          const i = seed % keys;
-          ops.push(
-            n % 10 === 0
-              ? { type: "delete" as const, cf, key: key(i) }
-              : { type: "put" as const, cf, key: key(i), value: fill(Buffer.alloc(valueBytes)) },
-          );
-        }
-        db.write(ops, { disableWal: true });
-        db.flush(cf);
-      }
-    }
-  } finally {
-    db.close();
-  }
 }
 
 export interface CompactBenchResult {
@@ -93,7 +50,7 @@ export async function main(args: string[] = process.argv.slice(2)): Promise<Comp
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-compact-"));
   try {
     const orig = join(root, "orig");
-    writeStore(orig, keys, valueBytes);
+    writeOverlayStore(orig, keys, { valueBytes, seed: 1, cfOptions: CF_OPTIONS, walTail: false });
     const a = join(root, "a");
     const b = join(root, "b");
     cpSync(orig, a, { recursive: true });
@@ -109,7 +66,7 @@ export async function main(args: string[] = process.argv.slice(2)): Promise<Comp
     const ourSeconds = (performance.now() - t0) / 1000;
 
     const t1 = performance.now();
-    for (const cf of CFS)
+    for (const cf of OVERLAY_CFS)
       execFileSync("ldb", [`--db=${b}`, `--column_family=${cf.toString("latin1")}`, "compact"]);
     const ldbSeconds = (performance.now() - t1) / 1000;
 
@@ -142,7 +99,7 @@ export async function main(args: string[] = process.argv.slice(2)): Promise<Comp
     else {
       process.stdout.write(
         [
-          `compact bench: ${keys} keys × ${CFS.length} CFs, ${valueBytes} B values, ${formatBytes(res.sstBytesBefore)} of tables (L0 overlay over L6)`,
+          `compact bench: ${keys} keys × ${OVERLAY_CFS.length} CFs, ${valueBytes} B values, ${formatBytes(res.sstBytesBefore)} of tables (L0 overlay over L6)`,
           `  lsmscope compact (kForce, exclusive, to L6): ${res.lsmscope.seconds.toFixed(2)} s, input ${res.lsmscope.inputMiBps.toFixed(1)} MiB/s, wrote ${formatBytes(res.lsmscope.writeBytes)} at ${res.lsmscope.writeMiBps.toFixed(1)} MiB/s`,
           `  ldb compact (kForceOptimized):               ${res.ldb.seconds.toFixed(2)} s, input ${res.ldb.inputMiBps.toFixed(1)} MiB/s`,
           `  digests equal to the original: ${res.digestsEqual}; the TS digest read ${res.digest.keys} live keys in ${res.digest.seconds.toFixed(2)} s (${res.digest.inputMiBps.toFixed(1)} MiB/s of tables)`,

@@ -9,51 +9,19 @@
  * Env: LSMSCOPE_BENCH_INSPECT_FILES (tables wanted, default 5000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInspect } from "../src/report/deep.js";
 import { buildInspectReport } from "../src/report/build.js";
 import { renderInspectReport } from "../src/report/render.js";
+import { dbBench, fmt, L0_PILEUP, lsm, measure, type Measure } from "./common.js";
 
 const FILES = Number(process.env.LSMSCOPE_BENCH_INSPECT_FILES ?? 5000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 /** Entries per flushed table measured with these db_bench settings (1,000-byte values). */
 const ENTRIES_PER_TABLE = 330;
-
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(repo, "bin", "lsmscope.js");
-const TIME = "/usr/bin/time";
-
-export interface Measure {
-  wall: number;
-  cpu: number;
-  maxRssKb: number;
-}
-
-/** Run a command, discard its output; wall/CPU seconds and peak RSS via /usr/bin/time. */
-export function measure(cmd: string, args: string[]): Measure {
-  if (existsSync(TIME)) {
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(TIME, ["-f", "TIME %U %S %M", cmd, ...args], {
-      encoding: "utf8",
-      stdio: ["ignore", "ignore", "pipe"],
-      maxBuffer: 64 << 20,
-    });
-    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr.slice(-500)}`);
-    const m = /TIME ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr);
-    if (!m) throw new Error(`no /usr/bin/time line in: ${r.stderr.slice(-300)}`);
-    return { wall, cpu: Number(m[1]) + Number(m[2]), maxRssKb: Number(m[3]) };
-  }
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: "ignore" });
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (r.status !== 0) throw new Error(`${cmd} failed`);
-  // without /usr/bin/time there is no per-child CPU or peak RSS to read
-  return { wall, cpu: NaN, maxRssKb: NaN };
-}
 
 function best(cmd: string, args: string[]): Measure {
   let b: Measure | undefined;
@@ -66,37 +34,18 @@ function best(cmd: string, args: string[]): Measure {
 }
 
 function makeStore(dir: string, tables: number): void {
-  const num = Math.ceil(tables * ENTRIES_PER_TABLE * 1.05);
-  const r = spawnSync(
-    "db_bench",
-    [
-      "--benchmarks=fillrandom",
-      `--db=${dir}`,
-      `--num=${num}`,
-      "--key_size=16",
-      "--value_size=1000",
-      "--compression_ratio=0.1",
-      "--compression_type=lz4",
-      "--bloom_bits=10",
-      "--write_buffer_size=65536",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=1000000",
-      "--level0_stop_writes_trigger=1000000",
-      "--max_write_buffer_number=16",
-      "--max_background_flushes=2",
-      "--disable_wal=1",
-      "--seed=1",
-      "--statistics=0",
-    ],
-    { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] },
-  );
-  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr.slice(-500)}`);
+  dbBench([
+    ...L0_PILEUP,
+    `--db=${dir}`,
+    `--num=${Math.ceil(tables * ENTRIES_PER_TABLE * 1.05)}`,
+    "--key_size=16",
+    "--value_size=1000",
+    "--compression_ratio=0.1",
+    "--compression_type=lz4",
+    "--bloom_bits=10",
+    "--write_buffer_size=65536",
+  ]);
 }
-
-export const fmt = (m: Measure) =>
-  `${m.wall.toFixed(2)} s wall, ${Number.isFinite(m.cpu) ? `${m.cpu.toFixed(2)} s CPU` : "CPU n/a"}, peak RSS ${
-    Number.isFinite(m.maxRssKb) ? `${(m.maxRssKb / 1024).toFixed(0)} MiB` : "n/a"
-  }`;
 
 export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-inspect-"));
@@ -112,8 +61,8 @@ export async function run(): Promise<void> {
     // warm the page cache for both the same way
     spawnSync("sst_dump", [`--file=${dir}`, "--show_properties"], { stdio: "ignore" });
     const sst = best("sst_dump", [`--file=${dir}`, "--show_properties"]);
-    const deep = best(process.execPath, [bin, "inspect", "--deep", dir]);
-    const cheap = best(process.execPath, [bin, "inspect", dir]);
+    const deep = best(...lsm(["inspect", "--deep", dir]));
+    const cheap = best(...lsm(["inspect", dir]));
     let lib = Infinity;
     let threads = 1;
     for (let i = 0; i < RUNS; i++) {

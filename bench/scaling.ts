@@ -20,8 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { measure, type Measure } from "./inspect.js";
-import { dbBench, median } from "./shapes.js";
+import { dbBench, L0_PILEUP, lsm, measure, median, type Measure } from "./common.js";
 
 const COUNTS = (process.env.LSMSCOPE_BENCH_SCALING ?? "1000,10000")
   .split(",")
@@ -34,12 +33,9 @@ const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
  */
 const ENTRIES_PER_TABLE = 1900;
 
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(repo, "bin", "lsmscope.js");
-
 function makeStore(dir: string, tables: number): number {
   dbBench([
-    "--benchmarks=fillrandom",
+    ...L0_PILEUP,
     `--db=${dir}`,
     `--num=${Math.ceil(tables * ENTRIES_PER_TABLE)}`,
     "--key_size=16",
@@ -48,12 +44,6 @@ function makeStore(dir: string, tables: number): number {
     "--block_size=4096",
     "--bloom_bits=10",
     "--write_buffer_size=24576",
-    "--disable_auto_compactions=1",
-    "--level0_slowdown_writes_trigger=10000000",
-    "--level0_stop_writes_trigger=10000000",
-    "--max_write_buffer_number=16",
-    "--max_background_flushes=2",
-    "--disable_wal=1",
   ]);
   return readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
 }
@@ -71,10 +61,10 @@ export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-scaling-"));
   const rows: { label: string; cmd: (dir: string) => [string, string[]] }[] = [
     { label: "sst_dump --show_properties", cmd: (d) => ["sst_dump", [`--file=${d}`, "--show_properties"]] },
-    { label: "inspect", cmd: (d) => [process.execPath, [bin, "inspect", d]] },
+    { label: "inspect", cmd: (d) => lsm(["inspect", d]) },
     {
       label: "inspect --deep --json",
-      cmd: (d) => [process.execPath, [bin, "inspect", "--deep", "--json", d]],
+      cmd: (d) => lsm(["inspect", "--deep", "--json", d]),
     },
   ];
   try {

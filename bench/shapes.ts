@@ -20,7 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, measure, type Measure } from "./inspect.js";
+import { bin, dbBench, fmt, L0_PILEUP, lsm, measure, median, type Measure } from "./common.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
@@ -30,24 +30,6 @@ const ENTRIES_PER_L0_TABLE = 1290;
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
 const FD_LIMIT = 1024;
-
-const repo = fileURLToPath(new URL("../../", import.meta.url));
-const bin = join(repo, "bin", "lsmscope.js");
-
-export function dbBench(args: string[]): void {
-  const r = spawnSync("db_bench", ["--statistics=0", "--seed=1", ...args], {
-    encoding: "utf8",
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr.slice(-500)}`);
-}
-
-const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
-
-export const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** Rounds of A then B; the median of each's wall/CPU/RSS and of the per-round ratios B/A. */
 function paired(a: [string, string[]], b: [string, string[]]): { a: Measure; b: Measure; ratio: number } {
@@ -81,7 +63,7 @@ function l0Pileup(root: string): void {
   const dir = join(root, "l0");
   const t0 = Date.now();
   dbBench([
-    "--benchmarks=fillrandom",
+    ...L0_PILEUP,
     `--db=${dir}`,
     `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`,
     "--key_size=16",
@@ -90,12 +72,6 @@ function l0Pileup(root: string): void {
     "--block_size=4096",
     "--bloom_bits=10",
     "--write_buffer_size=24576",
-    "--disable_auto_compactions=1",
-    "--level0_slowdown_writes_trigger=1000000",
-    "--level0_stop_writes_trigger=1000000",
-    "--max_write_buffer_number=16",
-    "--max_background_flushes=2",
-    "--disable_wal=1",
   ]);
   const tables = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
   console.log(

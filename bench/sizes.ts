@@ -36,29 +36,25 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { dbBench } from "./common.js";
 
 const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 10_000_000);
 const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? 40_000_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 
 function fill(dir: string, num: number, benchmark = "fillrandom"): void {
-  execFileSync(
-    "db_bench",
-    [
-      `--benchmarks=${benchmark}`,
-      `--num=${num}`,
-      "--seed=1",
-      `--db=${dir}`,
-      "--disable_wal=1",
-      "--key_size=20",
-      "--value_size=100",
-      "--compression_ratio=0.5",
-      "--compression_type=lz4",
-      "--block_size=16384",
-      "--bloom_bits=10",
-    ],
-    { stdio: "ignore" },
-  );
+  dbBench([
+    `--benchmarks=${benchmark}`,
+    `--num=${num}`,
+    `--db=${dir}`,
+    "--disable_wal=1",
+    "--key_size=20",
+    "--value_size=100",
+    "--compression_ratio=0.5",
+    "--compression_type=lz4",
+    "--block_size=16384",
+    "--bloom_bits=10",
+  ]);
 }
 
 /** A memory cgroup with a limit, for one child process; undefined where none can be made (not root). */

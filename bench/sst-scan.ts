@@ -6,11 +6,12 @@
  *
  * Env: LSMSCOPE_BENCH_NUM (keys per store, default 400000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openTable } from "../src/format/index.js";
+import { dbBench } from "./common.js";
 
 const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 400_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
@@ -49,21 +50,16 @@ export async function run(): Promise<void> {
     console.log(`sst-scan: ${NUM} keys per store (20-byte keys, 100-byte values), best of ${RUNS}`);
     for (const c of CONFIGS) {
       const dir = join(root, c.name.replace(/\W+/g, "_"));
-      execFileSync(
-        "db_bench",
-        [
-          "--benchmarks=fillrandom",
-          `--num=${NUM}`,
-          "--seed=1",
-          `--db=${dir}`,
-          "--disable_wal=1",
-          "--key_size=20",
-          "--value_size=100",
-          "--bloom_bits=10",
-          ...c.flags,
-        ],
-        { stdio: "ignore" },
-      );
+      dbBench([
+        "--benchmarks=fillrandom",
+        `--num=${NUM}`,
+        `--db=${dir}`,
+        "--disable_wal=1",
+        "--key_size=20",
+        "--value_size=100",
+        "--bloom_bits=10",
+        ...c.flags,
+      ]);
       const files = readdirSync(dir)
         .filter((f) => f.endsWith(".sst"))
         .map((f) => join(dir, f));

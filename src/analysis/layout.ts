@@ -11,8 +11,7 @@
  * state is reported as info.
  */
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
-import { placementSplit, tableEntries, type Placement } from "../lsm/placement.js";
-import { plural } from "../util/words.js";
+import { placementSplit, tableEntries, type Placement } from "../datadir/placement.js";
 
 export interface LevelLayout {
   level: number;
@@ -53,13 +52,15 @@ export interface BlobLayout {
 }
 
 export interface LayoutFlag {
-  /**
-   * Stable id: "small-files-above-bottom", "above-bottom", "l0-at-trigger", "l0-pileup", "files-missing",
-   * "blob-garbage".
-   */
-  id: string;
+  /** Stable id. Its one-line text is the report layer's (src/report/layout_messages.ts). */
+  id:
+    | "small-files-above-bottom"
+    | "above-bottom"
+    | "l0-at-trigger"
+    | "l0-pileup"
+    | "files-missing"
+    | "blob-garbage";
   severity: "info" | "warn" | "error";
-  message: string;
   evidence: Record<string, unknown>;
 }
 
@@ -70,7 +71,7 @@ export interface CfLayout {
   levels: LevelLayout[];
   files: number;
   bytes: number;
-  /** Bottom level and what sits above it (src/lsm/placement.ts); undefined when the CF holds no table. */
+  /** Bottom level and what sits above it (src/datadir/placement.ts); undefined when the CF holds no table. */
   placement?: Placement;
   /** Entries above the bottom and in it, split as `placement` (from properties; undefined without them). */
   entriesAboveBottom?: number;
@@ -98,8 +99,6 @@ export interface CfLayout {
   unflushedWrites: number;
   flags: LayoutFlag[];
 }
-
-const pct = (x: number): string => `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
 
 export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayout {
   const bytes = cf.levels.reduce((a, l) => a + l.bytes, 0);
@@ -225,17 +224,11 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
     flags.push({
       id: "files-missing",
       severity: "error",
-      message: `${c.missingFiles} of ${plural(c.files, "SST")} named by the MANIFEST are missing on disk`,
       evidence: { missingFiles: c.missingFiles, files: c.files },
     });
   if (p && p.filesAboveBottom > 0) {
     const bottom = p.bottomLevel;
-    const bottomName = p.oldestL0AsBottom ? "the oldest L0 table" : `L${bottom}`;
     const middle = c.levels.filter((l) => l.level > 0 && l.level < bottom && l.files > 0);
-    const entries =
-      c.entriesAboveBottom !== undefined && c.entriesInBottom !== undefined
-        ? `, ${plural(c.entriesAboveBottom, "entry", "entries")} above vs ${c.entriesInBottom} in ${bottomName}`
-        : "";
     const evidence: Record<string, unknown> = { ...p, l0Files: c.l0Files };
     if (c.entriesAboveBottom !== undefined) evidence.entriesAboveBottom = c.entriesAboveBottom;
     if (c.entriesInBottom !== undefined) evidence.entriesInBottom = c.entriesInBottom;
@@ -244,17 +237,12 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
       flags.push({
         id: "small-files-above-bottom",
         severity: "warn",
-        message:
-          `${p.filesAboveBottom} small ${p.filesAboveBottom === 1 ? "file" : "files"} in L0 above ${bottomName} ` +
-          `(${pct(p.byteShareAboveBottom)} of the bytes${entries}), nothing between: below the L0 compaction ` +
-          `trigger (${c.l0Trigger}) they stay there, every read checks them first and their keys shadow older copies below`,
         evidence,
       });
     } else {
       flags.push({
         id: "above-bottom",
         severity: "info",
-        message: `${plural(p.filesAboveBottom, "file")} (${pct(p.byteShareAboveBottom)} of the bytes${entries}) above ${p.oldestL0AsBottom ? bottomName : `the bottom level ${bottomName}`}`,
         evidence,
       });
     }
@@ -270,24 +258,18 @@ function layoutFlags(c: CfLayout): LayoutFlag[] {
     flags.push({
       id: "l0-pileup",
       severity: pileupSeverity(c.maxFilesPerLookup, c),
-      message:
-        `L0 holds ${plural(c.l0Files, "table")} (writes slow at ${c.l0SlowdownTrigger}, stop at ${c.l0StopTrigger}): ` +
-        `a lookup of an absent key consults up to ${plural(c.maxFilesPerLookup, "table")}` +
-        ` (probe --keys absent measures it); compaction was held back or never ran`,
       evidence: l0Evidence,
     });
   else if (c.l0Trigger !== undefined && c.l0Files >= c.l0Trigger)
     flags.push({
       id: "l0-at-trigger",
       severity: "info",
-      message: `L0 holds ${plural(c.l0Files, "file")}, at or over its compaction trigger (${c.l0Trigger}): compaction was pending when the store closed`,
       evidence: l0Evidence,
     });
   if (c.blob.files > 0 && c.blob.garbageRecordBytes > 0)
     flags.push({
       id: "blob-garbage",
       severity: "info",
-      message: `blob garbage: ${c.blob.garbageRecordBytes} of ${c.blob.recordBytes} blob record bytes (${pct(c.blob.garbageShare)}) in ${plural(c.blob.files, "blob file")}`,
       evidence: {
         blobGarbageRecordBytes: c.blob.garbageRecordBytes,
         blobRecordBytes: c.blob.recordBytes,

@@ -29,7 +29,7 @@ import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from 
 import { TableCache } from "../lsm/table_cache.js";
 import { NUMERIC_FIELDS } from "../format/properties.js";
 import { toHex } from "../util/bytes.js";
-import { placementSplit, type Placement } from "../lsm/placement.js";
+import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Version } from "../lsm/version.js";
 import { Reservoir, seededRandom } from "./stats.js";
 import { wilson } from "../util/interval.js";
@@ -57,7 +57,7 @@ export interface Estimate {
   high: number;
 }
 
-/** The placement (src/lsm/placement.ts: bottom level, files and bytes above it) and what lookups found. */
+/** The placement (src/datadir/placement.ts: bottom level, files and bytes above it) and what lookups found. */
 export interface OverlayMeasurement extends Placement {
   /** Point entries in the files above the bottom level (scanned, exact). */
   entriesAboveBottom: number;

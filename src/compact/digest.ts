@@ -108,9 +108,15 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
   return out;
 }
 
-/** The single RocksDB instance at `dir` (a store directory, or a datadir holding exactly one store). */
-export async function resolveStore(dir: string): Promise<InstanceModel> {
-  const model = await inspectDatadir(dir, { tableDetails: "none", readWal: true });
+/**
+ * The single RocksDB instance at `dir` (a store directory, or a datadir holding exactly one store), its
+ * tables' details read as `tableDetails` says (the plan needs what they carry, the digest does not).
+ */
+export async function resolveStore(
+  dir: string,
+  tableDetails: "none" | "cheap" = "none",
+): Promise<InstanceModel> {
+  const model = await inspectDatadir(dir, { tableDetails, readWal: true });
   const stores = model.instances.filter(
     (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
   );

@@ -30,14 +30,13 @@
  */
 import { join, relative } from "node:path";
 import * as engine from "../engine/index.js";
-import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel, TableDetails } from "../datadir/model.js";
-import { optionsForCf } from "../datadir/options_file.js";
+import { optionsForCf, type CfOptionsModel } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
-import { placementOf, type Placement } from "../lsm/placement.js";
+import { placementOf, type Placement } from "../datadir/placement.js";
 import { LsmscopeError } from "../util/errors.js";
 import { formatBytes } from "../util/bytes.js";
-import { cfMatches } from "./digest.js";
+import { cfMatches, resolveStore } from "./digest.js";
 import { diskState, lockRefusal, MAX_ENGINE_FORMAT_VERSION, type Refusal } from "./guards.js";
 import {
   checkFileKnobs,
@@ -78,7 +77,7 @@ export interface CfPlan {
   nameHex: string;
   displayName: string;
   levelsBefore: LevelLayout[];
-  /** Bottom level and what sits above it now (src/lsm/placement.ts; the same figure inspect and check use). */
+  /** Bottom level and what sits above it now (src/datadir/placement.ts; the same figure inspect and check use). */
   placement?: Placement;
   files: number;
   /** File numbers of the tables now (to tell rewritten tables afterwards). */
@@ -180,19 +179,7 @@ function unflushedBytesOf(inst: InstanceModel, cf: ColumnFamilyModel): number {
 /** Inspect a store and build the plan; writes nothing. Throws only when the store cannot be read at all. */
 export async function planCompaction(dir: string, opts: PlanOptions = {}): Promise<CompactPlan> {
   engine.requireEngine();
-  const model = await inspectDatadir(dir, { tableDetails: "cheap", readWal: true });
-  const stores = model.instances.filter(
-    (i) => i.engine === "rocksdb" || (!i.readable && i.engine !== "pebble"),
-  );
-  if (stores.length === 0)
-    throw pebbleEngineRefusal(model, "compact") ?? noReadableStoreError(model, "RocksDB store");
-  if (stores.length > 1)
-    throw new LsmscopeError(
-      `${stores.length} RocksDB stores found (${stores.map((s) => s.relPath).join(", ")}); name one of them`,
-      { file: dir },
-    );
-  const inst = stores[0]!;
-  if (!inst.readable) throw noReadableStoreError({ ...model, instances: [inst] });
+  const inst = await resolveStore(dir, "cheap");
   return planForInstance(inst, opts);
 }
 
@@ -216,15 +203,217 @@ export function damageRefusals(inst: InstanceModel): Refusal[] {
   return out;
 }
 
-export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): CompactPlan {
-  const refusals: Refusal[] = [];
+/** The knobs `--accept-option-change` names ("all" for every knob); an unknown one is a usage error. */
+function acceptedKnobs(opts: PlanOptions): Set<string> {
   const accept = new Set((opts.acceptOptionChange ?? []).flatMap((a) => a.split(",")).map((a) => a.trim()));
   for (const a of accept)
     if (a !== "all" && !(KNOBS as readonly string[]).includes(a))
       throw new LsmscopeError(
         `--accept-option-change: unknown knob "${a}" (knobs: ${KNOBS.join(", ")}, all)`,
       );
+  return accept;
+}
 
+/**
+ * Tables the engine cannot open or write back, anywhere in the store (opening reads them all): missing,
+ * of a format version above the engine's, unreadable. The first three, then a count of the rest.
+ */
+function tableRefusals(inst: InstanceModel): Refusal[] {
+  const found: Refusal[] = [];
+  for (const cf of inst.columnFamilies)
+    for (const l of cf.levels)
+      for (const f of l.files) {
+        const fv = f.details?.formatVersion;
+        if (!f.present) {
+          found.push({
+            code: "table-missing",
+            message: `${f.fileName} (${cf.displayName}) is in the MANIFEST but not on disk`,
+          });
+        } else if (fv !== undefined && fv > MAX_ENGINE_FORMAT_VERSION) {
+          found.push({
+            code: "format-version",
+            message: `${f.fileName} (${cf.displayName}) has format_version ${fv}; RocksDB ${engine.rocksdbVersion()} writes and reads back up to ${MAX_ENGINE_FORMAT_VERSION}`,
+          });
+        } else if (f.details?.error !== undefined && fv === undefined) {
+          found.push({
+            code: "table-unreadable",
+            message: `${f.fileName} (${cf.displayName}): ${f.details.error}`,
+          });
+        }
+      }
+  const out = found.slice(0, 3);
+  if (found.length > 3)
+    out.push({
+      code: found[3]!.code,
+      message: `... and ${found.length - 3} more such files`,
+    });
+  return out;
+}
+
+/** The column families `--cf` names (all without it); a name that matches none is a usage error. */
+function chosenColumnFamilies(inst: InstanceModel, opts: PlanOptions): ColumnFamilyModel[] {
+  if (opts.cfs)
+    for (const n of opts.cfs)
+      if (!inst.columnFamilies.some((c) => cfMatches(c, n)))
+        throw new LsmscopeError(
+          `no column family "${n}" (have: ${inst.columnFamilies.map((c) => c.displayName).join(", ")})`,
+          { file: inst.path },
+        );
+  return inst.columnFamilies.filter((c) => !opts.cfs || opts.cfs.some((n) => cfMatches(c, n)));
+}
+
+/** What planning one column family reads and where it puts what it decides. */
+interface CfPlanning {
+  inst: InstanceModel;
+  opts: PlanOptions;
+  accept: ReadonlySet<string>;
+  store: OptionsSource | undefined;
+  ref: OptionsSource | undefined;
+  refusals: Refusal[];
+  accepted: string[];
+  normalisations: string[];
+}
+
+/**
+ * The options a column family is rewritten with: the reference's (`--options-from`) or the store's own.
+ * Undefined (with a refusal when it matters) when neither has the column family.
+ */
+function cfOptionsToApply(cf: ColumnFamilyModel, p: CfPlanning) {
+  const storeCf = optionsForCf(p.inst.options, cf.nameHex);
+  let refCf: Parameters<typeof optionsToApply>[2];
+  if (p.ref) {
+    const m = optionsForCf(p.ref.model, cf.nameHex);
+    const l = p.ref.loaded.columnFamilies.find((c) => c.name.toString("hex") === cf.nameHex);
+    if (!m || !l) {
+      p.refusals.push({
+        code: "reference-cf-missing",
+        message: `the reference ${p.ref.file} has no column family ${cf.displayName}`,
+      });
+      return undefined;
+    }
+    refCf = { model: m, options: l.options, tableOptions: l.tableOptions };
+  }
+  if (!storeCf && !refCf) {
+    if (p.store)
+      p.refusals.push({
+        code: "options-cf-missing",
+        message: `the store's OPTIONS has no column family ${cf.displayName}`,
+      });
+    return undefined;
+  }
+  return { storeCf, applied: optionsToApply(cf.displayName, storeCf, refCf) };
+}
+
+/**
+ * What the files carry against what the rewrite gives them: the knob rows at the target level, the
+ * option changes (a file carries what the applied options would not give it at its own level) and the
+ * consequences (what the move to the bottom level changes by the options' own design).
+ */
+function knobOutcome(cf: ColumnFamilyModel, effective: CfOptionsModel, target: number) {
+  const want = intendedKnobs(effective, target);
+  const readable = cf.levels
+    .flatMap((l) => l.files)
+    .filter((f) => f.details && f.details.formatVersion !== undefined);
+  // display: what the files carry now against what the new files at the target level will carry
+  const rows = summariseChecks(
+    readable.map((f) => checkFileKnobs(f.details!, want)),
+    want,
+  );
+  const deepest = bottomLevelOf(cf.levels);
+  const atOwnLevel = summariseChecks(
+    readable.map((f) => checkFileKnobs(f.details!, intendedKnobs(effective, f.level, f.level === deepest))),
+    want,
+  );
+  const changes = atOwnLevel.filter((r) => r.differing > 0 && r.knob !== "block-size").map((r) => r.knob);
+  const consequences = rows
+    .filter((r) => r.differing > 0 && r.knob !== "block-size" && !changes.includes(r.knob))
+    .map(
+      (r) =>
+        `${r.knob}: ${r.differing} of ${plural(r.files, "file")} carry ${carriedOtherThan(r.carried, r.intended)} and get ${r.intended} at L${target}, as the options prescribe for the bottom level`,
+    );
+  return { want, rows, atOwnLevel, changes, consequences };
+}
+
+/** Refusals for what the options would change (unless accepted) and a format version the engine lacks. */
+function refuseChanges(cf: ColumnFamilyModel, k: ReturnType<typeof knobOutcome>, p: CfPlanning): void {
+  if (k.want.formatVersion !== undefined && k.want.formatVersion > MAX_ENGINE_FORMAT_VERSION)
+    p.refusals.push({
+      code: "format-version",
+      message: `${cf.displayName}: the ${p.ref ? "reference" : "store's"} options ask for format_version ${k.want.formatVersion}; RocksDB ${engine.rocksdbVersion()} writes up to ${MAX_ENGINE_FORMAT_VERSION}`,
+    });
+  for (const knob of k.changes) {
+    const row = k.atOwnLevel.find((r) => r.knob === knob)!;
+    if (p.accept.has(knob) || p.accept.has("all")) {
+      p.accepted.push(`${cf.displayName}: ${knob} ${row.carried} → ${row.intended}`);
+      continue;
+    }
+    p.refusals.push({
+      code: "option-change",
+      message: `${cf.displayName}: ${knob} would change: files carry ${row.carried}, ${p.ref ? "the reference" : "the store's OPTIONS"} gives ${row.intended} (accept with --accept-option-change ${knob}, or use --options-from with the options the files were written with)`,
+    });
+  }
+}
+
+/** The plan of one column family; undefined when no options for it can be read. */
+function planColumnFamily(cf: ColumnFamilyModel, p: CfPlanning): CfPlan | undefined {
+  const o = cfOptionsToApply(cf, p);
+  if (!o) return undefined;
+  const { storeCf, applied } = o;
+  const numLevels = storeCf?.numLevels ?? cf.levels.length;
+  const target = numLevels - 1;
+  const k = knobOutcome(cf, applied.effective, target);
+  refuseChanges(cf, k, p);
+  const files = cf.levels.flatMap((l) => l.files);
+  const sstBytes = files.reduce((a, f) => a + f.fileSize, 0);
+  const unflushedBytes = unflushedBytesOf(p.inst, cf);
+  const levelsWithData = cf.levels.filter((l) => l.files.length > 0).map((l) => l.level);
+  const compressionRatio = compressionRatioOf(files.map((f) => f.details));
+  // the WAL's writes land in L0 at open
+  if (unflushedBytes > 0 && !levelsWithData.includes(0)) levelsWithData.push(0);
+  const passes = levelsWithData.length > 1 ? 2 : 1;
+  const empty = files.length === 0 && cf.totals.unflushedWrites === 0;
+  const nothingToDo =
+    empty ||
+    (cf.totals.unflushedWrites === 0 &&
+      files.every((f) => f.level === target) &&
+      k.rows.every((r) => r.differing === 0 || r.knob === "block-size"));
+  const compact = (!nothingToDo || p.opts.force === true) && !empty;
+  const estimatedReadBytes = compact
+    ? Math.round(passes * (sstBytes + unflushedBytes * compressionRatio))
+    : 0;
+  for (const n of applied.normalisations) p.normalisations.push(`${cf.displayName}: ${n}`);
+  return {
+    id: cf.id,
+    nameHex: cf.nameHex,
+    displayName: cf.displayName,
+    levelsBefore: cf.levels.map((l) => ({ level: l.level, files: l.files.length, bytes: l.bytes })),
+    placement: placementOf(cf.levels),
+    files: files.length,
+    fileNumbers: files.map((f) => f.fileNumber),
+    sstBytes,
+    unflushedWrites: cf.totals.unflushedWrites,
+    unflushedBytes,
+    blobFiles: cf.blobFiles.length,
+    blobFileBytes: cf.totals.blobFileBytes,
+    estimatedReadBytes,
+    estimatedWriteBytes: estimatedReadBytes,
+    compressionRatio,
+    targetLevel: target,
+    intended: k.want,
+    knobs: k.rows,
+    changes: k.changes,
+    consequences: k.consequences,
+    normalisations: applied.normalisations,
+    optionString: applied.optionString,
+    empty,
+    nothingToDo,
+    compact,
+  };
+}
+
+export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): CompactPlan {
+  const refusals: Refusal[] = [];
+  const accept = acceptedKnobs(opts);
   const lock = lockRefusal(inst.path);
   if (lock) refusals.push(lock);
   // damage the model met (a dangling CURRENT, a MANIFEST record that does not decode, a damaged blob
@@ -239,160 +428,14 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
     });
   else store = readOptionsSource(inst.path, "store");
   const ref = opts.optionsFrom ? readOptionsSource(opts.optionsFrom, "reference") : undefined;
+  refusals.push(...tableRefusals(inst));
+  const chosen = chosenColumnFamilies(inst, opts);
 
-  // format versions the engine cannot write back, anywhere in the store (opening reads them all)
-  const tableRefusals: Refusal[] = [];
-  for (const cf of inst.columnFamilies)
-    for (const l of cf.levels)
-      for (const f of l.files) {
-        const fv = f.details?.formatVersion;
-        if (!f.present) {
-          tableRefusals.push({
-            code: "table-missing",
-            message: `${f.fileName} (${cf.displayName}) is in the MANIFEST but not on disk`,
-          });
-        } else if (fv !== undefined && fv > MAX_ENGINE_FORMAT_VERSION) {
-          tableRefusals.push({
-            code: "format-version",
-            message: `${f.fileName} (${cf.displayName}) has format_version ${fv}; RocksDB ${engine.rocksdbVersion()} writes and reads back up to ${MAX_ENGINE_FORMAT_VERSION}`,
-          });
-        } else if (f.details?.error !== undefined && fv === undefined) {
-          tableRefusals.push({
-            code: "table-unreadable",
-            message: `${f.fileName} (${cf.displayName}): ${f.details.error}`,
-          });
-        }
-      }
-  refusals.push(...tableRefusals.slice(0, 3));
-  if (tableRefusals.length > 3)
-    refusals.push({
-      code: tableRefusals[3]!.code,
-      message: `... and ${tableRefusals.length - 3} more such files`,
-    });
-
-  const chosen = inst.columnFamilies.filter((c) => !opts.cfs || opts.cfs.some((n) => cfMatches(c, n)));
-  if (opts.cfs)
-    for (const n of opts.cfs)
-      if (!inst.columnFamilies.some((c) => cfMatches(c, n)))
-        throw new LsmscopeError(
-          `no column family "${n}" (have: ${inst.columnFamilies.map((c) => c.displayName).join(", ")})`,
-          { file: inst.path },
-        );
-
+  const p: CfPlanning = { inst, opts, accept, store, ref, refusals, accepted: [], normalisations: [] };
   const cfPlans: CfPlan[] = [];
-  const normalisations: string[] = [];
-  const accepted: string[] = [];
   for (const cf of chosen) {
-    const storeCf = optionsForCf(inst.options, cf.nameHex);
-    let refCf: Parameters<typeof optionsToApply>[2];
-    if (ref) {
-      const m = optionsForCf(ref.model, cf.nameHex);
-      const l = ref.loaded.columnFamilies.find((c) => c.name.toString("hex") === cf.nameHex);
-      if (!m || !l) {
-        refusals.push({
-          code: "reference-cf-missing",
-          message: `the reference ${ref.file} has no column family ${cf.displayName}`,
-        });
-        continue;
-      }
-      refCf = { model: m, options: l.options, tableOptions: l.tableOptions };
-    }
-    if (!storeCf && !refCf) {
-      if (store)
-        refusals.push({
-          code: "options-cf-missing",
-          message: `the store's OPTIONS has no column family ${cf.displayName}`,
-        });
-      continue;
-    }
-    const applied = optionsToApply(cf.displayName, storeCf, refCf);
-    const numLevels = storeCf?.numLevels ?? cf.levels.length;
-    const target = numLevels - 1;
-    const want = intendedKnobs(applied.effective, target);
-    const files = cf.levels.flatMap((l) => l.files);
-    const readable = files.filter((f) => f.details && f.details.formatVersion !== undefined);
-    // display: what the files carry now against what the new files at the target level will carry
-    const rows = summariseChecks(
-      readable.map((f) => checkFileKnobs(f.details!, want)),
-      want,
-    );
-    // an option change: a file carries something the applied options would not give it at its own level
-    // (what the move to the bottom level changes by the options' own design is a consequence, not a change)
-    const deepest = bottomLevelOf(cf.levels);
-    const atOwnLevel = summariseChecks(
-      readable.map((f) =>
-        checkFileKnobs(f.details!, intendedKnobs(applied.effective, f.level, f.level === deepest)),
-      ),
-      want,
-    );
-    const changes = atOwnLevel.filter((r) => r.differing > 0 && r.knob !== "block-size").map((r) => r.knob);
-    const consequences = rows
-      .filter((r) => r.differing > 0 && r.knob !== "block-size" && !changes.includes(r.knob))
-      .map(
-        (r) =>
-          `${r.knob}: ${r.differing} of ${plural(r.files, "file")} carry ${carriedOtherThan(r.carried, r.intended)} and get ${r.intended} at L${target}, as the options prescribe for the bottom level`,
-      );
-    if (want.formatVersion !== undefined && want.formatVersion > MAX_ENGINE_FORMAT_VERSION)
-      refusals.push({
-        code: "format-version",
-        message: `${cf.displayName}: the ${ref ? "reference" : "store's"} options ask for format_version ${want.formatVersion}; RocksDB ${engine.rocksdbVersion()} writes up to ${MAX_ENGINE_FORMAT_VERSION}`,
-      });
-    for (const k of changes) {
-      const row = atOwnLevel.find((r) => r.knob === k)!;
-      if (accept.has(k) || accept.has("all")) {
-        accepted.push(`${cf.displayName}: ${k} ${row.carried} → ${row.intended}`);
-        continue;
-      }
-      refusals.push({
-        code: "option-change",
-        message: `${cf.displayName}: ${k} would change: files carry ${row.carried}, ${ref ? "the reference" : "the store's OPTIONS"} gives ${row.intended} (accept with --accept-option-change ${k}, or use --options-from with the options the files were written with)`,
-      });
-    }
-    const sstBytes = files.reduce((a, f) => a + f.fileSize, 0);
-    const unflushedBytes = unflushedBytesOf(inst, cf);
-    const levelsWithData = cf.levels.filter((l) => l.files.length > 0).map((l) => l.level);
-    const compressionRatio = compressionRatioOf(files.map((f) => f.details));
-    // the WAL's writes land in L0 at open
-    if (unflushedBytes > 0 && !levelsWithData.includes(0)) levelsWithData.push(0);
-    const passes = levelsWithData.length > 1 ? 2 : 1;
-    const nothingToDo =
-      (files.length === 0 && cf.totals.unflushedWrites === 0) ||
-      (cf.totals.unflushedWrites === 0 &&
-        files.every((f) => f.level === target) &&
-        rows.every((r) => r.differing === 0 || r.knob === "block-size"));
-    const compact =
-      (!nothingToDo || opts.force === true) && !(files.length === 0 && cf.totals.unflushedWrites === 0);
-    const estimatedReadBytes = compact
-      ? Math.round(passes * (sstBytes + unflushedBytes * compressionRatio))
-      : 0;
-    for (const n of applied.normalisations) normalisations.push(`${cf.displayName}: ${n}`);
-    cfPlans.push({
-      id: cf.id,
-      nameHex: cf.nameHex,
-      displayName: cf.displayName,
-      levelsBefore: cf.levels.map((l) => ({ level: l.level, files: l.files.length, bytes: l.bytes })),
-      placement: placementOf(cf.levels),
-      files: files.length,
-      fileNumbers: files.map((f) => f.fileNumber),
-      sstBytes,
-      unflushedWrites: cf.totals.unflushedWrites,
-      unflushedBytes,
-      blobFiles: cf.blobFiles.length,
-      blobFileBytes: cf.totals.blobFileBytes,
-      estimatedReadBytes,
-      estimatedWriteBytes: estimatedReadBytes,
-      compressionRatio,
-      targetLevel: target,
-      intended: want,
-      knobs: rows,
-      changes,
-      consequences,
-      normalisations: applied.normalisations,
-      optionString: applied.optionString,
-      empty: files.length === 0 && cf.totals.unflushedWrites === 0,
-      nothingToDo,
-      compact,
-    });
+    const plan = planColumnFamily(cf, p);
+    if (plan) cfPlans.push(plan);
   }
 
   const totals = {
@@ -434,8 +477,8 @@ export function planForInstance(inst: InstanceModel, opts: PlanOptions = {}): Co
       needed: disk.needed,
       basis: "largest column family's SST bytes + its unflushed WAL bytes + 64 MiB headroom",
     },
-    accepted,
+    accepted: p.accepted,
     refusals,
-    normalisations,
+    normalisations: p.normalisations,
   };
 }

@@ -2,7 +2,7 @@
  * Text rendering of a compaction plan and of its outcome (run + verification). Names of column families
  * and paths come from files: they are escaped before they reach a terminal.
  */
-import { placementDefinition } from "../lsm/placement.js";
+import { placementDefinition } from "../datadir/placement.js";
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CompactPlan } from "./plan.js";
 import type { KnobRow } from "./intended.js";

@@ -177,264 +177,380 @@ function scanLog(
   onRecord: (rec: LogRecord) => void,
   opts: LogScanOptions,
 ): LogScanResult {
-  const verify = opts.verifyChecksums !== false;
-  const expectedLogLow = opts.logNumber !== undefined ? opts.logNumber % 2 ** 32 : undefined;
-  const chunkBuf = Buffer.allocUnsafe(LOG_BLOCK_SIZE * CHUNK_BLOCKS);
+  return new LogScanner(fileSize, read, onRecord, opts).scan();
+}
+
+/** A physical record's header as stored: its type read through Pebble's WAL-sync chunks. */
+interface PhysicalHeader {
+  /** Payload length. */
+  length: number;
+  /** Record type (a Pebble WAL-sync chunk as the recyclable type of the same fragment kind). */
+  type: number;
+  recyclable: boolean;
+  /** Header bytes before the payload. */
+  headerSize: number;
+}
+
+/**
+ * One pass over a log (LevelDB log::Reader): chunks of 32 KiB blocks are read, each block's physical
+ * records checked (header, length, log number, checksum) and fragments assembled into logical records.
+ * A bad record drops the rest of its block, as RocksDB does; the end of the log stops the pass.
+ */
+class LogScanner {
+  private readonly verify: boolean;
+  private readonly expectedLogLow: number | undefined;
+  private readonly chunkBuf = Buffer.allocUnsafe(LOG_BLOCK_SIZE * CHUNK_BLOCKS);
   // records are handed out as plain Uint8Array views: cheaper to slice than Buffer views
-  const chunk = new Uint8Array(chunkBuf.buffer, chunkBuf.byteOffset, chunkBuf.length);
-  const issues: LogIssue[] = [];
-  const result: LogScanResult = { fileSize, records: 0, validEnd: 0, recyclable: false, issues };
-
+  private readonly chunk = new Uint8Array(
+    this.chunkBuf.buffer,
+    this.chunkBuf.byteOffset,
+    this.chunkBuf.length,
+  );
+  private readonly issues: LogIssue[] = [];
+  private readonly result: LogScanResult;
+  /** File offset of the chunk in `chunk`, and the bytes read into it. */
+  private chunkPos = 0;
+  private got = 0;
+  private firstRecordSeen = false;
+  /** The log ends here (torn tail, zero tail, stale records, compressed records). */
+  private stop = false;
   // fragment assembly
-  let assembling = false;
-  let asmStart = 0;
-  let asmFragments = 0;
-  let asm = Buffer.allocUnsafe(64 * 1024);
-  let asmLen = 0;
-  let firstRecordSeen = false;
-  let stop = false;
+  private assembling = false;
+  private asmStart = 0;
+  private asmFragments = 0;
+  private asm = Buffer.allocUnsafe(64 * 1024);
+  private asmLen = 0;
+  /** The header of the record being read (one object, filled per record: no allocation per record). */
+  private readonly h: PhysicalHeader = { length: 0, type: 0, recyclable: false, headerSize: 0 };
 
-  const append = (src: Uint8Array): boolean => {
-    if (asmLen + src.length > LIMITS.maxLogRecordBytes) return false;
-    if (asmLen + src.length > asm.length) {
-      const grown = Buffer.allocUnsafe(Math.max(asm.length * 2, asmLen + src.length));
-      asm.copy(grown, 0, 0, asmLen);
-      asm = grown;
+  constructor(
+    private readonly fileSize: number,
+    private readonly read: (buf: Buffer, pos: number, len: number) => number,
+    private readonly onRecord: (rec: LogRecord) => void,
+    private readonly opts: LogScanOptions,
+  ) {
+    this.verify = opts.verifyChecksums !== false;
+    this.expectedLogLow = opts.logNumber !== undefined ? opts.logNumber % 2 ** 32 : undefined;
+    this.result = { fileSize, records: 0, validEnd: 0, recyclable: false, issues: this.issues };
+  }
+
+  scan(): LogScanResult {
+    for (; this.chunkPos < this.fileSize && !this.stop; this.chunkPos += this.chunkBuf.length) {
+      this.readChunk();
+      for (let blockStart = 0; blockStart < this.got && !this.stop; blockStart += LOG_BLOCK_SIZE)
+        this.scanBlock(blockStart, Math.min(this.got, blockStart + LOG_BLOCK_SIZE));
     }
-    asm.set(src, asmLen);
-    asmLen += src.length;
+    if (this.assembling && !this.stop) {
+      this.issues.push({
+        kind: "torn-tail",
+        offset: this.asmStart,
+        bytes: this.fileSize - this.asmStart,
+        message: `file ends inside a fragmented record (${this.asmFragments} fragments present)`,
+      });
+    }
+    return this.result;
+  }
+
+  private readChunk(): void {
+    const want = Math.min(this.chunkBuf.length, this.fileSize - this.chunkPos);
+    this.got = 0;
+    while (this.got < want) {
+      const n = this.read(this.chunkBuf.subarray(this.got), this.chunkPos + this.got, want - this.got);
+      if (n <= 0) break;
+      this.got += n;
+    }
+  }
+
+  /** The physical records of one block, from `p` until its trailer, a bad record or the end of the log. */
+  private scanBlock(blockStart: number, blockEnd: number): void {
+    const isLastBlock = this.chunkPos + blockEnd >= this.fileSize;
+    let p = blockStart;
+    while (!this.stop) {
+      const next = this.physicalRecord(p, blockEnd, isLastBlock);
+      if (next < 0) return;
+      p = next;
+    }
+  }
+
+  /** The physical record at `p`, checked and handed on: the offset after it, or -1 when the block ends. */
+  private physicalRecord(p: number, blockEnd: number, isLastBlock: boolean): number {
+    const abs = this.chunkPos + p;
+    const remaining = blockEnd - p;
+    if (remaining < LOG_HEADER_SIZE) {
+      // trailer padding, or a header cut off at the end of the file
+      if (isLastBlock && remaining > 0 && !allZero(this.chunk, p, blockEnd)) {
+        this.issues.push({
+          kind: "torn-tail",
+          offset: abs,
+          bytes: remaining,
+          message: `record header cut off at end of file (${remaining} bytes)`,
+        });
+        this.stop = true;
+      }
+      return -1;
+    }
+    const h = this.header(p);
+    if (h.type === LogRecordType.Zero && h.length === 0) {
+      this.zeroSpace(p, abs);
+      return -1;
+    }
+    if (!this.checkRecyclable(h, p, abs, blockEnd)) return -1;
+    if (!this.checkLength(h, abs, remaining, blockEnd - p, isLastBlock)) return -1;
+    if (!this.checkLogNumber(h, p, abs)) return -1;
+    if (!this.checkChecksum(h, p, abs, blockEnd - p, isLastBlock)) return -1;
+    this.firstRecordSeen = true;
+    const payload = this.chunk.subarray(p + h.headerSize, p + h.headerSize + h.length);
+    const next = p + h.headerSize + h.length;
+    this.result.validEnd = this.chunkPos + next;
+    this.deliver(h, payload, abs, next);
+    return next;
+  }
+
+  private header(p: number): PhysicalHeader {
+    const chunk = this.chunk;
+    const length = chunk[p + 4]! | (chunk[p + 5]! << 8);
+    const storedType = chunk[p + 6]!;
+    const walSync =
+      this.opts.pebble === true &&
+      storedType >= PEBBLE_WAL_SYNC_FIRST_TYPE &&
+      storedType <= PEBBLE_WAL_SYNC_LAST_TYPE;
+    // a WAL-sync chunk is a recyclable chunk with a longer header: read it as one
+    const type = walSync
+      ? storedType - PEBBLE_WAL_SYNC_FIRST_TYPE + LogRecordType.RecyclableFull
+      : storedType;
+    const recyclable = isRecyclableType(type);
+    const headerSize = walSync
+      ? PEBBLE_WAL_SYNC_HEADER_SIZE
+      : recyclable
+        ? LOG_RECYCLABLE_HEADER_SIZE
+        : LOG_HEADER_SIZE;
+    const h = this.h;
+    h.length = length;
+    h.type = type;
+    h.recyclable = recyclable;
+    h.headerSize = headerSize;
+    return h;
+  }
+
+  /** Preallocated space: nothing more in this block; at the end of the file, the log ends. */
+  private zeroSpace(p: number, abs: number): void {
+    if (this.chunkPos + this.got >= this.fileSize && allZero(this.chunk, p, this.got)) {
+      this.issues.push({
+        kind: "zero-tail",
+        offset: abs,
+        bytes: this.fileSize - abs,
+        message: `zero-filled (preallocated) space to end of file`,
+      });
+      this.stop = true;
+    }
+  }
+
+  /** A recyclable record only in a log that started with one. */
+  private checkRecyclable(h: PhysicalHeader, p: number, abs: number, blockEnd: number): boolean {
+    if (!h.recyclable) return true;
+    if (this.firstRecordSeen && !this.result.recyclable) {
+      this.issues.push({
+        kind: "corruption",
+        offset: abs,
+        bytes: blockEnd - p,
+        message: `recyclable record type ${h.type} in a log that did not start with one`,
+      });
+      this.dropAssembly(abs, "bad record");
+      return false;
+    }
+    this.result.recyclable = true;
     return true;
-  };
-  const dropAssembly = (at: number, why: string) => {
-    if (!assembling) return;
-    issues.push({
+  }
+
+  /** The record within its block: past the end of the file it is a torn tail, else corruption. */
+  private checkLength(
+    h: PhysicalHeader,
+    abs: number,
+    remaining: number,
+    restOfBlock: number,
+    isLastBlock: boolean,
+  ): boolean {
+    if (h.headerSize + h.length <= remaining) return true;
+    if (isLastBlock) {
+      this.issues.push({
+        kind: "torn-tail",
+        offset: abs,
+        bytes: this.fileSize - abs,
+        message: `record of ${h.length} bytes runs past end of file (${remaining - h.headerSize} present)`,
+      });
+      this.stop = true;
+    } else {
+      this.issues.push({
+        kind: "corruption",
+        offset: abs,
+        bytes: restOfBlock,
+        message: `record length ${h.length} runs past its 32 KiB block`,
+      });
+      this.dropAssembly(abs, "bad record length");
+    }
+    return false;
+  }
+
+  /** A recyclable record of another log number is a stale record of the log's earlier use: the end. */
+  private checkLogNumber(h: PhysicalHeader, p: number, abs: number): boolean {
+    if (!h.recyclable || this.expectedLogLow === undefined) return true;
+    const logLow = readU32(this.chunk, p + 7);
+    if (logLow === this.expectedLogLow) return true;
+    this.issues.push({
+      kind: "stale-recycled",
+      offset: abs,
+      bytes: this.fileSize - abs,
+      message: `records of an earlier use of this recycled log follow (log number ${logLow}, expected ${this.expectedLogLow})`,
+    });
+    if (this.assembling) this.dropAssembly(abs, "log ends at stale records");
+    this.stop = true;
+    return false;
+  }
+
+  /** The record's checksum; a bad one followed by zeros only is a torn tail. */
+  private checkChecksum(
+    h: PhysicalHeader,
+    p: number,
+    abs: number,
+    restOfBlock: number,
+    isLastBlock: boolean,
+  ): boolean {
+    if (!this.verify) return true;
+    const end = p + h.headerSize + h.length;
+    const expected = unmaskCrc32c(readU32(this.chunk, p));
+    const actual = crc32c(this.chunk.subarray(p + 6, end)) >>> 0;
+    if (expected === actual) return true;
+    const endOfData = isLastBlock && allZero(this.chunk, end, this.got);
+    this.issues.push({
+      kind: endOfData ? "torn-tail" : "corruption",
+      offset: abs,
+      bytes: endOfData ? this.fileSize - abs : restOfBlock,
+      message: `record checksum mismatch (type ${h.type}, length ${h.length})`,
+      badChecksum: true,
+    });
+    this.dropAssembly(abs, "checksum mismatch");
+    if (endOfData) this.stop = true;
+    return false; // drop the rest of the block, as RocksDB does
+  }
+
+  /** A good physical record by its type: a whole record, a fragment, or metadata. `next`: offset after it. */
+  private deliver(h: PhysicalHeader, payload: Uint8Array, abs: number, next: number): void {
+    switch (h.type) {
+      case LogRecordType.Full:
+      case LogRecordType.RecyclableFull:
+        if (this.assembling) this.dropAssembly(abs, "FULL record inside a fragmented record");
+        this.result.records++;
+        this.onRecord({ offset: abs, data: payload, fragments: 1 });
+        break;
+      case LogRecordType.First:
+      case LogRecordType.RecyclableFirst:
+        if (this.assembling) this.dropAssembly(abs, "FIRST record inside a fragmented record");
+        this.assembling = true;
+        this.asmStart = abs;
+        this.asmFragments = 1;
+        this.asmLen = 0;
+        this.append(payload);
+        break;
+      case LogRecordType.Middle:
+      case LogRecordType.RecyclableMiddle:
+      case LogRecordType.Last:
+      case LogRecordType.RecyclableLast:
+        this.laterFragment(h, payload, abs, next);
+        break;
+      case LogRecordType.SetCompressionType:
+        this.setCompressionType(payload, next);
+        break;
+      case LogRecordType.UserDefinedTimestampSize:
+      case LogRecordType.RecyclableUserDefinedTimestampSize:
+      case LogRecordType.PredecessorWalInfo:
+      case LogRecordType.RecyclablePredecessorWalInfo:
+        break; // metadata records: nothing for the model
+      default:
+        if ((h.type & SAFE_IGNORE_MASK) === 0) {
+          this.issues.push({
+            kind: "unknown-type",
+            offset: abs,
+            bytes: h.headerSize + h.length,
+            message: `unknown record type ${h.type}`,
+          });
+        }
+    }
+  }
+
+  /** A MIDDLE or LAST fragment: appended to the record being assembled; LAST hands it out. */
+  private laterFragment(h: PhysicalHeader, payload: Uint8Array, abs: number, next: number): void {
+    const last = h.type === LogRecordType.Last || h.type === LogRecordType.RecyclableLast;
+    if (!this.assembling) {
+      this.issues.push({
+        kind: "corruption",
+        offset: abs,
+        bytes: h.headerSize + h.length,
+        message: `${last ? "LAST" : "MIDDLE"} fragment without a FIRST`,
+      });
+      return;
+    }
+    this.asmFragments++;
+    if (!this.append(payload)) {
+      this.issues.push({
+        kind: "corruption",
+        offset: this.asmStart,
+        bytes: this.chunkPos + next - this.asmStart,
+        message: `record larger than ${LIMITS.maxLogRecordBytes} bytes`,
+      });
+      this.assembling = false;
+      this.asmLen = 0;
+      return;
+    }
+    if (last) {
+      this.assembling = false;
+      this.result.records++;
+      this.onRecord({
+        offset: this.asmStart,
+        data: this.asm.subarray(0, this.asmLen),
+        fragments: this.asmFragments,
+      });
+      this.asmLen = 0;
+    }
+  }
+
+  /** WAL compression: the records after a non-zero type are one compressed stream, not decoded here. */
+  private setCompressionType(payload: Uint8Array, next: number): void {
+    this.result.compressionType = payload.length > 0 ? payload[0] : 0;
+    const rest = this.fileSize - (this.chunkPos + next);
+    if (this.result.compressionType === 0) return;
+    if (rest > 0 && !allZero(this.chunk, next, this.got))
+      this.issues.push({
+        kind: "compressed",
+        offset: this.chunkPos + next,
+        bytes: rest,
+        message: `WAL compression type ${this.result.compressionType}: ${rest} bytes of compressed records not decoded`,
+      });
+    this.stop = true;
+  }
+
+  private append(src: Uint8Array): boolean {
+    if (this.asmLen + src.length > LIMITS.maxLogRecordBytes) return false;
+    if (this.asmLen + src.length > this.asm.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.asm.length * 2, this.asmLen + src.length));
+      this.asm.copy(grown, 0, 0, this.asmLen);
+      this.asm = grown;
+    }
+    this.asm.set(src, this.asmLen);
+    this.asmLen += src.length;
+    return true;
+  }
+
+  private dropAssembly(at: number, why: string): void {
+    if (!this.assembling) return;
+    this.issues.push({
       kind: "corruption",
-      offset: asmStart,
-      bytes: at - asmStart,
+      offset: this.asmStart,
+      bytes: at - this.asmStart,
       message: `fragmented record starting here was never completed (${why})`,
     });
-    assembling = false;
-    asmLen = 0;
-  };
-
-  for (let chunkPos = 0; chunkPos < fileSize && !stop; chunkPos += chunkBuf.length) {
-    const want = Math.min(chunkBuf.length, fileSize - chunkPos);
-    let got = 0;
-    while (got < want) {
-      const n = read(chunkBuf.subarray(got), chunkPos + got, want - got);
-      if (n <= 0) break;
-      got += n;
-    }
-    for (let blockStart = 0; blockStart < got && !stop; blockStart += LOG_BLOCK_SIZE) {
-      const blockEnd = Math.min(got, blockStart + LOG_BLOCK_SIZE);
-      const isLastBlock = chunkPos + blockEnd >= fileSize;
-      let p = blockStart;
-      while (!stop) {
-        const abs = chunkPos + p;
-        const remaining = blockEnd - p;
-        if (remaining < LOG_HEADER_SIZE) {
-          // trailer padding, or a header cut off at the end of the file
-          if (isLastBlock && remaining > 0 && !allZero(chunk, p, blockEnd)) {
-            issues.push({
-              kind: "torn-tail",
-              offset: abs,
-              bytes: remaining,
-              message: `record header cut off at end of file (${remaining} bytes)`,
-            });
-            stop = true;
-          }
-          break;
-        }
-        const length = chunk[p + 4]! | (chunk[p + 5]! << 8);
-        const storedType = chunk[p + 6]!;
-        const walSync =
-          opts.pebble === true &&
-          storedType >= PEBBLE_WAL_SYNC_FIRST_TYPE &&
-          storedType <= PEBBLE_WAL_SYNC_LAST_TYPE;
-        // a WAL-sync chunk is a recyclable chunk with a longer header: read it as one
-        const type = walSync
-          ? storedType - PEBBLE_WAL_SYNC_FIRST_TYPE + LogRecordType.RecyclableFull
-          : storedType;
-        if (type === LogRecordType.Zero && length === 0) {
-          // preallocated space: nothing more in this block; at the end of the file, the log ends
-          if (chunkPos + got >= fileSize && allZero(chunk, p, got)) {
-            issues.push({
-              kind: "zero-tail",
-              offset: abs,
-              bytes: fileSize - abs,
-              message: `zero-filled (preallocated) space to end of file`,
-            });
-            stop = true;
-          }
-          break;
-        }
-        const recyclable = isRecyclableType(type);
-        const headerSize = walSync
-          ? PEBBLE_WAL_SYNC_HEADER_SIZE
-          : recyclable
-            ? LOG_RECYCLABLE_HEADER_SIZE
-            : LOG_HEADER_SIZE;
-        if (recyclable) {
-          if (firstRecordSeen && !result.recyclable) {
-            issues.push({
-              kind: "corruption",
-              offset: abs,
-              bytes: blockEnd - p,
-              message: `recyclable record type ${type} in a log that did not start with one`,
-            });
-            dropAssembly(abs, "bad record");
-            break;
-          }
-          result.recyclable = true;
-        }
-        if (headerSize + length > remaining) {
-          if (isLastBlock) {
-            issues.push({
-              kind: "torn-tail",
-              offset: abs,
-              bytes: fileSize - abs,
-              message: `record of ${length} bytes runs past end of file (${remaining - headerSize} present)`,
-            });
-            stop = true;
-          } else {
-            issues.push({
-              kind: "corruption",
-              offset: abs,
-              bytes: blockEnd - p,
-              message: `record length ${length} runs past its 32 KiB block`,
-            });
-            dropAssembly(abs, "bad record length");
-          }
-          break;
-        }
-        if (recyclable && expectedLogLow !== undefined) {
-          const logLow = readU32(chunk, p + 7);
-          if (logLow !== expectedLogLow) {
-            issues.push({
-              kind: "stale-recycled",
-              offset: abs,
-              bytes: fileSize - abs,
-              message: `records of an earlier use of this recycled log follow (log number ${logLow}, expected ${expectedLogLow})`,
-            });
-            if (assembling) dropAssembly(abs, "log ends at stale records");
-            stop = true;
-            break;
-          }
-        }
-        if (verify) {
-          const expected = unmaskCrc32c(readU32(chunk, p));
-          const actual = crc32c(chunk.subarray(p + 6, p + headerSize + length)) >>> 0;
-          if (expected !== actual) {
-            const endOfData = isLastBlock && allZero(chunk, p + headerSize + length, got);
-            issues.push({
-              kind: endOfData ? "torn-tail" : "corruption",
-              offset: abs,
-              bytes: endOfData ? fileSize - abs : blockEnd - p,
-              message: `record checksum mismatch (type ${type}, length ${length})`,
-              badChecksum: true,
-            });
-            dropAssembly(abs, "checksum mismatch");
-            if (endOfData) stop = true;
-            break; // drop the rest of the block, as RocksDB does
-          }
-        }
-        firstRecordSeen = true;
-        const payload = chunk.subarray(p + headerSize, p + headerSize + length);
-        p += headerSize + length;
-        result.validEnd = chunkPos + p;
-        switch (type) {
-          case LogRecordType.Full:
-          case LogRecordType.RecyclableFull:
-            if (assembling) dropAssembly(abs, "FULL record inside a fragmented record");
-            result.records++;
-            onRecord({ offset: abs, data: payload, fragments: 1 });
-            break;
-          case LogRecordType.First:
-          case LogRecordType.RecyclableFirst:
-            if (assembling) dropAssembly(abs, "FIRST record inside a fragmented record");
-            assembling = true;
-            asmStart = abs;
-            asmFragments = 1;
-            asmLen = 0;
-            append(payload);
-            break;
-          case LogRecordType.Middle:
-          case LogRecordType.RecyclableMiddle:
-          case LogRecordType.Last:
-          case LogRecordType.RecyclableLast: {
-            const last = type === LogRecordType.Last || type === LogRecordType.RecyclableLast;
-            if (!assembling) {
-              issues.push({
-                kind: "corruption",
-                offset: abs,
-                bytes: headerSize + length,
-                message: `${last ? "LAST" : "MIDDLE"} fragment without a FIRST`,
-              });
-              break;
-            }
-            asmFragments++;
-            if (!append(payload)) {
-              issues.push({
-                kind: "corruption",
-                offset: asmStart,
-                bytes: chunkPos + p - asmStart,
-                message: `record larger than ${LIMITS.maxLogRecordBytes} bytes`,
-              });
-              assembling = false;
-              asmLen = 0;
-              break;
-            }
-            if (last) {
-              assembling = false;
-              result.records++;
-              onRecord({ offset: asmStart, data: asm.subarray(0, asmLen), fragments: asmFragments });
-              asmLen = 0;
-            }
-            break;
-          }
-          case LogRecordType.SetCompressionType: {
-            result.compressionType = payload.length > 0 ? payload[0] : 0;
-            const rest = fileSize - (chunkPos + p);
-            if (result.compressionType !== 0) {
-              // records after this one are compressed as one stream: not decoded here
-              if (rest > 0 && !allZero(chunk, p, got))
-                issues.push({
-                  kind: "compressed",
-                  offset: chunkPos + p,
-                  bytes: rest,
-                  message: `WAL compression type ${result.compressionType}: ${rest} bytes of compressed records not decoded`,
-                });
-              stop = true;
-            }
-            break;
-          }
-          case LogRecordType.UserDefinedTimestampSize:
-          case LogRecordType.RecyclableUserDefinedTimestampSize:
-          case LogRecordType.PredecessorWalInfo:
-          case LogRecordType.RecyclablePredecessorWalInfo:
-            break; // metadata records: nothing for the model
-          default:
-            if ((type & SAFE_IGNORE_MASK) === 0) {
-              issues.push({
-                kind: "unknown-type",
-                offset: abs,
-                bytes: headerSize + length,
-                message: `unknown record type ${type}`,
-              });
-            }
-        }
-      }
-    }
+    this.assembling = false;
+    this.asmLen = 0;
   }
-  if (assembling && !stop) {
-    issues.push({
-      kind: "torn-tail",
-      offset: asmStart,
-      bytes: fileSize - asmStart,
-      message: `file ends inside a fragmented record (${asmFragments} fragments present)`,
-    });
-  }
-  return result;
 }
 
 function readU32(b: Uint8Array, p: number): number {

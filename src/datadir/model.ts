@@ -8,7 +8,7 @@ import type { OptionsFileModel } from "./options_file.js";
 export type Severity = "error" | "warn" | "info";
 
 /** A problem met while reading: the model still comes out, with what could be read. */
-import type { Placement } from "../lsm/placement.js";
+import type { Placement } from "./placement.js";
 
 export interface Finding {
   severity: Severity;
@@ -209,7 +209,7 @@ export interface ColumnFamilyModel {
   levels: LevelModel[];
   blobFiles: BlobFileModel[];
   fullHistoryTsLow?: string;
-  /** Bottom level and what sits above it (src/lsm/placement.ts); absent when the CF holds no table. */
+  /** Bottom level and what sits above it (src/datadir/placement.ts); absent when the CF holds no table. */
   placement?: Placement;
   totals: {
     files: number;
@@ -312,6 +312,19 @@ export interface ClientInfo {
   nethermind?: { network?: string; databases: string[] };
 }
 
+/** Which chain a datadir holds (read by src/identity/, when the caller asks for it). */
+export interface DatadirIdentity {
+  client: string;
+  /** The head block the store points at; absent when it could not be read (see `note`). */
+  chainHead?: { number: number; hash: string };
+  /** State root in the head block's header, 0x-hex. */
+  stateRoot?: string;
+  /** "RocksDB 7.8.3" from the newest OPTIONS file(s); absent for LevelDB, which records no version. */
+  writtenBy?: string;
+  /** Why a figure is absent. */
+  note?: string;
+}
+
 export interface DatadirModel {
   /** Absolute path scanned. */
   root: string;
@@ -322,7 +335,7 @@ export interface DatadirModel {
   /** True when nothing kept the picture from being whole (no error findings). */
   complete: boolean;
   /** Chain head, state root, client and writer (src/identity/), when the caller read them. */
-  identity?: import("../identity/index.js").DatadirIdentity;
+  identity?: DatadirIdentity;
   /** geth freezers below the root (src/freezer/), when the caller read them. */
   freezers?: import("../freezer/index.js").FreezerModel[];
   /** Time spent building the model, milliseconds. */

@@ -285,6 +285,150 @@ function typedCf(nameLatin1: string, raw: Record<string, string>): CfOptionsMode
   };
 }
 
+/** Raw options of a column family as read, its table options apart (typed once the file is read). */
+interface RawCf {
+  raw: Record<string, string>;
+  table?: { factory: string; raw: Record<string, string> };
+}
+
+type SectionKind = "version" | "db" | "cf" | "table" | "unknown";
+
+/**
+ * The statements of an OPTIONS file, section by section (RocksDB options/options_parser.cc
+ * RocksDBOptionsParser: ParseSection, ParseStatement): `[Title "arg"]` opens a section, `name=value`
+ * fills it. Every problem is a finding with the line's byte offset; reading goes on.
+ */
+class OptionsText {
+  readonly cfByName = new Map<string, RawCf>();
+  readonly cfOrder: string[] = [];
+  /** The [Version] section, when there is one. */
+  version: Record<string, string> | undefined;
+  private section: SectionKind | undefined;
+  private current: Record<string, string> | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly db: Record<string, string>,
+    private readonly findings: Finding[],
+  ) {}
+
+  read(text: string): void {
+    let offset = 0;
+    const lines = text.split("\n");
+    for (let ln = 0; ln < lines.length; ln++) {
+      const rawLine = lines[ln]!;
+      const lineOffset = offset;
+      offset += rawLine.length + 1;
+      const line = trimAndRemoveComment(rawLine.replace(/\r$/, ""));
+      if (!line) continue;
+      if (line.startsWith("[") && line.endsWith("]")) this.openSection(line, lineOffset, ln + 1);
+      else this.statement(line, lineOffset, ln + 1);
+    }
+  }
+
+  bad(severity: Finding["severity"], offset: number | undefined, message: string): void {
+    this.findings.push({ severity, code: "options-bad", file: this.path, offset, message });
+  }
+
+  /** `[Title]` or `[Title "arg"]`: the section the next statements fill. */
+  private openSection(line: string, lineOffset: number, lineNo: number): void {
+    const q1 = line.indexOf('"');
+    const q2 = line.lastIndexOf('"');
+    let title: string;
+    let arg = "";
+    if (q1 >= 0 && q2 > q1) {
+      title = trimAndRemoveComment(line.slice(1, q1));
+      arg = unescapeOptionString(line.slice(q1 + 1, q2));
+    } else title = trimAndRemoveComment(line.slice(1, -1));
+    if (title === "Version") {
+      this.section = "version";
+      this.current = this.version = {};
+    } else if (title === "DBOptions") {
+      this.section = "db";
+      this.current = this.db;
+    } else if (title === "CFOptions") {
+      this.section = "cf";
+      this.current = this.cfSection(arg, lineOffset, lineNo);
+    } else if (title.startsWith("TableOptions/") && title.length > "TableOptions/".length) {
+      this.section = "table";
+      this.current = this.tableSection(title.slice("TableOptions/".length), arg, lineOffset, lineNo);
+    } else {
+      this.section = "unknown";
+      this.current = {};
+      this.bad(
+        "error",
+        lineOffset,
+        `unknown section at line ${lineNo}: ${JSON.stringify(line.slice(0, 60))}`,
+      );
+    }
+  }
+
+  private cfSection(name: string, lineOffset: number, lineNo: number): Record<string, string> {
+    if (this.cfByName.has(name))
+      this.bad("warn", lineOffset, `column family section repeated (line ${lineNo})`);
+    else {
+      this.cfByName.set(name, { raw: {} });
+      this.cfOrder.push(name);
+    }
+    return this.cfByName.get(name)!.raw;
+  }
+
+  private tableSection(
+    factory: string,
+    cfName: string,
+    lineOffset: number,
+    lineNo: number,
+  ): Record<string, string> {
+    const cf = this.cfByName.get(cfName);
+    if (!cf) {
+      this.bad("warn", lineOffset, `table options for a column family without CFOptions (line ${lineNo})`);
+      return {};
+    }
+    cf.table = { factory, raw: {} };
+    return cf.table.raw;
+  }
+
+  /** `name=value` into the open section. */
+  private statement(line: string, lineOffset: number, lineNo: number): void {
+    const eq = line.indexOf("=");
+    if (eq < 0 || !this.section) {
+      this.bad(
+        "error",
+        lineOffset,
+        this.section
+          ? `line ${lineNo} is not name=value: ${JSON.stringify(line.slice(0, 60))}`
+          : `statement before any section at line ${lineNo}`,
+      );
+      return;
+    }
+    const name = trimAndRemoveComment(line.slice(0, eq));
+    const value = line.slice(eq + 1).trim();
+    if (!name) {
+      this.bad("error", lineOffset, `empty option name at line ${lineNo}`);
+      return;
+    }
+    this.current![name] = value;
+  }
+}
+
+function typedDb(d: Record<string, string>): OptionsFileModel["db"] {
+  return {
+    raw: d,
+    maxOpenFiles: num(d["max_open_files"]),
+    maxTotalWalSize: num(d["max_total_wal_size"]),
+    recycleLogFileNum: num(d["recycle_log_file_num"]),
+    walDir: d["wal_dir"],
+    dbPaths: d["db_paths"],
+    walCompression: d["wal_compression"],
+    trackAndVerifyWalsInManifest: bool(d["track_and_verify_wals_in_manifest"]),
+    atomicFlush: bool(d["atomic_flush"]),
+    allow2pc: bool(d["allow_2pc"]),
+    maxBackgroundJobs: num(d["max_background_jobs"]),
+    walRecoveryMode: d["wal_recovery_mode"],
+    manualWalFlush: bool(d["manual_wal_flush"]),
+  };
+}
+
 /**
  * Parse an OPTIONS file. Problems (unknown sections, lines without '=') become findings with the byte
  * offset of the line; what could be read is still returned.
@@ -306,151 +450,16 @@ export function parseOptionsFile(
     });
     return { model, findings };
   }
-  const text = readFileSync(path).toString("latin1");
-  const cfByName = new Map<
-    string,
-    { raw: Record<string, string>; table?: { factory: string; raw: Record<string, string> } }
-  >();
-  const cfOrder: string[] = [];
-  let section:
-    { kind: "version" | "db" | "cf" | "table" | "unknown"; arg: string; factory?: string } | undefined;
-  let current: Record<string, string> | undefined;
-  let offset = 0;
-  let sawVersion = false;
-  let versionMap: Record<string, string> | undefined;
-  const lines = text.split("\n");
-  for (let ln = 0; ln < lines.length; ln++) {
-    const rawLine = lines[ln]!;
-    const lineOffset = offset;
-    offset += rawLine.length + 1;
-    const line = trimAndRemoveComment(rawLine.replace(/\r$/, ""));
-    if (!line) continue;
-    if (line.startsWith("[") && line.endsWith("]")) {
-      const q1 = line.indexOf('"');
-      const q2 = line.lastIndexOf('"');
-      let title: string;
-      let arg = "";
-      if (q1 >= 0 && q2 > q1) {
-        title = trimAndRemoveComment(line.slice(1, q1));
-        arg = unescapeOptionString(line.slice(q1 + 1, q2));
-      } else title = trimAndRemoveComment(line.slice(1, -1));
-      if (title === "Version") {
-        section = { kind: "version", arg };
-        sawVersion = true;
-        current = {};
-      } else if (title === "DBOptions") {
-        section = { kind: "db", arg };
-        current = model.db.raw;
-      } else if (title === "CFOptions") {
-        section = { kind: "cf", arg };
-        if (cfByName.has(arg)) {
-          findings.push({
-            severity: "warn",
-            code: "options-bad",
-            file: path,
-            offset: lineOffset,
-            message: `column family section repeated (line ${ln + 1})`,
-          });
-        } else {
-          cfByName.set(arg, { raw: {} });
-          cfOrder.push(arg);
-        }
-        current = cfByName.get(arg)!.raw;
-      } else if (title.startsWith("TableOptions/") && title.length > "TableOptions/".length) {
-        const factory = title.slice("TableOptions/".length);
-        section = { kind: "table", arg, factory };
-        const cf = cfByName.get(arg);
-        if (!cf) {
-          findings.push({
-            severity: "warn",
-            code: "options-bad",
-            file: path,
-            offset: lineOffset,
-            message: `table options for a column family without CFOptions (line ${ln + 1})`,
-          });
-          current = {};
-        } else {
-          cf.table = { factory, raw: {} };
-          current = cf.table.raw;
-        }
-      } else {
-        section = { kind: "unknown", arg };
-        current = {};
-        findings.push({
-          severity: "error",
-          code: "options-bad",
-          file: path,
-          offset: lineOffset,
-          message: `unknown section at line ${ln + 1}: ${JSON.stringify(line.slice(0, 60))}`,
-        });
-      }
-      if (section.kind === "version") versionMap = current;
-      continue;
-    }
-    const eq = line.indexOf("=");
-    if (eq < 0 || !section) {
-      findings.push({
-        severity: "error",
-        code: "options-bad",
-        file: path,
-        offset: lineOffset,
-        message: section
-          ? `line ${ln + 1} is not name=value: ${JSON.stringify(line.slice(0, 60))}`
-          : `statement before any section at line ${ln + 1}`,
-      });
-      continue;
-    }
-    const name = trimAndRemoveComment(line.slice(0, eq));
-    const value = line.slice(eq + 1).trim();
-    if (!name) {
-      findings.push({
-        severity: "error",
-        code: "options-bad",
-        file: path,
-        offset: lineOffset,
-        message: `empty option name at line ${ln + 1}`,
-      });
-      continue;
-    }
-    current![name] = value;
-  }
-  if (versionMap) {
-    model.rocksdbVersion = versionMap["rocksdb_version"];
-    model.optionsFileVersion = versionMap["options_file_version"];
-  }
-  if (!sawVersion)
-    findings.push({
-      severity: "warn",
-      code: "options-bad",
-      file: path,
-      offset: 0,
-      message: "no [Version] section",
-    });
-  if (!cfByName.has("default"))
-    findings.push({
-      severity: "warn",
-      code: "options-bad",
-      file: path,
-      message: 'no [CFOptions "default"] section',
-    });
-  const d = model.db.raw;
-  model.db = {
-    raw: d,
-    maxOpenFiles: num(d["max_open_files"]),
-    maxTotalWalSize: num(d["max_total_wal_size"]),
-    recycleLogFileNum: num(d["recycle_log_file_num"]),
-    walDir: d["wal_dir"],
-    dbPaths: d["db_paths"],
-    walCompression: d["wal_compression"],
-    trackAndVerifyWalsInManifest: bool(d["track_and_verify_wals_in_manifest"]),
-    atomicFlush: bool(d["atomic_flush"]),
-    allow2pc: bool(d["allow_2pc"]),
-    maxBackgroundJobs: num(d["max_background_jobs"]),
-    walRecoveryMode: d["wal_recovery_mode"],
-    manualWalFlush: bool(d["manual_wal_flush"]),
-  };
-  for (const name of cfOrder) {
-    const cf = cfByName.get(name)!;
+  const text = new OptionsText(path, model.db.raw, findings);
+  text.read(readFileSync(path).toString("latin1"));
+  if (text.version) {
+    model.rocksdbVersion = text.version["rocksdb_version"];
+    model.optionsFileVersion = text.version["options_file_version"];
+  } else text.bad("warn", 0, "no [Version] section");
+  if (!text.cfByName.has("default")) text.bad("warn", undefined, 'no [CFOptions "default"] section');
+  model.db = typedDb(model.db.raw);
+  for (const name of text.cfOrder) {
+    const cf = text.cfByName.get(name)!;
     const typed = typedCf(name, cf.raw);
     if (cf.table) typed.table = typedTable(cf.table.factory, cf.table.raw);
     model.columnFamilies.push(typed);

@@ -26,6 +26,10 @@ import { cursor, getLengthPrefixed, getVarint32, getVarint64Number, type Cursor 
 import {
   decodeEditRecord,
   EditDecodeError,
+  editField,
+  LEVELDB_FIELDS,
+  type EditField,
+  type EditFormat,
   getInternalKey,
   getSeq,
   type NewFileEntry,
@@ -169,83 +173,96 @@ function decodeCustomFields(c: Cursor, f: NewFileEntry): void {
 
 /** Decode one Pebble VersionEdit record. Throws EditDecodeError naming the offset inside the record. */
 export function decodePebbleVersionEdit(rec: Uint8Array): VersionEdit {
-  return decodeEditRecord(rec, decodePebbleTag);
+  return decodeEditRecord(rec, PEBBLE_EDIT);
 }
 
-/** One Pebble tag (internal/manifest/version_edit.go); Pebble has no column-family tags. */
-function decodePebbleTag(tag: number, tagStart: number, c: Cursor, edit: VersionEdit): void {
-  switch (tag) {
-    case PebbleTag.Comparator:
-      edit.comparator = Buffer.from(getLengthPrefixed(c)).toString("latin1");
-      break;
-    case PebbleTag.LogNumber:
-      edit.logNumber = getVarint64Number(c);
-      break;
-    case PebbleTag.NextFileNumber:
-      edit.nextFileNumber = getVarint64Number(c);
-      break;
-    case PebbleTag.LastSequence:
-      edit.lastSequence = getSeq(c);
-      break;
-    case PebbleTag.CompactPointer:
-      getLevel(c);
-      getLengthPrefixed(c);
-      break;
-    case PebbleTag.DeletedFile:
-      edit.deletedFiles.push({ level: getLevel(c), fileNumber: getVarint64Number(c) });
-      break;
-    case PebbleTag.PrevLogNumber:
-      edit.prevLogNumber = getVarint64Number(c);
-      break;
-    case PebbleTag.ExciseBoundsRecord:
-      getLengthPrefixed(c);
-      getLengthPrefixed(c);
-      getVarint64Number(c);
-      getSeq(c);
-      edit.ignoredTags.push(tag);
-      break;
-    case PebbleTag.TableMarkedForCompaction:
-      getVarint32(c);
-      getVarint64Number(c);
-      edit.ignoredTags.push(tag);
-      break;
-    case PebbleTag.NewFile:
-    case PebbleTag.NewFile2:
-    case PebbleTag.NewFile3:
-    case PebbleTag.NewFile4:
-    case PebbleTag.NewFile5:
-      edit.newFiles.push(decodeNewFile(tag, c));
-      break;
-    case PebbleTag.CreatedBackingTable:
-      (edit.createdBackingTables ??= []).push({
-        fileNumber: getVarint64Number(c),
-        size: getVarint64Number(c),
-      });
-      break;
-    case PebbleTag.RemovedBackingTable:
-      (edit.removedBackingTables ??= []).push(getVarint64Number(c));
-      break;
-    case PebbleTag.NewBlobFile:
-      (edit.newBlobFiles ??= []).push({
-        blobFileId: getVarint64Number(c),
-        fileNumber: getVarint64Number(c),
-        size: getVarint64Number(c),
-        valueSize: getVarint64Number(c),
-        creationTime: getVarint64Number(c),
-      });
-      break;
-    case PebbleTag.DeletedBlobFile:
-      (edit.deletedBlobFiles ??= []).push({
-        blobFileId: getVarint64Number(c),
-        fileNumber: getVarint64Number(c),
-      });
-      break;
-    default:
-      throw new EditDecodeError(
-        tag >= 200 && tag <= 203
-          ? `column family tag ${tag} in a Pebble MANIFEST (Pebble has none)`
-          : `unknown Pebble VersionEdit tag ${tag}`,
-        tagStart,
-      );
-  }
-}
+const newFile = editField("new-file entry", (c, e, tag) => {
+  e.newFiles.push(decodeNewFile(tag, c));
+});
+
+/** Pebble's fields by tag (internal/manifest/version_edit.go Decode); Pebble has no column-family tags. */
+const PEBBLE_EDIT: EditFormat = {
+  fields: new Map<number, EditField>([
+    ...LEVELDB_FIELDS,
+    [
+      PebbleTag.CompactPointer,
+      editField("compaction pointer", (c) => {
+        getLevel(c);
+        getLengthPrefixed(c);
+      }),
+    ],
+    [
+      PebbleTag.DeletedFile,
+      editField("deleted file", (c, e) => {
+        e.deletedFiles.push({ level: getLevel(c), fileNumber: getVarint64Number(c) });
+      }),
+    ],
+    [
+      PebbleTag.ExciseBoundsRecord,
+      editField("excise bounds", (c, e, tag) => {
+        getLengthPrefixed(c);
+        getLengthPrefixed(c);
+        getVarint64Number(c);
+        getSeq(c);
+        e.ignoredTags.push(tag);
+      }),
+    ],
+    [
+      PebbleTag.TableMarkedForCompaction,
+      editField("table marked for compaction", (c, e, tag) => {
+        getVarint32(c);
+        getVarint64Number(c);
+        e.ignoredTags.push(tag);
+      }),
+    ],
+    [PebbleTag.NewFile, newFile],
+    [PebbleTag.NewFile2, newFile],
+    [PebbleTag.NewFile3, newFile],
+    [PebbleTag.NewFile4, newFile],
+    [PebbleTag.NewFile5, newFile],
+    [
+      PebbleTag.CreatedBackingTable,
+      editField("created backing table", (c, e) => {
+        (e.createdBackingTables ??= []).push({
+          fileNumber: getVarint64Number(c),
+          size: getVarint64Number(c),
+        });
+      }),
+    ],
+    [
+      PebbleTag.RemovedBackingTable,
+      editField("removed backing table", (c, e) => {
+        (e.removedBackingTables ??= []).push(getVarint64Number(c));
+      }),
+    ],
+    [
+      PebbleTag.NewBlobFile,
+      editField("new blob file", (c, e) => {
+        (e.newBlobFiles ??= []).push({
+          blobFileId: getVarint64Number(c),
+          fileNumber: getVarint64Number(c),
+          size: getVarint64Number(c),
+          valueSize: getVarint64Number(c),
+          creationTime: getVarint64Number(c),
+        });
+      }),
+    ],
+    [
+      PebbleTag.DeletedBlobFile,
+      editField("deleted blob file", (c, e) => {
+        (e.deletedBlobFiles ??= []).push({
+          blobFileId: getVarint64Number(c),
+          fileNumber: getVarint64Number(c),
+        });
+      }),
+    ],
+  ]),
+  unknownTag(tag, tagStart) {
+    throw new EditDecodeError(
+      tag >= 200 && tag <= 203
+        ? `column family tag ${tag} in a Pebble MANIFEST (Pebble has none)`
+        : `unknown Pebble VersionEdit tag ${tag}`,
+      tagStart,
+    );
+  },
+};

@@ -337,40 +337,60 @@ function decodeWalAddition(c: Cursor): { logNumber: number; syncedSize?: number 
   }
 }
 
-/** Decodes one tag's field into the edit; throws on an unknown required tag. */
-export type TagDecoder = (tag: number, tagStart: number, c: Cursor, edit: VersionEdit) => void;
+/**
+ * One tag of a VersionEdit: the field it carries, named as a corruption error names it (LevelDB's
+ * VersionEdit::DecodeFrom: "VersionEdit: new-file entry"), and how it is read into the edit.
+ */
+export interface EditField {
+  name: string;
+  decode(c: Cursor, edit: VersionEdit, tag: number): void;
+}
+
+/** A format's fields by tag, and what an unknown tag is (skipped when it may be, else an EditDecodeError). */
+export interface EditFormat {
+  fields: ReadonlyMap<number, EditField>;
+  unknownTag(tag: number, tagStart: number, c: Cursor, edit: VersionEdit): void;
+}
+
+export const editField = (name: string, decode: EditField["decode"]): EditField => ({ name, decode });
 
 /**
- * One VersionEdit record as tag/field pairs, each field decoded by `decodeTag` (RocksDB's tags or
- * Pebble's). Throws EditDecodeError naming the offset inside the record.
+ * One VersionEdit record as tag/field pairs, each field read by its format's decoder (RocksDB's tags or
+ * Pebble's). Throws EditDecodeError naming the field and the offset of its tag inside the record; a
+ * TypeError is a bug in a decoder and stays one.
  */
-export function decodeEditRecord(rec: Uint8Array, decodeTag: TagDecoder): VersionEdit {
+export function decodeEditRecord(rec: Uint8Array, format: EditFormat): VersionEdit {
   const edit = emptyEdit();
   const c = cursor(rec);
-  let tagStart = 0;
-  let tag = 0;
-  try {
-    while (c.pos < c.end) {
-      tagStart = c.pos;
+  while (c.pos < c.end) {
+    const tagStart = c.pos;
+    let tag: number;
+    try {
       tag = getVarint32(c);
-      decodeTag(tag, tagStart, c, edit);
+    } catch (e) {
+      throw asEditError(e, "tag", tagStart);
     }
-  } catch (e) {
-    throw asEditError(e, tag, tagStart);
+    const field = format.fields.get(tag);
+    try {
+      if (field) field.decode(c, edit, tag);
+      else format.unknownTag(tag, tagStart, c, edit);
+    } catch (e) {
+      throw asEditError(e, `${field?.name ?? "field"} (tag ${tag})`, tagStart);
+    }
   }
   return edit;
 }
 
 /** Decode one RocksDB/LevelDB VersionEdit record. Throws EditDecodeError naming the offset inside the record. */
 export function decodeVersionEdit(rec: Uint8Array): VersionEdit {
-  return decodeEditRecord(rec, decodeRocksTag);
+  return decodeEditRecord(rec, ROCKSDB_EDIT);
 }
 
-/** A malformed field as an EditDecodeError at the tag's offset. */
-export function asEditError(e: unknown, tag: number, tagStart: number): EditDecodeError {
-  if (e instanceof EditDecodeError) return e;
+/** A malformed field as an EditDecodeError at its tag's offset; a TypeError (a bug) passes through. */
+function asEditError(e: unknown, what: string, tagStart: number): unknown {
+  if (e instanceof EditDecodeError || e instanceof TypeError) return e;
   return new EditDecodeError(
-    `malformed VersionEdit field (tag ${tag}): ${e instanceof Error ? e.message : String(e)}`,
+    `malformed VersionEdit ${what}: ${e instanceof Error ? e.message : String(e)}`,
     tagStart,
   );
 }
@@ -390,143 +410,218 @@ export function emptyEdit(): VersionEdit {
   };
 }
 
-/** Decode the fields of one RocksDB/LevelDB tag into `edit`. */
-function decodeRocksTag(tag: number, tagStart: number, c: Cursor, edit: VersionEdit): void {
-  switch (tag) {
-    case Tag.Comparator:
-      edit.comparator = latin1(getLengthPrefixed(c));
-      break;
-    case Tag.LogNumber:
-      edit.logNumber = getVarint64Number(c);
-      break;
-    case Tag.PrevLogNumber:
-      edit.prevLogNumber = getVarint64Number(c);
-      break;
-    case Tag.NextFileNumber:
-      edit.nextFileNumber = getVarint64Number(c);
-      break;
-    case Tag.LastSequence:
-      edit.lastSequence = getSeq(c);
-      break;
-    case Tag.MaxColumnFamily:
-      edit.maxColumnFamily = getVarint32(c);
-      break;
-    case Tag.MinLogNumberToKeep:
-      edit.minLogNumberToKeep = getVarint64Number(c);
-      break;
-    case Tag.CompactCursor: {
-      const level = getVarint32(c);
-      edit.compactCursors.push({ level, key: getInternalKey(c) });
-      break;
-    }
-    case Tag.DeletedFile: {
-      const level = getVarint32(c);
-      edit.deletedFiles.push({ level, fileNumber: getVarint64Number(c) });
-      break;
-    }
-    case Tag.NewFile:
-    case Tag.NewFile2:
-    case Tag.NewFile3:
-    case Tag.NewFile4: {
-      const level = getVarint32(c);
-      const fileNumber = getVarint64Number(c);
-      const pathId = tag === Tag.NewFile3 ? getVarint32(c) : 0;
-      const fileSize = getVarint64Number(c);
-      const smallest = getInternalKey(c);
-      const largest = getInternalKey(c);
-      let smallestSeqno: number | undefined;
-      let largestSeqno: number | undefined;
-      if (tag !== Tag.NewFile) {
-        // LevelDB's NewFile records no sequence numbers per file
-        smallestSeqno = getSeq(c);
-        largestSeqno = getSeq(c);
-      }
-      const f: NewFileEntry = {
-        level,
-        fileNumber,
-        pathId,
-        fileSize,
-        smallest,
-        largest,
-        smallestSeqno,
-        largestSeqno,
-        tag,
-      };
-      if (tag === Tag.NewFile4) decodeNewFile4Custom(c, f, edit);
-      edit.newFiles.push(f);
-      break;
-    }
-    case Tag.ColumnFamily:
-      edit.columnFamily = getVarint32(c);
-      break;
-    case Tag.ColumnFamilyAdd:
-      edit.columnFamilyAdd = copyBytes(getLengthPrefixed(c));
-      break;
-    case Tag.ColumnFamilyDrop:
-      edit.columnFamilyDrop = true;
-      break;
-    case Tag.InAtomicGroup:
-      edit.atomicGroupRemaining = getVarint32(c);
-      break;
-    case Tag.BlobFileAddition:
-    case Tag.BlobFileAdditionDeprecated: {
-      const blobFileNumber = getVarint64Number(c);
-      const totalBlobCount = getVarint64Number(c);
-      const totalBlobBytes = getVarint64Number(c);
-      const checksumMethod = utf8(getLengthPrefixed(c));
-      const checksumValue = toHex(getLengthPrefixed(c));
-      decodeCustomFieldsUntilEnd(c, "BlobFileAddition");
-      edit.blobFileAdditions.push({
-        blobFileNumber,
-        totalBlobCount,
-        totalBlobBytes,
-        checksumMethod,
-        checksumValue,
-      });
-      break;
-    }
-    case Tag.BlobFileGarbage:
-    case Tag.BlobFileGarbageDeprecated: {
-      const blobFileNumber = getVarint64Number(c);
-      const garbageBlobCount = getVarint64Number(c);
-      const garbageBlobBytes = getVarint64Number(c);
-      decodeCustomFieldsUntilEnd(c, "BlobFileGarbage");
-      edit.blobFileGarbage.push({ blobFileNumber, garbageBlobCount, garbageBlobBytes });
-      break;
-    }
-    case Tag.DbId:
-      edit.dbId = utf8(getLengthPrefixed(c));
-      break;
-    case Tag.WalAddition:
-      edit.walAdditions.push(decodeWalAddition(c));
-      break;
-    case Tag.WalAddition2:
-      edit.walAdditions.push(decodeWalAddition(cursor(getLengthPrefixed(c))));
-      break;
-    case Tag.WalDeletion:
-      edit.walDeletions.push(getVarint64Number(c));
-      break;
-    case Tag.WalDeletion2:
-      edit.walDeletions.push(getVarint64Number(cursor(getLengthPrefixed(c))));
-      break;
-    case Tag.FullHistoryTsLow:
-      edit.fullHistoryTsLow = toHex(getLengthPrefixed(c));
-      break;
-    case Tag.PersistUserDefinedTimestamps: {
-      const v = getLengthPrefixed(c);
-      edit.persistUserDefinedTimestamps = v[0] === 1;
-      break;
-    }
-    case Tag.LastCompactedManifestFileSize:
-      edit.lastCompactedManifestFileSize = getVarint64Number(cursor(getLengthPrefixed(c)));
-      break;
-    default:
-      if (tag & Tag.SafeIgnoreMask) {
-        // forward-compatible tag (incl. SubcompactionProgress): length-prefixed, skip it
-        getLengthPrefixed(c);
-        edit.ignoredTags.push(tag);
-      } else {
-        throw new EditDecodeError(`unknown VersionEdit tag ${tag}`, tagStart);
-      }
+// --------------------------------------------------------------------------- RocksDB's and LevelDB's tags
+
+/** NewFile (LevelDB), NewFile2, NewFile3 (path id), NewFile4 (custom fields). */
+function decodeNewFile(c: Cursor, edit: VersionEdit, tag: number): void {
+  const level = getVarint32(c);
+  const fileNumber = getVarint64Number(c);
+  const pathId = tag === Tag.NewFile3 ? getVarint32(c) : 0;
+  const fileSize = getVarint64Number(c);
+  const smallest = getInternalKey(c);
+  const largest = getInternalKey(c);
+  let smallestSeqno: number | undefined;
+  let largestSeqno: number | undefined;
+  if (tag !== Tag.NewFile) {
+    // LevelDB's NewFile records no sequence numbers per file
+    smallestSeqno = getSeq(c);
+    largestSeqno = getSeq(c);
   }
+  const f: NewFileEntry = {
+    level,
+    fileNumber,
+    pathId,
+    fileSize,
+    smallest,
+    largest,
+    smallestSeqno,
+    largestSeqno,
+    tag,
+  };
+  if (tag === Tag.NewFile4) decodeNewFile4Custom(c, f, edit);
+  edit.newFiles.push(f);
 }
+
+function decodeBlobFileAddition(c: Cursor, edit: VersionEdit): void {
+  const blobFileNumber = getVarint64Number(c);
+  const totalBlobCount = getVarint64Number(c);
+  const totalBlobBytes = getVarint64Number(c);
+  const checksumMethod = utf8(getLengthPrefixed(c));
+  const checksumValue = toHex(getLengthPrefixed(c));
+  decodeCustomFieldsUntilEnd(c, "BlobFileAddition");
+  edit.blobFileAdditions.push({
+    blobFileNumber,
+    totalBlobCount,
+    totalBlobBytes,
+    checksumMethod,
+    checksumValue,
+  });
+}
+
+function decodeBlobFileGarbage(c: Cursor, edit: VersionEdit): void {
+  const blobFileNumber = getVarint64Number(c);
+  const garbageBlobCount = getVarint64Number(c);
+  const garbageBlobBytes = getVarint64Number(c);
+  decodeCustomFieldsUntilEnd(c, "BlobFileGarbage");
+  edit.blobFileGarbage.push({ blobFileNumber, garbageBlobCount, garbageBlobBytes });
+}
+
+const newFile = editField("new-file entry", decodeNewFile);
+const blobFileAddition = editField("blob file addition", decodeBlobFileAddition);
+const blobFileGarbage = editField("blob file garbage", decodeBlobFileGarbage);
+
+/**
+ * The fields LevelDB defined that RocksDB and Pebble read alike (tags 1-4 and 9; LevelDB's compaction
+ * pointer and deleted file differ in Pebble, which checks the level).
+ */
+export const LEVELDB_FIELDS: readonly (readonly [number, EditField])[] = [
+  [
+    Tag.Comparator,
+    editField("comparator name", (c, e) => {
+      e.comparator = latin1(getLengthPrefixed(c));
+    }),
+  ],
+  [
+    Tag.LogNumber,
+    editField("log number", (c, e) => {
+      e.logNumber = getVarint64Number(c);
+    }),
+  ],
+  [
+    Tag.PrevLogNumber,
+    editField("previous log number", (c, e) => {
+      e.prevLogNumber = getVarint64Number(c);
+    }),
+  ],
+  [
+    Tag.NextFileNumber,
+    editField("next file number", (c, e) => {
+      e.nextFileNumber = getVarint64Number(c);
+    }),
+  ],
+  [
+    Tag.LastSequence,
+    editField("last sequence number", (c, e) => {
+      e.lastSequence = getSeq(c);
+    }),
+  ],
+];
+
+/** RocksDB's and LevelDB's fields by tag (db/version_edit.cc VersionEdit::DecodeFrom). */
+const ROCKSDB_EDIT: EditFormat = {
+  fields: new Map<number, EditField>([
+    ...LEVELDB_FIELDS,
+    [
+      Tag.MaxColumnFamily,
+      editField("max column family", (c, e) => {
+        e.maxColumnFamily = getVarint32(c);
+      }),
+    ],
+    [
+      Tag.MinLogNumberToKeep,
+      editField("min log number to keep", (c, e) => {
+        e.minLogNumberToKeep = getVarint64Number(c);
+      }),
+    ],
+    [
+      Tag.CompactCursor,
+      editField("compaction pointer", (c, e) => {
+        const level = getVarint32(c);
+        e.compactCursors.push({ level, key: getInternalKey(c) });
+      }),
+    ],
+    [
+      Tag.DeletedFile,
+      editField("deleted file", (c, e) => {
+        const level = getVarint32(c);
+        e.deletedFiles.push({ level, fileNumber: getVarint64Number(c) });
+      }),
+    ],
+    [Tag.NewFile, newFile],
+    [Tag.NewFile2, newFile],
+    [Tag.NewFile3, newFile],
+    [Tag.NewFile4, newFile],
+    [
+      Tag.ColumnFamily,
+      editField("column family", (c, e) => {
+        e.columnFamily = getVarint32(c);
+      }),
+    ],
+    [
+      Tag.ColumnFamilyAdd,
+      editField("column family add", (c, e) => {
+        e.columnFamilyAdd = copyBytes(getLengthPrefixed(c));
+      }),
+    ],
+    [
+      Tag.ColumnFamilyDrop,
+      editField("column family drop", (_c, e) => {
+        e.columnFamilyDrop = true;
+      }),
+    ],
+    [
+      Tag.InAtomicGroup,
+      editField("atomic group", (c, e) => {
+        e.atomicGroupRemaining = getVarint32(c);
+      }),
+    ],
+    [Tag.BlobFileAddition, blobFileAddition],
+    [Tag.BlobFileAdditionDeprecated, blobFileAddition],
+    [Tag.BlobFileGarbage, blobFileGarbage],
+    [Tag.BlobFileGarbageDeprecated, blobFileGarbage],
+    [
+      Tag.DbId,
+      editField("db id", (c, e) => {
+        e.dbId = utf8(getLengthPrefixed(c));
+      }),
+    ],
+    [
+      Tag.WalAddition,
+      editField("wal addition", (c, e) => {
+        e.walAdditions.push(decodeWalAddition(c));
+      }),
+    ],
+    [
+      Tag.WalAddition2,
+      editField("wal addition", (c, e) => {
+        e.walAdditions.push(decodeWalAddition(cursor(getLengthPrefixed(c))));
+      }),
+    ],
+    [
+      Tag.WalDeletion,
+      editField("wal deletion", (c, e) => {
+        e.walDeletions.push(getVarint64Number(c));
+      }),
+    ],
+    [
+      Tag.WalDeletion2,
+      editField("wal deletion", (c, e) => {
+        e.walDeletions.push(getVarint64Number(cursor(getLengthPrefixed(c))));
+      }),
+    ],
+    [
+      Tag.FullHistoryTsLow,
+      editField("full history ts low", (c, e) => {
+        e.fullHistoryTsLow = toHex(getLengthPrefixed(c));
+      }),
+    ],
+    [
+      Tag.PersistUserDefinedTimestamps,
+      editField("persist user-defined timestamps", (c, e) => {
+        e.persistUserDefinedTimestamps = getLengthPrefixed(c)[0] === 1;
+      }),
+    ],
+    [
+      Tag.LastCompactedManifestFileSize,
+      editField("last compacted manifest file size", (c, e) => {
+        e.lastCompactedManifestFileSize = getVarint64Number(cursor(getLengthPrefixed(c)));
+      }),
+    ],
+  ]),
+  unknownTag(tag, tagStart, c, edit) {
+    if (!(tag & Tag.SafeIgnoreMask)) throw new EditDecodeError(`unknown VersionEdit tag ${tag}`, tagStart);
+    // forward-compatible tag (incl. SubcompactionProgress): length-prefixed, skip it
+    getLengthPrefixed(c);
+    edit.ignoredTags.push(tag);
+  },
+};

@@ -3,7 +3,8 @@
  * then the first differing keys in hex, clipped to 80 columns (--json has them whole).
  */
 import { escapeText } from "../util/bytes.js";
-import { int, table } from "../report/render.js";
+import { int } from "../util/words.js";
+import { table } from "../util/text_table.js";
 import type { DiffResult } from "./index.js";
 
 const KEY_WIDTH = 66;

@@ -1,6 +1,7 @@
 /** geth freezers as text for the inspect report: per freezer its tables and its share of the datadir. */
 import { escapeText, formatBytes } from "../util/bytes.js";
-import { int, pct, table } from "../report/render.js";
+import { int, pct } from "../util/words.js";
+import { table } from "../util/text_table.js";
 import type { FreezerModel } from "./index.js";
 
 /** `storeBytes`: SST, blob and WAL bytes of every store in the datadir (the rest of the share). */

@@ -14,23 +14,14 @@
  * A header is [parentHash, ommersHash, coinbase, stateRoot, txRoot, receiptsRoot, bloom, difficulty,
  * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
-import type { DatadirModel, InstanceModel } from "../datadir/model.js";
+import type { DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
 import { readLiveValue } from "../lsm/live.js";
 import { keccak256 } from "../eth/keccak.js";
 import { bytesToBigint, rlpDecode } from "../eth/rlp.js";
 import { isUserError } from "../util/errors.js";
 
-export interface DatadirIdentity {
-  client: string;
-  /** The head block the store points at; absent when it could not be read (see `note`). */
-  chainHead?: { number: number; hash: string };
-  /** State root in the head block's header, 0x-hex. */
-  stateRoot?: string;
-  /** "RocksDB 7.8.3" from the newest OPTIONS file(s); absent for LevelDB, which records no version. */
-  writtenBy?: string;
-  /** Why a figure is absent. */
-  note?: string;
-}
+/** The figures read (declared with the model it is part of, src/datadir/model.ts). */
+export type { DatadirIdentity };
 
 const hex0x = (b: Uint8Array) => "0x" + Buffer.from(b).toString("hex");
 

@@ -1,6 +1,6 @@
 /** The datadir identity as text lines (inspect, the summary), each within 80 columns. */
 import { escapeText } from "../util/bytes.js";
-import { int } from "../report/render.js";
+import { int } from "../util/words.js";
 import type { DatadirIdentity } from "./index.js";
 
 export function identityLines(id: DatadirIdentity): string[] {

@@ -31,6 +31,9 @@ import {
   type RangeTombstone,
   type Run,
 } from "./merge.js";
+import { uncachedTables, type TableSource } from "./table_cache.js";
+import { Version } from "./version.js";
+import { keyShadows, newestVersion } from "./newest.js";
 
 const noBlocks: BlockSink = { block() {} };
 
@@ -49,16 +52,20 @@ export interface KeyRange {
   hi: Buffer;
 }
 
+function requireBytewise(cf: ColumnFamilyModel): void {
+  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
+    throw new LsmscopeError(
+      `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
+    );
+}
+
 export function openLiveSources(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   blocks: BlockSink = noBlocks,
   range?: KeyRange,
 ): LiveSources {
-  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
-    throw new LsmscopeError(
-      `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
-    );
+  requireBytewise(cf);
   const rangeDels: RangeTombstone[] = [];
   const runs: Run[] = [];
   const close = () => {
@@ -113,20 +120,33 @@ export class LiveValues {
   /** The live value of a merged entry, or undefined when the entry is shadowed, deleted or range-deleted. */
   value(r: Run, fate: Fate): Uint8Array | undefined {
     if (fate === Fate.Shadowed) return undefined;
-    const t = r.type;
-    if (t === ValueType.Merge || t === ValueType.WideColumnEntity)
-      throw new LsmscopeError(
-        `column family ${this.cfName} holds ${t === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
-      );
-    if (fate === Fate.RangeDeleted) return undefined;
     const value = r.data.subarray(r.vOff, r.vOff + r.vLen);
-    if (t === ValueType.Value) return value;
-    if (t === ValueType.BlobIndex) {
+    return this.valueOf(r.type, fate === Fate.RangeDeleted, value, r.key.subarray(0, r.ukLen));
+  }
+
+  /**
+   * The live value a key's newest entry stands for (its type and stored value), or undefined for a deletion
+   * of any kind (`rangeDeleted`: a newer range tombstone covers it). Merge operands and wide-column
+   * entities are refused, covered or not: the store holds values only the engine can resolve.
+   */
+  valueOf(
+    type: number,
+    rangeDeleted: boolean,
+    value: Uint8Array,
+    userKey: Uint8Array,
+  ): Uint8Array | undefined {
+    if (type === ValueType.Merge || type === ValueType.WideColumnEntity)
+      throw new LsmscopeError(
+        `column family ${this.cfName} holds ${type === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
+      );
+    if (rangeDeleted) return undefined;
+    if (type === ValueType.Value) return value;
+    if (type === ValueType.BlobIndex) {
       this.blobValues++;
-      return this.resolveBlob(Buffer.from(value), () => toHex(r.key.subarray(0, r.ukLen)));
+      return this.resolveBlob(Buffer.from(value), () => toHex(userKey));
     }
     // value with preferred seqno: value ‖ fixed64 unix write time / seqno
-    if (t === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
+    if (type === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
     return undefined;
   }
 
@@ -181,14 +201,28 @@ export class LiveCursor {
   }
 }
 
-/** The live value of one key (a copy), or undefined when the store holds none. */
-export function readLiveValue(inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer): Buffer | undefined {
-  // the smallest key after `key` is key‖0x00: the range holds exactly this key
-  const c = new LiveCursor(inst, cf, undefined, { lo: key, hi: Buffer.concat([key, Buffer.of(0)]) });
+/**
+ * The live value of one key (a copy), or undefined when the store holds none: its newest version as a
+ * Get sees it (newest.ts: the live WALs' writes, then the tables), resolved as the merge resolves it.
+ */
+export function readLiveValue(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  key: Buffer,
+  tables: TableSource = uncachedTables({ verifyChecksums: true }),
+): Buffer | undefined {
+  requireBytewise(cf);
+  const version = Version.of(cf.levels);
+  const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
+  if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
+  const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+  const newest = newestVersion(key, keyShadows(wal, key), version, tables);
+  if (!newest) return undefined;
+  const values = new LiveValues(inst.path, cf.displayName);
   try {
-    const e = c.next();
-    return e && Buffer.compare(e.key, key) === 0 ? Buffer.from(e.value) : undefined;
+    const v = values.valueOf(newest.type, newest.rangeDeleted, newest.value ?? Buffer.alloc(0), key);
+    return v === undefined ? undefined : Buffer.from(v);
   } finally {
-    c.close();
+    values.close();
   }
 }

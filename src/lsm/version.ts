@@ -3,10 +3,7 @@
  * Version::Get, RocksDB db/version_set.cc FilePicker):
  *
  *  - L0 files may overlap: every one whose [smallest, largest] user-key range holds the key is searched,
- *    newest first. Newest = higher epoch number (RocksDB ≥ 7.10 records one), then higher largest
- *    sequence number, then higher smallest sequence number, then higher file number (RocksDB's
- *    NewestFirstBySeqNo; LevelDB tables carry no sequence numbers in the MANIFEST, so the file number
- *    decides, as LevelDB's NewestFirst does).
+ *    newest first (the order of src/base/level_order.ts, which the datadir model keeps its levels in).
  *  - Each deeper level is sorted and disjoint: at most one file, found by binary search on the
  *    smallest keys, may hold the key.
  *  - The key's newest version is the first file, in that order, whose table holds the key (any type:
@@ -19,41 +16,9 @@
 import type { GetResult } from "../format/table.js";
 import { toHex } from "../util/bytes.js";
 import type { TableSource } from "./table_cache.js";
+import { sortLevelFiles, type LiveFile } from "../base/level_order.js";
 
-/** What the view needs of a live file (a subset of the datadir model's SstFileModel). */
-export interface LiveFile {
-  level: number;
-  fileNumber: number;
-  path: string;
-  /** Smallest/largest user key, hex. */
-  smallestKey: string;
-  largestKey: string;
-  smallestSeqno?: number;
-  largestSeqno?: number;
-  epochNumber?: number;
-  /** False when the MANIFEST names a file that is not on disk (the model's flag); default true. */
-  present?: boolean;
-}
-
-/** L0 order, newest first (see the header). */
-export function l0NewestFirst(a: LiveFile, b: LiveFile): number {
-  return (
-    (b.epochNumber ?? 0) - (a.epochNumber ?? 0) ||
-    (b.largestSeqno ?? 0) - (a.largestSeqno ?? 0) ||
-    (b.smallestSeqno ?? 0) - (a.smallestSeqno ?? 0) ||
-    b.fileNumber - a.fileNumber
-  );
-}
-
-/** Order of a level ≥ 1: by smallest user key. */
-export function bySmallestKey(a: { smallestKey: string }, b: { smallestKey: string }): number {
-  return a.smallestKey < b.smallestKey ? -1 : a.smallestKey > b.smallestKey ? 1 : 0;
-}
-
-/** Sort a level's files in place in lookup order. */
-export function sortLevelFiles<F extends LiveFile>(level: number, files: F[]): F[] {
-  return files.sort(level === 0 ? l0NewestFirst : bySmallestKey);
-}
+export { bySmallestKey, l0NewestFirst, sortLevelFiles, type LiveFile } from "../base/level_order.js";
 
 const holds = (f: LiveFile, hex: string) => f.smallestKey <= hex && hex <= f.largestKey;
 

@@ -18,6 +18,8 @@ import { clientFilterExpectation } from "../analysis/expectations.js";
 import { gethKeyCategory } from "../eth/geth_schema.js";
 import { fromHex } from "../util/bytes.js";
 import type { DeepTableInfo, InspectMode } from "./deep.js";
+import { knobFindingMessage } from "./knob_messages.js";
+import { layoutFlagMessage } from "./layout_messages.js";
 import { plural } from "../util/words.js";
 
 export type FlagSeverity = "info" | "warn" | "error";
@@ -180,11 +182,23 @@ export function buildCfReport(
   const layout = cfLayout(inst, cf);
   const flags: ReportFlag[] = [];
   for (const d of knobs.disagreements)
-    flags.push({ id: d.id, severity: d.severity, source: "knobs", level: d.level, message: d.message });
+    flags.push({
+      id: d.id,
+      severity: d.severity,
+      source: "knobs",
+      level: d.level,
+      message: knobFindingMessage(d),
+    });
   for (const n of knobs.notes)
-    flags.push({ id: n.id, severity: n.severity, source: "knobs", level: n.level, message: n.message });
+    flags.push({
+      id: n.id,
+      severity: n.severity,
+      source: "knobs",
+      level: n.level,
+      message: knobFindingMessage(n),
+    });
   for (const f of layout.flags)
-    flags.push({ id: f.id, severity: f.severity, source: "layout", message: f.message });
+    flags.push({ id: f.id, severity: f.severity, source: "layout", message: layoutFlagMessage(f, layout) });
   const cflags = clientFlags(inst, cf, knobs);
   // the client flag says the same as the plain "no filter" note, with why it matters here
   if (cflags.some((f) => f.id === "filter-none-client")) {

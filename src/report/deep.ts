@@ -17,7 +17,7 @@
  */
 import { settleVanishedTables } from "../datadir/vanished.js";
 import { inspectDatadir } from "../datadir/inspect.js";
-import { tableEntries } from "../lsm/placement.js";
+import { tableEntries } from "../datadir/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
 import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 import { availableParallelism } from "node:os";

@@ -19,11 +19,12 @@ import {
 } from "./build.js";
 import { relative } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
-import { placementDefinition } from "../lsm/placement.js";
+import { placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
-import { int, plural } from "../util/words.js";
+import { int, pct, plural } from "../util/words.js";
+import { table } from "../util/text_table.js";
 import { instanceLabel } from "../datadir/names.js";
 
 const e = escapeText;
@@ -35,47 +36,12 @@ export interface RenderOptions {
 
 const MARK: Record<FlagSeverity, string> = { error: "!!", warn: "! ", info: "· " };
 
-export const pct = (x: number): string =>
-  x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
-
-export { int, plural } from "../util/words.js";
+export { int, pct, plural } from "../util/words.js";
+export { table } from "../util/text_table.js";
 
 /** Tallies as "LZ4 ×270, Snappy ×7". */
 export function tallies(ts: readonly Tally[]): string {
   return ts.length === 0 ? "-" : ts.map((t) => `${e(t.key)} ×${t.files}`).join(", ");
-}
-
-/** Left-aligned text table; `right` marks right-aligned columns. */
-export function table(
-  rows: string[][],
-  right: ReadonlySet<number> = new Set(),
-  indent = "  ",
-  /** Column widths not to exceed: longer cells are cut with "…". */
-  caps: readonly (number | undefined)[] = [],
-): string[] {
-  if (caps.length > 0)
-    rows = rows.map((r) =>
-      r.map((c, i) => {
-        const cap = caps[i];
-        return cap !== undefined && c.length > cap ? c.slice(0, Math.max(0, cap - 1)) + "…" : c;
-      }),
-    );
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map(
-    (r) =>
-      indent +
-      r
-        .map((c, i) =>
-          i === r.length - 1 && !right.has(i)
-            ? c
-            : right.has(i)
-              ? c.padStart(widths[i]!)
-              : c.padEnd(widths[i]!),
-        )
-        .join("  ")
-        .trimEnd(),
-  );
 }
 
 /** 0.0094 → "0.94%". */

@@ -15,31 +15,23 @@
  *
  * Ethereum views: an account's code hash is resolved by a point lookup in the code column family
  * (the newest version across its files, like a read would), so delegated EOAs are told from contracts.
+ *
+ * Here: drawing the blocks and measuring their records; the point lookups are sample_lookup.ts, the
+ * estimates from what was measured sample_estimate.ts.
  */
 import { openTable, type SstTable } from "../format/table.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
-import type { DatadirModel, SstFileModel } from "../datadir/model.js";
-import { toHex } from "../util/bytes.js";
-import { TableCache } from "../lsm/table_cache.js";
-import { Version } from "../lsm/version.js";
-import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
+import type { DatadirModel } from "../datadir/model.js";
+import { rangeDeleted, type Shadows } from "../lsm/newest.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
-import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass, isDelegationCode } from "../eth/code.js";
+import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { BlobValueSizer, decodeBlobIndex, type BlobIndex } from "../format/blob.js";
 import { BlobTally } from "./blob_tally.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
-import {
-  BlockSizes,
-  clusterShare,
-  clusterTotal,
-  prng,
-  ratioTotal,
-  sampleIndices,
-  zFor,
-} from "./intervals.js";
+import { BlockSizes, prng, sampleIndices, zFor } from "./intervals.js";
 import {
   blobFilesOf,
   cfKey,
@@ -50,21 +42,17 @@ import {
   type CfPlan,
 } from "./plan.js";
 import type { RoleSpec } from "./scan.js";
-import type {
-  AccountView,
-  CodeView,
-  CoTenancyBlock,
-  ColumnFamilySizes,
-  EthSizes,
-  Interval,
-  Share,
-  SizesOptions,
-  SizesReport,
-  ViewPlace,
-} from "./types.js";
-import { orderedClassCounts } from "../eth/code.js";
-
-const BOOTSTRAP_REPS = 200;
+import type { EthSizes, SizesOptions, SizesReport } from "./types.js";
+import { CodeLookup, NewerVersionCheck, shadowsOfPlan } from "./sample_lookup.js";
+import {
+  accountViewOf,
+  cfResult,
+  codeViewOf,
+  emptyRec,
+  type BlockRec,
+  type CfSample,
+  type Estimate,
+} from "./sample_estimate.js";
 
 interface Matcher {
   prefix: Buffer;
@@ -81,183 +69,6 @@ function matches(m: Matcher, key: Buffer, len: number): boolean {
   if (len < m.prefix.length) return false;
   for (let i = 0; i < m.prefix.length; i++) if (key[i] !== m.prefix[i]) return false;
   return true;
-}
-
-/** Newest version of a code key across the code column family's files, by point lookups. */
-class CodeLookup {
-  private readonly version: Version<SstFileModel>;
-  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
-  private cache = new Map<number, "delegation" | "contract" | "missing">();
-  lookups = 0;
-
-  constructor(
-    plan: CfPlan,
-    private readonly prefix: Buffer,
-    /** The code column family's unflushed WAL writes (newer than any table, consulted first) and range deletions. */
-    private readonly shadows: Shadows,
-  ) {
-    this.version = Version.of(plan.cf.levels);
-  }
-
-  classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
-    const h = hash53(codeHash, 0);
-    const hit = this.cache.get(h);
-    if (hit) return hit;
-    this.lookups++;
-    const key = Buffer.concat([this.prefix, codeHash]);
-    const hex = toHex(key);
-    const newest = this.shadows.newest.get(hex) ?? this.version.get(key, this.tables)?.result;
-    const best = newest && { type: newest.type ?? 0, value: newest.value };
-    let out: "delegation" | "contract" | "missing";
-    if (!best || isTombstone(best.type) || rangeDeleted(this.shadows, hex, newest.seqno ?? 0))
-      out = "missing";
-    else if (best.type === ValueType.BlobIndex) {
-      // sized from the blob index: a blob of 23 bytes cannot be told apart without reading it
-      out = "contract";
-    } else out = best.value && isDelegationCode(best.value) ? "delegation" : "contract";
-    this.cache.set(h, out);
-    return out;
-  }
-
-  close(): void {
-    this.tables.close();
-  }
-}
-
-/**
- * Whether a sampled record is its key's newest version, as a Get would see it: no unflushed WAL write
- * for the key, and no table a Get consults before the record's own holds a newer version (the one
- * lookup of src/lsm/version.ts, over the files above the record's: Version.get with `above`), and no
- * range deletion with a larger sequence number covers it. Sample mode counts keys at their newest
- * version only, as full mode does.
- */
-class NewerVersionCheck {
-  private readonly version: Version<SstFileModel>;
-  private readonly byPath = new Map<string, SstFileModel>();
-  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
-
-  constructor(
-    plan: CfPlan,
-    /** Unflushed WAL writes (their table versions are all shadowed) and range deletions. */
-    private readonly shadows: Shadows,
-  ) {
-    this.version = Version.of(plan.cf.levels);
-    for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
-  }
-
-  isNewest(path: string, key: Buffer, seqno: number): boolean {
-    const hex = toHex(key);
-    if (this.shadows.newest.has(hex) || rangeDeleted(this.shadows, hex, seqno)) return false;
-    const at = this.byPath.get(path);
-    if (!at) return true;
-    const newer = this.version.get(key, this.tables, at)?.result;
-    return !newer || (newer.seqno ?? 0) <= seqno;
-  }
-
-  close(): void {
-    this.tables.close();
-  }
-}
-
-/** What shadows a table version besides the tables' own newer versions. */
-interface Shadows {
-  /** The column family's unflushed WAL writes: the newest write per user key (hex), tombstones included. */
-  newest: ReadonlyMap<string, MemEntry>;
-  /**
-   * Range deletions of its WAL and tables: [start, end) user keys (hex), deleting older versions. (A
-   * table's point lookup already answers with a covering deletion of that table; a record's own table
-   * and the WAL are not looked up, so they are checked here.)
-   */
-  rangeDels: readonly CfPlan["rangeDels"][number][];
-}
-
-/** Whether a version (user key hex, sequence number) lies under a newer range deletion. */
-function rangeDeleted(s: Shadows, hex: string, seqno: number): boolean {
-  for (const r of s.rangeDels) if (r.seqno > seqno && r.startHex <= hex && hex < r.endHex) return true;
-  return false;
-}
-
-/** Replay a column family's live WALs (read whole, not sampled) beside its tables' range deletions. */
-function shadowsOf(plan: CfPlan): Shadows {
-  const newest = new Map<string, MemEntry>();
-  const rangeDels = [...plan.rangeDels];
-  if (plan.walPaths.length === 0) return { newest, rangeDels };
-  const mem = loadMemLayer(
-    plan.walPaths.map((path) => ({ path })),
-    plan.cf.id,
-  );
-  for (const e of mem.entries) {
-    const hex = toHex(e.key);
-    const prev = newest.get(hex);
-    if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
-  }
-  for (const r of mem.rangeDels)
-    rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
-  return { newest, rangeDels };
-}
-
-interface BlockRec {
-  /** value records, tombstones, all entries; value records that are their key's newest version */
-  m: number;
-  live: number;
-  t: number;
-  e: number;
-  phys: number;
-  logical: number;
-  acc: number;
-  eoa: number;
-  del: number;
-  contract: number;
-  code: number;
-  codeDel: number;
-  codeContracts: number;
-  codeAtMax: number;
-}
-
-const emptyRec = (phys = 0, logical = 0): BlockRec => ({
-  m: 0,
-  live: 0,
-  t: 0,
-  e: 0,
-  phys,
-  logical,
-  acc: 0,
-  eoa: 0,
-  del: 0,
-  contract: 0,
-  code: 0,
-  codeDel: 0,
-  codeContracts: 0,
-  codeAtMax: 0,
-});
-
-interface CfSample {
-  plan: CfPlan;
-  totalBlocks: number;
-  recs: BlockRec[];
-  keySize: SizeDist;
-  valueSize: SizeDist;
-  keyBoot: BlockSizes;
-  valueBoot: BlockSizes;
-  ratio: RatioDist;
-  valueTypes: Record<string, number>;
-  blob: BlobTally;
-  /** Blob-indexed values are sized by reading each one's length prefix where its index points. */
-  blobSizer: BlobValueSizer;
-  newest: NewerVersionCheck;
-  /**
-   * The unflushed WAL writes' live keys, counted whole (a census, not sampled): live keys and the
-   * accounts and code among them. Their sizes enter the distributions at the blocks' sampling rate.
-   */
-  walRec: BlockRec;
-  codeSize: SizeDist;
-  codeBoot: BlockSizes;
-  codeClasses: Record<string, number>;
-  overMax: number;
-  codeHashes: Set<number>;
-  coTenancy: CoTenancyBlock[];
-  undecodable: number;
-  codeNotFound: number;
 }
 
 function blocksIn(t: SstTable): number {
@@ -541,283 +352,6 @@ function measureWal(
   }
 }
 
-/**
- * Total of a per-block count: with the column family's exact record count (properties) a ratio
- * estimate against the records per block; else block count × mean per block.
- */
-function recordsTotal(s: CfSample, y: number[], z: number): { total: number; interval: Interval } {
-  const X = s.plan.valueRecords;
-  if (X !== undefined)
-    return ratioTotal(
-      y,
-      s.recs.map((r) => r.m),
-      X,
-      s.totalBlocks,
-      z,
-    );
-  return clusterTotal(y, s.totalBlocks, z);
-}
-
-function shareOf(y: number[], m: number[], B: number, z: number): Share {
-  const count = y.reduce((a, b) => a + b, 0);
-  const of = m.reduce((a, b) => a + b, 0);
-  const { p, interval } = clusterShare(y, m, B, z);
-  return { count, of, share: p, interval };
-}
-
-function cfResult(s: CfSample, z: number, conf: number, rand: () => number): ColumnFamilySizes {
-  const B = s.totalBlocks;
-  const n = s.recs.length;
-  const exact = n >= B;
-  const plan = s.plan;
-  // live keys at their newest version: those in the tables (the newest-version share of the sampled value
-  // records, against the exact value-record count where the properties give it), plus the WAL's, exact
-  const tableLive = recordsTotal(
-    s,
-    s.recs.map((r) => r.live),
-    z,
-  );
-  const entries = plusWal(tableLive, s.walRec.live);
-  const phys = plan.dataBytesExact
-    ? { total: plan.dataBytes, interval: [plan.dataBytes, plan.dataBytes] as Interval }
-    : clusterTotal(
-        s.recs.map((r) => r.phys),
-        B,
-        z,
-      );
-  // ratio against the stored payload (block trailers, 5 bytes per block, are known exactly): blocks that
-  // did not compress then estimate exactly
-  const logical = ratioTotal(
-    s.recs.map((r) => r.logical),
-    s.recs.map((r) => r.phys - BLOCK_TRAILER_SIZE),
-    phys.total - BLOCK_TRAILER_SIZE * B,
-    B,
-    z,
-  );
-  const keySize = s.keySize.summary();
-  const valueSize = s.valueSize.summary();
-  const kb = exact ? undefined : s.keyBoot.bootstrap(BOOTSTRAP_REPS, conf, rand);
-  const vb = exact ? undefined : s.valueBoot.bootstrap(BOOTSTRAP_REPS, conf, rand);
-  const point = (x: SizeDist) => ({
-    mean: [x.count ? x.sum / x.count : 0, x.count ? x.sum / x.count : 0] as Interval,
-    p50: [x.percentile(50), x.percentile(50)] as Interval,
-    p90: [x.percentile(90), x.percentile(90)] as Interval,
-    p99: [x.percentile(99), x.percentile(99)] as Interval,
-  });
-  keySize.intervals = kb ?? point(s.keySize);
-  valueSize.intervals = vb ?? point(s.valueSize);
-  const sumPhys = s.recs.reduce((a, r) => a + r.phys, 0);
-  const sumLog = s.recs.reduce((a, r) => a + r.logical, 0);
-  const valueTypes: Record<string, number> = {};
-  for (const [k, v] of Object.entries(s.valueTypes)) {
-    const t = Number(k);
-    const name =
-      t === ValueType.Value
-        ? "value"
-        : t === ValueType.Deletion
-          ? "deletion"
-          : t === ValueType.BlobIndex
-            ? "blob-index"
-            : t === ValueType.Merge
-              ? "merge"
-              : t === ValueType.SingleDeletion
-                ? "single-deletion"
-                : `type-0x${t.toString(16)}`;
-    valueTypes[name] = (valueTypes[name] ?? 0) + v;
-  }
-  return {
-    instance: plan.instance.relPath,
-    name: plan.cf.name,
-    nameHex: plan.cf.nameHex,
-    displayName: plan.cf.displayName,
-    liveKeys: Math.round(entries.total),
-    liveKeysInterval: [Math.floor(entries.interval[0]), Math.ceil(entries.interval[1])],
-    obsoleteEntries: null,
-    entriesRead: s.recs.reduce((a, r) => a + r.e, 0),
-    walEntries: 0,
-    tombstoneShare: shareOf(
-      s.recs.map((r) => r.t),
-      s.recs.map((r) => r.e),
-      B,
-      z,
-    ),
-    valueTypes,
-    keySize,
-    valueSize,
-    blobIndexed: s.blob.summary(),
-    physicalBytes: Math.round(phys.total),
-    logicalBytes: Math.round(logical.total),
-    physicalBytesInterval: [Math.floor(phys.interval[0]), Math.ceil(phys.interval[1])],
-    logicalBytesInterval: [Math.floor(logical.interval[0]), Math.ceil(logical.interval[1])],
-    compressionRatio: sumLog > 0 ? sumPhys / sumLog : 0,
-    dataBlocks: n,
-    averageBlockBytes: n ? sumPhys / n : 0,
-    averageBlockLogicalBytes: n ? sumLog / n : 0,
-    blockRatio: s.ratio.summary(),
-    sampledBlocks: n,
-    totalBlocks: B,
-    sstFiles: plan.files,
-  };
-}
-
-/** An estimated total with its interval. */
-interface Estimate {
-  total: number;
-  interval: Interval;
-}
-
-/** A table estimate plus what the WAL holds, counted whole (the interval shifts by it). */
-function plusWal(t: Estimate, wal: number): Estimate {
-  return { total: t.total + wal, interval: [t.interval[0] + wal, t.interval[1] + wal] };
-}
-
-const rounded = (e: Estimate): Interval => [Math.floor(e.interval[0]), Math.ceil(e.interval[1])];
-
-/**
- * A share over the tables (sampled: `t`, of an estimated `tableOf` records) and the WAL (read whole:
- * `walCount` of `walOf`): the two strata weighted by their sizes; the interval maps the tables' bounds
- * the same way. `count` and `of` add the WAL's records to the sampled ones.
- */
-function shareWithWal(t: Share, tableOf: number, walCount: number, walOf: number): Share {
-  if (walOf === 0) return t;
-  const mix = (p: number) => (p * tableOf + walCount) / (tableOf + walOf);
-  const out: Share = { count: t.count + walCount, of: t.of + walOf, share: mix(t.of > 0 ? t.share : 0) };
-  if (t.interval) out.interval = t.of > 0 ? [mix(t.interval[0]), mix(t.interval[1])] : [mix(0), mix(1)];
-  if (tableOf === 0) out.interval = [out.share, out.share];
-  return out;
-}
-
-/** The code view in sample mode, and its estimated contract bytecodes (for the accounts' reuse). */
-function codeViewOf(
-  s: CfSample,
-  location: string,
-  z: number,
-  conf: number,
-  rand: () => number,
-): { view: Omit<CodeView, keyof ViewPlace>; contracts: Estimate } {
-  const B = s.totalBlocks;
-  const w = s.walRec;
-  const y = (f: (r: BlockRec) => number) => s.recs.map(f);
-  const tableCode = recordsTotal(
-    s,
-    y((r) => r.code),
-    z,
-  );
-  const tableContracts = recordsTotal(
-    s,
-    y((r) => r.codeContracts),
-    z,
-  );
-  const liveKeys = plusWal(tableCode, w.code);
-  const contracts = plusWal(tableContracts, w.codeContracts);
-  const codeSize = s.codeSize.summary();
-  const cb = s.recs.length < B ? s.codeBoot.bootstrap(BOOTSTRAP_REPS, conf, rand) : undefined;
-  if (cb) codeSize.intervals = cb;
-  // blocks are drawn independently of each other: a plain Wilson interval on blocks
-  const blockShare = shareOf(
-    y((r) => (r.codeAtMax > 0 ? 1 : 0)),
-    y(() => 1),
-    B,
-    z,
-  );
-  const ct = s.coTenancy;
-  const stat = (xs: number[]) => ({
-    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0,
-    min: xs.length ? Math.min(...xs) : 0,
-    max: xs.length ? Math.max(...xs) : 0,
-    total: xs.reduce((a, b) => a + b, 0),
-  });
-  const view: Omit<CodeView, keyof ViewPlace> = {
-    location,
-    liveKeys: Math.round(liveKeys.total),
-    liveKeysInterval: rounded(liveKeys),
-    delegations: shareWithWal(
-      shareOf(
-        y((r) => r.codeDel),
-        y((r) => r.code),
-        B,
-        z,
-      ),
-      tableCode.total,
-      w.codeDel,
-      w.code,
-    ),
-    distinctContractBytecodes: Math.round(contracts.total),
-    distinctContractBytecodesInterval: rounded(contracts),
-    atMax: shareWithWal(
-      shareOf(
-        y((r) => r.codeAtMax),
-        y((r) => r.codeContracts),
-        B,
-        z,
-      ),
-      tableContracts.total,
-      w.codeAtMax,
-      w.codeContracts,
-    ),
-    overMax: s.overMax,
-    codeSize,
-    classes: orderedClassCounts(s.codeClasses),
-    keyedBy: "code-hash",
-    coTenancy: {
-      blocks: ct.length,
-      blockShare,
-      estimatedBlocks: Math.round(blockShare.share * B),
-      estimatedBlocksInterval: [
-        Math.floor(blockShare.interval![0] * B),
-        Math.ceil(blockShare.interval![1] * B),
-      ],
-      maxSizeContracts: ct.reduce((a, b) => a + b.maxSizeContracts, 0),
-      otherRecords: stat(ct.map((b) => b.otherRecords)),
-      otherBytes: stat(ct.map((b) => b.otherBytes)),
-      perBlock: [...ct].sort((a, b) => b.otherBytes - a.otherBytes).slice(0, 50),
-    },
-  };
-  return { view, contracts };
-}
-
-/** The account view in sample mode: accounts at their newest version in the tables (sampled) and the WAL (whole). */
-function accountViewOf(
-  s: CfSample,
-  location: string,
-  contracts: Estimate | undefined,
-  z: number,
-): Omit<AccountView, keyof ViewPlace> {
-  const B = s.totalBlocks;
-  const w = s.walRec;
-  const y = (f: (r: BlockRec) => number) => s.recs.map(f);
-  const acc = y((r) => r.acc);
-  const tableAccounts = recordsTotal(s, acc, z);
-  const total = plusWal(tableAccounts, w.acc);
-  const kind = (f: (r: BlockRec) => number) =>
-    shareWithWal(shareOf(y(f), acc, B, z), tableAccounts.total, f(w), w.acc);
-  const contract = kind((r) => r.contract);
-  const view: Omit<AccountView, keyof ViewPlace> = {
-    location,
-    total: Math.round(total.total),
-    totalInterval: rounded(total),
-    eoa: kind((r) => r.eoa),
-    delegatedEoa: kind((r) => r.del),
-    contract,
-    undecodable: s.undecodable,
-    codeNotFound: s.codeNotFound,
-    distinctCodeHashes: s.codeHashes.size,
-    distinctCodeHashesExact: false,
-    reuseFactor: 0,
-  };
-  if (contracts && contracts.total > 0) {
-    const c = contracts;
-    view.reuseFactor = (total.total * contract.share) / c.total;
-    const lo = (total.interval[0] * contract.interval![0]) / Math.max(1, c.interval[1]);
-    const hi =
-      c.interval[0] > 0
-        ? (total.interval[1] * contract.interval![1]) / c.interval[0]
-        : Number.POSITIVE_INFINITY;
-    view.reuseFactorInterval = [lo, hi];
-  }
-  return view;
-}
-
 export async function computeSample(
   model: DatadirModel,
   opts: SizesOptions,
@@ -842,7 +376,7 @@ export async function computeSample(
   if (codeLoc) planFor(codeLoc.inst, codeLoc.cf);
   if (accLoc) planFor(accLoc.inst, accLoc.cf);
   const work = [...plans.values()];
-  const shadows = new Map(work.map((p) => [p.key, shadowsOf(p)]));
+  const shadows = new Map(work.map((p) => [p.key, shadowsOfPlan(p)]));
   const lookup =
     codeLoc && accLoc
       ? new CodeLookup(

@@ -15,6 +15,10 @@ export function int(n: number): string {
   return n < 0 ? "-" + out : out;
 }
 
+/** A share as a percentage: "0%", "<0.1%", "4.2%", "37%". */
+export const pct = (x: number): string =>
+  x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+
 /** The noun alone, singular for exactly one: `${n} small ${noun(n, "file")}`. */
 export function noun(n: number, one: string, many = `${one}s`): string {
   return n === 1 ? one : many;

@@ -5,30 +5,18 @@
  */
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import {
-  cpSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-  chmodSync,
-} from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/index.js";
 import { scanLogFile } from "../../src/datadir/log_reader.js";
-import { dbBench, snapshotTree, removeDir, tempDir } from "./helpers.js";
+import { copyInto, dbBench, snapshotTree, removeDir, tempDir } from "./helpers.js";
 
 const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
 let dir: string;
 let base: string;
 
-function copy(name: string): string {
-  const d = join(dir, name);
-  cpSync(base, d, { recursive: true });
-  return d;
-}
+/** A private copy of the db_bench store to damage. */
+const copy = (name: string): string => copyInto(base, dir, name);
 function manifestOf(d: string): string {
   return join(d, readFileSync(join(d, "CURRENT"), "latin1").trim());
 }

@@ -21,17 +21,14 @@ import { inspectDatadir } from "../../src/datadir/index.js";
 import { verifyBlobRecords } from "../../src/datadir/blob_file.js";
 import { runInspect } from "../../src/report/deep.js";
 import * as engine from "../../src/engine/index.js";
-import { dbBench, removeDir, snapshotTree, tempDir } from "./helpers.js";
+import { copyInto, dbBench, removeDir, snapshotTree, tempDir } from "./helpers.js";
 
 const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
 let dir: string;
 let base: string;
 
-function copy(name: string): string {
-  const d = join(dir, name);
-  cpSync(base, d, { recursive: true });
-  return d;
-}
+/** A private copy of the db_bench store to damage. */
+const copy = (name: string): string => copyInto(base, dir, name);
 function lsm(args: string[], opts: { asNobody?: boolean } = {}) {
   const cmd = opts.asNobody
     ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, bin, ...args]

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 
-export { dbBench, removeDir, snapshotTree, tempDir } from "../helpers/index.js";
+export { copyInto, dbBench, removeDir, snapshotTree, tempDir } from "../helpers/index.js";
 
 export function ldb(args: string[], input?: string): string {
   return execFileSync("ldb", args, { encoding: "latin1", input, maxBuffer: 256 * 1024 * 1024 });

@@ -8,6 +8,7 @@ import { mkdirSync, truncateSync, writeFileSync, closeSync, openSync } from "nod
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/index.js";
 import { scanLogBuffer } from "../../src/datadir/log_reader.js";
+import { decodeVersionEdit } from "../../src/datadir/version_edit.js";
 import { ldbManifest, ldbWal, removeDir, tempDir } from "./helpers.js";
 import { encodeBatch, encodeEdit, encodeLog, internalKey, type SynthEdit, type SynthFile } from "./synth.js";
 
@@ -167,6 +168,36 @@ describe("log records and edits", () => {
     const oracle = ldbManifest({ path: join(store, "MANIFEST-000001") });
     expect(oracle.cfs.map((c) => c.files.map((x) => x.fileNumber))).toEqual(
       inst.columnFamilies.map((c) => c.levels.flatMap((l) => l.files.map((x) => x.fileNumber))),
+    );
+  });
+
+  it("names the field that fails to decode and its tag's offset (LevelDB's VersionEdit::DecodeFrom)", () => {
+    const file: SynthFile = {
+      level: 1,
+      number: 9,
+      size: 100,
+      smallest: internalKey(Buffer.from("a"), 1, 1),
+      largest: internalKey(Buffer.from("b"), 2, 1),
+      smallestSeqno: 1,
+      largestSeqno: 2,
+    };
+    const head = encodeEdit({ logNumber: 4 });
+    const whole = encodeEdit({ logNumber: 4, added: [file] });
+    expect(decodeVersionEdit(whole).newFiles.map((f) => f.fileNumber)).toEqual([9]);
+    // the new-file entry cut in its largest key
+    const cut = whole.subarray(0, whole.length - 6);
+    expect(() => decodeVersionEdit(cut)).toThrow(
+      expect.objectContaining({
+        at: head.length,
+        message: expect.stringMatching(/^malformed VersionEdit new-file entry \(tag 103\): /),
+      }),
+    );
+    // a tag number RocksDB does not know, without the forward-compatible bit
+    expect(() => decodeVersionEdit(Buffer.concat([head, Buffer.of(50)]))).toThrow(
+      expect.objectContaining({ at: head.length, message: "unknown VersionEdit tag 50" }),
+    );
+    expect(() => decodeVersionEdit(Buffer.of(0x82))).toThrow(
+      /^malformed VersionEdit tag: varint32 runs past end/,
     );
   });
 });

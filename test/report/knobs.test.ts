@@ -15,6 +15,7 @@ import { engineAvailable, openDb } from "../../src/engine/index.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { runInspect } from "../../src/report/deep.js";
 import { analyzeKnobs, compareKnobs, type CfKnobs } from "../../src/analysis/knobs.js";
+import { knobFindingMessage } from "../../src/report/knob_messages.js";
 import { copySample, editOptions, removeDir, samplesDir, tempDir } from "./helpers.js";
 
 const dirs: string[] = [];
@@ -53,7 +54,7 @@ describe.skipIf(!engineAvailable())("a store whose options changed between flush
     const ids = k.disagreements.map((d) => d.id).sort();
     expect(ids).toEqual(["checksum", "compression", "filter-unconfigured", "format-version"]);
     const byId = Object.fromEntries(k.disagreements.map((d) => [d.id, d]));
-    expect(byId["compression"]!.message).toBe("OPTIONS: Snappy · L0: 1 file LZ4");
+    expect(knobFindingMessage(byId["compression"]!)).toBe("OPTIONS: Snappy · L0: 1 file LZ4");
     expect(byId["compression"]!.files).toBe(1);
     expect(byId["filter-unconfigured"]!.files).toBe(1);
     expect(byId["format-version"]!.carried).toBe("4: 1 file, 5: 1 file");
@@ -79,7 +80,7 @@ describe.skipIf(!existsSync(join(samplesDir, "besu-snapshot")))("edited OPTIONS 
     expect(k.configured?.partitionFilters).toBe(true);
     expect(k.configured?.partitionFiltersEffective).toBe(false);
     const d = k.disagreements.find((x) => x.id === "partition-filters-ineffective")!;
-    expect(d.message).toMatch(/^partition_filters=true has no effect without a two-level index/);
+    expect(knobFindingMessage(d)).toMatch(/^partition_filters=true has no effect without a two-level index/);
     // and the files indeed carry full filters: no "filter-partitioned" disagreement
     expect(k.disagreements.some((x) => x.id === "filter-partitioned")).toBe(false);
   });
@@ -91,7 +92,7 @@ describe.skipIf(!existsSync(join(samplesDir, "besu-snapshot")))("edited OPTIONS 
     const all = analyzeKnobs(await inspectDatadir(dir, { tableDetails: "cheap" }));
     const k = all.find((x) => x.displayName === "cf06 ACCOUNT_INFO_STATE")!;
     const d = k.disagreements.find((x) => x.id === "filter-missing")!;
-    expect(d.message).toBe("OPTIONS: bloomfilter:10 · files: 1 of 1 have no filter (L6)");
+    expect(knobFindingMessage(d)).toBe("OPTIONS: bloomfilter:10 · files: 1 of 1 have no filter (L6)");
     expect(d.severity).toBe("error");
     // cf01 carries its bloom filters: nothing to say there
     const cf01 = all.find((x) => x.displayName === "cf01 BLOCKCHAIN")!;

@@ -7,6 +7,7 @@
  * lookup consults (stated beside the layout's figure) and the `lsmscope compact` one that removes it.
  */
 import { cfLayout } from "../../analysis/layout.js";
+import { layoutFlagMessage } from "../../report/layout_messages.js";
 import type { CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding } from "../util.js";
 import { compactCommand, shellQuote } from "./placement_overlay.js";
@@ -29,7 +30,8 @@ export const rule: Rule = {
             "error",
             a.arm,
             at(r),
-            `${armLabel(a.arm)}: ${flag.message}; measure: ${probe}` + (cmd ? `; remove: ${cmd}` : ""),
+            `${armLabel(a.arm)}: ${layoutFlagMessage(flag, L)}; measure: ${probe}` +
+              (cmd ? `; remove: ${cmd}` : ""),
             { ...flag.evidence, probeCommand: probe, compactCommand: cmd ?? null },
           ),
         );

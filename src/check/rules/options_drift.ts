@@ -4,6 +4,7 @@
  * OPTIONS, so a generator or a tool can leave options behind that no file was built with, and the next
  * files the store builds will differ from the ones it has.
  */
+import { knobFindingMessage } from "../../report/knob_messages.js";
 import type { CheckFinding, CheckSeverity, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding } from "../util.js";
 
@@ -29,7 +30,7 @@ export const rule: Rule = {
             severity,
             a.arm,
             at(r),
-            `${armLabel(a.arm)}: ${ds.map((d) => d.message).join("; ")}`,
+            `${armLabel(a.arm)}: ${ds.map(knobFindingMessage).join("; ")}`,
             {
               optionsFile: k.configured?.optionsFile ?? null,
               disagreements: ds.map((d) => ({

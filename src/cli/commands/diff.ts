@@ -31,7 +31,7 @@ export const command: CommandModule<object, Args> = {
         type: "number",
         default: 10,
         describe: "differing keys listed per column family",
-      }) as never,
+      }),
   handler: async (argv) => {
     if (!Number.isInteger(argv.limit) || argv.limit < 0)
       throw new LsmscopeError(`--limit needs a whole number >= 0, got ${argv.limit}`);

@@ -29,7 +29,7 @@ export const command: CommandModule<object, Args> = {
         type: "string",
         array: true,
         describe: "probe definition (probes/*.json) to run on each arm of its client; repeatable",
-      }) as never,
+      }),
   handler: async (argv) => {
     const [{ assertOutsideDatadirs, writeOutsideDatadirs }, { buildHtmlReport }] = await Promise.all([
       import("../../util/output_file.js"),

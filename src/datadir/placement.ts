@@ -4,14 +4,15 @@
  * plan and the TUI all use, so they state the same numbers:
  *
  * - bottom level = the deepest level holding a table; "above the bottom" = every table in a shallower level.
- * - When every table is in L0 (flushed, never compacted) and there are several, the oldest L0 table (by
- *   largest sequence number, then file number) plays the bottom and the newer L0 tables sit above it:
- *   a bottommost compaction merges them all, and the newer ones shadow keys of the oldest exactly as an
- *   upper level shadows the bottom (`oldestL0AsBottom`).
+ * - When every table is in L0 (flushed, never compacted) and there are several, the oldest L0 table (last
+ *   in L0's lookup order, src/base/level_order.ts: epoch, sequence numbers, file number) plays the bottom
+ *   and the newer L0 tables sit above it: a bottommost compaction merges them all, and the newer ones
+ *   shadow keys of the oldest exactly as an upper level shadows the bottom (`oldestL0AsBottom`).
  *
  * Byte figures are table file bytes as the MANIFEST records them.
  */
-import type { LevelModel, SstFileModel } from "../datadir/model.js";
+import { l0NewestFirst } from "../base/level_order.js";
+import type { LevelModel, SstFileModel } from "./model.js";
 
 export interface Placement {
   /** The deepest level holding a table. */
@@ -37,9 +38,6 @@ export interface PlacementSplit {
   upper: LevelModel[];
 }
 
-/** Age of a table: its largest sequence number, else its file number (both grow with time). */
-export const tableAge = (f: SstFileModel): number => f.largestSeqno ?? f.fileNumber;
-
 /** Placement of a column family's levels; undefined when it holds no table. */
 export function placementSplit(levels: readonly LevelModel[]): PlacementSplit | undefined {
   const nonEmpty = levels.filter((l) => l.files.length > 0);
@@ -49,7 +47,8 @@ export function placementSplit(levels: readonly LevelModel[]): PlacementSplit | 
   let upper = nonEmpty.filter((l) => l.level < bottomLevel);
   const oldestL0AsBottom = bottomLevel === 0 && bottom.files.length > 1;
   if (oldestL0AsBottom) {
-    const byAge = [...bottom.files].sort((a, b) => tableAge(a) - tableAge(b) || a.fileNumber - b.fileNumber);
+    // oldest first: L0's lookup order (newest first, src/base/level_order.ts) reversed
+    const byAge = [...bottom.files].sort((a, b) => l0NewestFirst(b, a));
     const newer = byAge.slice(1);
     bottom = { level: 0, files: [byAge[0]!], bytes: byAge[0]!.fileSize };
     upper = [{ level: 0, files: newer, bytes: newer.reduce((a, f) => a + f.fileSize, 0) }];

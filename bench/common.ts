@@ -1,0 +1,78 @@
+/**
+ * What the benchmarks share: timing a command as a whole process (wall, CPU and peak RSS), printing
+ * the figures, lsmscope's own command line, and writing stores with db_bench.
+ */
+import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("../../", import.meta.url));
+/** The CLI entry point (it runs dist/). */
+export const bin = join(repo, "bin", "lsmscope.js");
+const TIME = "/usr/bin/time";
+
+export interface Measure {
+  wall: number;
+  cpu: number;
+  maxRssKb: number;
+}
+
+/** Run a command, discard its output; wall/CPU seconds and peak RSS via /usr/bin/time. */
+export function measure(cmd: string, args: string[]): Measure {
+  if (existsSync(TIME)) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(TIME, ["-f", "TIME %U %S %M", cmd, ...args], {
+      encoding: "utf8",
+      stdio: ["ignore", "ignore", "pipe"],
+      maxBuffer: 64 << 20,
+    });
+    const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr.slice(-500)}`);
+    const m = /TIME ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr);
+    if (!m) throw new Error(`no /usr/bin/time line in: ${r.stderr.slice(-300)}`);
+    return { wall, cpu: Number(m[1]) + Number(m[2]), maxRssKb: Number(m[3]) };
+  }
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { stdio: "ignore" });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.status !== 0) throw new Error(`${cmd} failed`);
+  // without /usr/bin/time there is no per-child CPU or peak RSS to read
+  return { wall, cpu: NaN, maxRssKb: NaN };
+}
+
+export const fmt = (m: Measure) =>
+  `${m.wall.toFixed(2)} s wall, ${Number.isFinite(m.cpu) ? `${m.cpu.toFixed(2)} s CPU` : "CPU n/a"}, peak RSS ${
+    Number.isFinite(m.maxRssKb) ? `${(m.maxRssKb / 1024).toFixed(0)} MiB` : "n/a"
+  }`;
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** An lsmscope command line, as `measure` takes it. */
+export const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
+
+/** Run RocksDB's db_bench (no statistics, seed 1, then `args`); throws with the end of its stderr. */
+export function dbBench(args: string[]): void {
+  const r = spawnSync("db_bench", ["--statistics=0", "--seed=1", ...args], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  if (r.status !== 0) throw new Error(`db_bench failed: ${r.stderr.slice(-500)}`);
+}
+
+/**
+ * db_bench flags for an L0 pile-up: random writes where every flushed memtable stays its own L0 table
+ * (no compactions, no write stalls however many tables L0 holds, no WAL). Add the store's size flags.
+ */
+export const L0_PILEUP: readonly string[] = [
+  "--benchmarks=fillrandom",
+  "--disable_auto_compactions=1",
+  "--level0_slowdown_writes_trigger=10000000",
+  "--level0_stop_writes_trigger=10000000",
+  "--max_write_buffer_number=16",
+  "--max_background_flushes=2",
+  "--disable_wal=1",
+];

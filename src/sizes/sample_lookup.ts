@@ -1,0 +1,98 @@
+/**
+ * Sample mode's point lookups (sample.ts): whether a sampled record is its key's newest version, and
+ * what an account's code hash names (a delegation, a contract, nothing), both as a Get sees them
+ * (src/lsm/newest.ts: the live WALs' writes, then the tables).
+ */
+import { isTombstone, ValueType } from "../base/internal_key.js";
+import type { SstFileModel } from "../datadir/model.js";
+import { toHex } from "../util/bytes.js";
+import { TableCache } from "../lsm/table_cache.js";
+import { Version } from "../lsm/version.js";
+import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
+import { loadMemLayer } from "../datadir/memtable.js";
+import { isDelegationCode } from "../eth/code.js";
+import { hash53 } from "./eth_acc.js";
+import type { CfPlan } from "./plan.js";
+
+/** Newest version of a code key across the code column family's files, by point lookups. */
+export class CodeLookup {
+  private readonly version: Version<SstFileModel>;
+  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
+  private cache = new Map<number, "delegation" | "contract" | "missing">();
+  lookups = 0;
+
+  constructor(
+    plan: CfPlan,
+    private readonly prefix: Buffer,
+    /** The code column family's unflushed WAL writes (newer than any table, consulted first) and range deletions. */
+    private readonly shadows: Shadows,
+  ) {
+    this.version = Version.of(plan.cf.levels);
+  }
+
+  classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
+    const h = hash53(codeHash, 0);
+    const hit = this.cache.get(h);
+    if (hit) return hit;
+    this.lookups++;
+    const key = Buffer.concat([this.prefix, codeHash]);
+    const best = newestVersion(key, this.shadows, this.version, this.tables);
+    let out: "delegation" | "contract" | "missing";
+    if (!best || isTombstone(best.type) || best.rangeDeleted) out = "missing";
+    else if (best.type === ValueType.BlobIndex) {
+      // sized from the blob index: a blob of 23 bytes cannot be told apart without reading it
+      out = "contract";
+    } else out = best.value && isDelegationCode(best.value) ? "delegation" : "contract";
+    this.cache.set(h, out);
+    return out;
+  }
+
+  close(): void {
+    this.tables.close();
+  }
+}
+
+/**
+ * Whether a sampled record is its key's newest version, as a Get would see it: no unflushed WAL write
+ * for the key, and no table a Get consults before the record's own holds a newer version (the one
+ * lookup of src/lsm/version.ts, over the files above the record's: Version.get with `above`), and no
+ * range deletion with a larger sequence number covers it. Sample mode counts keys at their newest
+ * version only, as full mode does.
+ */
+export class NewerVersionCheck {
+  private readonly version: Version<SstFileModel>;
+  private readonly byPath = new Map<string, SstFileModel>();
+  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
+
+  constructor(
+    plan: CfPlan,
+    /** Unflushed WAL writes (their table versions are all shadowed) and range deletions. */
+    private readonly shadows: Shadows,
+  ) {
+    this.version = Version.of(plan.cf.levels);
+    for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
+  }
+
+  isNewest(path: string, key: Buffer, seqno: number): boolean {
+    const hex = toHex(key);
+    if (this.shadows.newest.has(hex) || rangeDeleted(this.shadows, hex, seqno)) return false;
+    const at = this.byPath.get(path);
+    if (!at) return true;
+    const newer = this.version.get(key, this.tables, at)?.result;
+    return !newer || (newer.seqno ?? 0) <= seqno;
+  }
+
+  close(): void {
+    this.tables.close();
+  }
+}
+
+/** Replay a column family's live WALs (read whole, not sampled) beside its tables' range deletions. */
+export function shadowsOfPlan(plan: CfPlan): Shadows {
+  if (plan.walPaths.length === 0) return { newest: new Map(), rangeDels: [...plan.rangeDels] };
+  const mem = loadMemLayer(
+    plan.walPaths.map((path) => ({ path })),
+    plan.cf.id,
+  );
+  return shadowsOf(mem, plan.rangeDels);
+}
