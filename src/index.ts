@@ -12,7 +12,7 @@ export * from "./datadir/index.js";
 export * from "./format/index.js";
 export * from "./analysis/knobs.js";
 export * from "./sizes/index.js";
-export * as contracts from "./contracts/index.js";
+export * as contracts from "./sizes/contracts/index.js";
 export { setReadRateLimit, readRateLimit } from "./util/throttle.js";
 export * as probe from "./probe/index.js";
 export { runProbe, loadProbeDefinition, renderProbeReport } from "./probe/index.js";

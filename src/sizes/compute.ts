@@ -48,9 +48,9 @@ import { noteGone, takeGone } from "../lsm/gone.js";
 import { existsSync } from "node:fs";
 import { classifyGoneTables } from "../datadir/vanished.js";
 import { plural } from "../util/words.js";
-import { locateStorage, type StorageLocation } from "../contracts/layout.js";
-import { StorageMerge } from "../contracts/acc.js";
-import { storageView } from "../contracts/view.js";
+import { locateStorage, type StorageLocation } from "./contracts/layout.js";
+import { StorageMerge } from "./contracts/acc.js";
+import { storageView } from "./contracts/view.js";
 
 /** Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
  * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). */

@@ -14,7 +14,7 @@ import type {
 } from "./types.js";
 import { noun, wrap } from "../util/words.js";
 import { cfLabel } from "../datadir/names.js";
-import type { StorageView } from "../contracts/view.js";
+import type { StorageView } from "./contracts/view.js";
 
 function num(n: number, digits = 0): string {
   if (n === Number.POSITIVE_INFINITY) return "∞";

@@ -28,8 +28,8 @@ import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { threadId } from "node:worker_threads";
 import { gethKeyCategory } from "../eth/geth_schema.js";
 import { takeGone, toleratingGone } from "../lsm/gone.js";
-import { StorageAcc, type StorageAccData } from "../contracts/acc.js";
-import type { StorageLayout } from "../contracts/layout.js";
+import { StorageAcc, type StorageAccData } from "./contracts/acc.js";
+import type { StorageLayout } from "./contracts/layout.js";
 
 export type Role = "accounts" | "code" | "storage";
 

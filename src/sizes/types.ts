@@ -4,7 +4,7 @@
  * Plain data only (JSON-serialisable), sizes in bytes.
  */
 import type { DatadirModel } from "../datadir/model.js";
-import type { StorageView } from "../contracts/view.js";
+import type { StorageView } from "./contracts/view.js";
 
 /** A confidence interval [low, high] at `SizesReport.confidence`; an unbounded end is Infinity (null in JSON). */
 export type { Interval } from "../util/interval.js";

@@ -137,7 +137,7 @@ export const command: CommandModule<object, Args> = {
         throw new LsmscopeError(
           "--contracts-csv: no storage column family whose keys name their contract (Besu cf08, Nethermind's flat Storage, geth's snapshot)",
         );
-      const { renderContractsCsv } = await import("../../contracts/render.js");
+      const { renderContractsCsv } = await import("../../sizes/contracts/render.js");
       process.stdout.write(renderContractsCsv(storage));
     } else process.stdout.write(argv.json ? sizesJson(report) : renderSizesText(report));
     if (report.incomplete?.length) {

@@ -1,5 +1,5 @@
 /**
- * Storage per contract (`sizes`, src/contracts/): counted against other programs' view of the same
+ * Storage per contract (`sizes`, src/sizes/contracts/): counted against other programs' view of the same
  * bytes — LevelDB itself (classic-level) iterating a geth-shaped chaindata it wrote, and `ldb scan`
  * (RocksDB 7.8.3, on a copy: it replays the WAL) of the Besu and Nethermind samples' storage column
  * families — and, for the joining of contracts cut at key-range edges, against a plain count over
@@ -12,14 +12,14 @@ import { ClassicLevel } from "classic-level";
 import { spawnSync } from "node:child_process";
 import { parse } from "csv-parse/sync";
 import { computeSizes } from "../../src/sizes/index.js";
-import type { StorageView } from "../../src/contracts/view.js";
-import { StorageAcc, StorageMerge, type ContractTally } from "../../src/contracts/acc.js";
+import type { StorageView } from "../../src/sizes/contracts/view.js";
+import { StorageAcc, StorageMerge, type ContractTally } from "../../src/sizes/contracts/acc.js";
 import {
   BESU_STORAGE,
   GETH_STORAGE,
   NETHERMIND_STORAGE,
   type StorageLayout,
-} from "../../src/contracts/layout.js";
+} from "../../src/sizes/contracts/layout.js";
 import { copyInto, REPO, SAMPLES, trackedTempDirs } from "../helpers/index.js";
 import { haveRocksTools, ldbScan } from "../samples/helpers.js";
 import { Prng } from "../../src/samples/prng.js";

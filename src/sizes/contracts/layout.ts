@@ -8,8 +8,8 @@
  * A key's "group" is the run of key bytes that keeps a contract's slots together in key order; its
  * "id" is the bytes that name the contract (for Besu and geth the group itself).
  */
-import type { DatadirModel } from "../datadir/model.js";
-import { cfLabel } from "../datadir/names.js";
+import type { DatadirModel } from "../../datadir/model.js";
+import { cfLabel } from "../../datadir/names.js";
 
 export interface StorageLayout {
   /** Only keys starting with these bytes (hex; geth "6f"). */

@@ -5,7 +5,7 @@
  * next group starts. The first and last group of a range may continue in the neighbouring ranges,
  * so they are handed back whole (`edges`) and joined when the ranges' results are merged in key order.
  */
-import { SizeDist, type SizeDistData } from "../sizes/dist.js";
+import { SizeDist, type SizeDistData } from "../dist.js";
 import type { StorageLayout } from "./layout.js";
 
 /** One contract's live slot records and their key + value bytes. */

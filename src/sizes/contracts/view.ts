@@ -3,8 +3,8 @@
  * their live slots and bytes, and the contracts with the most of each. Full mode only: a contract's
  * slots run across data blocks, so sampled blocks see most of them cut (sample mode says so in a note).
  */
-import type { HistogramBucket } from "../sizes/types.js";
-import type { SizeDist } from "../sizes/dist.js";
+import type { HistogramBucket } from "../types.js";
+import type { SizeDist } from "../dist.js";
 import type { ContractTally, StorageMerge } from "./acc.js";
 import type { StorageLocation } from "./layout.js";
 
