@@ -323,7 +323,9 @@ describe("placement-overlay on db_bench stores", () => {
       perLevel: unknown[];
       shadowedEntriesEstimate: { value: number; method: string };
     };
-    expect(exact.perLevel.length).toBeGreaterThanOrEqual(3);
+    // two levels at least (db_bench's background compactions decide whether L0 still holds files at
+    // the end, so a third level is not always there)
+    expect(exact.perLevel.length).toBeGreaterThanOrEqual(2);
     expect(exact.shadowedEntriesEstimate.method).toBe("exact");
     expect(exact.shadowedEntriesEstimate.value).toBe(obsolete);
     // the default sample (the store's exact layout depends on db_bench's background compactions, so the
