@@ -11,9 +11,9 @@ import { availableParallelism } from "node:os";
 import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
 import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
-import { SizeDist, RatioDist } from "./dist.js";
+import { SizeDist } from "./dist.js";
 import { AccountAcc, CodeAcc } from "./eth_acc.js";
-import { BlobTally } from "./blob_tally.js";
+import { CfAgg } from "./cf_agg.js";
 import {
   cfKey,
   locateEth,
@@ -29,7 +29,7 @@ import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { formatBytes, toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
-import type { PartialResult, RoleSpec, ScanTask } from "./scan.js";
+import type { RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
 import type {
   AccountView,
@@ -88,93 +88,6 @@ const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
 
 function share(count: number, of: number): Share {
   return { count, of, share: of > 0 ? count / of : 0 };
-}
-
-class CfAgg {
-  keySize = new SizeDist();
-  valueSize = new SizeDist();
-  ratio = new RatioDist();
-  live = 0;
-  shadowed = 0;
-  tombstones = 0;
-  rangeDeleted = 0;
-  read = 0;
-  wal = 0;
-  valueTypes: Record<string, number> = {};
-  blob = new BlobTally();
-  physical = 0;
-  logical = 0;
-  blocks = 0;
-  categories: Map<string, { keySize: SizeDist; valueSize: SizeDist }> | undefined;
-  /** A task of the column family was stopped by the deadline. */
-  stopped = false;
-  add(r: PartialResult): void {
-    if (r.stopped) this.stopped = true;
-    if (r.categories) {
-      this.categories ??= new Map();
-      for (const [name, c] of Object.entries(r.categories)) {
-        let agg = this.categories.get(name);
-        if (!agg) {
-          agg = { keySize: new SizeDist(), valueSize: new SizeDist() };
-          this.categories.set(name, agg);
-        }
-        agg.keySize.merge(c.keySize);
-        agg.valueSize.merge(c.valueSize);
-      }
-    }
-    this.keySize.merge(r.keySize);
-    this.valueSize.merge(r.valueSize);
-    this.ratio.merge(r.ratio);
-    this.live += r.live;
-    this.shadowed += r.shadowed;
-    this.tombstones += r.tombstones;
-    this.rangeDeleted += r.rangeDeleted;
-    this.read += r.read;
-    this.wal += r.wal;
-    for (const [k, v] of Object.entries(r.valueTypes)) this.valueTypes[k] = (this.valueTypes[k] ?? 0) + v;
-    this.blob.merge(r.blob);
-    this.physical += r.physical;
-    this.logical += r.logical;
-    this.blocks += r.blocks;
-  }
-  result(plan: CfPlan): ColumnFamilySizes {
-    const out: ColumnFamilySizes = {
-      instance: plan.instance.relPath,
-      name: plan.cf.name,
-      nameHex: plan.cf.nameHex,
-      displayName: plan.cf.displayName,
-      liveKeys: this.live,
-      obsoleteEntries: this.shadowed + this.tombstones + this.rangeDeleted,
-      shadowedVersions: this.shadowed,
-      tombstones: this.tombstones,
-      rangeDeleted: this.rangeDeleted,
-      entriesRead: this.read,
-      walEntries: this.wal,
-      valueTypes: Object.fromEntries(Object.entries(this.valueTypes).sort(([a], [b]) => (a < b ? -1 : 1))),
-      keySize: this.keySize.summary(),
-      valueSize: this.valueSize.summary(),
-      blobIndexed: this.blob.summary(),
-      physicalBytes: this.physical,
-      logicalBytes: this.logical,
-      compressionRatio: this.logical > 0 ? this.physical / this.logical : 0,
-      dataBlocks: this.blocks,
-      averageBlockBytes: this.blocks > 0 ? this.physical / this.blocks : 0,
-      averageBlockLogicalBytes: this.blocks > 0 ? this.logical / this.blocks : 0,
-      blockRatio: this.ratio.summary(),
-      sstFiles: plan.files,
-    };
-    if (this.stopped) out.partial = true;
-    if (this.categories) {
-      out.keyCategories = {};
-      for (const [name, c] of [...this.categories].sort(([a], [b]) => (a < b ? -1 : 1)))
-        out.keyCategories[name] = {
-          liveKeys: c.keySize.count,
-          keySize: c.keySize.summary(),
-          valueSize: c.valueSize.summary(),
-        };
-    }
-    return out;
-  }
 }
 
 function tasksFor(
@@ -463,15 +376,8 @@ async function computeSizesOf(model: DatadirModel, opts: SizesOptions, t0: numbe
   }
 }
 
-async function computeFull(
-  model: DatadirModel,
-  opts: SizesOptions,
-  t0: number,
-  pool: ScanPool,
-): Promise<SizesReport> {
-  const includeWal = opts.includeWal !== false;
-  const workers = pool.size;
-  const selected = selectCfs(model, opts);
+/** A full scan's column families must order keys bytewise: the newest-version merge compares bytes. */
+function requireBytewise(selected: ReturnType<typeof selectCfs>): void {
   for (const { inst, cf } of selected) {
     const cmp = cf.comparator ?? inst.manifest?.comparator;
     if (cmp && cmp !== "leveldb.BytewiseComparator" && cmp !== "rocksdb.BytewiseComparator")
@@ -480,17 +386,50 @@ async function computeFull(
         { exitCode: 2 },
       );
   }
+}
+
+/** Bytes of data blocks read so far out of the planned total, reported to `onProgress` as they come. */
+interface FullProgress {
+  done: number;
+  total: number;
+  add: (bytes: number) => void;
+}
+
+/** A task list over one column family (keyed by cfKey). */
+interface CfTasks {
+  tasks: ScanTask[];
+  key: string;
+}
+
+/** Where the Ethereum views are, and the two phases of tasks over the selected column families. */
+interface FullPlan {
+  selected: ReturnType<typeof selectCfs>;
+  selectedKeys: Set<string>;
+  plans: Map<string, CfPlan>;
+  eth: ReturnType<typeof locateEth>;
+  accLoc: Located | undefined;
+  codeLoc: Located | undefined;
+  storageLoc: StorageLocation | undefined;
+  /** Phase A: the code location; `stats` when it is a whole selected column family (its sizes count). */
+  phaseA: (CfTasks & { stats: boolean }) | undefined;
+  /** Phase B: every other selected column family; delegation hashes are filled in after phase A. */
+  phaseB: CfTasks[];
+}
+
+/** Locate the Ethereum views, plan every selected column family and cut both phases into tasks. */
+function planFull(
+  model: DatadirModel,
+  opts: SizesOptions,
+  workers: number,
+  progress: FullProgress,
+): FullPlan {
+  const includeWal = opts.includeWal !== false;
+  const selected = selectCfs(model, opts);
+  requireBytewise(selected);
   const eth = locateEth(model, opts.eth);
   const accLoc = resolveLocation(model, eth.accounts);
   const codeLoc = resolveLocation(model, eth.code);
   const storageLoc = opts.eth === undefined || opts.eth === "auto" ? locateStorage(model) : undefined;
-  const notes: string[] = [
-    "full mode: every data block of every live SST (and unflushed WAL writes, newest first) merged by user key; only the newest visible version of each key is counted, older versions and tombstones are obsoleteEntries",
-    "physicalBytes: stored data-block bytes including the 5-byte block trailers (as rocksdb.data.size); logicalBytes: uncompressed data blocks",
-  ];
-  if (!includeWal) notes.push("WAL writes were left out (includeWal=false)");
-  const mergeNote =
-    "merge operands: a key whose newest entry is a merge operand counts as live, sized by that operand; older operands of the key count as shadowed";
 
   const planCache = new CfPlanCache(includeWal);
   const plans = planCache.plans;
@@ -503,18 +442,10 @@ async function computeFull(
   const parts =
     workers > 1 ? workers * Math.max(1, Math.floor(opts.rangesPerThread ?? RANGES_PER_THREAD)) : 1;
   const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
-  let totalBytes = 0;
-  let doneBytes = 0;
-  const progress = (b: number) => {
-    doneBytes += b;
-    opts.onProgress?.(doneBytes, totalBytes);
-  };
 
   // phase A: code
-  const codeAcc = codeLoc ? new CodeAcc() : undefined;
-  const aggs = new Map<string, CfAgg>();
   let codeWholeCf: string | undefined;
-  const phaseA: { tasks: ScanTask[]; key: string; stats: boolean } | undefined = codeLoc
+  const phaseA: FullPlan["phaseA"] = codeLoc
     ? (() => {
         const plan = planFor(codeLoc.inst, codeLoc.cf);
         const role: RoleSpec = { role: "code", ...codeLoc.role };
@@ -541,7 +472,7 @@ async function computeFull(
       })()
     : undefined;
   // phase B planned now so the progress total is known; delegation hashes are filled in after phase A
-  const phaseB: { tasks: ScanTask[]; key: string }[] = [];
+  const phaseB: CfTasks[] = [];
   for (const s of selected) {
     const plan = planFor(s.inst, s.cf);
     if (plan.key === codeWholeCf) continue;
@@ -570,8 +501,31 @@ async function computeFull(
       ),
     });
   }
-  for (const p of plans.values()) if (selectedKeys.has(p.key)) totalBytes += p.dataBytes;
+  for (const p of plans.values()) if (selectedKeys.has(p.key)) progress.total += p.dataBytes;
+  return { selected, selectedKeys, plans, eth, accLoc, codeLoc, storageLoc, phaseA, phaseB };
+}
 
+/** What the tasks of a full scan accounted, merged per column family and per Ethereum view. */
+interface FullResults {
+  aggs: Map<string, CfAgg>;
+  codeAcc: CodeAcc | undefined;
+  accAcc: AccountAcc | undefined;
+  storageMerge: StorageMerge;
+  /** The column family the storage view was read from, when any task found storage. */
+  storageKey: string | undefined;
+  /** Tables and WALs the tasks found deleted under them. */
+  gone: string[];
+  entriesRead: number;
+  codeStopped: boolean;
+  scanMs: number;
+}
+
+/** Run phase A (code) then phase B (everything else, with phase A's delegation hashes) on the pool. */
+async function runFull(plan: FullPlan, pool: ScanPool, progress: FullProgress): Promise<FullResults> {
+  const { phaseA, phaseB, accLoc } = plan;
+  const onProgress = (b: number) => progress.add(b);
+  const codeAcc = plan.codeLoc ? new CodeAcc() : undefined;
+  const aggs = new Map<string, CfAgg>();
   const scanT0 = Date.now();
   let entriesRead = 0;
   let codeStopped = false;
@@ -579,7 +533,7 @@ async function computeFull(
   if (phaseA) {
     // a code-prefix pre-pass (geth) reads a key range of a column family that phase B reads whole:
     // its bytes are not part of the progress total
-    const results = await pool.run(phaseA.tasks, phaseA.stats ? progress : () => {});
+    const results = await pool.run(phaseA.tasks, phaseA.stats ? onProgress : () => {});
     const agg = new CfAgg();
     for (const r of results) {
       gone.push(...(r.gone ?? []));
@@ -594,7 +548,7 @@ async function computeFull(
   const accAcc = accLoc ? new AccountAcc(codeAcc?.delegationHashes ?? new Set()) : undefined;
   const allB = phaseB.flatMap((p) => p.tasks);
   for (const t of allB) t.delegationHashes = delegationHashes;
-  const results = await pool.run(allB, progress);
+  const results = await pool.run(allB, onProgress);
   const byId = new Map(results.map((r) => [r.id, r]));
   // a column family's tasks are its key ranges in ascending order: contracts cut at a range edge join up
   const storageMerge = new StorageMerge();
@@ -615,40 +569,68 @@ async function computeFull(
     aggs.set(p.key, agg);
   }
   const scanMs = Date.now() - scanT0;
+  return { aggs, codeAcc, accAcc, storageMerge, storageKey, gone, entriesRead, codeStopped, scanMs };
+}
+
+async function computeFull(
+  model: DatadirModel,
+  opts: SizesOptions,
+  t0: number,
+  pool: ScanPool,
+): Promise<SizesReport> {
+  const progress: FullProgress = {
+    done: 0,
+    total: 0,
+    add(b) {
+      this.done += b;
+      opts.onProgress?.(this.done, this.total);
+    },
+  };
+  const plan = planFull(model, opts, pool.size, progress);
+  const { selected, selectedKeys, plans, accLoc, codeLoc, storageLoc } = plan;
+  const notes: string[] = [
+    "full mode: every data block of every live SST (and unflushed WAL writes, newest first) merged by user key; only the newest visible version of each key is counted, older versions and tombstones are obsoleteEntries",
+    "physicalBytes: stored data-block bytes including the 5-byte block trailers (as rocksdb.data.size); logicalBytes: uncompressed data blocks",
+  ];
+  if (opts.includeWal === false) notes.push("WAL writes were left out (includeWal=false)");
+  const mergeNote =
+    "merge operands: a key whose newest entry is a merge operand counts as live, sized by that operand; older operands of the key count as shadowed";
+
+  const r = await runFull(plan, pool, progress);
 
   const columnFamilies: ColumnFamilySizes[] = [];
   for (const s of selected) {
     const k = cfKey(s.inst, s.cf);
-    columnFamilies.push(aggs.get(k)!.result(plans.get(k)!));
+    columnFamilies.push(r.aggs.get(k)!.result(plans.get(k)!));
   }
   if (columnFamilies.some((c) => (c.valueTypes["merge"] ?? 0) > 0)) notes.push(mergeNote);
   const { incomplete, vanishedFiles } = scanShortfalls({
     model,
-    gone,
+    gone: r.gone,
     stopped: selected
-      .filter((x) => aggs.get(cfKey(x.inst, x.cf))!.stopped)
+      .filter((x) => r.aggs.get(cfKey(x.inst, x.cf))!.stopped)
       .map((x) => cfLabel(x.inst, x.cf.displayName)),
-    codeStopped,
-    doneBytes,
-    totalBytes,
+    codeStopped: r.codeStopped,
+    doneBytes: progress.done,
+    totalBytes: progress.total,
     notes,
   });
 
-  const storagePlan = storageKey !== undefined ? plans.get(storageKey) : undefined;
+  const storagePlan = r.storageKey !== undefined ? plans.get(r.storageKey) : undefined;
   const ethOut = ethSizes({
     opts,
-    eth,
+    eth: plan.eth,
     notes,
-    code: codeLoc && codeAcc ? { loc: codeLoc, acc: codeAcc } : undefined,
+    code: codeLoc && r.codeAcc ? { loc: codeLoc, acc: r.codeAcc } : undefined,
     accounts:
-      accLoc && accAcc && selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
-        ? { loc: accLoc, acc: accAcc }
+      accLoc && r.accAcc && selectedKeys.has(cfKey(accLoc.inst, accLoc.cf))
+        ? { loc: accLoc, acc: r.accAcc }
         : undefined,
     noCode: !codeLoc,
     storage:
-      storageLoc && storagePlan ? { loc: storageLoc, plan: storagePlan, merge: storageMerge } : undefined,
+      storageLoc && storagePlan ? { loc: storageLoc, plan: storagePlan, merge: r.storageMerge } : undefined,
     partial: incomplete.length > 0,
-    located: Boolean(accLoc || codeLoc || storageKey),
+    located: Boolean(accLoc || codeLoc || r.storageKey),
   });
 
   return {
@@ -661,7 +643,7 @@ async function computeFull(
     eth: ethOut,
     notes,
     elapsedMs: Date.now() - t0,
-    entriesPerSecond: scanMs > 0 ? Math.round((entriesRead / scanMs) * 1000) : undefined,
+    entriesPerSecond: r.scanMs > 0 ? Math.round((r.entriesRead / r.scanMs) * 1000) : undefined,
     incomplete,
     ...(vanishedFiles.length > 0 ? { vanishedFiles } : {}),
   };
