@@ -116,6 +116,69 @@ function readMagic(buf: Uint8Array, pos: number): bigint {
 }
 
 /**
+ * A footer's family, decided once from its magic number and version (as RocksDB's Footer::DecodeFrom
+ * does): each family has its own layout and decoder below.
+ */
+type FooterFamily =
+  /** LevelDB's footer (RocksDB's format_version 0): two handles, 48 bytes. */
+  | { kind: "leveldb" }
+  /** Block-based format_version 1..5, and Pebble v1-5 in the same layout: checksum type, two handles. */
+  | { kind: "handles"; pebble: boolean; formatVersion: number }
+  /** Block-based format_version >= 6: checksummed, the index handle in the metaindex. */
+  | { kind: "rocksdb-v6"; formatVersion: number }
+  /** (Pebble,v6)+: longer, checksummed, with attributes from v7. */
+  | { kind: "pebble-v6"; version: number };
+
+/**
+ * Which family the footer in `tail` is, from its magic number and version; refuses plain and cuckoo
+ * tables, an unknown magic, an unknown version and a tail too short for the family's footer.
+ */
+function footerFamily(file: string, tail: Uint8Array, tailOffset: number): FooterFamily {
+  const magicPos = tail.length - 8;
+  const magic = readMagic(tail, magicPos);
+  const at = (p: number) => tailOffset + p;
+  if (magic === PLAIN_MAGIC || magic === LEGACY_PLAIN_MAGIC || magic === CUCKOO_MAGIC) {
+    throw new LsmscopeError(
+      `${magic === CUCKOO_MAGIC ? "cuckoo" : "plain"} table format is not supported (only block-based and LevelDB tables)`,
+      { file, offset: at(magicPos) },
+    );
+  }
+  if (magic === LEGACY_MAGIC) return { kind: "leveldb" };
+  const pebble = magic === PEBBLE_MAGIC;
+  if (pebble) {
+    const version = tail.length >= 12 ? readFixed32(tail, magicPos - 4) : 0;
+    if (version < 1 || version > PEBBLE_LAST_KNOWN_FORMAT) {
+      throw new CorruptionError(
+        `footer: Pebble table with an unknown format version ${version}`,
+        file,
+        at(magicPos - 4),
+      );
+    }
+    if (version >= 6) return { kind: "pebble-v6", version };
+  } else if (magic !== BLOCK_BASED_MAGIC) {
+    throw new CorruptionError(
+      `footer: bad table magic number 0x${magic.toString(16).padStart(16, "0")} (not an SST file or truncated)`,
+      file,
+      at(magicPos),
+    );
+  }
+  if (tail.length < FOOTER_SIZE) {
+    throw new CorruptionError("footer: file too short for a block-based footer", file, tailOffset);
+  }
+  const formatVersion = readFixed32(tail, magicPos - 4);
+  if (!pebble && (formatVersion < 1 || formatVersion > LATEST_FORMAT_VERSION)) {
+    throw new CorruptionError(
+      `footer: corrupt or unsupported format_version ${formatVersion}`,
+      file,
+      at(magicPos - 4),
+    );
+  }
+  return !pebble && formatVersion >= 6
+    ? { kind: "rocksdb-v6", formatVersion }
+    : { kind: "handles", pebble, formatVersion };
+}
+
+/**
  * Decode the footer from `tail`, the last min(fileSize, 53) bytes of the file (`tailOffset` is the
  * file offset of tail[0]).
  */
@@ -127,147 +190,148 @@ export function decodeFooter(file: string, tail: Uint8Array, tailOffset: number)
       tailOffset,
     );
   }
-  const magicPos = tail.length - 8;
-  const magic = readMagic(tail, magicPos);
-  const at = (p: number) => tailOffset + p;
-  if (magic === PLAIN_MAGIC || magic === LEGACY_PLAIN_MAGIC || magic === CUCKOO_MAGIC) {
-    throw new LsmscopeError(
-      `${magic === CUCKOO_MAGIC ? "cuckoo" : "plain"} table format is not supported (only block-based and LevelDB tables)`,
-      { file, offset: at(magicPos) },
-    );
+  const family = footerFamily(file, tail, tailOffset);
+  switch (family.kind) {
+    case "leveldb":
+      return decodeLevelDbFooter(file, tail, tailOffset);
+    case "handles":
+      return decodeHandlesFooter(file, tail, tailOffset, family.pebble, family.formatVersion);
+    case "rocksdb-v6":
+      return decodeRocksDbV6Footer(file, tail, tailOffset, family.formatVersion);
+    case "pebble-v6":
+      return decodeCheckedPebbleFooter(file, tail, tailOffset, family.version);
   }
-  if (magic === LEGACY_MAGIC) {
-    const start = tail.length - LEGACY_FOOTER_SIZE;
-    const c = cursor(tail, start, magicPos);
-    let metaindexHandle: BlockHandle;
-    let indexHandle: BlockHandle;
-    try {
-      metaindexHandle = decodeBlockHandle(c);
-      indexHandle = decodeBlockHandle(c);
-    } catch (err) {
-      throw new CorruptionError(`footer: bad block handle (${(err as Error).message})`, file, at(start), err);
-    }
-    return {
-      magic: "legacy",
-      formatVersion: 0,
-      checksumType: ChecksumType.CRC32c,
-      metaindexHandle,
-      indexHandle,
-      baseContextChecksum: 0,
-      footerOffset: at(start),
-    };
+}
+
+/** The metaindex and index handles at the cursor; `what` names the footer in the error. */
+function decodeHandles(
+  c: ReturnType<typeof cursor>,
+  what: string,
+  file: string,
+  offset: number,
+): { metaindexHandle: BlockHandle; indexHandle: BlockHandle } {
+  try {
+    const metaindexHandle = decodeBlockHandle(c);
+    const indexHandle = decodeBlockHandle(c);
+    return { metaindexHandle, indexHandle };
+  } catch (err) {
+    throw new CorruptionError(`${what}: bad block handle (${(err as Error).message})`, file, offset, err);
   }
-  const pebble = magic === PEBBLE_MAGIC;
-  if (pebble) {
-    const version = tail.length >= 12 ? readFixed32(tail, magicPos - 4) : 0;
-    if (version < 1 || version > PEBBLE_LAST_KNOWN_FORMAT) {
-      throw new CorruptionError(
-        `footer: Pebble table with an unknown format version ${version}`,
-        file,
-        at(magicPos - 4),
-      );
-    }
-    if (version >= 6) return decodeCheckedPebbleFooter(file, tail, tailOffset, version);
-  } else if (magic !== BLOCK_BASED_MAGIC) {
-    throw new CorruptionError(
-      `footer: bad table magic number 0x${magic.toString(16).padStart(16, "0")} (not an SST file or truncated)`,
-      file,
-      at(magicPos),
-    );
-  }
-  if (tail.length < FOOTER_SIZE) {
-    throw new CorruptionError("footer: file too short for a block-based footer", file, tailOffset);
-  }
-  const start = tail.length - FOOTER_SIZE;
-  const footerOffset = at(start);
-  const formatVersion = readFixed32(tail, magicPos - 4);
-  const what = pebble ? "Pebble table footer" : "footer";
-  if (!pebble && (formatVersion < 1 || formatVersion > LATEST_FORMAT_VERSION)) {
-    throw new CorruptionError(
-      `footer: corrupt or unsupported format_version ${formatVersion}`,
-      file,
-      at(magicPos - 4),
-    );
-  }
+}
+
+/** The checksum type byte at `start`, refused when unknown. */
+function checksumTypeAt(
+  file: string,
+  tail: Uint8Array,
+  start: number,
+  what: string,
+  offset: number,
+): ChecksumType {
   const checksumByte = tail[start]!;
   if (!isKnownChecksumType(checksumByte)) {
-    throw new CorruptionError(`${what}: unknown checksum type ${checksumByte}`, file, footerOffset);
+    throw new CorruptionError(`${what}: unknown checksum type ${checksumByte}`, file, offset);
   }
-  const checksumType = checksumByte as ChecksumType;
-  if (!pebble && formatVersion >= 6) {
-    for (let i = 0; i < 4; i++) {
-      if (tail[start + 1 + i] !== EXTENDED_MAGIC[i]) {
-        throw new CorruptionError(
-          "footer: bad extended magic number (format_version >= 6)",
-          file,
-          at(start + 1),
-        );
-      }
-    }
-    const stored = readFixed32(tail, start + 5);
-    const base = readFixed32(tail, start + 9);
-    const metaindexSize = readFixed32(tail, start + 13);
-    if (checksumModifierForContext(base, 0) === 0) {
-      throw new CorruptionError("footer: invalid base context checksum 0", file, at(start + 9));
-    }
-    if (checksumType !== ChecksumType.None) {
-      const copy = Uint8Array.from(tail.subarray(start, start + FOOTER_SIZE));
-      copy[5] = copy[6] = copy[7] = copy[8] = 0;
-      const computed =
-        (computeChecksum(checksumType, copy) + checksumModifierForContext(base, footerOffset)) >>> 0;
-      if (computed !== stored) {
-        throw new CorruptionError(
-          `footer: checksum mismatch (stored ${stored}, computed ${computed})`,
-          file,
-          footerOffset,
-        );
-      }
-    }
-    for (let i = start + 33; i < start + 41; i++) {
-      if (tail[i] !== 0) {
-        throw new LsmscopeError("footer: file uses a future feature (reserved bytes are not zero)", {
-          file,
-          offset: at(i),
-        });
-      }
-    }
-    const metaindexEnd = footerOffset - BLOCK_TRAILER_SIZE;
-    if (metaindexSize > metaindexEnd) {
-      throw new CorruptionError(`footer: metaindex size ${metaindexSize} exceeds file`, file, at(start + 13));
-    }
-    return {
-      magic: "block-based",
-      formatVersion,
-      checksumType,
-      metaindexHandle: { offset: metaindexEnd - metaindexSize, size: metaindexSize },
-      indexHandle: undefined,
-      baseContextChecksum: base,
-      footerOffset,
-      footerChecksum: stored,
-    };
-  }
-  const c = cursor(tail, start + 1, magicPos - 4);
-  let metaindexHandle: BlockHandle;
-  let indexHandle: BlockHandle;
-  try {
-    metaindexHandle = decodeBlockHandle(c);
-    indexHandle = decodeBlockHandle(c);
-  } catch (err) {
-    throw new CorruptionError(
-      `${what}: bad block handle (${(err as Error).message})`,
-      file,
-      at(start + 1),
-      err,
-    );
-  }
+  return checksumByte as ChecksumType;
+}
+
+/** LevelDB's footer (RocksDB's format_version 0): CRC32C blocks, two handles. */
+function decodeLevelDbFooter(file: string, tail: Uint8Array, tailOffset: number): Footer {
+  const start = tail.length - LEGACY_FOOTER_SIZE;
+  const footerOffset = tailOffset + start;
+  const c = cursor(tail, start, tail.length - 8);
+  return {
+    magic: "legacy",
+    formatVersion: 0,
+    checksumType: ChecksumType.CRC32c,
+    ...decodeHandles(c, "footer", file, footerOffset),
+    baseContextChecksum: 0,
+    footerOffset,
+  };
+}
+
+/** Block-based format_version 1..5 or Pebble v1-5: checksum type, then the two handles. */
+function decodeHandlesFooter(
+  file: string,
+  tail: Uint8Array,
+  tailOffset: number,
+  pebble: boolean,
+  formatVersion: number,
+): Footer {
+  const start = tail.length - FOOTER_SIZE;
+  const footerOffset = tailOffset + start;
+  const what = pebble ? "Pebble table footer" : "footer";
+  const checksumType = checksumTypeAt(file, tail, start, what, footerOffset);
+  const c = cursor(tail, start + 1, tail.length - 12);
   return {
     magic: pebble ? "pebble" : "block-based",
     formatVersion,
     checksumType,
-    metaindexHandle,
-    indexHandle,
+    ...decodeHandles(c, what, file, tailOffset + start + 1),
     baseContextChecksum: 0,
     footerOffset,
+  };
+}
+
+/** Block-based format_version >= 6: extended magic, footer checksum, base context, metaindex size. */
+function decodeRocksDbV6Footer(
+  file: string,
+  tail: Uint8Array,
+  tailOffset: number,
+  formatVersion: number,
+): Footer {
+  const start = tail.length - FOOTER_SIZE;
+  const footerOffset = tailOffset + start;
+  const at = (p: number) => tailOffset + p;
+  const checksumType = checksumTypeAt(file, tail, start, "footer", footerOffset);
+  for (let i = 0; i < 4; i++) {
+    if (tail[start + 1 + i] !== EXTENDED_MAGIC[i]) {
+      throw new CorruptionError(
+        "footer: bad extended magic number (format_version >= 6)",
+        file,
+        at(start + 1),
+      );
+    }
+  }
+  const stored = readFixed32(tail, start + 5);
+  const base = readFixed32(tail, start + 9);
+  const metaindexSize = readFixed32(tail, start + 13);
+  if (checksumModifierForContext(base, 0) === 0) {
+    throw new CorruptionError("footer: invalid base context checksum 0", file, at(start + 9));
+  }
+  if (checksumType !== ChecksumType.None) {
+    const copy = Uint8Array.from(tail.subarray(start, start + FOOTER_SIZE));
+    copy[5] = copy[6] = copy[7] = copy[8] = 0;
+    const computed =
+      (computeChecksum(checksumType, copy) + checksumModifierForContext(base, footerOffset)) >>> 0;
+    if (computed !== stored) {
+      throw new CorruptionError(
+        `footer: checksum mismatch (stored ${stored}, computed ${computed})`,
+        file,
+        footerOffset,
+      );
+    }
+  }
+  for (let i = start + 33; i < start + 41; i++) {
+    if (tail[i] !== 0) {
+      throw new LsmscopeError("footer: file uses a future feature (reserved bytes are not zero)", {
+        file,
+        offset: at(i),
+      });
+    }
+  }
+  const metaindexEnd = footerOffset - BLOCK_TRAILER_SIZE;
+  if (metaindexSize > metaindexEnd) {
+    throw new CorruptionError(`footer: metaindex size ${metaindexSize} exceeds file`, file, at(start + 13));
+  }
+  return {
+    magic: "block-based",
+    formatVersion,
+    checksumType,
+    metaindexHandle: { offset: metaindexEnd - metaindexSize, size: metaindexSize },
+    indexHandle: undefined,
+    baseContextChecksum: base,
+    footerOffset,
+    footerChecksum: stored,
   };
 }
 
@@ -303,25 +367,11 @@ function decodeCheckedPebbleFooter(
     );
   }
   const c = cursor(tail, start + 1, version >= 7 ? checksumAt - 4 : checksumAt);
-  let metaindexHandle: BlockHandle;
-  let indexHandle: BlockHandle;
-  try {
-    metaindexHandle = decodeBlockHandle(c);
-    indexHandle = decodeBlockHandle(c);
-  } catch (err) {
-    throw new CorruptionError(
-      `Pebble table footer: bad block handle (${(err as Error).message})`,
-      file,
-      at(start + 1),
-      err,
-    );
-  }
   const footer: Footer = {
     magic: "pebble",
     formatVersion: version,
     checksumType: checksumByte as ChecksumType,
-    metaindexHandle,
-    indexHandle,
+    ...decodeHandles(c, "Pebble table footer", file, at(start + 1)),
     baseContextChecksum: 0,
     footerOffset,
     footerChecksum: stored,
