@@ -1,0 +1,296 @@
+/**
+ * A store's column families from its replayed version: per column family its options, levels of live
+ * tables matched with the files on disk, and blob files (each read and checked against the MANIFEST);
+ * Pebble's blob files listed; the table and blob files on disk the version does not reference.
+ */
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { isPrintableName, toHex } from "../util/bytes.js";
+import type { ManifestReplay } from "./manifest.js";
+import { optionsForCf } from "./options_file.js";
+import { readBlobFile } from "./blob_file.js";
+import { displayCfName } from "./clients.js";
+import type { NewFileEntry } from "./version_edit.js";
+import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
+import { sortLevelFiles } from "../base/level_order.js";
+import { numberedFileName } from "../base/file_names.js";
+import type {
+  BlobFileModel,
+  ColumnFamilyModel,
+  InstanceModel,
+  InternalKeyInfo,
+  LevelModel,
+  SstFileModel,
+} from "./model.js";
+import { plural } from "../util/words.js";
+import type { LiveFiles, StoreRead } from "./store_read.js";
+
+const fileName = numberedFileName;
+
+function keyInfo(k: InternalKey): InternalKeyInfo {
+  return {
+    userKey: toHex(k.userKey),
+    seqno: k.seqno,
+    type: k.type,
+    typeName: VALUE_TYPE_NAMES[k.type] ?? `unknown(${k.type})`,
+  };
+}
+
+function sizeOf(dir: string, name: string): number | undefined {
+  try {
+    return statSync(join(dir, name)).size;
+  } catch {
+    return undefined;
+  }
+}
+
+type ReplayedCf = ManifestReplay["columnFamilies"][number];
+
+/** Levels to show for a CF: its deepest file's, or num_levels from OPTIONS (7 by default), whichever is more. */
+function levelCount(inst: InstanceModel, cf: ReplayedCf): number {
+  let max = 0;
+  for (const f of cf.files.values()) max = Math.max(max, f.level);
+  const configured = optionsForCf(inst.options, toHex(cf.name))?.numLevels;
+  // LevelDB has 7 levels, RocksDB 7 by default; an absurd num_levels in OPTIONS is not trusted
+  const want = configured !== undefined && configured > 0 && configured <= 1000 ? configured : 7;
+  return Math.max(max + 1, want);
+}
+
+/** One column family of the version: its options, levels of live tables, and blob files. */
+export function columnFamily(
+  s: StoreRead,
+  replay: ManifestReplay,
+  rcf: ReplayedCf,
+  live: LiveFiles,
+): ColumnFamilyModel {
+  const { inst, F } = s;
+  const nameHex = toHex(rcf.name);
+  const printable = isPrintableName(rcf.name);
+  const cfOptions = optionsForCf(inst.options, nameHex);
+  if (inst.options && !cfOptions)
+    F.push({
+      severity: "warn",
+      code: "options-cf-missing",
+      file: inst.options.path,
+      message: `OPTIONS file has no section for column family ${printable ? Buffer.from(rcf.name).toString("latin1") : "0x" + nameHex}`,
+    });
+  const levels: LevelModel[] = [];
+  const n = levelCount(inst, rcf);
+  for (let l = 0; l < n; l++) levels.push({ level: l, files: [], bytes: 0 });
+  for (const f of rcf.files.values()) {
+    const m = tableFile(s, f, live);
+    while (levels.length <= f.level) levels.push({ level: levels.length, files: [], bytes: 0 });
+    levels[f.level]!.files.push(m);
+    levels[f.level]!.bytes += f.fileSize;
+    live.tables.push({ model: m, entry: f });
+  }
+  // in lookup order: L0 newest first, other levels by key (src/base/level_order.ts)
+  for (const lv of levels) sortLevelFiles(lv.level, lv.files);
+  const blobFiles = cfBlobFiles(s, rcf, live);
+
+  const cfName = printable ? Buffer.from(rcf.name).toString("latin1") : nameHex;
+  return {
+    id: rcf.id,
+    name: cfName,
+    nameHex,
+    displayName: displayCfName(
+      inst.client === "besu" ? "besu" : inst.client === "nethermind" ? "nethermind" : "generic",
+      rcf.name,
+      inst.clientDetail?.database,
+      replay.columnFamilies.length === 1,
+    ),
+    comparator: rcf.comparator,
+    logNumber: rcf.logNumber,
+    options: cfOptions,
+    levels,
+    blobFiles,
+    fullHistoryTsLow: rcf.fullHistoryTsLow,
+    totals: {
+      files: rcf.files.size,
+      bytes: levels.reduce((sum, l) => sum + l.bytes, 0),
+      blobFiles: blobFiles.length,
+      entries: null,
+      blobFileBytes: blobFiles.reduce((sum, b) => sum + (b.diskSize ?? 0), 0),
+      blobRecordBytes: blobFiles.reduce((sum, b) => sum + b.recordBytes, 0),
+      blobGarbageRecordBytes: blobFiles.reduce((sum, b) => sum + b.garbageRecordBytes, 0),
+      unflushedWrites: 0,
+    },
+  };
+}
+
+/** A live table as the MANIFEST records it, matched with the file on disk (.sst or .ldb). */
+function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: LiveFiles): SstFileModel {
+  const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
+  let name: string | undefined;
+  let disk: number | undefined;
+  if (f.pathId === 0) {
+    for (const ext of sstExt) {
+      // a Pebble virtual table reads part of its backing table's file
+      const cand = fileName(f.virtualBacking ?? f.fileNumber, ext);
+      if (nameSet.has(cand)) {
+        name = cand;
+        disk = sizeOf(dir, cand);
+        break;
+      }
+    }
+  }
+  const fname = name ?? fileName(f.virtualBacking ?? f.fileNumber, sstExt[0]!);
+  live.referencedTables.add(fname);
+  const m: SstFileModel = {
+    fileNumber: f.fileNumber,
+    fileName: fname,
+    path: join(dir, fname),
+    pathId: f.pathId,
+    fileSize: f.fileSize,
+    diskSize: disk,
+    present: name !== undefined,
+    level: f.level,
+    smallestKey: toHex(f.smallest.userKey),
+    largestKey: toHex(f.largest.userKey),
+    smallest: keyInfo(f.smallest),
+    largest: keyInfo(f.largest),
+    smallestSeqno: f.smallestSeqno,
+    largestSeqno: f.largestSeqno,
+    epochNumber: f.epochNumber,
+    oldestBlobFileNumber: f.oldestBlobFileNumber,
+    oldestAncesterTime: f.oldestAncesterTime,
+    fileCreationTime: f.fileCreationTime,
+    fileChecksum: f.fileChecksum,
+    fileChecksumFuncName: f.fileChecksumFuncName,
+    markedForCompaction: f.markedForCompaction,
+    temperature: f.temperature,
+    tailSize: f.tailSize,
+    compensatedRangeDeletionSize: f.compensatedRangeDeletionSize,
+    uniqueId: f.uniqueId,
+  };
+  if (f.pathId !== 0) {
+    F.push({
+      severity: "warn",
+      code: "sst-other-path",
+      file: m.path,
+      message: `file ${f.fileNumber} lives on db_paths/cf_paths entry ${f.pathId}; not checked`,
+    });
+  } else if (!m.present) {
+    F.push({
+      severity: "error",
+      code: "sst-missing",
+      file: m.path,
+      message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
+    });
+  } else if (disk !== f.fileSize && f.virtualBacking === undefined) {
+    F.push({
+      severity: "error",
+      code: "sst-size-mismatch",
+      file: m.path,
+      message: `size on disk ${disk} differs from the MANIFEST's ${f.fileSize}`,
+    });
+  }
+  return m;
+}
+
+/** A CF's blob files as the MANIFEST records them, each header and footer read and checked against it. */
+function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: LiveFiles): BlobFileModel[] {
+  const blobFiles: BlobFileModel[] = [];
+  const linked = new Map<number, number[]>();
+  for (const f of rcf.files.values())
+    if (f.oldestBlobFileNumber) {
+      const arr = linked.get(f.oldestBlobFileNumber) ?? [];
+      arr.push(f.fileNumber);
+      linked.set(f.oldestBlobFileNumber, arr);
+    }
+  for (const b of [...rcf.blobFiles.values()].sort((x, y) => x.blobFileNumber - y.blobFileNumber)) {
+    const bname = fileName(b.blobFileNumber, "blob");
+    live.referencedBlobs.add(bname);
+    const present = nameSet.has(bname);
+    const bm: BlobFileModel = {
+      fileNumber: b.blobFileNumber,
+      fileName: bname,
+      path: join(dir, bname),
+      present,
+      totalBlobCount: b.totalBlobCount,
+      recordBytes: b.totalBlobBytes,
+      checksumMethod: b.checksumMethod,
+      checksumValue: b.checksumValue,
+      garbageBlobCount: b.garbageBlobCount,
+      garbageRecordBytes: b.garbageBlobBytes,
+      linkedSsts: (linked.get(b.blobFileNumber) ?? []).sort((x, y) => x - y),
+    };
+    if (present) {
+      try {
+        const r = readBlobFile(bm.path);
+        bm.diskSize = r.size;
+        bm.header = r.header;
+        bm.footer = r.footer;
+        F.push(...r.findings);
+        if (r.header && r.header.columnFamilyId !== rcf.id)
+          F.push({
+            severity: "warn",
+            code: "blob-cf-mismatch",
+            file: bm.path,
+            offset: 8,
+            message: `blob header names column family ${r.header.columnFamilyId}, MANIFEST puts it in ${rcf.id}`,
+          });
+        if (r.footer && r.footer.blobCount !== b.totalBlobCount)
+          F.push({
+            severity: "warn",
+            code: "blob-count-mismatch",
+            file: bm.path,
+            message: `footer counts ${plural(r.footer.blobCount, "blob")}, MANIFEST ${b.totalBlobCount}`,
+          });
+      } catch (e) {
+        F.push({
+          severity: "error",
+          code: "blob-unreadable",
+          file: bm.path,
+          message: (e as Error).message,
+        });
+      }
+    } else {
+      F.push({
+        severity: "error",
+        code: "blob-missing",
+        file: bm.path,
+        message: `the MANIFEST lists blob file ${b.blobFileNumber} but it is not on disk`,
+      });
+    }
+    blobFiles.push(bm);
+  }
+  return blobFiles;
+}
+
+/** Pebble's blob files (value separation): referenced by the MANIFEST, listed, their format not read. */
+export function listPebbleBlobFiles(
+  { dir, inst, F }: StoreRead,
+  replay: ManifestReplay,
+  live: LiveFiles,
+): void {
+  if (replay.pebbleBlobFiles.size === 0) return;
+  let bytes = 0;
+  for (const b of replay.pebbleBlobFiles.values()) {
+    live.referencedBlobs.add(fileName(b.fileNumber, "blob"));
+    bytes += b.size;
+  }
+  inst.totals.blobFiles += replay.pebbleBlobFiles.size;
+  inst.totals.blobFileBytes += bytes;
+  F.push({
+    severity: "info",
+    code: "pebble-blob-files",
+    file: dir,
+    message: `${replay.pebbleBlobFiles.size} Pebble blob file(s) (value separation), ${bytes} bytes per the MANIFEST: listed, not read`,
+  });
+}
+
+/** Table and blob files on disk that the version does not reference. */
+export function noteUnreferencedFiles({ dir, names, inst, F }: StoreRead, live: LiveFiles): void {
+  for (const n of names) {
+    if (/^\d+\.(sst|ldb)$/.test(n) && !live.referencedTables.has(n)) inst.unreferencedTables.push(n);
+    if (/^\d+\.blob$/.test(n) && !live.referencedBlobs.has(n)) inst.unreferencedBlobFiles.push(n);
+  }
+  if (inst.unreferencedTables.length)
+    F.push({
+      severity: "info",
+      code: "sst-unreferenced",
+      file: dir,
+      message: `${inst.unreferencedTables.length} table file(s) on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
+    });
+}

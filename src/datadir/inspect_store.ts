@@ -1,0 +1,105 @@
+/**
+ * One store directory → its instance model, as a sequence of named steps: recognise it (recognise.ts),
+ * read OPTIONS and the version (read_version.ts), its column families (column_families.ts), WALs
+ * (inspect_wals.ts), totals and, if asked, each table's details.
+ */
+import type { DiscoveredStore } from "./discover.js";
+import { readStoreWals } from "./inspect_wals.js";
+import { placementOf, tableEntries } from "./placement.js";
+import type { InspectOptions, InstanceModel, TableDetails } from "./model.js";
+import type { TableDetailsReader } from "./table_details.js";
+import { settleVanishedTables } from "./vanished.js";
+import { emptyInstance, type LiveFiles, type StoreRead } from "./store_read.js";
+import { recogniseClient, recogniseGeth, recognisePebble, recognisePebbleGeth } from "./recognise.js";
+import { readOptions, readVersion, versionUnreadable } from "./read_version.js";
+import { columnFamily, listPebbleBlobFiles, noteUnreferencedFiles } from "./column_families.js";
+
+/**
+ * One store: recognise it, read OPTIONS and the MANIFEST's version, build its column families from the
+ * live files, then the WALs, totals and (if asked) each table's details. Each step below adds to the
+ * model and its findings; a store whose version cannot be read stops after the WALs are counted.
+ */
+export function inspectStore(
+  root: string,
+  store: DiscoveredStore,
+  besuRoot: boolean,
+  opts: InspectOptions,
+  tableReader: TableDetailsReader | undefined,
+): InstanceModel {
+  const s: StoreRead = {
+    dir: store.path,
+    names: store.names,
+    nameSet: new Set(store.names),
+    inst: emptyInstance(root, store.path),
+    F: [],
+  };
+  s.F = s.inst.findings;
+  const { inst } = s;
+
+  const pebble = recognisePebble(s);
+  if (!pebble) {
+    recogniseClient(s, root, besuRoot);
+    readOptions(s);
+  }
+  const replay = readVersion(s, pebble);
+  if (!replay) return inst;
+  if (!replay.complete) {
+    versionUnreadable(s, replay, opts);
+    return inst;
+  }
+  inst.readable = true;
+  // a LevelDB store that no other client claims may be legacy geth: decided below from its keys
+  const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
+
+  const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
+  for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
+  if (pebble) listPebbleBlobFiles(s, replay, live);
+  noteUnreferencedFiles(s, live);
+  if (gethCandidate) recogniseGeth(s, live);
+  if (pebble) recognisePebbleGeth(s, live);
+  readStoreWals(inst, s.dir, s.names, opts);
+  sumTotals(inst);
+  if (tableReader) readTableDetails(s, live, tableReader, opts);
+  settleVanishedTables(inst, s.dir);
+  for (const cf of inst.columnFamilies) {
+    cf.placement = placementOf(cf.levels);
+    cf.totals.entries = tableEntries(cf.levels);
+  }
+  return inst;
+}
+
+function sumTotals(inst: InstanceModel): void {
+  for (const cf of inst.columnFamilies) {
+    inst.totals.sstFiles += cf.totals.files;
+    inst.totals.sstBytes += cf.totals.bytes;
+    inst.totals.blobFiles += cf.totals.blobFiles;
+    inst.totals.blobFileBytes += cf.totals.blobFileBytes;
+  }
+  inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
+}
+
+/** Per-file table details through the SST reader, with progress. */
+function readTableDetails(
+  { inst, F }: StoreRead,
+  live: LiveFiles,
+  tableReader: TableDetailsReader,
+  opts: InspectOptions,
+): void {
+  const present = live.tables.filter((f) => f.model.present);
+  let done = 0;
+  for (const { model } of present) {
+    const d: TableDetails = tableReader(model.path);
+    model.details = d;
+    // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)
+    if (d.error)
+      F.push({
+        severity: "error",
+        code: "sst-unreadable",
+        file: model.path,
+        message: `table reader: ${d.error}`,
+      });
+    done++;
+    if (opts.onProgress && (done % 64 === 0 || done === present.length))
+      opts.onProgress(done, present.length, inst.relPath);
+  }
+}

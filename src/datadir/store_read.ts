@@ -1,0 +1,40 @@
+/**
+ * One store directory being read by inspectDatadir's steps (inspect_store.ts): where it is, what it
+ * holds, the instance model being filled in, and the live files the MANIFEST names.
+ */
+import { relative } from "node:path";
+import type { NewFileEntry } from "./version_edit.js";
+import type { Finding, InstanceModel, SstFileModel } from "./model.js";
+
+/** One store directory being read: where it is, what it holds, and the model being filled in. */
+export interface StoreRead {
+  dir: string;
+  names: string[];
+  nameSet: Set<string>;
+  inst: InstanceModel;
+  /** inst.findings */
+  F: Finding[];
+}
+
+/** Live files the MANIFEST names, and which of the files on disk it references. */
+export interface LiveFiles {
+  tables: { model: SstFileModel; entry: NewFileEntry }[];
+  referencedTables: Set<string>;
+  referencedBlobs: Set<string>;
+}
+
+export function emptyInstance(root: string, dir: string): InstanceModel {
+  return {
+    path: dir,
+    relPath: relative(root, dir) || ".",
+    engine: "unknown",
+    client: "generic",
+    readable: false,
+    columnFamilies: [],
+    wal: [],
+    unreferencedTables: [],
+    unreferencedBlobFiles: [],
+    totals: { sstFiles: 0, sstBytes: 0, blobFiles: 0, blobFileBytes: 0, walBytes: 0 },
+    findings: [],
+  };
+}
