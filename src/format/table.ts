@@ -38,6 +38,7 @@ import {
   META_RANGE_DEL,
   META_RANGE_DEL2,
   META_PEBBLE_RANGE_KEY,
+  META_PEBBLE_VALUE_INDEX,
   metaBlockKind,
 } from "./block_kind.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
@@ -66,6 +67,8 @@ import {
 } from "./pebble/columnar.js";
 import { ColumnarIndexReader } from "./pebble/colblk_index.js";
 import { decodeKeyspanBlock, type KeyspanBlock } from "./pebble/colblk_keyspan.js";
+import { PebbleValueBlocks, valueIndexHandleOf } from "./pebble_value_blocks.js";
+import { wrapDecodeError } from "./errors.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./hash_index.js";
 import {
   compareUserKey,
@@ -279,6 +282,7 @@ export class SstTable {
         );
     const propsHandle = this.meta(META_PROPERTIES) ?? this.meta(META_PROPERTIES_OLD);
     this.family = familyOf(this.footer, propsHandle !== undefined);
+    if (this.family.pebbleEntries) this.attachValueBlocks(this.family.pebbleEntries);
     this.format = this.family.format;
     file.codecs!.leveldb = this.format === "leveldb";
 
@@ -369,6 +373,22 @@ export class SstTable {
       while (c.next()) addProperty(props, c.key.toString("latin1", 0, c.keyLength), c.valueCopy());
     });
     return props;
+  }
+
+  /**
+   * Pebble: values in value blocks are resolved through the table's value index (read on first use).
+   * A malformed index entry is damage met when a value is resolved, not when the table opens.
+   */
+  private attachValueBlocks(p: PebbleEntries): void {
+    const entry = this.metaindex.find((m) => m.name === META_PEBBLE_VALUE_INDEX);
+    if (!entry) return;
+    let ih;
+    try {
+      ih = valueIndexHandleOf(entry);
+    } catch (err) {
+      wrapDecodeError(err, this.path, BlockKind.Metaindex, this.footer.metaindexHandle.offset);
+    }
+    p.valueBlocks = new PebbleValueBlocks(this.blocks, ih);
   }
 
   /** Pebble's row tables: how their entries differ (undefined for RocksDB and LevelDB tables). */
@@ -640,6 +660,8 @@ export class SstTable {
     each(BlockKind.IndexPartition, () => this.index.partitions(), this.indexHandle);
     const fh = this.filter.metaBlock ? this.meta(this.filter.metaBlock) : undefined;
     if (fh) each(BlockKind.FilterPartition, () => this.filterReader.partitions(), fh);
+    const vb = this.family.pebbleEntries?.valueBlocks;
+    if (vb) each(BlockKind.PebbleValueBlock, () => vb.handles(), vb.indexHandle.handle);
     return { blocks, bytes };
   }
 

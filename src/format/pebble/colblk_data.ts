@@ -73,6 +73,8 @@ export class ColumnarDataCursor implements DataEntryCursor {
   /** Rows of the current block. */
   rows = 0;
 
+  /** Resolve values behind handles whose source is known (PebbleEntries); off for counting walks. */
+  resolveValues = true;
   private readonly schema: KeySchema;
   private origin: BlockOrigin = { file: "", kind: "", offset: 0 };
   private keys!: BlockKeys;
