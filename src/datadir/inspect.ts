@@ -13,6 +13,7 @@ import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js"
 import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file.js";
 import { inspectWals, readStoreWals } from "./inspect_wals.js";
 import { readBlobFile } from "./blob_file.js";
+import { pebbleBlobFileModels } from "./pebble_blob_files.js";
 import { displayCfName, looksLikePebble, nethermindPlace, readBesuMetadata } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
@@ -206,7 +207,7 @@ function inspectStore(
 
   const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
-  if (pebble) listPebbleBlobFiles(s, replay, live);
+  if (pebble) attachPebbleBlobFiles(s, replay, live);
   noteUnreferencedFiles(s, live);
   if (gethCandidate) recogniseGeth(s, live);
   if (pebble) recognisePebbleGeth(s, live);
@@ -296,22 +297,28 @@ function recognisePebbleGeth({ dir, inst, F }: StoreRead, live: LiveFiles): void
   });
 }
 
-/** Pebble's blob files (value separation): referenced by the MANIFEST, listed, their format not read. */
-function listPebbleBlobFiles({ dir, inst, F }: StoreRead, replay: ManifestReplay, live: LiveFiles): void {
-  if (replay.pebbleBlobFiles.size === 0) return;
-  let bytes = 0;
-  for (const b of replay.pebbleBlobFiles.values()) {
-    live.referencedBlobs.add(fileName(b.fileNumber, "blob"));
-    bytes += b.size;
-  }
-  inst.totals.blobFiles += replay.pebbleBlobFiles.size;
-  inst.totals.blobFileBytes += bytes;
-  F.push({
-    severity: "info",
-    code: "pebble-blob-files",
-    file: dir,
-    message: `${replay.pebbleBlobFiles.size} Pebble blob file(s) (value separation), ${bytes} bytes per the MANIFEST: listed, not read`,
+/**
+ * Pebble's blob files (value separation), with the column family (Pebble has one): each file's footer
+ * and index read, the tables referencing it (pebble_blob_files.ts).
+ */
+function attachPebbleBlobFiles(
+  { dir, nameSet, inst, F }: StoreRead,
+  replay: ManifestReplay,
+  live: LiveFiles,
+): void {
+  const cf = inst.columnFamilies[0];
+  if (replay.pebbleBlobFiles.size === 0 || !cf) return;
+  const files = pebbleBlobFileModels({
+    dir,
+    nameSet,
+    blobFiles: replay.pebbleBlobFiles,
+    tables: live.tables.map((t) => t.model),
+    findings: F,
   });
+  for (const b of files) live.referencedBlobs.add(b.fileName);
+  cf.pebbleBlobFiles = files;
+  cf.totals.blobFiles += files.length;
+  cf.totals.blobFileBytes += files.reduce((sum, b) => sum + (b.diskSize ?? 0), 0);
 }
 
 /** Besu (DATABASE_METADATA.json beside or above) or Nethermind (its directory layout). */
@@ -537,6 +544,14 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
     compensatedRangeDeletionSize: f.compensatedRangeDeletionSize,
     uniqueId: f.uniqueId,
   };
+  if (f.virtualBacking !== undefined) m.virtualBacking = f.virtualBacking;
+  if (f.rangeKeyBounds)
+    m.rangeKeyBounds = {
+      smallestKey: toHex(f.rangeKeyBounds.smallest.userKey),
+      largestKey: toHex(f.rangeKeyBounds.largest.userKey),
+    };
+  if (f.blobReferences)
+    m.blobReferences = f.blobReferences.map((r) => ({ blobFileId: r.blobFileId, valueBytes: r.valueSize }));
   if (f.pathId !== 0) {
     F.push({
       severity: "warn",

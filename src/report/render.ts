@@ -26,6 +26,7 @@ import { freezerLines } from "../freezer/render.js";
 import { int, pct, plural } from "../util/words.js";
 import { table } from "../util/text_table.js";
 import { instanceLabel } from "../datadir/names.js";
+import { pebbleCfLines } from "./pebble_render.js";
 
 const e = escapeText;
 
@@ -271,7 +272,9 @@ export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
   const entries = L.files > 0 ? ` · ${n === null ? "unknown entries" : plural(n, "entry", "entries")}` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
-      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.fileBytes)}` : "") +
+      (c.cf.totals.blobFiles
+        ? ` · ${plural(c.cf.totals.blobFiles, "blob file")} ${formatBytes(L.blob.fileBytes)}`
+        : "") +
       ` · total ${formatBytes(L.bytes + L.blob.fileBytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
@@ -283,6 +286,7 @@ export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
     out.push(`  ${placementText(L)}`);
     out.push(`    (${placementDefinition(L.placement!)})`);
   }
+  out.push(...pebbleCfLines(c.cf));
   if (L.unflushedWrites > 0) out.push(`  unflushed writes in live WALs: ${int(L.unflushedWrites)}`);
   if (c.keyCategories && c.keyCategories.length)
     out.push(
