@@ -14,6 +14,7 @@ import { findOptionsFiles, optionsForCf, parseOptionsFile } from "./options_file
 import { inspectWals, readStoreWals } from "./inspect_wals.js";
 import { readBlobFile } from "./blob_file.js";
 import { pebbleBlobFileModels } from "./pebble_blob_files.js";
+import { pebbleOptionsModel } from "./pebble_options.js";
 import { displayCfName, looksLikePebble, nethermindPlace, readBesuMetadata } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
@@ -264,6 +265,8 @@ function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
         options: o.options,
         levels: o.levels,
       };
+      // the knob analysis, check and the layout flags read Pebble's options as RocksDB's (pebble_options.ts)
+      inst.options = pebbleOptionsModel(o);
     } catch (e) {
       F.push({
         severity: "error",

@@ -334,7 +334,8 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   }
   const parts: string[] = [];
   if (i.manifest) parts.push(`${e(i.manifest.file)} (last sequence ${int(i.manifest.lastSequence)})`);
-  if (i.options)
+  // a Pebble store's OPTIONS file is named below, with Pebble's version of its format
+  if (i.options && i.engine !== "pebble")
     parts.push(
       `${e(i.options.file)}${i.options.rocksdbVersion ? ` written by RocksDB ${e(i.options.rocksdbVersion)}` : ""}`,
     );
