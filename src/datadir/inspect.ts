@@ -554,7 +554,11 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
       largestKey: toHex(f.rangeKeyBounds.largest.userKey),
     };
   if (f.blobReferences)
-    m.blobReferences = f.blobReferences.map((r) => ({ blobFileId: r.blobFileId, valueBytes: r.valueSize }));
+    m.blobReferences = f.blobReferences.map((r) =>
+      r.backingValueSize === undefined
+        ? { blobFileId: r.blobFileId, valueBytes: r.valueSize }
+        : { blobFileId: r.blobFileId, valueBytes: r.valueSize, backingValueBytes: r.backingValueSize },
+    );
   if (f.pathId !== 0) {
     F.push({
       severity: "warn",

@@ -96,9 +96,10 @@ export interface SstFileModel {
   /**
    * Pebble: values this table keeps in blob files (value separation), one entry per blob reference (a
    * value handle names the reference by its position here): the blob file id and the value bytes
-   * (uncompressed, as a Get returns them) of the values it references there.
+   * (uncompressed, as a Get returns them) of the values it references there; for a virtual table,
+   * backingValueBytes: those its backing table references.
    */
-  blobReferences?: { blobFileId: number; valueBytes: number }[];
+  blobReferences?: { blobFileId: number; valueBytes: number; backingValueBytes?: number }[];
   details?: TableDetails;
 }
 
