@@ -13,6 +13,10 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { DatadirModel, InstanceModel } from "../../src/datadir/model.js";
 import { PebbleBlobFile } from "../../src/format/pebble_blob_file.js";
 import { verifyStore } from "../../src/lsm/verify.js";
+import { buildInspectReport } from "../../src/report/build.js";
+import { renderInspectReport } from "../../src/report/render.js";
+import { blobLines } from "../../src/tui/panes/blob.js";
+import type { PaneProps } from "../../src/tui/panes/types.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { PEBBLE_FIXTURES, pebbleCases, pebbleOutput } from "./expected.js";
 
@@ -169,6 +173,24 @@ describe("Pebble blob files in the model: as Pebble's `manifest dump` lists them
     expect(cf.totals.blobFiles).toBe(3);
     expect(inst.totals.blobFileBytes).toBe(109 + 103 + 346);
     expect(inst.unreferencedBlobFiles).toEqual([]);
+  });
+});
+
+describe("Pebble blob files in inspect's text and the TUI's blob pane", () => {
+  it("the column family's line counts them and their value bytes; the pane lists each file", () => {
+    const report = buildInspectReport(model);
+    const text = renderInspectReport(report);
+    expect(text).toContain("3 blob files 558 B · total");
+    expect(text).toContain("blob files (value separation): 3 files 558 B, values 291 B (MANIFEST)");
+    expect(text).toContain("3 tables reference 291 B of them; blobV1 ×3; checksum crc32c ×3");
+    expect(text).not.toContain("listed, not read");
+    for (const l of text.split("\n").filter((x) => /value separation|tables reference/.test(x)))
+      expect(l.length).toBeLessThanOrEqual(80);
+    const cf = report.instances[0]!.cfs[0]!;
+    const lines = blobLines({ cf } as unknown as PaneProps);
+    expect(lines).toContain("000012.blob  blob file id 12  346 B  values 260 B (MANIFEST)");
+    expect(lines).toContain("  blobV1, crc32c, 4 value blocks  referenced by 1 table (260 B)");
+    expect(lines).not.toContain("no blob files");
   });
 });
 
