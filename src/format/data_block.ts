@@ -65,9 +65,9 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
   /** Set for Pebble tables: next() normalises kinds and strips value prefixes. */
   readonly pebble: PebbleEntries | undefined;
   /**
-   * Pebble: the last entry's value lives in a value block. When the table's value blocks are known
-   * (PebbleEntries.valueBlocks) and `resolveValues` is on, data/valueOffset/valueLength are the value
-   * itself, read from its value block; otherwise they are the handle's bytes.
+   * Pebble: the last entry's value lives in a value block or a blob file. When its source is known
+   * (PebbleEntries.valueBlocks / blobValues) and `resolveValues` is on, data/valueOffset/valueLength
+   * are the value itself; otherwise they are the handle's bytes (declaredValueLength: its length).
    */
   valueInValueBlock = false;
   /** Pebble: the last entry's value lives in a blob file (not resolved; see declaredValueLength). */
@@ -117,16 +117,21 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
         const end = this.valueOffset + this.valueLength;
         this.valueOffset = v.offset;
         this.valueLength = end - v.offset;
-        if (v.where === "value-block" && p.valueBlocks && this.resolveValues) this.resolve(p, end);
+        if (this.resolveValues) this.resolve(p, v.where, end);
       }
     } else this.declaredValueLength = this.valueLength;
     return true;
   }
-  /** Point data/valueOffset/valueLength at the value a value-block handle names. */
-  private resolve(p: PebbleEntries, handleEnd: number): void {
+  /**
+   * Point data/valueOffset/valueLength at the value a handle names: a value block of the table, or a
+   * blob file of the store (when the caller attached the store's blob files).
+   */
+  private resolve(p: PebbleEntries, where: "value-block" | "blob-file", handleEnd: number): void {
+    const source = where === "value-block" ? p.valueBlocks : p.blobValues;
+    if (!source) return;
     let r;
     try {
-      r = p.valueBlocks!.resolve(this.data, this.valueOffset, handleEnd);
+      r = source.resolve(this.data, this.valueOffset, handleEnd);
     } catch (err) {
       if (err instanceof RangeError)
         throw this.block.corrupt(`value handle: ${err.message}`, this.entryOffset);

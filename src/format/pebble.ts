@@ -98,6 +98,8 @@ export interface PebbleEntries {
   valuePrefix: boolean;
   /** The table's value blocks, when its metaindex lists a value index: values are resolved through it. */
   valueBlocks?: PebbleValueBlocks;
+  /** The store's blob files for this table, when the caller attached them (SstTable.attachBlobValues). */
+  blobValues?: PebbleBlobValues;
 }
 
 /**
@@ -150,6 +152,38 @@ export function decodePrefixedValue(data: Uint8Array, offset: number, length: nu
     return { where: "blob-file", length: getVarint32(c), offset: offset + 1 };
   }
   throw new Error(`unknown Pebble value prefix 0x${prefix.toString(16)}`);
+}
+
+/** A value's bytes: data[offset, offset + length). */
+export interface ResolvedValue {
+  data: Buffer;
+  offset: number;
+  length: number;
+}
+
+/** Where a table's blob handles point: supplied by the store (its MANIFEST names the blob files). */
+export interface PebbleBlobValues {
+  /** The value the blob handle at data[start, end) (after its prefix byte) names. */
+  resolve(data: Uint8Array, start: number, end: number): ResolvedValue;
+}
+
+/** A blob handle after its prefix byte (blob.InlineHandle): reference index, length, block, value id. */
+export interface BlobHandle {
+  /** Index into the table's blob references (its MANIFEST entry). */
+  reference: number;
+  length: number;
+  block: number;
+  valueId: number;
+}
+
+export function decodeBlobHandle(data: Uint8Array, start: number, end: number): BlobHandle {
+  const c = cursor(data, start, end);
+  return {
+    reference: getVarint32(c),
+    length: getVarint32(c),
+    block: getVarint32(c),
+    valueId: getVarint32(c),
+  };
 }
 
 /** Pebble's numeric properties (sstable/properties.go, uvarint-encoded), beyond RocksDB's. */

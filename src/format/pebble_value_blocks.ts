@@ -20,6 +20,7 @@ import { BlockKind } from "./block_kind.js";
 import { BlockCorruptionError } from "./errors.js";
 import type { BlockHandle } from "./handle.js";
 import type { MetaBlockEntry } from "./metaindex.js";
+import type { ResolvedValue } from "./pebble.js";
 import type { TableBlocks } from "./table_blocks.js";
 
 /** The metaindex value of "pebble.value_index": the index block's handle and its row layout. */
@@ -42,13 +43,6 @@ export function valueIndexHandleOf(entry: MetaBlockEntry): ValueIndexHandle {
   for (const n of [blockNumBytes, offsetBytes, lengthBytes])
     if (n < 1 || n > 6) throw new RangeError(`value index field width ${n} (1 to 6 bytes)`);
   return { handle: entry.handle, blockNumBytes, offsetBytes, lengthBytes };
-}
-
-/** A value's bytes: data[offset, offset + length). */
-export interface ResolvedValue {
-  data: Buffer;
-  offset: number;
-  length: number;
 }
 
 /** Little-endian unsigned integer of `n` (≤ 6) bytes. */

@@ -52,6 +52,7 @@ import {
   pebbleFormatName,
   pebbleKind,
   PebbleKind,
+  type PebbleBlobValues,
   type PebbleEntries,
   type RangeKeyCounts,
 } from "./pebble.js";
@@ -389,6 +390,14 @@ export class SstTable {
       wrapDecodeError(err, this.path, BlockKind.Metaindex, this.footer.metaindexHandle.offset);
     }
     p.valueBlocks = new PebbleValueBlocks(this.blocks, ih);
+  }
+
+  /**
+   * Pebble: resolve this table's blob handles (value separation) through the store's blob files. The
+   * table alone does not know them: its MANIFEST entry's blob references do.
+   */
+  attachBlobValues(source: PebbleBlobValues): void {
+    if (this.family.pebbleEntries) this.family.pebbleEntries.blobValues = source;
   }
 
   /** Pebble's row tables: how their entries differ (undefined for RocksDB and LevelDB tables). */

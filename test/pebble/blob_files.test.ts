@@ -13,6 +13,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { DatadirModel, InstanceModel } from "../../src/datadir/model.js";
 import { PebbleBlobFile } from "../../src/format/pebble_blob_file.js";
 import { verifyStore } from "../../src/lsm/verify.js";
+import { PebbleBlobStore } from "../../src/lsm/pebble_blob_values.js";
 import { buildInspectReport } from "../../src/report/build.js";
 import { renderInspectReport } from "../../src/report/render.js";
 import { blobLines } from "../../src/tui/panes/blob.js";
@@ -99,34 +100,58 @@ describe("Pebble blob files: the reader against Pebble's `blob layout`", () => {
 });
 
 describe("Pebble blob references: every handle of Pebble's `sstable scan` resolves", () => {
-  /** The blob file a table's reference names: table's blobReferences[ref] → blob file id → file. */
-  function blobFileOf(table: string, ref: number): string {
-    const t = inst.columnFamilies[0]!.levels.flatMap((l) => l.files).find((x) => x.fileName === table)!;
-    const id = t.blobReferences![ref]!.blobFileId;
-    return inst.columnFamilies[0]!.pebbleBlobFiles!.find((b) => b.blobFileId === id)!.path;
-  }
+  /** A blob handle as Pebble encodes it after the value prefix (blob.InlineHandle.Encode: uvarints). */
+  const encode = (h: { ref: number; block: number; id: number; len: number }) => {
+    const out: number[] = [];
+    for (let v of [h.ref, h.len, h.block, h.id]) {
+      while (v >= 0x80) {
+        out.push((v & 0x7f) | 0x80);
+        v >>>= 7;
+      }
+      out.push(v);
+    }
+    return Buffer.from(out);
+  };
 
-  it("each handle's value has the length the handle declares; loaded values are Pebble's", () => {
+  it("through the table's blob references and the MANIFEST's blob files: Pebble's lengths and values", () => {
     const handles = pebbleHandles();
     expect([...handles.keys()]).toEqual(["000005.sst", "000008.sst", "000011.sst"]);
-    let n = 0;
-    for (const [table, hs] of handles) {
-      const got: string[] = [];
-      for (const h of hs) {
-        const f = new PebbleBlobFile(blobFileOf(table, h.ref));
-        try {
-          const v = f.value(h.block, h.id);
+    const cf = inst.columnFamilies[0]!;
+    const store = new PebbleBlobStore(cf);
+    try {
+      for (const [table, hs] of handles) {
+        const t = cf.levels.flatMap((l) => l.files).find((x) => x.fileName === table)!;
+        const src = store.forTable(t);
+        const got = hs.map((h) => {
+          const b = encode(h);
+          const v = src.resolve(b, 0, b.length);
           expect(v.length).toBe(h.len);
-          got.push(v.data.toString("hex", v.offset, v.offset + v.length));
-          n++;
-        } finally {
-          f.close();
-        }
+          return v.data.toString("hex", v.offset, v.offset + v.length);
+        });
+        // Pebble printed the loaded values of two tables (000005.sst's fourth value is stored in place)
+        if (table !== "000011.sst") expect(got).toEqual(pebbleLoadedValues(table).slice(0, got.length));
+        // 000011.sst: key gggN holds chickenN (blob layout of 000012.blob)
+        else
+          expect(got.map((x) => Buffer.from(x, "hex").toString()).slice(0, 3)).toEqual([
+            "chicken0",
+            "chicken1",
+            "chicken10",
+          ]);
       }
-      // Pebble printed the loaded values of two tables (000005.sst's fourth value is stored in place)
-      if (table !== "000011.sst") expect(got).toEqual(pebbleLoadedValues(table).slice(0, got.length));
+      expect(store.values).toBe(35);
+      // a handle naming a reference the table does not have, or a length its value does not have
+      const t5 = cf.levels.flatMap((l) => l.files).find((x) => x.fileName === "000005.sst")!;
+      const bad = encode({ ref: 1, block: 0, id: 0, len: 5 });
+      expect(() => store.forTable(t5).resolve(bad, 0, bad.length)).toThrow(
+        /blob reference 1; the MANIFEST gives the table 1/,
+      );
+      const long = encode({ ref: 0, block: 0, id: 0, len: 6 });
+      expect(() => store.forTable(t5).resolve(long, 0, long.length)).toThrow(
+        /has 5 bytes, its handle .* says 6/,
+      );
+    } finally {
+      store.close();
     }
-    expect(n).toBe(35);
   });
 });
 
