@@ -15,6 +15,7 @@ import { inspectWals, readStoreWals } from "./inspect_wals.js";
 import { readBlobFile } from "./blob_file.js";
 import { pebbleBlobFileModels } from "./pebble_blob_files.js";
 import { pebbleOptionsModel } from "./pebble_options.js";
+import { readRemoteCatalog, type RemoteCatalog } from "./pebble_remote_catalog.js";
 import { displayCfName, looksLikePebble, nethermindPlace, readBesuMetadata } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
@@ -160,6 +161,8 @@ interface StoreRead {
   inst: InstanceModel;
   /** inst.findings */
   F: Finding[];
+  /** Pebble: objects kept on remote storage (its remote object catalog), by file number. */
+  remote?: RemoteCatalog;
 }
 
 /** Live files the MANIFEST names, and which of the files on disk it references. */
@@ -243,7 +246,8 @@ function emptyInstance(root: string, dir: string): InstanceModel {
  * A Pebble store (pebble_store.ts): its markers (the current MANIFEST, the format major version) and
  * Pebble's OPTIONS. Whose store it is waits for geth evidence (recognisePebbleGeth).
  */
-function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
+function recognisePebble(s: StoreRead): boolean {
+  const { dir, names, inst, F } = s;
   if (!looksLikePebble(dir, names)) return false;
   inst.engine = "pebble";
   const markers = readMarkers(names);
@@ -254,6 +258,15 @@ function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
     formatMajorVersionName: fmv !== undefined ? formatMajorVersionName(fmv) : undefined,
     manifestMarker: manifest ? markers.get("manifest")!.file : undefined,
   };
+  s.remote = readRemoteCatalog(dir, markers);
+  if (s.remote?.problem)
+    F.push({
+      severity: "error",
+      code: "remote-catalog-corrupt",
+      file: join(dir, s.remote.file),
+      offset: s.remote.problem.offset,
+      message: `remote object catalog: ${s.remote.problem.message}`,
+    });
   const opt = newestOptionsFile(dir, names);
   if (opt) {
     try {
@@ -503,7 +516,11 @@ function columnFamily(
 }
 
 /** A live table as the MANIFEST records it, matched with the file on disk (.sst or .ldb). */
-function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: LiveFiles): SstFileModel {
+function tableFile(
+  { dir, nameSet, inst, F, remote }: StoreRead,
+  f: NewFileEntry,
+  live: LiveFiles,
+): SstFileModel {
   const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
   let name: string | undefined;
   let disk: number | undefined;
@@ -565,6 +582,19 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
       code: "sst-other-path",
       file: m.path,
       message: `file ${f.fileNumber} lives on db_paths/cf_paths entry ${f.pathId}; not checked`,
+    });
+  } else if (!m.present && remote?.objects.has(f.virtualBacking ?? f.fileNumber)) {
+    const o = remote.objects.get(f.virtualBacking ?? f.fileNumber)!;
+    m.remote =
+      o.customName === undefined ? { locator: o.locator } : { locator: o.locator, name: o.customName };
+    F.push({
+      severity: "error",
+      code: "sst-remote",
+      file: m.path,
+      message:
+        `table ${f.fileNumber} (level ${f.level}) lives on remote storage` +
+        ` (${o.locator === "" ? "shared storage" : `locator ${o.locator}`}` +
+        `${o.customName !== undefined ? `, object ${o.customName}` : ""}); lsmscope reads no remote storage`,
     });
   } else if (!m.present) {
     F.push({

@@ -89,6 +89,8 @@ export interface SstFileModel {
   tailSize?: number;
   compensatedRangeDeletionSize?: number;
   uniqueId?: string;
+  /** Pebble: the table lives on remote storage (its remote object catalog): the locator, the object's name. */
+  remote?: { locator: string; name?: string };
   /** Pebble: a virtual table; it reads part of this backing table's file (`fileName` names that file). */
   virtualBacking?: number;
   /** Pebble: range keys lie between these user keys (hex), when the table holds any. */

@@ -272,8 +272,15 @@ describe("Pebble virtual tables: broken-external-db", () => {
       { level: 6, table: 5, backing: undefined, smallest: "a10", largest: "a30", size: 617 },
       { level: 6, table: 7, backing: undefined, smallest: "c10", largest: "c30", size: 618 },
     ]);
-    // the backing table is an external object (REMOTE-OBJ-CATALOG), not a local file: Pebble's own
-    // `db scan` fails on it too ("unknown to the objstorage provider")
-    expect(m.findings.some((f) => f.code === "sst-missing" && f.file.endsWith("000008.sst"))).toBe(true);
+    // the backing table is an external object (REMOTE-OBJ-CATALOG: locator "external", object
+    // "foo.sst", as tool/testdata/make-fixtures.go wrote it), not a local file: Pebble's own `db scan`
+    // fails on it too ("unknown to the objstorage provider")
+    const t8 = cf.levels[0]!.files[0]!;
+    expect(t8.present).toBe(false);
+    expect(t8.remote).toEqual({ locator: "external", name: "foo.sst" });
+    const f = m.findings.find((x) => x.file.endsWith("000008.sst"))!;
+    expect(f.code).toBe("sst-remote");
+    expect(f.message).toContain("locator external, object foo.sst");
+    expect(m.complete).toBe(false);
   });
 });
