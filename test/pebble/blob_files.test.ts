@@ -99,6 +99,18 @@ describe("Pebble blob files: the reader against Pebble's `blob layout`", () => {
   });
 });
 
+describe("Pebble blob files in format blobV2", () => {
+  it("are refused by name (no Pebble-written blobV2 file exists to check a reader against)", () => {
+    const dir = tempDir();
+    const b = readFileSync(join(STORE, "000006.blob"));
+    b[b.length - 1] = 0x82; // blobV2's magic ends f0 9f a6 82
+    writeFileSync(join(dir, "000006.blob"), b);
+    expect(() => new PebbleBlobFile(join(dir, "000006.blob"))).toThrow(
+      /Pebble blob file in format blobV2, which lsmscope does not read/,
+    );
+  });
+});
+
 describe("Pebble blob references: every handle of Pebble's `sstable scan` resolves", () => {
   /** A blob handle as Pebble encodes it after the value prefix (blob.InlineHandle.Encode: uvarints). */
   const encode = (h: { ref: number; block: number; id: number; len: number }) => {
