@@ -30,6 +30,10 @@ export interface EntryView {
   readonly valueLength: number;
   /** The data block holding the entry (undefined for range deletions). */
   readonly blockHandle: BlockHandle | undefined;
+  /** Pebble: the value was written behind a handle (a value block or blob file). */
+  readonly valueInValueBlock: boolean;
+  /** Pebble tables: the value's length as written (behind a handle: the length the handle declares). */
+  readonly declaredValueLength: number;
   userKeyCopy(): Buffer;
   valueCopy(): Buffer;
 }
