@@ -11,6 +11,7 @@ import type { ColumnFamilyModel, SstFileModel } from "../datadir/model.js";
 import { PebbleBlobFile } from "../format/pebble_blob_file.js";
 import { decodeBlobHandle, type PebbleBlobValues, type ResolvedValue } from "../format/pebble.js";
 import type { SstTable } from "../format/table.js";
+import type { TableSource } from "./table_cache.js";
 
 export class PebbleBlobStore {
   /** Map order is use order: the first entry is the least recently used. */
@@ -102,4 +103,16 @@ export class PebbleBlobStore {
     for (const f of this.open.values()) f.close();
     this.open.clear();
   }
+}
+
+/** A table source whose tables resolve their blob handles through the store's blob files. */
+export function withBlobValues(source: TableSource, store: PebbleBlobStore): TableSource {
+  return {
+    acquire(path, readAhead) {
+      const t = source.acquire(path, readAhead);
+      store.attach(t);
+      return t;
+    },
+    release: (t) => source.release(t),
+  };
 }
