@@ -12,7 +12,8 @@
  *             lbase_max_bytes                       max_bytes_for_level_base
  *             max_open_files, wal_dir               the DB options of the same names
  *   [Level "N"] (every level, 0-6)
- *             compression                           compression_per_level (and compression: L0's); a name
+ *             compression                           compression (L0's) and, when levels differ,
+                                                   compression_per_level; a name
  *                                                   of Pebble's compression profiles, case-insensitive:
  *                                                   NoCompression, Snappy (= "Default"), ZSTD, MinLZ
  *                                                   (= "Fastest"); mixed profiles (Fast, Balanced, Good)
@@ -86,9 +87,11 @@ function cfOptions(o: PebbleOptions): CfOptionsModel {
     name: "default",
     raw,
     compression: pebbleCompression(l0["compression"]),
-    compressionPerLevel: perLevel.every((c) => c !== undefined)
-      ? perLevel.map((c) => pebbleCompression(c) ?? c!)
-      : undefined,
+    // as RocksDB's compression_per_level: set only when the levels differ
+    compressionPerLevel:
+      perLevel.every((c) => c !== undefined) && new Set(perLevel).size > 1
+        ? perLevel.map((c) => pebbleCompression(c) ?? c!)
+        : undefined,
     numLevels: PEBBLE_LEVELS,
     writeBufferSize: int(opt["mem_table_size"]),
     maxWriteBufferNumber: int(opt["mem_table_stop_writes_threshold"]),

@@ -120,18 +120,25 @@ function knobRows(c: CfReport): string[][] {
   if (cfg?.prefixExtractor !== undefined && cfg.prefixExtractor !== "nullptr")
     rows.push(["prefix extractor", e(cfg.prefixExtractor), ""]);
   const lb = c.layout.blob;
-  if (blob?.enableBlobFiles || lb.files > 0)
+  // Pebble's value separation: its OPTIONS name no blob compression; its blob files have no records
+  const pebbleBlobs = c.cf.pebbleBlobFiles;
+  if (blob?.enableBlobFiles || lb.files > 0 || pebbleBlobs?.length)
     rows.push([
       "blob files",
       blob?.enableBlobFiles
-        ? `on, min ${blob.minBlobSize ?? 0} B, ${e(blob.blobCompression ?? "NoCompression")}${blob.enableBlobGarbageCollection ? ", GC" : ""}`
+        ? `on, min ${blob.minBlobSize ?? 0} B` +
+          (cfg?.tableFactory === "pebble"
+            ? ""
+            : `, ${e(blob.blobCompression ?? "NoCompression")}${blob.enableBlobGarbageCollection ? ", GC" : ""}`)
         : blob
           ? "off"
           : no,
       lb.files > 0
         ? `${plural(lb.files, "file")} ${formatBytes(lb.fileBytes)}, ${plural(lb.blobs, "record")} ${formatBytes(lb.recordBytes)}, garbage ${formatBytes(lb.garbageRecordBytes)} (${pct(lb.garbageShare)})` +
           (lb.missing ? `, ${lb.missing} missing` : "")
-        : "none",
+        : pebbleBlobs?.length
+          ? `${plural(pebbleBlobs.length, "file")} ${formatBytes(lb.fileBytes)}, values ${formatBytes(pebbleBlobs.reduce((n, b) => n + b.valueBytes, 0))}`
+          : "none",
     ]);
   return rows;
 }

