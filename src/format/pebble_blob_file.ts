@@ -123,11 +123,15 @@ export class BlobValueBlock {
   constructor(readonly data: Buffer) {
     const { rows, pages } = columnarHeader(data, 0, 1);
     if (rows === 0) fail("value block of 0 rows");
+    // a row takes at least an offset byte: more rows than bytes is damage (and no loop over them)
+    if (rows > data.length) fail(`value block of ${rows} rows in ${data.length} bytes`);
     this.rows = rows;
     const offs = uintColumn(data, pages[0]!, rows + 1);
     this.offsets = offs;
     this.dataStart = offs.end;
     if (offs.at(0) !== 0) fail("first value offset is not 0");
+    // every value within the data, so that range() of any row cannot fail later
+    for (let i = 0; i < rows; i++) if (offs.at(i + 1) < offs.at(i)) fail(`value ${i} ends before it starts`);
     if (offs.end + offs.at(rows) !== pages[1])
       fail("value data does not end where the block's padding starts");
   }
@@ -158,8 +162,10 @@ export class PebbleBlobFile {
   };
   private cached?: { block: number; values: BlobValueBlock };
 
-  constructor(path: string) {
+  /** `verifyChecksums` false skips the blocks' checksums (the footer's is always checked): tests only. */
+  constructor(path: string, opts: { verifyChecksums?: boolean } = {}) {
     this.file = new TableFile(path);
+    this.file.verifyChecksums = opts.verifyChecksums ?? true;
     this.path = path;
     this.size = this.file.size;
     try {
