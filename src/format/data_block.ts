@@ -30,10 +30,6 @@ export interface EntryView {
   readonly valueLength: number;
   /** The data block holding the entry (undefined for range deletions). */
   readonly blockHandle: BlockHandle | undefined;
-  /** Pebble: the value was written behind a handle (a value block or blob file). */
-  readonly valueInValueBlock: boolean;
-  /** Pebble tables: the value's length as written (behind a handle: the length the handle declares). */
-  readonly declaredValueLength: number;
   userKeyCopy(): Buffer;
   valueCopy(): Buffer;
 }
@@ -48,7 +44,7 @@ export interface DataEntryCursor extends EntryView {
   readonly entryOffset: number;
   /** Pebble: the value lives in a value block (resolved when the table's value blocks are read). */
   readonly valueInValueBlock: boolean;
-  /** Pebble (v6)+: the value lives in a blob file (not resolved; see declaredValueLength). */
+  /** Pebble (v6)+: the value lives in a blob file (resolved when the store's blob files are attached). */
   readonly valueInBlobFile: boolean;
   /** The value's length as written (for an external value, the length its handle declares). */
   readonly declaredValueLength: number;
@@ -74,11 +70,11 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
    * are the value itself; otherwise they are the handle's bytes (declaredValueLength: its length).
    */
   valueInValueBlock = false;
-  /** Pebble: the last entry's value lives in a blob file (not resolved; see declaredValueLength). */
+  /** Pebble: the last entry's value lives in a blob file (see valueInValueBlock). */
   valueInBlobFile = false;
   /** Pebble: the value's length as written (for a value-block value, the length its handle declares). */
   declaredValueLength = 0;
-  /** Resolve value-block values (off only for walks that count entries and never look at values). */
+  /** Resolve values behind handles (off only for walks that count entries and never look at values). */
   resolveValues = true;
   constructor(pebble?: PebbleEntries) {
     super();

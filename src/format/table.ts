@@ -181,7 +181,14 @@ interface TableFamily {
 
 function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
   if (footer.magic === "pebble" && isColumnar(footer.formatVersion))
-    return { format: "pebble", defaultComparator: "", leveldbHash: false, columnar: true };
+    return {
+      format: "pebble",
+      defaultComparator: "",
+      leveldbHash: false,
+      columnar: true,
+      // the columnar cursor strips value prefixes itself; it resolves values through these
+      pebbleEntries: { valuePrefix: true },
+    };
   if (footer.magic === "pebble")
     return {
       format: "pebble",
@@ -586,7 +593,9 @@ export class SstTable {
    * the table's key schema); refused with one line for a columnar table whose key schema is unknown.
    */
   newDataCursor(): DataEntryCursor {
-    return this.columnar ? this.columnar.dataCursor() : new DataCursor(this.family.pebbleEntries);
+    return this.columnar
+      ? this.columnar.dataCursor(this.family.pebbleEntries)
+      : new DataCursor(this.family.pebbleEntries);
   }
 
   /**
@@ -601,7 +610,7 @@ export class SstTable {
     const pebble = this.family.pebbleEntries;
     return new DataBlockReader(
       this.blocks,
-      columnar ? () => columnar.dataCursor() : () => new DataCursor(pebble),
+      columnar ? () => columnar.dataCursor(pebble) : () => new DataCursor(pebble),
     );
   }
 

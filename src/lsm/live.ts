@@ -16,7 +16,6 @@ import { join } from "node:path";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable } from "../format/table.js";
 import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
-import { uncachedTables } from "./table_cache.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -215,9 +214,24 @@ export function readLiveValue(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   key: Buffer,
-  tables: TableSource = uncachedTables({ verifyChecksums: true }),
+  source: TableSource = uncachedTables({ verifyChecksums: true }),
 ): Buffer | undefined {
   requireBytewise(cf);
+  // Pebble: a value separated into a blob file is read from it (the MANIFEST's blob references)
+  const blobs = inst.engine === "pebble" && cf.pebbleBlobFiles?.length ? new PebbleBlobStore(cf) : undefined;
+  try {
+    return readLiveValueFrom(inst, cf, key, blobs ? withBlobValues(source, blobs) : source);
+  } finally {
+    blobs?.close();
+  }
+}
+
+function readLiveValueFrom(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  key: Buffer,
+  tables: TableSource,
+): Buffer | undefined {
   const version = Version.of(cf.levels);
   const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });

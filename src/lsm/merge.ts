@@ -214,6 +214,7 @@ export class TableRun implements Run {
         noteGone(f.path);
         continue;
       }
+      this.tables.prepare?.(t);
       this.path = t.path;
       try {
         this.index = this.blockList(t);
@@ -316,7 +317,7 @@ export class TableRun implements Run {
     this.data = c.data;
     this.vOff = c.valueOffset;
     this.vLen = c.valueLength;
-    this.vSize = c.valueInValueBlock ? c.declaredValueLength : c.valueLength;
+    this.vSize = c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength;
     return true;
   }
 

@@ -108,11 +108,11 @@ export class PebbleBlobStore {
 /** A table source whose tables resolve their blob handles through the store's blob files. */
 export function withBlobValues(source: TableSource, store: PebbleBlobStore): TableSource {
   return {
-    acquire(path, readAhead) {
-      const t = source.acquire(path, readAhead);
-      store.attach(t);
-      return t;
-    },
+    acquire: (path, readAhead) => source.acquire(path, readAhead),
     release: (t) => source.release(t),
+    prepare(t) {
+      source.prepare?.(t);
+      store.attach(t);
+    },
   };
 }

@@ -302,7 +302,7 @@ function measureBlock(
       data: c.data,
       valueOffset: c.valueOffset,
       valueLength: c.valueLength,
-      valueSize: c.valueInValueBlock ? c.declaredValueLength : c.valueLength,
+      valueSize: c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength,
     };
     const atMax = measureRecord(s, rec, live, roles, lookup, true);
     if (atMax > 0) {
