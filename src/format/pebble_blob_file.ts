@@ -19,32 +19,27 @@
  *   value block    columnar block, 1 bytes column: the values, value id = row
  *
  * A value handle names (block id, value id); with virtual blocks (a rewritten file) the block id is
- * remapped to a physical block and an offset added to the value id. Columnar blocks: version 1 |
- * columns uint16 | rows uint32 | per column type u8 and page start uint32 | pages | one padding byte;
- * a uint column is an encoding byte (width 0/1/2/4/8, 0x80 = delta from a uint64 base that follows),
- * padding to the width, rows × width bytes; a bytes column is a uint column of rows + 1 offsets, then
- * the data.
+ * remapped to a physical block and an offset added to the value id. The columnar blocks are decoded by
+ * pebble/colblk.ts.
  */
 import { crc32c } from "@node-rs/crc32";
 import { maskCrc32c } from "../base/crc.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { LsmscopeError } from "../util/errors.js";
-import { LIMITS } from "../util/limits.js";
 import { createCodecs } from "./compression.js";
 import { BlockCorruptionError } from "./errors.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { TableFile } from "./table_file.js";
+import { ColumnarBlock, type RawBytes, type Uints } from "./pebble/colblk.js";
 
 const MAGIC_V1 = Buffer.from("f09faab3f09fa680", "hex");
 const MAGIC_V2 = Buffer.from("f09faab3f09fa682", "hex");
 const FOOTER_V1 = 38;
-const FOOTER_V2 = 70;
 
 export const PEBBLE_BLOB_KIND = {
   Footer: "footer",
   Index: "blob index",
   Values: "blob value",
-  Properties: "blob properties",
 };
 
 export interface PebbleBlobFooter {
@@ -54,8 +49,6 @@ export interface PebbleBlobFooter {
   index: BlockHandle;
   /** The file number the file was written under. */
   originalFileNumber: number;
-  /** blobV2 only. */
-  properties?: BlockHandle;
   footerOffset: number;
 }
 
@@ -69,82 +62,27 @@ function fail(what: string): never {
   throw new RangeError(what);
 }
 
-/** A uint column at data[off): count values; at(i) as a JS number (values past 2^53 are damage). */
-function uintColumn(data: Buffer, off: number, count: number): { at(i: number): number; end: number } {
-  if (count === 0) return { at: () => fail("empty column"), end: off };
-  if (off >= data.length) fail("uint column starts past the block");
-  const enc = data[off++]!;
-  const width = enc & 0x7f;
-  const delta = (enc & 0x80) !== 0;
-  if (![0, 1, 2, 4, 8].includes(width) || (delta && width === 8))
-    fail(`uint column encoding 0x${enc.toString(16)}`);
-  let base = 0;
-  if (delta) {
-    if (off + 8 > data.length) fail("uint column base runs past the block");
-    base = Number(data.readBigUInt64LE(off));
-    off += 8;
-  }
-  if (width > 0) off = Math.ceil(off / width) * width;
-  const end = off + count * width;
-  if (end > data.length) fail("uint column runs past the block");
-  const start = off;
-  const at = (i: number): number => {
-    if (i < 0 || i >= count) fail(`row ${i} of a ${count}-row column`);
-    const p = start + i * width;
-    const v = width === 0 ? 0 : width === 8 ? Number(data.readBigUInt64LE(p)) : data.readUIntLE(p, width);
-    const r = base + v;
-    if (!Number.isSafeInteger(r)) fail("uint value past 2^53");
-    return r;
-  };
-  return { at, end };
-}
-
-/** The header of a columnar block after `custom` bytes: rows and each column's page start. */
-function columnarHeader(data: Buffer, custom: number, columns: number): { rows: number; pages: number[] } {
-  if (data.length < custom + 7 + 5 * columns + 1) fail("columnar block shorter than its header");
-  if (data[custom] !== 1) fail(`columnar block version ${data[custom]}`);
-  const cols = data.readUInt16LE(custom + 1);
-  if (cols !== columns) fail(`columnar block of ${cols} columns (expected ${columns})`);
-  const rows = data.readUInt32LE(custom + 3);
-  const pages: number[] = [];
-  for (let c = 0; c < columns; c++) pages.push(data.readUInt32LE(custom + 7 + 5 * c + 1));
-  // the last column ends before the block's padding byte
-  pages.push(data.length - 1);
-  for (let c = 0; c < columns; c++)
-    if (pages[c]! > pages[c + 1]!) fail(`column ${c} starts after the next one`);
-  return { rows, pages };
-}
-
-/** A decoded value block: the values by row. */
+/** A decoded value block: one bytes column, the values by row. */
 export class BlobValueBlock {
   readonly rows: number;
-  private readonly offsets: { at(i: number): number };
-  private readonly dataStart: number;
+  private readonly values: RawBytes;
   constructor(readonly data: Buffer) {
-    const { rows, pages } = columnarHeader(data, 0, 1);
-    if (rows === 0) fail("value block of 0 rows");
-    // a row takes at least an offset byte: more rows than bytes is damage (and no loop over them)
-    if (rows > data.length) fail(`value block of ${rows} rows in ${data.length} bytes`);
-    this.rows = rows;
-    const offs = uintColumn(data, pages[0]!, rows + 1);
-    this.offsets = offs;
-    this.dataStart = offs.end;
-    if (offs.at(0) !== 0) fail("first value offset is not 0");
+    const b = new ColumnarBlock(data, 0);
+    if (b.columns !== 1) fail(`value block of ${b.columns} columns (expected 1)`);
+    if (b.rows === 0) fail("value block of 0 rows");
+    this.rows = b.rows;
+    this.values = b.rawBytes(0);
     // every value within the data, so that range() of any row cannot fail later
-    for (let i = 0; i < rows; i++) if (offs.at(i + 1) < offs.at(i)) fail(`value ${i} ends before it starts`);
-    if (offs.end + offs.at(rows) !== pages[1])
-      fail("value data does not end where the block's padding starts");
+    for (let i = 0; i < b.rows; i++) this.values.bounds(i);
   }
   /** Row i's value: data[start, end). */
   range(i: number): [number, number] {
-    const s = this.dataStart + this.offsets.at(i);
-    const e = this.dataStart + this.offsets.at(i + 1);
-    if (e < s) fail(`value ${i} ends before it starts`);
-    return [s, e];
+    this.values.bounds(i);
+    return [this.values.s, this.values.e];
   }
   /** Sum of the value lengths. */
   get valueBytes(): number {
-    return this.offsets.at(this.rows);
+    return this.values.offsets.at(this.rows);
   }
 }
 
@@ -157,7 +95,8 @@ export class PebbleBlobFile {
   private index?: {
     blocks: number;
     virtualCount: number;
-    virtualAt(i: number): number;
+    /** Per virtual block: physical block index (low 32 bits) | value id offset (high 32 bits). */
+    virtual: Uints;
     offsetAt(i: number): number;
   };
   private cached?: { block: number; values: BlobValueBlock };
@@ -194,7 +133,7 @@ export class PebbleBlobFile {
       throw new LsmscopeError(`Pebble blob file of ${size} bytes is shorter than its footer`, {
         file: this.path,
       });
-    const tail = this.file.read(size - Math.min(size, FOOTER_V2), Math.min(size, FOOTER_V2));
+    const tail = this.file.read(size - FOOTER_V1, FOOTER_V1);
     const magic = tail.subarray(tail.length - 8);
     const v2 = magic.equals(MAGIC_V2);
     if (!v2 && !magic.equals(MAGIC_V1))
@@ -211,15 +150,8 @@ export class PebbleBlobFile {
         "Pebble blob file in format blobV2, which lsmscope does not read (it reads blobV1 blob files)",
         { file: this.path, offset: size - 8 },
       );
-    const len = v2 ? FOOTER_V2 : FOOTER_V1;
-    if (tail.length < len)
-      throw this.corrupt(
-        PEBBLE_BLOB_KIND.Footer,
-        0,
-        `file of ${size} bytes is shorter than its ${len}-byte footer`,
-      );
-    const f = tail.subarray(tail.length - len);
-    const at = size - len;
+    const f = tail;
+    const at = size - FOOTER_V1;
     const stored = f.readUInt32LE(0);
     const computed = maskCrc32c(crc32c(f.subarray(4)));
     if (stored !== computed)
@@ -230,12 +162,8 @@ export class PebbleBlobFile {
       );
     const checksum = f[20]!;
     const format = f[21]!;
-    if (format !== (v2 ? 2 : 1))
-      throw this.corrupt(
-        PEBBLE_BLOB_KIND.Footer,
-        at,
-        `blob file format ${format} under the blobV${v2 ? 2 : 1} magic`,
-      );
+    if (format !== 1)
+      throw this.corrupt(PEBBLE_BLOB_KIND.Footer, at, `blob file format ${format} under the blobV1 magic`);
     // Pebble's checksum types (block.ChecksumType) are RocksDB's first four
     if (checksum > ChecksumType.XXHash64)
       throw this.corrupt(PEBBLE_BLOB_KIND.Footer, at, `checksum type ${checksum}`);
@@ -247,13 +175,12 @@ export class PebbleBlobFile {
       return Number(v);
     };
     const out: PebbleBlobFooter = {
-      format: v2 ? "blobV2" : "blobV1",
+      format: "blobV1",
       checksumType: CHECKSUM_NAMES[checksum as ChecksumType],
       index: { offset: u64(4), size: u64(12) },
       originalFileNumber: Number(f.readBigUInt64LE(22)),
       footerOffset: at,
     };
-    if (v2) out.properties = { offset: u64(30), size: u64(38) };
     return out;
   }
 
@@ -265,20 +192,19 @@ export class PebbleBlobFile {
     try {
       if (data.length < 4) fail("index block shorter than its header");
       const virtualCount = data.readUInt32LE(0);
-      const { rows, pages } = columnarHeader(data, 4, 2);
-      if (rows === 0 || rows > LIMITS.maxBlocksPerTable) fail(`index of ${rows} blocks`);
-      if (virtualCount > LIMITS.maxBlocksPerTable) fail(`index of ${virtualCount} virtual blocks`);
-      const virt = uintColumn(data, pages[0]!, virtualCount);
-      const offs = uintColumn(data, pages[1]!, rows + 1);
-      if (virt.end !== pages[1] || offs.end !== pages[2])
-        fail("index columns do not end where the next begins");
+      const b = new ColumnarBlock(data, 4);
+      if (b.columns !== 2) fail(`index block of ${b.columns} columns (expected 2)`);
+      const rows = b.rows;
+      if (rows === 0) fail("index of 0 blocks");
+      const virt = b.uints(0, virtualCount);
+      const offs = b.uints(1, rows + 1);
       if (offs.at(0) !== 0) fail("first value block does not start at offset 0");
       for (let i = 0; i < rows; i++)
         if (offs.at(i + 1) - offs.at(i) <= BLOCK_TRAILER_SIZE)
           fail(`value block ${i} is shorter than its trailer`);
       if (offs.at(rows) !== h.offset)
         fail(`value blocks end at ${offs.at(rows)}, the index starts at ${h.offset}`);
-      this.index = { blocks: rows, virtualCount, virtualAt: virt.at, offsetAt: offs.at };
+      this.index = { blocks: rows, virtualCount, virtual: virt, offsetAt: (i) => offs.at(i) };
       return this.index;
     } catch (err) {
       if (err instanceof RangeError) throw this.corrupt(PEBBLE_BLOB_KIND.Index, h.offset, err.message);
@@ -330,15 +256,15 @@ export class PebbleBlobFile {
         this.footer.index.offset,
         `no virtual block ${blockId} (${ix.virtualCount})`,
       );
-    const v = ix.virtualAt(blockId);
-    const offset = Math.floor(v / 2 ** 32);
+    ix.virtual.get64(blockId);
+    const offset = ix.virtual.hi;
     if (offset === 0xffffffff)
       throw this.corrupt(
         PEBBLE_BLOB_KIND.Index,
         this.footer.index.offset,
         `virtual block ${blockId} is unreferenced`,
       );
-    return { block: v % 2 ** 32, row: valueId + offset };
+    return { block: ix.virtual.lo, row: valueId + offset };
   }
 
   /** The value a handle's (block id, value id) names: its bytes as data[offset, offset + length). */
@@ -356,7 +282,7 @@ export class PebbleBlobFile {
   }
 
   /**
-   * Read and check every block (value blocks, index, properties): values counted and their bytes summed.
+   * Read and check every block (value blocks, index): values counted and their bytes summed.
    * Throws the first damage met, located at its block.
    */
   verify(): { blocks: number; values: number; valueBytes: number; bytes: number } {
@@ -368,11 +294,6 @@ export class PebbleBlobFile {
       values += b.rows;
       valueBytes += b.valueBytes;
     }
-    let blocks = n + 1;
-    if (this.footer.properties && this.footer.properties.size > 0) {
-      this.file.readBlock(this.footer.properties, PEBBLE_BLOB_KIND.Properties);
-      blocks++;
-    }
-    return { blocks, values, valueBytes, bytes: this.size };
+    return { blocks: n + 1, values, valueBytes, bytes: this.size };
   }
 }
