@@ -1,7 +1,7 @@
 /**
  * A store's column families from its replayed version: per column family its options, levels of live
  * tables matched with the files on disk, and blob files (each read and checked against the MANIFEST);
- * Pebble's blob files listed; the table and blob files on disk the version does not reference.
+ * Pebble's blob files read; the table and blob files on disk the version does not reference.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { isPrintableName, toHex } from "../util/bytes.js";
 import type { ManifestReplay } from "./manifest.js";
 import { optionsForCf } from "./options_file.js";
 import { readBlobFile } from "./blob_file.js";
+import { pebbleBlobFileModels } from "./pebble_blob_files.js";
 import { displayCfName } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
@@ -119,7 +120,11 @@ export function columnFamily(
 }
 
 /** A live table as the MANIFEST records it, matched with the file on disk (.sst or .ldb). */
-function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: LiveFiles): SstFileModel {
+function tableFile(
+  { dir, nameSet, inst, F, remote }: StoreRead,
+  f: NewFileEntry,
+  live: LiveFiles,
+): SstFileModel {
   const sstExt = inst.engine === "leveldb" ? ["ldb", "sst"] : ["sst", "ldb"];
   let name: string | undefined;
   let disk: number | undefined;
@@ -163,12 +168,37 @@ function tableFile({ dir, nameSet, inst, F }: StoreRead, f: NewFileEntry, live: 
     compensatedRangeDeletionSize: f.compensatedRangeDeletionSize,
     uniqueId: f.uniqueId,
   };
+  if (f.virtualBacking !== undefined) m.virtualBacking = f.virtualBacking;
+  if (f.rangeKeyBounds)
+    m.rangeKeyBounds = {
+      smallestKey: toHex(f.rangeKeyBounds.smallest.userKey),
+      largestKey: toHex(f.rangeKeyBounds.largest.userKey),
+    };
+  if (f.blobReferences)
+    m.blobReferences = f.blobReferences.map((r) =>
+      r.backingValueSize === undefined
+        ? { blobFileId: r.blobFileId, valueBytes: r.valueSize }
+        : { blobFileId: r.blobFileId, valueBytes: r.valueSize, backingValueBytes: r.backingValueSize },
+    );
   if (f.pathId !== 0) {
     F.push({
       severity: "warn",
       code: "sst-other-path",
       file: m.path,
       message: `file ${f.fileNumber} lives on db_paths/cf_paths entry ${f.pathId}; not checked`,
+    });
+  } else if (!m.present && remote?.objects.has(f.virtualBacking ?? f.fileNumber)) {
+    const o = remote.objects.get(f.virtualBacking ?? f.fileNumber)!;
+    m.remote =
+      o.customName === undefined ? { locator: o.locator } : { locator: o.locator, name: o.customName };
+    F.push({
+      severity: "error",
+      code: "sst-remote",
+      file: m.path,
+      message:
+        `table ${f.fileNumber} (level ${f.level}) lives on remote storage` +
+        ` (${o.locator === "" ? "shared storage" : `locator ${o.locator}`}` +
+        `${o.customName !== undefined ? `, object ${o.customName}` : ""}); lsmscope reads no remote storage`,
     });
   } else if (!m.present) {
     F.push({
@@ -258,26 +288,28 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
   return blobFiles;
 }
 
-/** Pebble's blob files (value separation): referenced by the MANIFEST, listed, their format not read. */
-export function listPebbleBlobFiles(
-  { dir, inst, F }: StoreRead,
+/**
+ * Pebble's blob files (value separation), with the column family (Pebble has one): each file's footer
+ * and index read, the tables referencing it (pebble_blob_files.ts).
+ */
+export function attachPebbleBlobFiles(
+  { dir, nameSet, inst, F }: StoreRead,
   replay: ManifestReplay,
   live: LiveFiles,
 ): void {
-  if (replay.pebbleBlobFiles.size === 0) return;
-  let bytes = 0;
-  for (const b of replay.pebbleBlobFiles.values()) {
-    live.referencedBlobs.add(fileName(b.fileNumber, "blob"));
-    bytes += b.size;
-  }
-  inst.totals.blobFiles += replay.pebbleBlobFiles.size;
-  inst.totals.blobFileBytes += bytes;
-  F.push({
-    severity: "info",
-    code: "pebble-blob-files",
-    file: dir,
-    message: `${replay.pebbleBlobFiles.size} Pebble blob file(s) (value separation), ${bytes} bytes per the MANIFEST: listed, not read`,
+  const cf = inst.columnFamilies[0];
+  if (replay.pebbleBlobFiles.size === 0 || !cf) return;
+  const files = pebbleBlobFileModels({
+    dir,
+    nameSet,
+    blobFiles: replay.pebbleBlobFiles,
+    tables: live.tables.map((t) => t.model),
+    findings: F,
   });
+  for (const b of files) live.referencedBlobs.add(b.fileName);
+  cf.pebbleBlobFiles = files;
+  cf.totals.blobFiles += files.length;
+  cf.totals.blobFileBytes += files.reduce((sum, b) => sum + (b.diskSize ?? 0), 0);
 }
 
 /** Table and blob files on disk that the version does not reference. */

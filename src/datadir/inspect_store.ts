@@ -12,7 +12,7 @@ import { settleVanishedTables } from "./vanished.js";
 import { emptyInstance, type LiveFiles, type StoreRead } from "./store_read.js";
 import { recogniseClient, recogniseGeth, recognisePebble, recognisePebbleGeth } from "./recognise.js";
 import { readOptions, readVersion, versionUnreadable } from "./read_version.js";
-import { columnFamily, listPebbleBlobFiles, noteUnreferencedFiles } from "./column_families.js";
+import { columnFamily, attachPebbleBlobFiles, noteUnreferencedFiles } from "./column_families.js";
 
 /**
  * One store: recognise it, read OPTIONS and the MANIFEST's version, build its column families from the
@@ -53,7 +53,7 @@ export function inspectStore(
 
   const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
-  if (pebble) listPebbleBlobFiles(s, replay, live);
+  if (pebble) attachPebbleBlobFiles(s, replay, live);
   noteUnreferencedFiles(s, live);
   if (gethCandidate) recogniseGeth(s, live);
   if (pebble) recognisePebbleGeth(s, live);

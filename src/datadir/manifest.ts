@@ -222,6 +222,17 @@ class Replayer {
         this.finding("warn", "manifest-dup-file", offset, `file ${f.fileNumber} added twice`);
       cf.files.set(f.fileNumber, f);
     }
+    for (const m of edit.tablesMarkedForCompaction ?? []) {
+      const f = cf.files.get(m.fileNumber);
+      if (f?.level === m.level) cf.files.set(m.fileNumber, { ...f, markedForCompaction: true });
+      else
+        this.finding(
+          "warn",
+          "manifest-mark-missing",
+          offset,
+          `edit marks table ${m.fileNumber} on level ${m.level} for compaction, which is not there`,
+        );
+    }
     for (const b of edit.blobFileAdditions) {
       if (cf.blobFiles.has(b.blobFileNumber))
         this.finding("error", "manifest-blob", offset, `blob file ${b.blobFileNumber} added twice`);

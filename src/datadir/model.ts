@@ -89,6 +89,19 @@ export interface SstFileModel {
   tailSize?: number;
   compensatedRangeDeletionSize?: number;
   uniqueId?: string;
+  /** Pebble: the table lives on remote storage (its remote object catalog): the locator, the object's name. */
+  remote?: { locator: string; name?: string };
+  /** Pebble: a virtual table; it reads part of this backing table's file (`fileName` names that file). */
+  virtualBacking?: number;
+  /** Pebble: range keys lie between these user keys (hex), when the table holds any. */
+  rangeKeyBounds?: { smallestKey: string; largestKey: string };
+  /**
+   * Pebble: values this table keeps in blob files (value separation), one entry per blob reference (a
+   * value handle names the reference by its position here): the blob file id and the value bytes
+   * (uncompressed, as a Get returns them) of the values it references there; for a virtual table,
+   * backingValueBytes: those its backing table references.
+   */
+  blobReferences?: { blobFileId: number; valueBytes: number; backingValueBytes?: number }[];
   details?: TableDetails;
 }
 
@@ -135,6 +148,32 @@ export interface BlobFileModel {
   header?: BlobFileHeaderInfo;
   /** Absent when the file has no footer (still being written, or torn). */
   footer?: BlobFileFooterInfo;
+}
+
+/**
+ * A Pebble blob file (value separation, pebble_blob_files.ts): what the MANIFEST records (new-blob-file)
+ * and what its footer and index say.
+ */
+export interface PebbleBlobFileModel {
+  /** The id tables' blob references name; the physical file may be replaced under it. */
+  blobFileId: number;
+  fileNumber: number;
+  fileName: string;
+  path: string;
+  present: boolean;
+  diskSize?: number;
+  /** From the MANIFEST: the file's size and the value bytes (uncompressed) it holds. */
+  fileSize: number;
+  valueBytes: number;
+  /** From the MANIFEST: creation time, Unix seconds. */
+  creationTime: number;
+  /** Live tables that reference it, and the value bytes their references count. */
+  referencingTables: number[];
+  referencedValueBytes: number;
+  /** From the file (absent when it could not be read): format ("blobV1"/"blobV2"), checksum, value blocks. */
+  format?: string;
+  checksum?: string;
+  valueBlocks?: number;
 }
 
 /** Writes by operation, as counted in WAL WriteBatches. */
@@ -208,6 +247,8 @@ export interface ColumnFamilyModel {
   options?: import("./options_file.js").CfOptionsModel;
   levels: LevelModel[];
   blobFiles: BlobFileModel[];
+  /** Pebble stores: the blob files of value separation (their size counts in totals.blobFileBytes). */
+  pebbleBlobFiles?: PebbleBlobFileModel[];
   fullHistoryTsLow?: string;
   /** Bottom level and what sits above it (src/datadir/placement.ts); absent when the CF holds no table. */
   placement?: Placement;

@@ -99,6 +99,9 @@ export interface PebbleOptions {
   sections: Record<string, Record<string, string>>;
 }
 
+/** RocksDB's names that Pebble renames in a [CFOptions "default"] section. */
+const CF_DEFAULT_KEYS: Record<string, string> = { comparator: "comparer", merge_operator: "merger" };
+
 /** Parse Pebble's OPTIONS text. Throws on a file over the text-size cap. */
 export function parsePebbleOptions(path: string, file: string): PebbleOptions {
   const size = statSync(path).size;
@@ -106,21 +109,26 @@ export function parsePebbleOptions(path: string, file: string): PebbleOptions {
   const text = readFileSync(path, "latin1");
   const out: PebbleOptions = { path, file, options: {}, levels: {}, sections: {} };
   let section: Record<string, string> | undefined;
+  let cfDefault = false;
   for (const raw of text.split("\n")) {
     const line = raw.trim();
     if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
     const h = /^\[(.*)\]$/.exec(line);
     if (h) {
       const name = h[1]!;
-      const lv = /^Level "(\d+)"$/.exec(name);
-      if (name === "Options") section = out.options;
-      else if (lv) section = out.levels[Number(lv[1])] = {};
-      else section = out.sections[name] = {};
+      // Pebble reads RocksDB's [CFOptions "default"] as its [Options] (options.go parseOptions)
+      cfDefault = name === 'CFOptions "default"';
+      const lv = /^Level\s*"?(\d+)"?\s*$/.exec(name);
+      if (name === "Options" || cfDefault) section = out.options;
+      else if (lv) section = out.levels[Number(lv[1])] ??= {};
+      else section = out.sections[name] ??= {};
       continue;
     }
     const eq = line.indexOf("=");
     if (eq < 0 || !section) continue;
-    section[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+    let key = line.slice(0, eq).trim();
+    if (cfDefault) key = CF_DEFAULT_KEYS[key] ?? key;
+    section[key] = line.slice(eq + 1).trim();
   }
   out.pebbleVersion = out.sections["Version"]?.["pebble_version"];
   return out;

@@ -3,9 +3,9 @@
  * RocksDB's (version_edit.ts). Pebble keeps LevelDB's tags 1-9 and RocksDB's NewFile2-4 (100, 102, 103),
  * has no column families (tags 200-203 are corruption to Pebble), and reuses or adds:
  *
- *   10  ExciseBoundsRecord   lenprefixed start, lenprefixed end, uvarint boundary kind, uvarint seqno
- *                            (RocksDB's tag 10 is MinLogNumberToKeep: the numbers collide)
- *   11  TableMarkedForCompaction  uvarint level, uvarint table number
+ *   10  ExciseBoundsRecord   lenprefixed start, lenprefixed end, uvarint boundary kind (0 exclusive,
+ *                            1 inclusive end), uvarint seqno (RocksDB's tag 10 is MinLogNumberToKeep)
+ *   11  TableMarkedForCompaction  uvarint level, uvarint table number (a live table; the replay marks it)
  *   103 NewFile4 / 104 NewFile5  NewFile5 adds range keys: after the size, one marker byte
  *                            (bit 0: has point keys, bit 1: smallest bound is a point key, bit 2: largest
  *                            is), point bounds if bit 0, then the range-key bounds; then seqnos and
@@ -150,8 +150,9 @@ function decodeCustomFields(c: Cursor, f: NewFileEntry): void {
         for (let i = 0; i < n; i++) {
           const blobFileId = getVarint64Number(c);
           const valueSize = getVarint64Number(c);
-          if (tag === Custom.BlobReferences2) getVarint64Number(c); // backing value size
-          f.blobReferences.push({ blobFileId, valueSize });
+          if (tag === Custom.BlobReferences2)
+            f.blobReferences.push({ blobFileId, valueSize, backingValueSize: getVarint64Number(c) });
+          else f.blobReferences.push({ blobFileId, valueSize });
         }
         break;
       }
@@ -199,20 +200,18 @@ const PEBBLE_EDIT: EditFormat = {
     ],
     [
       PebbleTag.ExciseBoundsRecord,
-      editField("excise bounds", (c, e, tag) => {
-        getLengthPrefixed(c);
-        getLengthPrefixed(c);
-        getVarint64Number(c);
-        getSeq(c);
-        e.ignoredTags.push(tag);
+      editField("excise bounds", (c, e) => {
+        const start = getLengthPrefixed(c);
+        const end = getLengthPrefixed(c);
+        // base.BoundaryKind: 0 exclusive, 1 inclusive
+        const kind = getVarint64Number(c);
+        (e.excises ??= []).push({ start, end, endInclusive: kind === 1, seqno: getSeq(c) });
       }),
     ],
     [
       PebbleTag.TableMarkedForCompaction,
-      editField("table marked for compaction", (c, e, tag) => {
-        getVarint32(c);
-        getVarint64Number(c);
-        e.ignoredTags.push(tag);
+      editField("table marked for compaction", (c, e) => {
+        (e.tablesMarkedForCompaction ??= []).push({ level: getLevel(c), fileNumber: getVarint64Number(c) });
       }),
     ],
     [PebbleTag.NewFile, newFile],

@@ -16,13 +16,16 @@ import {
   readMarkers,
 } from "./pebble_store.js";
 import { gethEvidenceForPebble } from "./pebble_geth.js";
+import { pebbleOptionsModel } from "./pebble_options.js";
+import { readRemoteCatalog } from "./pebble_remote_catalog.js";
 import type { LiveFiles, StoreRead } from "./store_read.js";
 
 /**
  * A Pebble store (pebble_store.ts): its markers (the current MANIFEST, the format major version) and
  * Pebble's OPTIONS. Whose store it is waits for geth evidence (recognisePebbleGeth).
  */
-export function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
+export function recognisePebble(s: StoreRead): boolean {
+  const { dir, names, inst, F } = s;
   if (!looksLikePebble(dir, names)) return false;
   inst.engine = "pebble";
   const markers = readMarkers(names);
@@ -33,6 +36,15 @@ export function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
     formatMajorVersionName: fmv !== undefined ? formatMajorVersionName(fmv) : undefined,
     manifestMarker: manifest ? markers.get("manifest")!.file : undefined,
   };
+  s.remote = readRemoteCatalog(dir, markers);
+  if (s.remote?.problem)
+    F.push({
+      severity: "error",
+      code: "remote-catalog-corrupt",
+      file: join(dir, s.remote.file),
+      offset: s.remote.problem.offset,
+      message: `remote object catalog: ${s.remote.problem.message}`,
+    });
   const opt = newestOptionsFile(dir, names);
   if (opt) {
     try {
@@ -44,6 +56,8 @@ export function recognisePebble({ dir, names, inst, F }: StoreRead): boolean {
         options: o.options,
         levels: o.levels,
       };
+      // the knob analysis, check and the layout flags read Pebble's options as RocksDB's (pebble_options.ts)
+      inst.options = pebbleOptionsModel(o);
     } catch (e) {
       F.push({
         severity: "error",

@@ -5,6 +5,7 @@
 import { relative } from "node:path";
 import type { NewFileEntry } from "./version_edit.js";
 import type { Finding, InstanceModel, SstFileModel } from "./model.js";
+import type { RemoteCatalog } from "./pebble_remote_catalog.js";
 
 /** One store directory being read: where it is, what it holds, and the model being filled in. */
 export interface StoreRead {
@@ -14,6 +15,8 @@ export interface StoreRead {
   inst: InstanceModel;
   /** inst.findings */
   F: Finding[];
+  /** Pebble: objects kept on remote storage (its remote object catalog), by file number. */
+  remote?: RemoteCatalog;
 }
 
 /** Live files the MANIFEST names, and which of the files on disk it references. */

@@ -89,8 +89,11 @@ export interface NewFileEntry {
   rangeKeyBounds?: { smallest: InternalKey; largest: InternalKey };
   /** Pebble (NewFile5): false when the table holds range keys only. */
   hasPointKeys?: boolean;
-  /** Pebble: values of this table kept in blob files (blob file id, value bytes referenced). */
-  blobReferences?: { blobFileId: number; valueSize: number }[];
+  /**
+   * Pebble: values of this table kept in blob files (blob file id, value bytes referenced; for a
+   * virtual table, also the value bytes its backing table references, custom field 70).
+   */
+  blobReferences?: { blobFileId: number; valueSize: number; backingValueSize?: number }[];
 }
 
 export interface BlobFileAdditionEntry {
@@ -139,6 +142,10 @@ export interface VersionEdit {
   /** Pebble: blob files (value separation) added and deleted, by blob file id. */
   newBlobFiles?: PebbleBlobFile[];
   deletedBlobFiles?: { blobFileId: number; fileNumber: number }[];
+  /** Pebble: live tables this edit marks for compaction (tag 11). */
+  tablesMarkedForCompaction?: { level: number; fileNumber: number }[];
+  /** Pebble: the key ranges an excise removed (tag 10; the files it changed are this edit's own). */
+  excises?: { start: Uint8Array; end: Uint8Array; endInclusive: boolean; seqno: number }[];
 }
 
 /** A Pebble blob file as its MANIFEST entry records it. */

@@ -20,6 +20,10 @@ export enum BlockKind {
   RangeDeletion = "range deletion",
   /** Pebble: range keys (RANGEKEYSET / UNSET / DEL). */
   RangeKey = "range-key",
+  /** Pebble: the index of a table's value blocks ("pebble.value_index"). */
+  PebbleValueIndex = "value index",
+  /** Pebble: a block of values that data blocks point to with value handles. */
+  PebbleValueBlock = "value",
   CompressionDictionary = "compression dictionary",
   HashIndexMeta = "hash index meta block",
   /** A meta block this reader only checks (its name says what it is). */
@@ -37,6 +41,8 @@ export const META_RANGE_DEL = "rocksdb.range_del";
 export const META_RANGE_DEL2 = "rocksdb.range_del2";
 /** Pebble's range-key block (pebble.ts). */
 export const META_PEBBLE_RANGE_KEY = "pebble.range_key";
+/** Pebble's value-block index (pebble_value_blocks.ts). */
+export const META_PEBBLE_VALUE_INDEX = "pebble.value_index";
 export const FULL_FILTER_PREFIX = "fullfilter.";
 export const PARTITIONED_FILTER_PREFIX = "partitionedfilter.";
 export const BLOCK_BASED_FILTER_PREFIX = "filter.";
@@ -48,6 +54,7 @@ export function metaBlockKind(name: string): BlockKind {
   if (name === META_COMPRESSION_DICT) return BlockKind.CompressionDictionary;
   if (name === META_RANGE_DEL || name === META_RANGE_DEL2) return BlockKind.RangeDeletion;
   if (name === META_PEBBLE_RANGE_KEY) return BlockKind.RangeKey;
+  if (name === META_PEBBLE_VALUE_INDEX) return BlockKind.PebbleValueIndex;
   if (name.startsWith(PARTITIONED_FILTER_PREFIX)) return BlockKind.FilterPartitionIndex;
   if (name.startsWith(FULL_FILTER_PREFIX) || name.startsWith(BLOCK_BASED_FILTER_PREFIX))
     return BlockKind.Filter;

@@ -42,12 +42,14 @@ export interface EntryView {
 export interface DataEntryCursor extends EntryView {
   blockHandle: BlockHandle | undefined;
   readonly entryOffset: number;
-  /** Pebble: the value lives in a value block (not resolved; see declaredValueLength). */
+  /** Pebble: the value lives in a value block (resolved when the table's value blocks are read). */
   readonly valueInValueBlock: boolean;
-  /** Pebble (v6)+: the value lives in a blob file (not resolved; see declaredValueLength). */
+  /** Pebble (v6)+: the value lives in a blob file (resolved when the store's blob files are attached). */
   readonly valueInBlobFile: boolean;
   /** The value's length as written (for an external value, the length its handle declares). */
   readonly declaredValueLength: number;
+  /** Pebble: resolve values behind handles whose source is known (off: walks that only count). */
+  resolveValues: boolean;
   /** Point at a data block's decoded bytes (`handle`: the block's, for EntryView.blockHandle). */
   load(data: Buffer, origin: BlockOrigin, handle?: BlockHandle): this;
   next(): boolean;
@@ -62,12 +64,18 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
   blockHandle: BlockHandle | undefined;
   /** Set for Pebble tables: next() normalises kinds and strips value prefixes. */
   readonly pebble: PebbleEntries | undefined;
-  /** Pebble: the last entry's value lives in a value block (not resolved; see declaredValueLength). */
+  /**
+   * Pebble: the last entry's value lives in a value block or a blob file. When its source is known
+   * (PebbleEntries.valueBlocks / blobValues) and `resolveValues` is on, data/valueOffset/valueLength
+   * are the value itself; otherwise they are the handle's bytes (declaredValueLength: its length).
+   */
   valueInValueBlock = false;
-  /** Pebble: the last entry's value lives in a blob file (not resolved; see declaredValueLength). */
+  /** Pebble: the last entry's value lives in a blob file (see valueInValueBlock). */
   valueInBlobFile = false;
   /** Pebble: the value's length as written (for a value-block value, the length its handle declares). */
   declaredValueLength = 0;
+  /** Resolve values behind handles (off only for walks that count entries and never look at values). */
+  resolveValues = true;
   constructor(pebble?: PebbleEntries) {
     super();
     this.pebble = pebble;
@@ -81,6 +89,8 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
     return this.block.corrupt(what, at);
   }
   override next(): boolean {
+    // a resolved value pointed `data` elsewhere; entries are decoded from the data block
+    if (this.data !== this.block.data) this.data = this.block.data;
     if (!super.next()) return false;
     const p = this.pebble;
     if (p === undefined || this.keyLength < 8) return true;
@@ -97,13 +107,39 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
       } catch (err) {
         throw this.block.corrupt((err as Error).message, this.entryOffset);
       }
-      this.valueInValueBlock = v.where === "value-block";
-      this.valueInBlobFile = v.where === "blob-file";
-      this.valueOffset = v.offset;
-      this.valueLength = v.where === "in-place" ? v.length : this.valueLength - 1;
       this.declaredValueLength = v.length;
+      if (v.where === "in-place") {
+        this.valueOffset = v.offset;
+        this.valueLength = v.length;
+      } else {
+        this.valueInValueBlock = v.where === "value-block";
+        this.valueInBlobFile = v.where === "blob-file";
+        const end = this.valueOffset + this.valueLength;
+        this.valueOffset = v.offset;
+        this.valueLength = end - v.offset;
+        if (this.resolveValues) this.resolve(p, v.where, end);
+      }
     } else this.declaredValueLength = this.valueLength;
     return true;
+  }
+  /**
+   * Point data/valueOffset/valueLength at the value a handle names: a value block of the table, or a
+   * blob file of the store (when the caller attached the store's blob files).
+   */
+  private resolve(p: PebbleEntries, where: "value-block" | "blob-file", handleEnd: number): void {
+    const source = where === "value-block" ? p.valueBlocks : p.blobValues;
+    if (!source) return;
+    let r;
+    try {
+      r = source.resolve(this.data, this.valueOffset, handleEnd);
+    } catch (err) {
+      if (err instanceof RangeError)
+        throw this.block.corrupt(`value handle: ${err.message}`, this.entryOffset);
+      throw err;
+    }
+    this.data = r.data;
+    this.valueOffset = r.offset;
+    this.valueLength = r.length;
   }
   get userKeyLength(): number {
     return this.keyLength - 8;

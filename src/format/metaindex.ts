@@ -11,6 +11,8 @@ import type { TableBlocks } from "./table_blocks.js";
 export interface MetaBlockEntry {
   name: string;
   handle: BlockHandle;
+  /** Bytes after the handle in the entry's value (Pebble's value index appends three; a copy). */
+  trailing?: Buffer;
 }
 
 export function decodeMetaindex(blocks: TableBlocks, block: Block, offset: number): MetaBlockEntry[] {
@@ -20,7 +22,9 @@ export function decodeMetaindex(blocks: TableBlocks, block: Block, offset: numbe
     while (c.next()) {
       const name = c.key.toString("latin1", 0, c.keyLength);
       const hc = makeCursor(c.data, c.valueOffset, c.valueOffset + c.valueLength);
-      out.push({ name, handle: decodeBlockHandle(hc) });
+      const entry: MetaBlockEntry = { name, handle: decodeBlockHandle(hc) };
+      if (hc.pos < hc.end) entry.trailing = Buffer.from(c.data.subarray(hc.pos, hc.end));
+      out.push(entry);
     }
   });
   return out;

@@ -21,6 +21,7 @@
  */
 import { cursor, getVarint32 } from "../util/coding.js";
 import { ValueType } from "../base/internal_key.js";
+import type { PebbleValueBlocks } from "./pebble_value_blocks.js";
 
 /** Bytes f0 9f aa b3 f0 9f aa b3 (UTF-8 of U+1FAB3, a cockroach, twice), read as a little-endian uint64. */
 export const PEBBLE_MAGIC = 0xb3aa9ff0b3aa9ff0n;
@@ -38,7 +39,6 @@ export function pebbleFormatName(version: number): string {
 
 /** Meta blocks that only Pebble writes (sstable/table.go). */
 export const PEBBLE_RANGE_KEY_BLOCK = "pebble.range_key";
-export const PEBBLE_VALUE_INDEX_BLOCK = "pebble.value_index";
 /** Pebble names its range-deletion block "rocksdb.range_del2"; RocksDB's is "rocksdb.range_del". */
 export const RANGE_DEL_BLOCKS = ["rocksdb.range_del", "rocksdb.range_del2"] as const;
 
@@ -96,6 +96,10 @@ export function pebbleKindName(trailerKind: number): string {
  */
 export interface PebbleEntries {
   valuePrefix: boolean;
+  /** The table's value blocks, when its metaindex lists a value index: values are resolved through it. */
+  valueBlocks?: PebbleValueBlocks;
+  /** The store's blob files for this table, when the caller attached them (SstTable.attachBlobValues). */
+  blobValues?: PebbleBlobValues;
 }
 
 /**
@@ -125,27 +129,60 @@ export interface PrefixedValue {
   where: "in-place" | "value-block" | "blob-file";
   /** Length of the user value (for handles: the length the handle declares). */
   length: number;
-  /** In place: offset of the value bytes after the prefix. */
+  /** In place: offset of the value bytes after the prefix; for handles: of the handle's bytes. */
   offset: number;
 }
 
 /**
  * Decode a prefixed SET value stored at data[offset, offset + length). Throws on an empty value or a
- * handle whose length varint is malformed.
+ * handle whose varints are malformed. A value-block handle starts with the value length
+ * (valblk.Handle: length, block number, offset in block); a blob handle with the reference index into
+ * the table's blob references, then the length (blob.InlineHandle: reference, length, block, value id).
  */
 export function decodePrefixedValue(data: Uint8Array, offset: number, length: number): PrefixedValue {
   if (length < 1) throw new Error("value without its Pebble value prefix");
   const prefix = data[offset]!;
   const kind = prefix & VALUE_KIND_MASK;
   if (kind === 0) return { where: "in-place", length: length - 1, offset: offset + 1 };
-  if (kind !== VALUE_KIND_VALUE_BLOCK_HANDLE && kind !== VALUE_KIND_BLOB_HANDLE)
-    throw new Error(`unknown Pebble value prefix 0x${prefix.toString(16)}`);
-  // both handles start with the value length as a uvarint (valblk.DecodeLenFromHandle)
-  const v = getVarint32(cursor(data, offset + 1, offset + length));
+  const c = cursor(data, offset + 1, offset + length);
+  if (kind === VALUE_KIND_VALUE_BLOCK_HANDLE)
+    return { where: "value-block", length: getVarint32(c), offset: offset + 1 };
+  if (kind === VALUE_KIND_BLOB_HANDLE) {
+    getVarint32(c); // reference index
+    return { where: "blob-file", length: getVarint32(c), offset: offset + 1 };
+  }
+  throw new Error(`unknown Pebble value prefix 0x${prefix.toString(16)}`);
+}
+
+/** A value's bytes: data[offset, offset + length). */
+export interface ResolvedValue {
+  data: Buffer;
+  offset: number;
+  length: number;
+}
+
+/** Where a table's blob handles point: supplied by the store (its MANIFEST names the blob files). */
+export interface PebbleBlobValues {
+  /** The value the blob handle at data[start, end) (after its prefix byte) names. */
+  resolve(data: Uint8Array, start: number, end: number): ResolvedValue;
+}
+
+/** A blob handle after its prefix byte (blob.InlineHandle): reference index, length, block, value id. */
+export interface BlobHandle {
+  /** Index into the table's blob references (its MANIFEST entry). */
+  reference: number;
+  length: number;
+  block: number;
+  valueId: number;
+}
+
+export function decodeBlobHandle(data: Uint8Array, start: number, end: number): BlobHandle {
+  const c = cursor(data, start, end);
   return {
-    where: kind === VALUE_KIND_VALUE_BLOCK_HANDLE ? "value-block" : "blob-file",
-    length: v,
-    offset: offset + 1,
+    reference: getVarint32(c),
+    length: getVarint32(c),
+    block: getVarint32(c),
+    valueId: getVarint32(c),
   };
 }
 

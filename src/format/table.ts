@@ -38,6 +38,7 @@ import {
   META_RANGE_DEL,
   META_RANGE_DEL2,
   META_PEBBLE_RANGE_KEY,
+  META_PEBBLE_VALUE_INDEX,
   metaBlockKind,
 } from "./block_kind.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
@@ -51,6 +52,7 @@ import {
   pebbleFormatName,
   pebbleKind,
   PebbleKind,
+  type PebbleBlobValues,
   type PebbleEntries,
   type RangeKeyCounts,
 } from "./pebble.js";
@@ -66,6 +68,8 @@ import {
 } from "./pebble/columnar.js";
 import { ColumnarIndexReader } from "./pebble/colblk_index.js";
 import { decodeKeyspanBlock, type KeyspanBlock } from "./pebble/colblk_keyspan.js";
+import { PebbleValueBlocks, valueIndexHandleOf } from "./pebble_value_blocks.js";
+import { wrapDecodeError } from "./errors.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./hash_index.js";
 import {
   compareUserKey,
@@ -177,7 +181,14 @@ interface TableFamily {
 
 function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
   if (footer.magic === "pebble" && isColumnar(footer.formatVersion))
-    return { format: "pebble", defaultComparator: "", leveldbHash: false, columnar: true };
+    return {
+      format: "pebble",
+      defaultComparator: "",
+      leveldbHash: false,
+      columnar: true,
+      // the columnar cursor strips value prefixes itself; it resolves values through these
+      pebbleEntries: { valuePrefix: true },
+    };
   if (footer.magic === "pebble")
     return {
       format: "pebble",
@@ -279,6 +290,7 @@ export class SstTable {
         );
     const propsHandle = this.meta(META_PROPERTIES) ?? this.meta(META_PROPERTIES_OLD);
     this.family = familyOf(this.footer, propsHandle !== undefined);
+    if (this.family.pebbleEntries) this.attachValueBlocks(this.family.pebbleEntries);
     this.format = this.family.format;
     file.codecs!.leveldb = this.format === "leveldb";
 
@@ -369,6 +381,30 @@ export class SstTable {
       while (c.next()) addProperty(props, c.key.toString("latin1", 0, c.keyLength), c.valueCopy());
     });
     return props;
+  }
+
+  /**
+   * Pebble: values in value blocks are resolved through the table's value index (read on first use).
+   * A malformed index entry is damage met when a value is resolved, not when the table opens.
+   */
+  private attachValueBlocks(p: PebbleEntries): void {
+    const entry = this.metaindex.find((m) => m.name === META_PEBBLE_VALUE_INDEX);
+    if (!entry) return;
+    let ih;
+    try {
+      ih = valueIndexHandleOf(entry);
+    } catch (err) {
+      wrapDecodeError(err, this.path, BlockKind.Metaindex, this.footer.metaindexHandle.offset);
+    }
+    p.valueBlocks = new PebbleValueBlocks(this.blocks, ih);
+  }
+
+  /**
+   * Pebble: resolve this table's blob handles (value separation) through the store's blob files. The
+   * table alone does not know them: its MANIFEST entry's blob references do.
+   */
+  attachBlobValues(source: PebbleBlobValues): void {
+    if (this.family.pebbleEntries) this.family.pebbleEntries.blobValues = source;
   }
 
   /** Pebble's row tables: how their entries differ (undefined for RocksDB and LevelDB tables). */
@@ -557,7 +593,9 @@ export class SstTable {
    * the table's key schema); refused with one line for a columnar table whose key schema is unknown.
    */
   newDataCursor(): DataEntryCursor {
-    return this.columnar ? this.columnar.dataCursor() : new DataCursor(this.family.pebbleEntries);
+    return this.columnar
+      ? this.columnar.dataCursor(this.family.pebbleEntries)
+      : new DataCursor(this.family.pebbleEntries);
   }
 
   /**
@@ -572,7 +610,7 @@ export class SstTable {
     const pebble = this.family.pebbleEntries;
     return new DataBlockReader(
       this.blocks,
-      columnar ? () => columnar.dataCursor() : () => new DataCursor(pebble),
+      columnar ? () => columnar.dataCursor(pebble) : () => new DataCursor(pebble),
     );
   }
 
@@ -640,6 +678,8 @@ export class SstTable {
     each(BlockKind.IndexPartition, () => this.index.partitions(), this.indexHandle);
     const fh = this.filter.metaBlock ? this.meta(this.filter.metaBlock) : undefined;
     if (fh) each(BlockKind.FilterPartition, () => this.filterReader.partitions(), fh);
+    const vb = this.family.pebbleEntries?.valueBlocks;
+    if (vb) each(BlockKind.PebbleValueBlock, () => vb.handles(), vb.indexHandle.handle);
     return { blocks, bytes };
   }
 

@@ -89,6 +89,8 @@ export function scanTable(
   // Pebble (row or columnar): a value in a value block or blob file counts by its declared length
   const pebble = t.format === "pebble";
   const c = t.newDataCursor();
+  // counting alone needs no value bytes: a value behind a handle counts by its declared length
+  c.resolveValues = visitor !== undefined;
   let stopped = false;
   const range = opts.blocks;
   let blockNo = -1;

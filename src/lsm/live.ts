@@ -15,6 +15,7 @@
 import { join } from "node:path";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { openTable } from "../format/table.js";
+import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -68,8 +69,10 @@ export function openLiveSources(
   requireBytewise(cf);
   const rangeDels: RangeTombstone[] = [];
   const runs: Run[] = [];
+  const blobs = inst.engine === "pebble" ? new PebbleBlobStore(cf) : undefined;
   const close = () => {
     for (const r of runs) r.close();
+    blobs?.close();
   };
   // a table's key range covers its range tombstones too: tables outside the range hold nothing for it
   const loHex = range?.lo.toString("hex");
@@ -91,8 +94,10 @@ export function openLiveSources(
     }
     const tableRuns = levelRuns(levels);
     const readAhead = mergeReadAhead(tableRuns.length);
+    // Pebble: values separated into blob files are read from them (the MANIFEST's blob references)
+    const source = blobs && !blobs.empty ? withBlobValues(uncachedTables({ readAhead }), blobs) : undefined;
     for (const files of tableRuns)
-      runs.push(new TableRun(files, range?.lo, range?.hi, blocks, undefined, readAhead));
+      runs.push(new TableRun(files, range?.lo, range?.hi, blocks, source, readAhead));
     const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
     rangeDels.push(...wal.rangeDels);
     // the memtable layer comes sorted: key ascending, newest first
@@ -209,9 +214,24 @@ export function readLiveValue(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   key: Buffer,
-  tables: TableSource = uncachedTables({ verifyChecksums: true }),
+  source: TableSource = uncachedTables({ verifyChecksums: true }),
 ): Buffer | undefined {
   requireBytewise(cf);
+  // Pebble: a value separated into a blob file is read from it (the MANIFEST's blob references)
+  const blobs = inst.engine === "pebble" && cf.pebbleBlobFiles?.length ? new PebbleBlobStore(cf) : undefined;
+  try {
+    return readLiveValueFrom(inst, cf, key, blobs ? withBlobValues(source, blobs) : source);
+  } finally {
+    blobs?.close();
+  }
+}
+
+function readLiveValueFrom(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  key: Buffer,
+  tables: TableSource,
+): Buffer | undefined {
   const version = Version.of(cf.levels);
   const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });

@@ -114,6 +114,11 @@ export interface Run {
   data: Uint8Array;
   vOff: number;
   vLen: number;
+  /**
+   * The value's length as a Get returns it: vLen, or for a Pebble value still behind a handle (a blob
+   * file the caller did not attach), the length the handle declares.
+   */
+  vSize: number;
   /** Current data block (undefined for the WAL layer). */
   path: string | undefined;
   block: BlockHandle | undefined;
@@ -139,6 +144,7 @@ export class TableRun implements Run {
   data: Uint8Array = Buffer.alloc(0);
   vOff = 0;
   vLen = 0;
+  vSize = 0;
   path: string | undefined;
   block: BlockHandle | undefined;
 
@@ -208,6 +214,7 @@ export class TableRun implements Run {
         noteGone(f.path);
         continue;
       }
+      this.tables.prepare?.(t);
       this.path = t.path;
       try {
         this.index = this.blockList(t);
@@ -310,6 +317,7 @@ export class TableRun implements Run {
     this.data = c.data;
     this.vOff = c.valueOffset;
     this.vLen = c.valueLength;
+    this.vSize = c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength;
     return true;
   }
 
@@ -349,6 +357,7 @@ export class MemRun implements Run {
   data: Uint8Array = Buffer.alloc(0);
   vOff = 0;
   vLen = 0;
+  vSize = 0;
   path: string | undefined = undefined;
   block: BlockHandle | undefined = undefined;
   private i = -1;
@@ -364,6 +373,7 @@ export class MemRun implements Run {
     this.data = e.value;
     this.vOff = 0;
     this.vLen = e.value.length;
+    this.vSize = this.vLen;
     return true;
   }
   close(): void {

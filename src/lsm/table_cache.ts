@@ -15,6 +15,11 @@ import { openTable, type OpenTableOptions, type SstTable } from "../format/table
 export interface TableSource {
   acquire(path: string, readAhead?: number): SstTable;
   release(table: SstTable): void;
+  /**
+   * Called on every table a run reads, acquired here or opened by the run itself (a lean run: see
+   * TableRun), before its first block: e.g. to give a Pebble table its store's blob files.
+   */
+  prepare?(table: SstTable): void;
 }
 
 /** No caching: open on acquire, close on release. */

@@ -89,6 +89,12 @@ export async function verifyStore(model: DatadirModel, opts: VerifyOptions = {})
           items.push({ kind: "blob", path: b.path, bytes: b.diskSize ?? b.recordBytes });
           owner.push(inst);
         }
+      for (const b of cf.pebbleBlobFiles ?? [])
+        if (b.present) {
+          const bytes = b.diskSize ?? b.fileSize;
+          items.push({ kind: "pebble-blob", path: b.path, bytes, valueBytes: b.valueBytes });
+          owner.push(inst);
+        }
     }
   }
   // largest first, so no thread is left with one big file at the end

@@ -5,10 +5,13 @@
  */
 import { openTable, type SstTable } from "../format/table.js";
 import { verifyBlobRecords } from "../datadir/blob_file.js";
+import { verifyPebbleBlob } from "./verify_pebble_blob.js";
 
 export interface VerifyItem {
-  kind: "table" | "blob";
+  kind: "table" | "blob" | "pebble-blob";
   path: string;
+  /** Pebble blob files: the value bytes the MANIFEST records (checked against the file's values). */
+  valueBytes?: number;
   /** File size: the progress unit. */
   bytes: number;
 }
@@ -31,6 +34,7 @@ const READ_AHEAD = 256 * 1024;
 
 export function verifyItem(item: VerifyItem): VerifyItemResult {
   const out: VerifyItemResult = { kind: item.kind, path: item.path, units: 0, entries: 0, bytes: 0 };
+  if (item.kind === "pebble-blob") return verifyPebbleBlob(item);
   if (item.kind === "blob") {
     try {
       const r = verifyBlobRecords(item.path);

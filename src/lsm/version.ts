@@ -121,6 +121,7 @@ export class Version<F extends LiveFile = LiveFile> {
       if (file.present === false) continue;
       const t = tables.acquire(file.path);
       try {
+        tables.prepare?.(t);
         const result = t.get(key);
         if (result.found) return { result, file };
       } finally {

@@ -127,36 +127,39 @@ export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): Pro
     });
   const o = cf.options;
   const t = o?.table;
-  const options: ProbeCfOptions = o
-    ? {
-        source: instance.options?.path ?? "OPTIONS",
-        filterPolicy: t?.filterPolicy.raw ?? "nullptr",
-        wholeKeyFiltering: t?.wholeKeyFiltering ?? true,
-        optimizeFiltersForHits: o.optimizeFiltersForHits ?? false,
-        prefixExtractor: o.prefixExtractor,
-        cacheIndexAndFilterBlocks: t?.cacheIndexAndFilterBlocks,
-        blockSize: t?.blockSize,
-        formatVersion: t?.formatVersion,
-        indexType: t?.indexType,
-        compression: o.compression,
-        enableBlobFiles: o.blob.enableBlobFiles,
-      }
-    : instance.engine === "pebble"
+  // Pebble: the filter policy of its OPTIONS' levels, as Pebble's reader consults it
+  const options: ProbeCfOptions =
+    instance.engine === "pebble"
       ? pebbleProbeOptions(instance)
-      : instance.engine === "leveldb"
+      : o
         ? {
-            source:
-              "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
-            filterPolicy: "leveldb.BuiltinBloomFilter2",
-            wholeKeyFiltering: true,
-            optimizeFiltersForHits: false,
+            source: instance.options?.path ?? "OPTIONS",
+            filterPolicy: t?.filterPolicy.raw ?? "nullptr",
+            wholeKeyFiltering: t?.wholeKeyFiltering ?? true,
+            optimizeFiltersForHits: o.optimizeFiltersForHits ?? false,
+            prefixExtractor: o.prefixExtractor,
+            cacheIndexAndFilterBlocks: t?.cacheIndexAndFilterBlocks,
+            blockSize: t?.blockSize,
+            formatVersion: t?.formatVersion,
+            indexType: t?.indexType,
+            compression: o.compression,
+            enableBlobFiles: o.blob.enableBlobFiles,
           }
-        : {
-            source: "none (no OPTIONS file for this column family; the reader consults the tables' filters)",
-            filterPolicy: "unknown",
-            wholeKeyFiltering: true,
-            optimizeFiltersForHits: false,
-          };
+        : instance.engine === "leveldb"
+          ? {
+              source:
+                "leveldb (no OPTIONS file; the tables' own bloom filters are consulted, as geth configures bloom(10))",
+              filterPolicy: "leveldb.BuiltinBloomFilter2",
+              wholeKeyFiltering: true,
+              optimizeFiltersForHits: false,
+            }
+          : {
+              source:
+                "none (no OPTIONS file for this column family; the reader consults the tables' filters)",
+              filterPolicy: "unknown",
+              wholeKeyFiltering: true,
+              optimizeFiltersForHits: false,
+            };
   const blobFiles: Record<string, string> = {};
   for (const b of cf.blobFiles) blobFiles[String(b.fileNumber)] = b.path;
   return {

@@ -26,6 +26,7 @@ import { freezerLines } from "../freezer/render.js";
 import { int, pct, plural } from "../util/words.js";
 import { table } from "../util/text_table.js";
 import { instanceLabel } from "../datadir/names.js";
+import { pebbleCfLines } from "./pebble_render.js";
 
 const e = escapeText;
 
@@ -119,18 +120,25 @@ function knobRows(c: CfReport): string[][] {
   if (cfg?.prefixExtractor !== undefined && cfg.prefixExtractor !== "nullptr")
     rows.push(["prefix extractor", e(cfg.prefixExtractor), ""]);
   const lb = c.layout.blob;
-  if (blob?.enableBlobFiles || lb.files > 0)
+  // Pebble's value separation: its OPTIONS name no blob compression; its blob files have no records
+  const pebbleBlobs = c.cf.pebbleBlobFiles;
+  if (blob?.enableBlobFiles || lb.files > 0 || pebbleBlobs?.length)
     rows.push([
       "blob files",
       blob?.enableBlobFiles
-        ? `on, min ${blob.minBlobSize ?? 0} B, ${e(blob.blobCompression ?? "NoCompression")}${blob.enableBlobGarbageCollection ? ", GC" : ""}`
+        ? `on, min ${blob.minBlobSize ?? 0} B` +
+          (cfg?.tableFactory === "pebble"
+            ? ""
+            : `, ${e(blob.blobCompression ?? "NoCompression")}${blob.enableBlobGarbageCollection ? ", GC" : ""}`)
         : blob
           ? "off"
           : no,
       lb.files > 0
         ? `${plural(lb.files, "file")} ${formatBytes(lb.fileBytes)}, ${plural(lb.blobs, "record")} ${formatBytes(lb.recordBytes)}, garbage ${formatBytes(lb.garbageRecordBytes)} (${pct(lb.garbageShare)})` +
           (lb.missing ? `, ${lb.missing} missing` : "")
-        : "none",
+        : pebbleBlobs?.length
+          ? `${plural(pebbleBlobs.length, "file")} ${formatBytes(lb.fileBytes)}, values ${formatBytes(pebbleBlobs.reduce((n, b) => n + b.valueBytes, 0))}`
+          : "none",
     ]);
   return rows;
 }
@@ -271,7 +279,9 @@ export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
   const entries = L.files > 0 ? ` · ${n === null ? "unknown entries" : plural(n, "entry", "entries")}` : "";
   out.push(
     `── ${e(c.cf.displayName)}  (cf ${c.cf.id}${c.cf.name !== c.cf.displayName ? `, name ${e(c.cf.name)}` : ""}) · ${plural(L.files, "SST")} · ${formatBytes(L.bytes)}${entries}` +
-      (L.blob.files ? ` · ${plural(L.blob.files, "blob file")} ${formatBytes(L.blob.fileBytes)}` : "") +
+      (c.cf.totals.blobFiles
+        ? ` · ${plural(c.cf.totals.blobFiles, "blob file")} ${formatBytes(L.blob.fileBytes)}`
+        : "") +
       ` · total ${formatBytes(L.bytes + L.blob.fileBytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
@@ -283,6 +293,7 @@ export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
     out.push(`  ${placementText(L)}`);
     out.push(`    (${placementDefinition(L.placement!)})`);
   }
+  out.push(...pebbleCfLines(c.cf));
   if (L.unflushedWrites > 0) out.push(`  unflushed writes in live WALs: ${int(L.unflushedWrites)}`);
   if (c.keyCategories && c.keyCategories.length)
     out.push(
@@ -330,7 +341,8 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
   }
   const parts: string[] = [];
   if (i.manifest) parts.push(`${e(i.manifest.file)} (last sequence ${int(i.manifest.lastSequence)})`);
-  if (i.options)
+  // a Pebble store's OPTIONS file is named below, with Pebble's version of its format
+  if (i.options && i.engine !== "pebble")
     parts.push(
       `${e(i.options.file)}${i.options.rocksdbVersion ? ` written by RocksDB ${e(i.options.rocksdbVersion)}` : ""}`,
     );

@@ -170,6 +170,8 @@ interface LiveRecord {
   data: Buffer;
   valueOffset: number;
   valueLength: number;
+  /** The length a Get returns: valueLength, or for a value behind a Pebble handle left unresolved, its declared length. */
+  valueSize: number;
 }
 
 /**
@@ -187,7 +189,7 @@ function measureRecord(
   rec.live++;
   const kl = r.keyLength;
   if (measured) {
-    let vSize: number | undefined = r.valueLength;
+    let vSize: number | undefined = r.valueSize;
     if (r.type === ValueType.BlobIndex) {
       let bi: BlobIndex | undefined;
       try {
@@ -300,6 +302,7 @@ function measureBlock(
       data: c.data,
       valueOffset: c.valueOffset,
       valueLength: c.valueLength,
+      valueSize: c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength,
     };
     const atMax = measureRecord(s, rec, live, roles, lookup, true);
     if (atMax > 0) {
@@ -347,6 +350,7 @@ function measureWal(
       data: e.value,
       valueOffset: 0,
       valueLength: e.value.length,
+      valueSize: e.value.length,
     };
     measureRecord(s, s.walRec, live, roles, lookup, measured);
   }

@@ -214,7 +214,7 @@ class TaskScan implements BlockSink, NewestVisitor {
       return;
     }
     this.live++;
-    let vSize: number | undefined = r.vLen;
+    let vSize: number | undefined = r.vSize;
     if (type === ValueType.BlobIndex) {
       let bi: BlobIndex | undefined;
       try {

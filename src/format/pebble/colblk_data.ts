@@ -21,7 +21,7 @@ import type { BlockOrigin } from "../block.js";
 import type { BlockHandle } from "../handle.js";
 import { internalKeySeqno } from "../../base/internal_key.js";
 import type { DataEntryCursor } from "../data_block.js";
-import { pebbleAsValueType } from "../pebble.js";
+import { pebbleAsValueType, type PebbleEntries } from "../pebble.js";
 import { ColumnarBlock, type Bitmap, type RawBytes, type Uints } from "./colblk.js";
 import type { BlockKeys, KeySchema } from "./key_schema.js";
 
@@ -73,7 +73,13 @@ export class ColumnarDataCursor implements DataEntryCursor {
   /** Rows of the current block. */
   rows = 0;
 
+  /** Resolve values behind handles whose source is known (PebbleEntries); off for counting walks. */
+  resolveValues = true;
   private readonly schema: KeySchema;
+  /** The table's value blocks and, when the store attached them, its blob files. */
+  private readonly pebble: PebbleEntries | undefined;
+  /** The block's bytes (`data` points elsewhere while a resolved value is current). */
+  private block: Buffer = Buffer.alloc(0);
   private origin: BlockOrigin = { file: "", kind: "", offset: 0 };
   private keys!: BlockKeys;
   private trailers!: Uints;
@@ -81,14 +87,16 @@ export class ColumnarDataCursor implements DataEntryCursor {
   private external!: Bitmap;
   private maxKeyLength = 0;
 
-  constructor(schema: KeySchema) {
+  constructor(schema: KeySchema, pebble?: PebbleEntries) {
     this.schema = schema;
+    this.pebble = pebble;
   }
 
   load(data: Buffer, origin: BlockOrigin, handle?: BlockHandle): this {
     this.origin = origin;
     this.blockHandle = handle;
     this.data = data;
+    this.block = data;
     this.entryOffset = -1;
     this.keyLength = 0;
     try {
@@ -155,6 +163,7 @@ export class ColumnarDataCursor implements DataEntryCursor {
     v.bounds(row);
     const s = v.s;
     const e = v.e;
+    this.data = this.block;
     if (this.external.at(row)) {
       this.declaredValueLength = externalValueLength(this.data, s, e);
       const kind = externalValueKind(this.data[s]!);
@@ -162,6 +171,7 @@ export class ColumnarDataCursor implements DataEntryCursor {
       this.valueInBlobFile = kind === BLOB_HANDLE;
       this.valueOffset = s + 1;
       this.valueLength = e - s - 1;
+      if (this.resolveValues && this.pebble) this.resolve(this.pebble, e);
     } else {
       this.valueInValueBlock = false;
       this.valueInBlobFile = false;
@@ -169,6 +179,16 @@ export class ColumnarDataCursor implements DataEntryCursor {
       this.valueLength = e - s;
       this.declaredValueLength = e - s;
     }
+  }
+
+  /** Point data/valueOffset/valueLength at the value the current handle names, when its source is known. */
+  private resolve(p: PebbleEntries, end: number): void {
+    const source = this.valueInValueBlock ? p.valueBlocks : this.valueInBlobFile ? p.blobValues : undefined;
+    if (!source) return;
+    const r = source.resolve(this.block, this.valueOffset, end);
+    this.data = r.data;
+    this.valueOffset = r.offset;
+    this.valueLength = r.length;
   }
 
   next(): boolean {

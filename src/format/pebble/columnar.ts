@@ -16,7 +16,7 @@ import { decodeBlockHandle } from "../handle.js";
 import type { MetaBlockEntry } from "../metaindex.js";
 import type { TableBlocks } from "../table_blocks.js";
 import type { BlockHandle } from "../handle.js";
-import { pebbleFormatName } from "../pebble.js";
+import { pebbleFormatName, type PebbleEntries } from "../pebble.js";
 import { keyValueEntries } from "./colblk.js";
 import { ColumnarDataCursor } from "./colblk_data.js";
 import { keySchemaByName, type KeySchema } from "./key_schema.js";
@@ -63,11 +63,13 @@ export function decodeColumnarMetaindex(
   data: Buffer,
 ): MetaBlockEntry[] {
   return blocks.guard(BlockKind.Metaindex, handle.offset, () =>
-    keyValueEntries(data).map(({ key, value }) => ({
-      name: key.toString("latin1"),
+    keyValueEntries(data).map(({ key, value }) => {
+      const c = cursor(value, 0, value.length);
+      const entry: MetaBlockEntry = { name: key.toString("latin1"), handle: decodeBlockHandle(c) };
       // the value-block index's entry carries three more bytes after its handle (valblk.IndexHandle)
-      handle: decodeBlockHandle(cursor(value, 0, value.length)),
-    })),
+      if (c.pos < c.end) entry.trailing = Buffer.from(value.subarray(c.pos, c.end));
+      return entry;
+    }),
   );
 }
 
@@ -100,7 +102,7 @@ export class ColumnarLayout {
   }
 
   /** A cursor over the table's data blocks; refused with one line when the key schema is unknown. */
-  dataCursor(): ColumnarDataCursor {
+  dataCursor(pebble?: PebbleEntries): ColumnarDataCursor {
     if (!this.schema) {
       const what =
         this.schemaName === undefined ? "names no key schema" : `uses the key schema "${this.schemaName}"`;
@@ -109,6 +111,6 @@ export class ColumnarLayout {
         { file: this.file },
       );
     }
-    return new ColumnarDataCursor(this.schema);
+    return new ColumnarDataCursor(this.schema, pebble);
   }
 }

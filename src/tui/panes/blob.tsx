@@ -1,4 +1,7 @@
-/** Blob files of the selected column family: counts, bytes, garbage, header/footer, linked SSTs. */
+/**
+ * Blob files of the selected column family: counts, bytes, garbage, header/footer, linked SSTs; for a
+ * Pebble store its value-separation blob files.
+ */
 import { Text } from "ink";
 import { formatBytes } from "../../util/bytes.js";
 import { ScrollText } from "../scroll.js";
@@ -34,7 +37,16 @@ export function blobLines(p: PaneProps): string[] {
       }  linked SSTs: ${f.linkedSsts.length}`,
     );
   }
-  if (cf.cf.blobFiles.length === 0) out.push("no blob files");
+  // Pebble's blob files (value separation): what the MANIFEST records and the file's footer and index say
+  for (const f of cf.cf.pebbleBlobFiles ?? []) {
+    out.push(
+      `${f.fileName}${f.present ? "" : " (MISSING)"}  blob file id ${f.blobFileId}  ${f.diskSize !== undefined ? formatBytes(f.diskSize) : "-"}  values ${formatBytes(f.valueBytes)} (MANIFEST)`,
+    );
+    out.push(
+      `  ${f.format ?? "footer not read"}${f.checksum ? `, ${f.checksum}` : ""}${f.valueBlocks !== undefined ? `, ${plural(f.valueBlocks, "value block")}` : ""}  referenced by ${plural(f.referencingTables.length, "table")} (${formatBytes(f.referencedValueBytes)})`,
+    );
+  }
+  if (cf.cf.blobFiles.length === 0 && !cf.cf.pebbleBlobFiles?.length) out.push("no blob files");
   return out;
 }
 
