@@ -356,6 +356,7 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
     report.eth ??= { client: report.client, notes: [] };
     if (sampled.view) report.eth.storage = sampled.view;
     report.eth.notes.push(sampled.note);
+    if (sampled.incomplete) (report.incomplete ??= []).push(sampled.incomplete);
   }
   // what the model could not read is left out of every figure: say so
   report.incomplete = [...incompleteReasons(model), ...(report.incomplete ?? [])];

@@ -6,7 +6,7 @@
  * never one interval); and deliberately biased estimators must fail the same coverage check.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { ClassicLevel } from "classic-level";
@@ -250,6 +250,20 @@ describe("sizes --sample prints it", () => {
     expect(section).toMatch(/largest seen in the sample \(not the store's largest/);
     for (const line of text.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     expect(run([dir, "--contract-draws", "60"]).status).toBe(2);
+  }, 120_000);
+
+  it("a table gone from disk: the view is left out with a located reason, the rest of the report stands", async () => {
+    const copy = join(tempDir(), "chaindata");
+    cpSync(dir, copy, { recursive: true });
+    const biggest = readdirSync(copy)
+      .filter((f) => f.endsWith(".ldb"))
+      .sort((a, b) => statSync(join(copy, b)).size - statSync(join(copy, a)).size)[0]!;
+    rmSync(join(copy, biggest));
+    const r = await computeSizes(copy, { mode: "sample", sampleBlocks: 8, contractDraws: 50 });
+    expect(r.eth?.storage).toBeUndefined();
+    expect(r.columnFamilies.length).toBeGreaterThan(0);
+    expect(r.incomplete!.join("\n")).toMatch(new RegExp(`storage per contract: .*${biggest}`));
+    expect(r.eth!.notes.join(" ")).toMatch(/storage per contract: not estimated \(a seek failed: /);
   }, 120_000);
 
   it("Nethermind's contracts share key groups: sample mode says full mode only", async () => {

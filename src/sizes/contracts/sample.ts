@@ -25,6 +25,7 @@ import { selectCfs, type CfPlan } from "../plan.js";
 import { prng, zFor } from "../intervals.js";
 import type { SizesOptions } from "../types.js";
 import { locateStorage } from "./layout.js";
+import { isUserError, MissingDependencyError } from "../../util/errors.js";
 
 type Where = Pick<CfPlan, "instance" | "cf">;
 import type { Interval } from "../types.js";
@@ -341,7 +342,7 @@ export const DEFAULT_CONTRACT_DRAWS = 200;
 export function sampledStorageOf(
   model: DatadirModel,
   opts: SizesOptions,
-): { view?: SampledStorageView; note: string } | undefined {
+): { view?: SampledStorageView; note: string; incomplete?: string } | undefined {
   const loc = locateStorage(model);
   if (!loc) return undefined;
   const where = selectCfs(model, opts).find(
@@ -353,12 +354,22 @@ export function sampledStorageOf(
       note: "storage per contract: full mode only here (contracts share 4-byte key groups, so a seek cannot draw one contract by its hash)",
     };
   const draws = Math.max(1, Math.floor(opts.contractDraws ?? DEFAULT_CONTRACT_DRAWS));
-  const view = sampleStorage({ instance: where.inst, cf: where.cf }, loc, {
-    draws,
-    rand: prng(((opts.seed ?? 1) ^ 0x5eed5eed) >>> 0),
-    z: zFor(opts.confidence ?? 0.95),
-    onDraw: opts.onContractDraw,
-  });
+  let view: SampledStorageView | undefined;
+  try {
+    view = sampleStorage({ instance: where.inst, cf: where.cf }, loc, {
+      draws,
+      rand: prng(((opts.seed ?? 1) ^ 0x5eed5eed) >>> 0),
+      z: zFor(opts.confidence ?? 0.95),
+      onDraw: opts.onContractDraw,
+    });
+  } catch (e) {
+    // a seek met a missing or damaged table: the rest of the report stands, this view is left out
+    if (!isUserError(e) || e instanceof MissingDependencyError) throw e;
+    return {
+      note: `storage per contract: not estimated (a seek failed: ${e.oneLine()})`,
+      incomplete: `storage per contract: ${e.oneLine()}`,
+    };
+  }
   return {
     view,
     note: `storage per contract: ${draws} seeks to uniformly random contract-hash positions, each counting the live slots of the first contract at or after it exactly (at most ${SLOT_COUNT_CAP.toLocaleString("en-US")}); contracts from the distances to them, percentiles with order-statistic intervals; no mean or total (heavy-tailed), no top list (a sample cannot tell the largest contracts): largest seen only`,
