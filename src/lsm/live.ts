@@ -19,7 +19,7 @@ import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { loadMemLayer } from "../datadir/memtable.js";
+import { loadMemLayer, type MemLayer } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
 import {
   Fate,
@@ -60,11 +60,18 @@ function requireBytewise(cf: ColumnFamilyModel): void {
     );
 }
 
+/** The column family's writes still only in live WALs, replayed (undecodable records are an error). */
+export function loadLiveWal(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
+  return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+}
+
 export function openLiveSources(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   blocks: BlockSink = noBlocks,
   range?: KeyRange,
+  /** The CF's live WAL writes, already replayed (many range reads of one store replay it once). */
+  walLayer?: MemLayer,
 ): LiveSources {
   requireBytewise(cf);
   const rangeDels: RangeTombstone[] = [];
@@ -98,11 +105,11 @@ export function openLiveSources(
     const source = blobs && !blobs.empty ? withBlobValues(uncachedTables({ readAhead }), blobs) : undefined;
     for (const files of tableRuns)
       runs.push(new TableRun(files, range?.lo, range?.hi, blocks, source, readAhead));
-    const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+    const wal = walLayer ?? loadLiveWal(inst, cf);
     rangeDels.push(...wal.rangeDels);
     // the memtable layer comes sorted: key ascending, newest first
     const entries = range
-      ? wal.entries.filter((e) => Buffer.compare(e.key, range.lo) >= 0 && Buffer.compare(e.key, range.hi) < 0)
+      ? wal.entries.slice(firstAtOrAfter(wal.entries, range.lo), firstAtOrAfter(wal.entries, range.hi))
       : wal.entries;
     if (entries.length > 0) runs.push(new MemRun(entries));
     return { runs, rangeDels, walEntries: entries.length, close };
@@ -110,6 +117,18 @@ export function openLiveSources(
     close();
     throw e;
   }
+}
+
+/** Index of the first entry whose key is ≥ `key` in key-sorted entries (binary search). */
+function firstAtOrAfter(entries: readonly { key: Buffer }[], key: Buffer): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (Buffer.compare(entries[mid]!.key, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** Turns merged entries into live values: blob indexes resolved, one descriptor per blob file. */
@@ -182,8 +201,14 @@ export class LiveCursor {
   private readonly cursor: NewestCursor;
   private readonly entry: LiveEntry = { key: Buffer.alloc(0), value: Buffer.alloc(0) };
 
-  constructor(inst: InstanceModel, cf: ColumnFamilyModel, blocks?: BlockSink, range?: KeyRange) {
-    this.sources = openLiveSources(inst, cf, blocks, range);
+  constructor(
+    inst: InstanceModel,
+    cf: ColumnFamilyModel,
+    blocks?: BlockSink,
+    range?: KeyRange,
+    walLayer?: MemLayer,
+  ) {
+    this.sources = openLiveSources(inst, cf, blocks, range, walLayer);
     this.values = new LiveValues(inst.path, cf.displayName);
     this.cursor = new NewestCursor(this.sources.runs, this.sources.rangeDels);
   }
@@ -235,7 +260,7 @@ function readLiveValueFrom(
   const version = Version.of(cf.levels);
   const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
-  const wal = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+  const wal = loadLiveWal(inst, cf);
   const newest = newestVersion(key, keyShadows(wal, key), version, tables);
   if (!newest) return undefined;
   const values = new LiveValues(inst.path, cf.displayName);

@@ -51,6 +51,7 @@ import { plural } from "../util/words.js";
 import { locateStorage, type StorageLocation } from "./contracts/layout.js";
 import { StorageMerge } from "./contracts/acc.js";
 import { storageView } from "./contracts/view.js";
+import { sampledStorageOf } from "./contracts/sample.js";
 
 /** Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
  * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). */
@@ -350,10 +351,13 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
   const t0 = Date.now();
   const model = opts.model ?? (await inspectDatadir(dir, {}));
   const report = await computeSizesOf(model, opts, t0);
-  if (report.mode === "sample" && opts.eth !== "off" && locateStorage(model))
-    (report.eth?.notes ?? report.notes).push(
-      "storage per contract: full mode only (a contract's slots run across data blocks, which sampled blocks cut)",
-    );
+  const sampled = report.mode === "sample" && opts.eth !== "off" ? sampledStorageOf(model, opts) : undefined;
+  if (sampled) {
+    report.eth ??= { client: report.client, notes: [] };
+    if (sampled.view) report.eth.storage = sampled.view;
+    report.eth.notes.push(sampled.note);
+    if (sampled.incomplete) (report.incomplete ??= []).push(sampled.incomplete);
+  }
   // what the model could not read is left out of every figure: say so
   report.incomplete = [...incompleteReasons(model), ...(report.incomplete ?? [])];
   return report;

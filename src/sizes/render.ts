@@ -15,6 +15,7 @@ import type {
 import { noun, wrap } from "../util/words.js";
 import { cfLabel } from "../datadir/names.js";
 import type { StorageView } from "./contracts/view.js";
+import type { SampledInterval, SampledStorageView } from "./contracts/sample.js";
 
 function num(n: number, digits = 0): string {
   if (n === Number.POSITIVE_INFINITY) return "∞";
@@ -150,6 +151,39 @@ function storageText(s: StorageView, top = 10): string[] {
   return out;
 }
 
+/** Storage per contract estimated from drawn contracts: the count, percentiles, the largest seen. */
+function sampledStorageText(s: SampledStorageView): string[] {
+  const out = [`storage per contract (${escapeText(s.location)}), ${num(s.draws)} contracts drawn`];
+  const [lo, hi] = s.contractsInterval;
+  out.push(
+    `  contracts ≈ ${num(s.contracts)} [${num(lo)}, ${num(hi)}]; ${num(s.contractsDrawn)} distinct drawn`,
+  );
+  const p = (v: number, [l, h]: SampledInterval, f: (x: number) => string) =>
+    `${f(v)} [${f(l)}, ${h === null ? "above all drawn" : f(h)}]`;
+  for (const [label, d, f] of [
+    ["slots per contract", s.slotsPerContract, (x: number) => num(x)],
+    ["bytes per contract", s.bytesPerContract, formatBytes],
+  ] as const)
+    out.push(
+      `  ${label}:`,
+      `    p50 ${p(d.p50, d.intervals.p50, f)} p90 ${p(d.p90, d.intervals.p90, f)}`,
+      `    p99 ${p(d.p99, d.intervals.p99, f)} max seen ${f(d.maxSeen)}`,
+    );
+  if (s.cappedDraws > 0)
+    out.push(
+      `  ${num(s.cappedDraws)} ${noun(s.cappedDraws, "draw")} reached the count cap of ${num(s.slotCap)} slots: lower bounds`,
+    );
+  const w = Math.max(21, s.idKind.length);
+  const row = (id: string, slots: string, bytes: string) =>
+    `    ${id.padEnd(w)} ${slots.padStart(10)} ${bytes.padStart(10)}`;
+  out.push(
+    "  largest seen in the sample (not the store's largest: --full lists those):",
+    row(s.idKind, "slots", "bytes"),
+    ...s.largestSeen.map((t) => row(shortId(t.id), num(t.slots), formatBytes(t.bytes))),
+  );
+  return out;
+}
+
 /** A line cut at word boundaries to `width` columns; continuation lines are indented two more. */
 function fit(line: string, width: number): string[] {
   if (line.length <= width) return [line];
@@ -236,7 +270,8 @@ export function renderSizesText(r: SizesReport, opts: { width?: number; notes?: 
       else out.push("  co-tenancy: no data block holds a maximum-size contract");
       out.push("");
     }
-    if (e.storage) out.push(...storageText(e.storage), "");
+    if (e.storage)
+      out.push(...("sampled" in e.storage ? sampledStorageText(e.storage) : storageText(e.storage)), "");
     if (showNotes) for (const n of e.notes) out.push(`note: ${n}`);
   }
   if (showNotes) for (const n of r.notes) out.push(`note: ${n}`);

@@ -5,6 +5,7 @@
  */
 import type { DatadirModel } from "../datadir/model.js";
 import type { StorageView } from "./contracts/view.js";
+import type { SampledStorageView } from "./contracts/sample.js";
 
 /** A confidence interval [low, high] at `SizesReport.confidence`; an unbounded end is Infinity (null in JSON). */
 export type { Interval } from "../util/interval.js";
@@ -212,8 +213,11 @@ export interface EthSizes {
   client: string;
   accounts?: AccountView;
   code?: CodeView;
-  /** Storage per contract (full mode; Besu, Nethermind's flat DB, geth's snapshot): contracts/view.ts. */
-  storage?: StorageView;
+  /**
+   * Storage per contract (Besu, Nethermind's flat DB, geth's snapshot): full mode contracts/view.ts;
+   * sample mode (`sampled: true`, Besu and geth) contracts/sample.ts.
+   */
+  storage?: StorageView | SampledStorageView;
   notes: string[];
 }
 
@@ -284,4 +288,8 @@ export interface SizesOptions {
   deadline?: number;
   /** Progress: data-block bytes done / total. */
   onProgress?: (done: number, total: number) => void;
+  /** Sample mode: contracts drawn for storage per contract (default 200: contracts/sample.ts)... */
+  contractDraws?: number;
+  /** ...and progress over them: draws done / draws. */
+  onContractDraw?: (done: number, total: number) => void;
 }

@@ -192,10 +192,10 @@ describe("storage per contract on stores other programs wrote", () => {
 
     const one = await computeSizes(dir, { mode: "full", workers: 1 });
     expect(one.incomplete).toEqual([]);
-    expect(pick(one.eth!.storage!)).toEqual(want);
+    expect(pick(one.eth!.storage as StorageView)).toEqual(want);
     // split into key ranges over two threads: contracts cut at range edges are joined
     const split = await computeSizes(dir, { mode: "full", workers: 2, splitMinBytes: 0, rangesPerThread: 4 });
-    expect(pick(split.eth!.storage!)).toEqual(want);
+    expect(pick(split.eth!.storage as StorageView)).toEqual(want);
   }, 120_000);
 
   it.skipIf(!haveRocksTools)(
@@ -204,7 +204,7 @@ describe("storage per contract on stores other programs wrote", () => {
       const copy = copyInto(join(SAMPLES, "besu-snapshot"), tempDir());
       const rows = ldbScan(join(copy, "database"), "\x08");
       const r = await computeSizes(join(SAMPLES, "besu-snapshot"), { mode: "full", workers: 1 });
-      const s = r.eth!.storage!;
+      const s = r.eth!.storage as StorageView;
       expect(s.location).toBe("database/cf08 ACCOUNT_STORAGE_STORAGE");
       expect(pick(s)).toEqual(expected(rows, BESU_STORAGE));
     },
@@ -217,7 +217,7 @@ describe("storage per contract on stores other programs wrote", () => {
       const copy = copyInto(join(SAMPLES, "nethermind"), tempDir());
       const rows = ldbScan(join(copy, "nethermind_db", "mainnet", "flat"), "Storage");
       const r = await computeSizes(join(SAMPLES, "nethermind"), { mode: "full", workers: 1 });
-      const s = r.eth!.storage!;
+      const s = r.eth!.storage as StorageView;
       expect(s.idKind).toBe("account hash, first 20 bytes");
       expect(s.topBySlots[0]!.id).toHaveLength(40);
       expect(pick(s)).toEqual(expected(rows, NETHERMIND_STORAGE));
@@ -228,7 +228,8 @@ describe("storage per contract on stores other programs wrote", () => {
   it("the three clients' samples hold the same world: the same contracts by slots", async () => {
     const views = await Promise.all(
       ["besu-snapshot", "nethermind", "geth-leveldb"].map(
-        async (n) => (await computeSizes(join(SAMPLES, n), { mode: "full", workers: 1 })).eth!.storage!,
+        async (n) =>
+          (await computeSizes(join(SAMPLES, n), { mode: "full", workers: 1 })).eth!.storage as StorageView,
       ),
     );
     const ids = views.map((v) => v.topBySlots.map((t) => [t.id.slice(0, 40), t.slots]));
@@ -237,10 +238,12 @@ describe("storage per contract on stores other programs wrote", () => {
     expect(views.map((v) => v.slots)).toEqual([12434, 12434, 12434]);
   }, 120_000);
 
-  it("sample mode says the view needs the full scan", async () => {
+  it("sample mode estimates it from drawn contracts (contracts_sample.test.ts), with no top lists", async () => {
     const r = await computeSizes(join(SAMPLES, "besu-snapshot"), { mode: "sample", sampleBlocks: 8 });
-    expect(r.eth?.storage).toBeUndefined();
-    expect(r.eth!.notes.join(" ")).toMatch(/storage per contract: full mode only/);
+    const s = r.eth!.storage!;
+    expect("sampled" in s && s.location).toBe("database/cf08 ACCOUNT_STORAGE_STORAGE");
+    expect(s).not.toHaveProperty("topBySlots");
+    expect(r.eth!.notes.join(" ")).toMatch(/storage per contract: 200 seeks/);
   }, 120_000);
 });
 

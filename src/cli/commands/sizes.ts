@@ -23,6 +23,7 @@ interface Args {
   eth: boolean;
   "contracts-csv": boolean;
   timeout?: number;
+  "contract-draws"?: number;
 }
 
 export const command: CommandModule<object, Args> = {
@@ -69,6 +70,10 @@ export const command: CommandModule<object, Args> = {
         type: "number",
         describe: "stop the full scan after S seconds and print what was read, marked partial (exit 2)",
       })
+      .option("contract-draws", {
+        type: "number",
+        describe: "with --sample: contracts drawn for storage per contract (default 200)",
+      })
       .option("contracts-csv", {
         type: "boolean",
         default: false,
@@ -93,6 +98,9 @@ export const command: CommandModule<object, Args> = {
       throw new LsmscopeError(`--timeout needs a positive number of seconds, got ${argv.timeout}`);
     if (argv.timeout !== undefined && argv.sample !== undefined)
       throw new LsmscopeError("--timeout bounds the full scan; --sample reads a fixed number of blocks");
+    const draws = argv["contract-draws"];
+    if (draws !== undefined && (argv.sample === undefined || !Number.isInteger(draws) || draws < 1))
+      throw new LsmscopeError(`--contract-draws needs --sample and a positive whole number, got ${draws}`);
     if (argv["contracts-csv"] && (argv.json || argv.sample !== undefined))
       throw new LsmscopeError("--contracts-csv prints the full scan's contracts: without --json or --sample");
     // refuse an output path inside the datadir before reading anything
@@ -128,12 +136,25 @@ export const command: CommandModule<object, Args> = {
           });
         progress.update(done);
       },
+      contractDraws: draws,
+      onContractDraw: (done, total) => {
+        if (done === 1) {
+          progress?.done();
+          progress = createProgress({
+            label: "sizes: contracts drawn",
+            total,
+            unit: "items",
+            quiet: !process.stderr.isTTY,
+          });
+        }
+        progress?.update(done);
+      },
     });
     progress?.done();
     if (argv.svg) writeOutsideDatadirs(argv.svg, renderSizesSvg(report), [argv.dir], "the SVG");
     if (argv["contracts-csv"]) {
       const storage = report.eth?.storage;
-      if (!storage)
+      if (!storage || "sampled" in storage)
         throw new LsmscopeError(
           "--contracts-csv: no storage column family whose keys name their contract (Besu cf08, Nethermind's flat Storage, geth's snapshot)",
         );

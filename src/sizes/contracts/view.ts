@@ -1,7 +1,7 @@
 /**
  * The storage-per-contract view of `sizes`: how many contracts hold storage, the distribution of
- * their live slots and bytes, and the contracts with the most of each. Full mode only: a contract's
- * slots run across data blocks, so sampled blocks see most of them cut (sample mode says so in a note).
+ * their live slots and bytes, and the contracts with the most of each. Full mode: a contract's slots
+ * run across data blocks, which sampled blocks cut; sample mode draws whole contracts instead (sample.ts).
  */
 import type { HistogramBucket } from "../types.js";
 import type { SizeDist } from "../dist.js";
