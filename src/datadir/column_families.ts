@@ -24,13 +24,15 @@ import type {
   SstFileModel,
 } from "./model.js";
 import { plural } from "../util/words.js";
+import { sharedString } from "../util/shared_text.js";
 import type { LiveFiles, StoreRead } from "./store_read.js";
 
 const fileName = numberedFileName;
 
-function keyInfo(k: InternalKey): InternalKeyInfo {
+/** `userKeyHex`: the key's hex when the caller has it (one string for both fields of a table's model). */
+function keyInfo(k: InternalKey, userKeyHex = toHex(k.userKey)): InternalKeyInfo {
   return {
-    userKey: toHex(k.userKey),
+    userKey: userKeyHex,
     seqno: k.seqno,
     type: k.type,
     typeName: VALUE_TYPE_NAMES[k.type] ?? `unknown(${k.type})`,
@@ -141,6 +143,8 @@ function tableFile(
   }
   const fname = name ?? fileName(f.virtualBacking ?? f.fileNumber, sstExt[0]!);
   live.referencedTables.add(fname);
+  const smallestKey = toHex(f.smallest.userKey);
+  const largestKey = toHex(f.largest.userKey);
   const m: SstFileModel = {
     fileNumber: f.fileNumber,
     fileName: fname,
@@ -150,10 +154,10 @@ function tableFile(
     diskSize: disk,
     present: name !== undefined,
     level: f.level,
-    smallestKey: toHex(f.smallest.userKey),
-    largestKey: toHex(f.largest.userKey),
-    smallest: keyInfo(f.smallest),
-    largest: keyInfo(f.largest),
+    smallestKey,
+    largestKey,
+    smallest: keyInfo(f.smallest, smallestKey),
+    largest: keyInfo(f.largest, largestKey),
     smallestSeqno: f.smallestSeqno,
     largestSeqno: f.largestSeqno,
     epochNumber: f.epochNumber,
@@ -161,7 +165,7 @@ function tableFile(
     oldestAncesterTime: f.oldestAncesterTime,
     fileCreationTime: f.fileCreationTime,
     fileChecksum: f.fileChecksum,
-    fileChecksumFuncName: f.fileChecksumFuncName,
+    fileChecksumFuncName: sharedString(f.fileChecksumFuncName),
     markedForCompaction: f.markedForCompaction,
     temperature: f.temperature,
     tailSize: f.tailSize,

@@ -11,6 +11,7 @@
  * on-disk name written once, in the tables below, like Pebble's sstable.Properties tags), every property
  * under its on-disk name for display, and the user-collected ones in their own map.
  */
+import { sharedString } from "../util/shared_text.js";
 import { isPrintableAscii, toHex } from "../util/bytes.js";
 import { PEBBLE_NUMERIC_PROPERTIES } from "./pebble.js";
 
@@ -104,8 +105,6 @@ export interface TableProperties extends NumericFields, StringFields {
   wholeKeyFiltering?: boolean;
   /** Every property under its on-disk name, rendered (numbers, text, or "0x" + hex). */
   readonly all: Record<string, PropertyValue>;
-  /** Raw bytes of every property. */
-  readonly raw: Map<string, Buffer>;
   /** The user-collected properties (neither numeric nor string predefined ones), rendered. */
   readonly user: Map<string, PropertyValue>;
 }
@@ -119,13 +118,28 @@ const STRING_BY_NAME = new Map<string, keyof StringFields>(
 
 /** No properties (LevelDB tables have no properties block). */
 export function emptyTableProperties(): TableProperties {
-  return { all: {}, raw: new Map(), user: new Map() };
+  return { all: {}, user: new Map() };
 }
 
-/** Add one property (name and raw value bytes, a copy the caller gives away) to `p`. */
+/**
+ * `p` once every property is added, as plain objects V8 lays out like every other table's: built one
+ * key at a time (addProperty) the typed fields and `all` each become a hash table (~1.6 KiB per table
+ * for RocksDB's ~38 properties against ~0.4 KiB), which readers holding thousands of tables open
+ * (probe's reader path, a merge over an L0 pile-up) keep per table. Same keys, same order.
+ */
+export function settledProperties(p: TableProperties): TableProperties {
+  return { ...p, all: { ...p.all } };
+}
+
+/**
+ * Add one property (name and raw value bytes, read during the call and not kept) to `p`. The raw bytes
+ * are not kept: a reader holding thousands of tables open (probe's reader path) kept ~40 small buffers
+ * per table for them; SstTable.rawProperties reads them again for the tests that compare them.
+ */
 export function addProperty(p: TableProperties, name: string, raw: Buffer): void {
-  const value = propertyValue(name, raw);
-  p.raw.set(name, raw);
+  // text that thousands of tables repeat (comparator, compression options, db and session ids): one copy
+  const rendered = propertyValue(name, raw);
+  const value = typeof rendered === "string" ? sharedString(rendered) : rendered;
   p.all[name] = value;
   const numeric = NUMERIC_BY_NAME.get(name);
   if (numeric !== undefined) {

@@ -79,7 +79,13 @@ import {
   type IndexType,
 } from "./index_reader.js";
 import { decodeMetaindex, type MetaBlockEntry } from "./metaindex.js";
-import { addProperty, emptyTableProperties, type PropertyValue, type TableProperties } from "./properties.js";
+import {
+  addProperty,
+  emptyTableProperties,
+  settledProperties,
+  type PropertyValue,
+  type TableProperties,
+} from "./properties.js";
 import { countBlockRead, emptyLookupStats, type LookupStats } from "./read_stats.js";
 import { scanTable, type ScanOptions, type ScanSummary } from "./table_scan.js";
 import { TableBlocks } from "./table_blocks.js";
@@ -238,8 +244,6 @@ export class SstTable {
   readonly props: TableProperties;
   /** Every property under RocksDB's names, user-collected ones included (props.all). */
   readonly properties: Record<string, PropertyValue>;
-  /** Raw bytes of every property (props.raw). */
-  readonly rawProperties: Map<string, Buffer>;
   readonly indexHandle: BlockHandle;
   readonly indexType: IndexType;
   readonly indexKeyIsUserKey: boolean;
@@ -264,6 +268,7 @@ export class SstTable {
 
   private readonly file: TableFile;
   private readonly family: TableFamily;
+  private readonly propsHandle: BlockHandle | undefined;
   private tombstones?: RangeTombstone[];
 
   constructor(file: TableFile, opts: OpenTableOptions) {
@@ -294,9 +299,12 @@ export class SstTable {
     this.format = this.family.format;
     file.codecs!.leveldb = this.format === "leveldb";
 
-    this.props = propsHandle ? this.readProperties(propsHandle, pebbleVersion) : emptyTableProperties();
+    this.propsHandle = propsHandle;
+    const props = emptyTableProperties();
+    if (propsHandle)
+      this.forEachProperty(propsHandle, pebbleVersion, (name, raw) => addProperty(props, name, raw));
+    this.props = settledProperties(props);
     this.properties = this.props.all;
-    this.rawProperties = this.props.raw;
     this.comparator = this.props.comparatorName ?? this.family.defaultComparator;
 
     const layout: IndexLayout = {
@@ -368,19 +376,41 @@ export class SstTable {
     return footer;
   }
 
-  private readProperties(h: BlockHandle, pebbleVersion: number): TableProperties {
-    const props = emptyTableProperties();
+  /** Each property's name and raw value bytes (valid during the call only) in the properties block. */
+  private forEachProperty(
+    h: BlockHandle,
+    pebbleVersion: number,
+    fn: (name: string, raw: Buffer) => void,
+  ): void {
     const data = this.blocks.read(h, BlockKind.Properties);
     if (hasColumnarProperties(pebbleVersion, data)) {
-      for (const { name, raw } of columnarProperties(this.blocks, h, data)) addProperty(props, name, raw);
-      return props;
+      for (const { name, raw } of columnarProperties(this.blocks, h, data)) fn(name, raw);
+      return;
     }
     const origin = { file: this.path, kind: BlockKind.Properties, offset: h.offset };
     const c = new DataCursor().load(data, origin);
     this.blocks.guard(BlockKind.Properties, h.offset, () => {
-      while (c.next()) addProperty(props, c.key.toString("latin1", 0, c.keyLength), c.valueCopy());
+      while (c.next())
+        fn(
+          c.key.toString("latin1", 0, c.keyLength),
+          c.data.subarray(c.valueOffset, c.valueOffset + c.valueLength),
+        );
     });
-    return props;
+  }
+
+  /**
+   * Raw bytes of every property, read again from the file: the decoded values (props) are what readers
+   * keep; the tests that compare the bytes with sst_dump's read them here.
+   */
+  get rawProperties(): Map<string, Buffer> {
+    const raw = new Map<string, Buffer>();
+    if (this.propsHandle)
+      this.forEachProperty(
+        this.propsHandle,
+        this.footer.magic === "pebble" ? this.formatVersion : 0,
+        (n, v) => raw.set(n, Buffer.from(v)),
+      );
+    return raw;
   }
 
   /**

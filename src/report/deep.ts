@@ -20,6 +20,7 @@ import { inspectDatadir } from "../datadir/inspect.js";
 import { tableEntries } from "../datadir/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
 import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
+import { compactDetails } from "../datadir/table_details.js";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { verifyStore, type VerifyOptions, type VerifyReport } from "../lsm/verify.js";
@@ -143,7 +144,10 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
   if (workerJob) {
     const rest = all.slice(split);
     const results = await workerJob;
-    rest.forEach(({ inst, f }, i) => record(inst, f, results?.[i] ?? readTableDeep(f.path)));
+    rest.forEach(({ inst, f }, i) => {
+      const r = results?.[i];
+      record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));
+    });
     for (const inst of model.instances) settleVanishedTables(inst, inst.path);
     countEntries(model, deep);
     return { model, mode, deep, readThreads: results ? 2 : 1 };

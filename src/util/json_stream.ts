@@ -5,10 +5,12 @@
  * members, are walked member by member; the rest is stringified whole (natively) and re-indented.
  */
 
+import { once } from "node:events";
+
 /** Objects with more members than this are walked member by member even without arrays inside. */
 const MANY_MEMBERS = 64;
 /** Pieces are gathered into writes of about this many characters. */
-const CHUNK = 1 << 20;
+const CHUNK = 1 << 16;
 
 /** What JSON.stringify leaves out of objects (and writes as null in arrays). */
 function omitted(v: unknown): boolean {
@@ -31,44 +33,57 @@ function walked(v: object): boolean {
   return false;
 }
 
-/** Write `value` exactly as JSON.stringify(value, null, 2) prints it, in chunks of about 1 MiB. */
-export function writeJson(value: unknown, write: (s: string) => void): void {
+/** `value` exactly as JSON.stringify(value, null, 2) prints it, in chunks of about CHUNK characters. */
+export function* jsonChunks(value: unknown): Generator<string, void, undefined> {
   let buf = "";
-  const out = (s: string) => {
-    buf += s;
+  for (const piece of pieces(toJsonValue(value, ""), "")) {
+    buf += piece;
     if (buf.length >= CHUNK) {
-      write(buf);
+      yield buf;
       buf = "";
     }
-  };
-  emit(toJsonValue(value, ""), "", out);
-  if (buf.length > 0) write(buf);
+  }
+  if (buf.length > 0) yield buf;
 }
 
-function emit(v: unknown, indent: string, out: (s: string) => void): void {
+/** Write `value` exactly as JSON.stringify(value, null, 2) prints it, in chunks of about CHUNK characters. */
+export function writeJson(value: unknown, write: (s: string) => void): void {
+  for (const chunk of jsonChunks(value)) write(chunk);
+}
+
+/**
+ * Write `value` as writeJson does to a stream, waiting for it to drain when its buffer is full. A pipe
+ * to a slower reader (`| jq`) otherwise queues the whole JSON in memory: `inspect --deep --json` on
+ * 4,688 tables peaked at 206 MiB into `| cat` against 139 MiB into a file.
+ */
+export async function streamJson(value: unknown, stream: NodeJS.WritableStream): Promise<void> {
+  for (const chunk of jsonChunks(value)) if (!stream.write(chunk)) await once(stream, "drain");
+}
+
+function* pieces(v: unknown, indent: string): Generator<string, void, undefined> {
   if (v === null || typeof v !== "object" || !walked(v)) {
     const s = JSON.stringify(v, null, 2);
-    out(s === undefined ? "null" : indent ? s.replaceAll("\n", "\n" + indent) : s);
+    yield s === undefined ? "null" : indent ? s.replaceAll("\n", "\n" + indent) : s;
     return;
   }
   const inner = indent + "  ";
   if (Array.isArray(v)) {
-    if (v.length === 0) return out("[]");
-    out("[");
+    if (v.length === 0) return yield "[]";
+    yield "[";
     for (let i = 0; i < v.length; i++) {
-      out(`${i ? "," : ""}\n${inner}`);
+      yield `${i ? "," : ""}\n${inner}`;
       const e = toJsonValue(v[i], String(i));
-      emit(omitted(e) ? null : e, inner, out);
+      yield* pieces(omitted(e) ? null : e, inner);
     }
-    return out(`\n${indent}]`);
+    return yield `\n${indent}]`;
   }
   let first = true;
   for (const k of Object.keys(v)) {
     const e = toJsonValue((v as Record<string, unknown>)[k], k);
     if (omitted(e)) continue;
-    out(`${first ? "{" : ","}\n${inner}${JSON.stringify(k)}: `);
+    yield `${first ? "{" : ","}\n${inner}${JSON.stringify(k)}: `;
     first = false;
-    emit(e, inner, out);
+    yield* pieces(e, inner);
   }
-  out(first ? "{}" : `\n${indent}}`);
+  yield first ? "{}" : `\n${indent}}`;
 }

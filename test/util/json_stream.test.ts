@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { writeJson } from "../../src/util/json_stream.js";
+import { Writable } from "node:stream";
+import { streamJson, writeJson } from "../../src/util/json_stream.js";
 import { runInspect } from "../../src/report/deep.js";
 import { SAMPLES } from "../helpers/index.js";
 
@@ -58,5 +59,33 @@ describe("writeJson", () => {
     const p = pieces(big);
     expect(p.text).toBe(JSON.stringify(big, null, 2));
     expect(p.writes).toBeGreaterThan(1);
+  });
+
+  it("waits for a slow stream to drain instead of queueing the whole JSON", async () => {
+    const big = {
+      files: Array.from({ length: 20_000 }, (_, i) => ({ i, name: `file-${i}.sst`, size: i * 7 })),
+    };
+    let text = "";
+    let maxQueued = 0;
+    // a reader slower than the writer (a pipe into jq): each chunk is taken a tick later
+    const slow = new Writable({
+      highWaterMark: 1024,
+      decodeStrings: false,
+      write(chunk: string, _enc, done) {
+        text += chunk;
+        setImmediate(done);
+      },
+    });
+    const write = slow.write.bind(slow);
+    slow.write = ((chunk: string) => {
+      const ok = write(chunk);
+      maxQueued = Math.max(maxQueued, slow.writableLength);
+      return ok;
+    }) as typeof slow.write;
+    await streamJson(big, slow);
+    expect(text).toBe(JSON.stringify(big, null, 2));
+    // one chunk at most waits at a time: the writer stops at the first write the stream refuses
+    const whole = JSON.stringify(big, null, 2).length;
+    expect(maxQueued).toBeLessThan(whole / 4);
   });
 });

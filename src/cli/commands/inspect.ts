@@ -171,8 +171,8 @@ export const command: CommandModule<object, Args> = {
         ...(r.verify ? { verify: r.verify } : {}),
       };
       // in pieces: the JSON grows with the table count (util/json_stream.ts)
-      const { writeJson } = await import("../../util/json_stream.js");
-      writeJson(out, (s) => process.stdout.write(s));
+      const { streamJson } = await import("../../util/json_stream.js");
+      await streamJson(out, process.stdout);
       process.stdout.write("\n");
     } else {
       const report = buildInspectReport(r.model, r.mode, r.deep);
