@@ -35,7 +35,7 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
 
   const instances: InstanceModel[] = [];
   for (const s of stores) {
-    const inst = inspectStore(root, s, besu !== undefined, opts, tableReader);
+    const inst = await inspectStore(root, s, besu !== undefined, opts, tableReader);
     instances.push(inst);
   }
   if (stores.length === 0) {

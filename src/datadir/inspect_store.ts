@@ -7,7 +7,8 @@ import type { DiscoveredStore } from "./discover.js";
 import { readStoreWals } from "./inspect_wals.js";
 import { placementOf, tableEntries } from "./placement.js";
 import type { InspectOptions, InstanceModel, TableDetails } from "./model.js";
-import type { TableDetailsReader } from "./table_details.js";
+import { TABLE_TAIL_BYTES, type TableDetailsReader } from "./table_details.js";
+import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { settleVanishedTables } from "./vanished.js";
 import { emptyInstance, type LiveFiles, type StoreRead } from "./store_read.js";
 import { recogniseClient, recogniseGeth, recognisePebble, recognisePebbleGeth } from "./recognise.js";
@@ -19,13 +20,13 @@ import { columnFamily, attachPebbleBlobFiles, noteUnreferencedFiles } from "./co
  * live files, then the WALs, totals and (if asked) each table's details. Each step below adds to the
  * model and its findings; a store whose version cannot be read stops after the WALs are counted.
  */
-export function inspectStore(
+export async function inspectStore(
   root: string,
   store: DiscoveredStore,
   besuRoot: boolean,
   opts: InspectOptions,
   tableReader: TableDetailsReader | undefined,
-): InstanceModel {
+): Promise<InstanceModel> {
   const s: StoreRead = {
     dir: store.path,
     names: store.names,
@@ -59,7 +60,7 @@ export function inspectStore(
   if (pebble) recognisePebbleGeth(s, live);
   readStoreWals(inst, s.dir, s.names, opts);
   sumTotals(inst);
-  if (tableReader) readTableDetails(s, live, tableReader, opts);
+  if (tableReader) await readTableDetails(s, live, tableReader, opts);
   settleVanishedTables(inst, s.dir);
   for (const cf of inst.columnFamilies) {
     cf.placement = placementOf(cf.levels);
@@ -78,16 +79,24 @@ function sumTotals(inst: InstanceModel): void {
   inst.totals.walBytes = inst.wal.reduce((sum, w) => sum + w.size, 0);
 }
 
-/** Per-file table details through the SST reader, with progress. */
-function readTableDetails(
+/**
+ * Per-file table details through the SST reader, with progress; the next tables' tails are read ahead
+ * (util/tail_read_ahead.ts), so a store out of the page cache is not read one round trip at a time.
+ */
+async function readTableDetails(
   { inst, F }: StoreRead,
   live: LiveFiles,
   tableReader: TableDetailsReader,
   opts: InspectOptions,
-): void {
+): Promise<void> {
   const present = live.tables.filter((f) => f.model.present);
+  const ahead = new TailReadAhead(
+    present.map(({ model }) => ({ path: model.path, size: model.diskSize ?? model.fileSize })),
+    TABLE_TAIL_BYTES,
+  );
   let done = 0;
   for (const { model } of present) {
+    await ahead.ready(done);
     const d: TableDetails = tableReader(model.path);
     model.details = d;
     // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)

@@ -42,7 +42,7 @@ interface FormatModule {
  * four (footer, metaindex, properties, filter metadata each a read call). Default mode was slower than
  * --deep on thousands of small tables for that reason.
  */
-const TAIL_BYTES = 32 * 1024;
+export const TABLE_TAIL_BYTES = 32 * 1024;
 
 export async function loadTableDetailsReader(
   findings: Finding[],
@@ -66,7 +66,7 @@ export async function loadTableDetailsReader(
   return (path: string): TableDetails => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
-      t = mod.openTable(path, { prefetchTail: TAIL_BYTES });
+      t = mod.openTable(path, { prefetchTail: TABLE_TAIL_BYTES });
       return tableDetailsOf(t);
     } catch (e) {
       return { error: (e as Error).message };

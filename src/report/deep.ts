@@ -19,7 +19,8 @@ import { settleVanishedTables } from "../datadir/vanished.js";
 import { inspectDatadir } from "../datadir/inspect.js";
 import { tableEntries } from "../datadir/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
-import { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
+import { readTableDeep, TAIL_PREFETCH, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
+import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { compactDetails } from "../datadir/table_details.js";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -140,7 +141,16 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     if (opts.onProgress && (done % 64 === 0 || done === all.length))
       opts.onProgress(done, all.length, inst.relPath);
   };
-  for (const { inst, f } of all.slice(0, split)) record(inst, f, readTableDeep(f.path));
+  // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
+  const ahead = new TailReadAhead(
+    all.slice(0, split).map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
+    TAIL_PREFETCH,
+  );
+  for (let i = 0; i < split; i++) {
+    await ahead.ready(i);
+    const { inst, f } = all[i]!;
+    record(inst, f, readTableDeep(f.path));
+  }
   if (workerJob) {
     const rest = all.slice(split);
     const results = await workerJob;
