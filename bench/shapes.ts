@@ -3,7 +3,8 @@
  * `check`) in the same run, as whole processes:
  *  - an L0 pile-up: thousands of tiny uncompressed tables (4 KiB blocks, bloom 10), every one in L0, as
  *    after a bulk load with auto-compaction off (db_bench fillrandom, 24 KiB memtables, 20-byte values);
- *    rows: inspect and inspect --deep vs `sst_dump --show_properties`, check vs inspect (target ≤ 2×),
+ *    rows: inspect and inspect --deep vs `sst_dump --show_properties` (and with the page cache dropped
+ *    before each run of both: LSMSCOPE_BENCH_COLD=1, root; target ≥ 1.5×), check vs inspect (target ≤ 2×),
  *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB), sizes (sample mode),
  *    probe of 100 absent keys;
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
@@ -13,10 +14,11 @@
  * rounds' ratios (shared machines are noisy; read the ratios, not the seconds).
  *
  * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_BLOB_FILES (default 33000),
- * LSMSCOPE_BENCH_RUNS (rounds, default 3).
+ * LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold rows, as root),
+ * LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 1).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +32,9 @@ const ENTRIES_PER_L0_TABLE = 1290;
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
 const FD_LIMIT = 1024;
+/** Cold rows (page cache dropped before each run; needs root): LSMSCOPE_BENCH_COLD=1. */
+const COLD = process.env.LSMSCOPE_BENCH_COLD === "1";
+const COLD_RUNS = Number(process.env.LSMSCOPE_BENCH_COLD_RUNS ?? 1);
 
 /** Rounds of A then B; the median of each's wall/CPU/RSS and of the per-round ratios B/A. */
 function paired(a: [string, string[]], b: [string, string[]]): { a: Measure; b: Measure; ratio: number } {
@@ -91,6 +96,7 @@ function l0Pileup(root: string): void {
     "sst_dump",
     "target >= 2x",
   );
+  if (COLD) coldRows(dir, props);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]));
   console.log(`  check vs inspect`);
   console.log(`    inspect      ${fmt(chk.a)}`);
@@ -108,6 +114,46 @@ function l0Pileup(root: string): void {
     ...lsm(["probe", dir, "--cf", "default", "--keys", "absent", "--count", "100", "--path", "reader"]),
   );
   console.log(`  probe 100 absent keys (reader path): ${fmt(probe)}  (target: seconds)`);
+}
+
+/** Drop the page cache (root only): every file read next comes from the disk. */
+function dropCaches(): void {
+  spawnSync("sync");
+  writeFileSync("/proc/sys/vm/drop_caches", "3");
+}
+
+/**
+ * inspect and inspect --deep --json vs sst_dump --show_properties with the page cache dropped before
+ * every run of each (root only; slows every other process on the machine, so off by default). One
+ * round unless LSMSCOPE_BENCH_RUNS says more.
+ */
+export function coldRows(dir: string, props: [string, string[]]): void {
+  const cold = (c: [string, string[]]): Measure => {
+    dropCaches();
+    return measure(...c);
+  };
+  for (const [label, args] of [
+    ["inspect, page cache dropped before each run", ["inspect", dir]],
+    ["inspect --deep --json, page cache dropped", ["inspect", "--deep", "--json", dir]],
+  ] as const) {
+    const as: Measure[] = [];
+    const bs: Measure[] = [];
+    for (let i = 0; i < COLD_RUNS; i++) {
+      as.push(cold(props));
+      bs.push(cold(lsm([...args])));
+    }
+    const med = (ms: Measure[]): Measure => ({
+      wall: median(ms.map((m) => m.wall)),
+      cpu: median(ms.map((m) => m.cpu)),
+      maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
+    });
+    row(
+      label,
+      { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) },
+      "sst_dump",
+      "target >= 1.5x",
+    );
+  }
 }
 
 function blobFiles(root: string): void {

@@ -1,0 +1,141 @@
+/**
+ * Realistic tables, against RocksDB's own tools in the same run, as whole processes (paired rounds,
+ * see shapes.ts):
+ *  - `inspect` and `inspect --deep --json` vs `sst_dump --show_properties` on tables of 4-64 MiB (LZ4,
+ *    32 KiB blocks, bloom 10): db_bench fillrandom with 64 MiB memtables and 32 MiB target files, auto
+ *    compaction on, so the tables are flushed and compacted ones as on a node (target >= 3x);
+ *  - `sizes --full --json` (one thread, and two) vs `sst_dump --command=scan` on a store of ~80 MB
+ *    (2 M writes, 100-byte values, LZ4: two or three tables; target >= 1x). The >= 500 MB row is
+ *    `npm run bench -- sizes`.
+ * Writing the realistic store takes a few minutes on a loaded machine, so it is off by default:
+ * LSMSCOPE_BENCH_REALISTIC=1 runs this module (`npm run bench -- realistic`).
+ *
+ * Env: LSMSCOPE_BENCH_REALISTIC (1 to run), LSMSCOPE_BENCH_REALISTIC_NUM (writes of the realistic store,
+ * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_RUNS (rounds, default 3).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { dbBench, fmt, lsm, measure, median, type Measure } from "./common.js";
+
+const ON = process.env.LSMSCOPE_BENCH_REALISTIC === "1";
+const NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_NUM ?? 6_000_000);
+const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
+
+/** Rounds of A then B: medians of each, and the median of the rounds' wall ratios A/B. */
+function paired(a: [string, string[]], b: [string, string[]]): { a: Measure; b: Measure; ratio: number } {
+  const as: Measure[] = [];
+  const bs: Measure[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    as.push(measure(...a));
+    bs.push(measure(...b));
+  }
+  const med = (ms: Measure[]): Measure => ({
+    wall: median(ms.map((m) => m.wall)),
+    cpu: median(ms.map((m) => m.cpu)),
+    maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
+  });
+  return { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) };
+}
+
+function row(label: string, p: { a: Measure; b: Measure; ratio: number }, target: string): void {
+  console.log(`  ${label}`);
+  console.log(`    sst_dump     ${fmt(p.a)}`);
+  console.log(`    lsmscope     ${fmt(p.b)}`);
+  console.log(
+    `    ratio sst_dump/lsmscope (paired median): ${p.ratio.toFixed(2)}x wall, ${(p.a.cpu / p.b.cpu).toFixed(2)}x CPU  (${target})`,
+  );
+}
+
+function tables(dir: string): { count: number; minMiB: number; maxMiB: number; totalMB: number } {
+  const sizes = readdirSync(dir)
+    .filter((f) => f.endsWith(".sst"))
+    .map((f) => statSync(join(dir, f)).size);
+  return {
+    count: sizes.length,
+    minMiB: Math.min(...sizes) / 2 ** 20,
+    maxMiB: Math.max(...sizes) / 2 ** 20,
+    totalMB: sizes.reduce((a, b) => a + b, 0) / 1e6,
+  };
+}
+
+function realisticTables(root: string): void {
+  const dir = join(root, "realistic");
+  const t0 = Date.now();
+  dbBench([
+    "--benchmarks=fillrandom",
+    `--db=${dir}`,
+    `--num=${NUM}`,
+    "--key_size=32",
+    "--value_size=100",
+    "--compression_ratio=0.5",
+    "--compression_type=lz4",
+    "--block_size=32768",
+    "--bloom_bits=10",
+    "--write_buffer_size=67108864",
+    "--target_file_size_base=33554432",
+    "--disable_wal=1",
+  ]);
+  const t = tables(dir);
+  console.log(
+    `realistic tables: db_bench fillrandom, ${t.count} tables of ${t.minMiB.toFixed(1)}-${t.maxMiB.toFixed(1)} MiB (${t.totalMB.toFixed(0)} MB; LZ4, 32 KiB blocks, bloom 10), written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds, page cache warm`,
+  );
+  const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
+  measure(...props); // warm both alike
+  row("inspect vs sst_dump --show_properties", paired(props, lsm(["inspect", dir])), "target >= 3x");
+  row(
+    "inspect --deep --json vs sst_dump --show_properties",
+    paired(props, lsm(["inspect", "--deep", "--json", dir])),
+    "target >= 3x",
+  );
+}
+
+function eightyMb(root: string): void {
+  const dir = join(root, "80mb");
+  dbBench([
+    "--benchmarks=fillrandom",
+    `--db=${dir}`,
+    "--num=2000000",
+    "--key_size=16",
+    "--value_size=100",
+    "--compression_ratio=0.5",
+    "--compression_type=lz4",
+    "--disable_wal=1",
+  ]);
+  const t = tables(dir);
+  console.log(
+    `~80 MB store: db_bench fillrandom 2 M writes, ${t.count} LZ4 tables, ${t.totalMB.toFixed(0)} MB; ${RUNS} paired rounds, page cache warm`,
+  );
+  const scan: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--command=scan"]];
+  measure(...scan);
+  row(
+    "sizes --full --json vs sst_dump --command=scan",
+    paired(scan, lsm(["sizes", "--full", "--json", dir])),
+    "target >= 1x",
+  );
+  row(
+    "sizes --full --json --workers 2",
+    paired(scan, lsm(["sizes", "--full", "--json", "--workers", "2", dir])),
+    "target >= 1x",
+  );
+}
+
+export async function run(): Promise<void> {
+  if (!ON) {
+    console.log("realistic: skipped (LSMSCOPE_BENCH_REALISTIC=1 writes a ~400 MB store and runs it)");
+    return;
+  }
+  const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-realistic-"));
+  try {
+    realisticTables(root);
+    eightyMb(root);
+    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+    console.log(`  load average during the run: ${load} (wall-clock ratios need an otherwise idle machine)`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// run directly: node dist/bench/realistic.js
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await run();
