@@ -5,7 +5,7 @@
  *    32 KiB blocks, bloom 10): db_bench fillrandom with 64 MiB memtables and 32 MiB target files, auto
  *    compaction on, so the tables are flushed and compacted ones as on a node (target >= 3x);
  *  - `sizes --full --json` (one thread, and two) vs `sst_dump --command=scan` on a store of ~80 MB
- *    (2 M writes, 100-byte values, LZ4: two or three tables; target >= 1x). The >= 500 MB row is
+ *    (2 M writes, 64-byte values compressible by half, LZ4: a few tables; target >= 1x). The >= 500 MB row is
  *    `npm run bench -- sizes`.
  * Writing the realistic store takes a few minutes on a loaded machine, so it is off by default:
  * LSMSCOPE_BENCH_REALISTIC=1 runs this module (`npm run bench -- realistic`).
@@ -98,7 +98,7 @@ function eightyMb(root: string): void {
     `--db=${dir}`,
     "--num=2000000",
     "--key_size=16",
-    "--value_size=100",
+    "--value_size=64",
     "--compression_ratio=0.5",
     "--compression_type=lz4",
     "--disable_wal=1",
