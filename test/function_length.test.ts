@@ -1,5 +1,6 @@
 /**
- * No function in src/ runs over 150 lines (the project's limit: a longer one is split into named steps).
+ * No function in src/ runs over 150 lines (the project's limit: a longer one is split into named steps),
+ * and no source file over 700 (a longer one holds more than one job).
  * Functions are found with TypeScript's own parser: declarations, methods, accessors, constructors,
  * function expressions and arrow functions alike; a function's lines run from its first token to its
  * closing brace, nested functions included (a long function does not get shorter by nesting its steps).
@@ -12,6 +13,7 @@ import { REPO } from "./helpers/index.js";
 
 const SRC = join(REPO, "src");
 const MAX_LINES = 150;
+const MAX_FILE_LINES = 700;
 
 /** Every .ts/.tsx file under `dir`. */
 function sources(dir: string): string[] {
@@ -59,6 +61,13 @@ describe("function length", () => {
 
   it(`has no function over ${MAX_LINES} lines in src/`, () => {
     const long = sources(SRC).flatMap((f) => longFunctions(relative(REPO, f), readFileSync(f, "utf8")));
+    expect(long).toEqual([]);
+  });
+
+  it(`has no source file over ${MAX_FILE_LINES} lines in src/`, () => {
+    const long = sources(SRC)
+      .map((f) => `${readFileSync(f, "utf8").split("\n").length - 1}\t${relative(REPO, f)}`)
+      .filter((row) => Number(row.split("\t")[0]) > MAX_FILE_LINES);
     expect(long).toEqual([]);
   });
 });

@@ -25,7 +25,6 @@
  * synchronous (table_file.ts).
  */
 import { LsmscopeError } from "../util/errors.js";
-import { blockCorruption } from "./errors.js";
 import { escapeText } from "../util/bytes.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { Block, BlockCursor } from "./block.js";
@@ -44,14 +43,11 @@ import {
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { compressionName } from "../base/compression_type.js";
 import { valueTypeName, ValueType } from "../base/internal_key.js";
-import { compressionCounts, createCodecs } from "./compression.js";
+import { compressionCounts } from "./compression.js";
 import { DataBlock, DataCursor, type DataEntryCursor, type EntryView } from "./data_block.js";
 import { createFilterReader, type FilterInfo, type FilterReader } from "./filter_reader.js";
 import {
-  hasValuePrefix,
   pebbleFormatName,
-  pebbleKind,
-  PebbleKind,
   type PebbleBlobValues,
   type PebbleEntries,
   type RangeKeyCounts,
@@ -63,7 +59,6 @@ import {
   decodeColumnarMetaindex,
   hasColumnarMetaindex,
   hasColumnarProperties,
-  isColumnar,
   KEY_SCHEMA_PROPERTY,
 } from "./pebble/columnar.js";
 import { ColumnarIndexReader } from "./pebble/colblk_index.js";
@@ -90,6 +85,10 @@ import { countBlockRead, emptyLookupStats, type LookupStats } from "./read_stats
 import { scanTable, type ScanOptions, type ScanSummary } from "./table_scan.js";
 import { TableBlocks } from "./table_blocks.js";
 import { TableFile, type IoStats } from "./table_file.js";
+import { familyOf, tableCodecs, type TableFamily } from "./table_family.js";
+import type { GetResult, IndexEntry, OpenTableOptions, RangeTombstone, TableFormat } from "./table_types.js";
+import { DataBlockReader } from "./data_block_reader.js";
+import { countColumnarRangeKeys, countRowRangeKeys } from "./pebble_range_keys.js";
 
 export { DataBlock, type EntryView } from "./data_block.js";
 export type { FilterInfo } from "./filter_reader.js";
@@ -98,65 +97,8 @@ export type { IndexType } from "./index_reader.js";
 export type { MetaBlockEntry } from "./metaindex.js";
 export { emptyLookupStats, type LookupStats } from "./read_stats.js";
 export type { ScanSummary } from "./table_scan.js";
-
-export interface OpenTableOptions {
-  /**
-   * Verify the checksum of every block read (default true, as RocksDB's verify_checksums; the footer
-   * checksum of format >= 6 is always verified). False only for callers that measure raw decoding.
-   */
-  verifyChecksums?: boolean;
-  /**
-   * Read this many bytes at the end of the file at once (instead of the footer alone) and serve the
-   * metadata blocks inside them from memory (TableFile.prefetchTail). For whole-table metadata reads.
-   */
-  prefetchTail?: number;
-  /** Sequential scans: read this many bytes at a time and serve the blocks inside them (TableFile.readAhead). */
-  readAhead?: number;
-}
-
-export type TableFormat = "block-based" | "leveldb" | "pebble";
-
-/** One index entry: the separator key as stored and the data block it points to. */
-export interface IndexEntry {
-  /** Separator key (internal key, or user key when index_key_is_user_key). A copy. */
-  separator: Buffer;
-  /** True when `separator` is an internal key (user key + 8-byte trailer). */
-  separatorIsInternal: boolean;
-  handle: BlockHandle;
-  /** kBinarySearchWithFirstKey: first internal key of the data block. */
-  firstKey?: Buffer;
-  /** Two-level index: handle of the partition this entry came from. */
-  partition?: BlockHandle;
-}
-
-export interface GetResult {
-  found: boolean;
-  /** Rejected by the filter (no index or data block read for the key). */
-  filterRejected: boolean;
-  type?: number;
-  typeName?: string;
-  seqno?: number;
-  /**
-   * Value bytes (copy); for blob-index entries the blob index (db/blob/blob_index.h), for merges one
-   * operand, for a covering range deletion (type 0xf) its end key.
-   */
-  value?: Buffer;
-  stats: LookupStats;
-}
-
-interface RangeTombstone {
-  start: Buffer;
-  end: Buffer;
-  seqno: number;
-}
-
-/**
- * Codecs for a table's blocks. Pebble compresses as RocksDB's format_version 2 does (a varint of the
- * uncompressed size before ZSTD, LZ4 and zlib payloads), whatever its own version number.
- */
-function tableCodecs(footer: Footer) {
-  return createCodecs(footer.magic === "pebble" ? 2 : footer.formatVersion, footer.magic === "legacy");
-}
+export type { GetResult, IndexEntry, OpenTableOptions, TableFormat } from "./table_types.js";
+export { DataBlockReader } from "./data_block_reader.js";
 
 /** Open one table: footer, metaindex, properties (and compression dictionary) are read now. */
 export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
@@ -166,68 +108,6 @@ export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
   } catch (err) {
     file.close();
     throw err;
-  }
-}
-
-/**
- * What differs between the table families this reader opens, decided by the footer's magic number.
- * Another family (a different footer magic, block layout or properties) adds its case to familyOf().
- */
-interface TableFamily {
-  format: TableFormat;
-  /** Comparator when the table names none. */
-  defaultComparator: string;
-  /** Filter keys hashed with LevelDB's (unsigned) hash flavour. */
-  leveldbHash: boolean;
-  /** Pebble's row tables: how their entries differ (pebble.ts). */
-  pebbleEntries?: PebbleEntries;
-  /** Pebble's columnar tables ((Pebble,v5)+): every block but the filter is columnar. */
-  columnar?: boolean;
-}
-
-function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
-  if (footer.magic === "pebble" && isColumnar(footer.formatVersion))
-    return {
-      format: "pebble",
-      defaultComparator: "",
-      leveldbHash: false,
-      columnar: true,
-      // the columnar cursor strips value prefixes itself; it resolves values through these
-      pebbleEntries: { valuePrefix: true },
-    };
-  if (footer.magic === "pebble")
-    return {
-      format: "pebble",
-      defaultComparator: "",
-      leveldbHash: false,
-      pebbleEntries: { valuePrefix: hasValuePrefix(footer.formatVersion) },
-    };
-  // RocksDB format_version 0 shares LevelDB's magic; only LevelDB tables lack a properties block
-  if (footer.magic === "legacy" && !hasProperties)
-    return { format: "leveldb", defaultComparator: "leveldb.BytewiseComparator", leveldbHash: true };
-  return { format: "block-based", defaultComparator: "", leveldbHash: false };
-}
-
-/** See SstTable.dataBlockReader(). */
-export class DataBlockReader {
-  constructor(
-    private readonly blocks: TableBlocks,
-    /** A cursor of the table's block layout (SstTable.newDataCursor, without the table). */
-    readonly newCursor: () => DataEntryCursor,
-  ) {}
-
-  /**
-   * Read one data block and point `cursor` at it; its bytes live in a buffer the next read overwrites.
-   * Returns the block's uncompressed size.
-   */
-  load(cursor: DataEntryCursor, handle: BlockHandle): number {
-    const data = this.blocks.read(handle, BlockKind.Data, true);
-    cursor.load(data, { file: this.blocks.path, kind: BlockKind.Data, offset: handle.offset }, handle);
-    return data.length;
-  }
-
-  close(): void {
-    this.blocks.file.close();
   }
 }
 
@@ -462,22 +342,9 @@ export class SstTable {
   rangeKeyCounts(): RangeKeyCounts | undefined {
     const h = this.meta(META_PEBBLE_RANGE_KEY);
     if (!h) return undefined;
-    if (this.family.columnar)
-      return countRangeKeys(this.readKeyspanBlock(h, BlockKind.RangeKey), h, this.path);
-    const b = this.blocks.parsed(h, BlockKind.RangeKey);
-    const c = new BlockCursor().reset(b);
-    const counts: RangeKeyCounts = { sets: 0, unsets: 0, deletes: 0 };
-    this.blocks.guard(BlockKind.RangeKey, h.offset, () => {
-      while (c.next()) {
-        if (c.keyLength < 8) throw b.corrupt(`internal key of ${c.keyLength} bytes`, c.entryOffset);
-        const k = pebbleKind(c.key[c.keyLength - 8]!);
-        if (k === PebbleKind.RangeKeySet) counts.sets++;
-        else if (k === PebbleKind.RangeKeyUnset) counts.unsets++;
-        else if (k === PebbleKind.RangeKeyDelete) counts.deletes++;
-        else throw b.corrupt(`range-key block entry of kind ${k}`, c.entryOffset);
-      }
-    });
-    return counts;
+    return this.family.columnar
+      ? countColumnarRangeKeys(this.readKeyspanBlock(h, BlockKind.RangeKey), h, this.path)
+      : countRowRangeKeys(this.blocks, h);
   }
 
   /** Handle of a meta block by its metaindex name. */
@@ -790,19 +657,6 @@ export class SstTable {
       stats: s,
     };
   }
-}
-
-/** Range keys of a columnar range-key block by kind. */
-function countRangeKeys(b: KeyspanBlock, h: BlockHandle, file: string): RangeKeyCounts {
-  const counts: RangeKeyCounts = { sets: 0, unsets: 0, deletes: 0 };
-  for (const k of b.keys) {
-    const kind = pebbleKind(k.kind);
-    if (kind === PebbleKind.RangeKeySet) counts.sets++;
-    else if (kind === PebbleKind.RangeKeyUnset) counts.unsets++;
-    else if (kind === PebbleKind.RangeKeyDelete) counts.deletes++;
-    else throw blockCorruption(file, BlockKind.RangeKey, h.offset, `range-key block entry of kind ${kind}`);
-  }
-  return counts;
 }
 
 function indexEntry(c: BlockCursor, isInternal: boolean): IndexEntry {

@@ -1,0 +1,31 @@
+/**
+ * Data blocks of one table read one after another into a reused buffer, each pointed at by a cursor
+ * of the table's block layout: the merge's hot path (SstTable.dataBlockReader()).
+ */
+import type { BlockHandle } from "./handle.js";
+import { BlockKind } from "./block_kind.js";
+import type { DataEntryCursor } from "./data_block.js";
+import type { TableBlocks } from "./table_blocks.js";
+
+/** See SstTable.dataBlockReader(). */
+export class DataBlockReader {
+  constructor(
+    private readonly blocks: TableBlocks,
+    /** A cursor of the table's block layout (SstTable.newDataCursor, without the table). */
+    readonly newCursor: () => DataEntryCursor,
+  ) {}
+
+  /**
+   * Read one data block and point `cursor` at it; its bytes live in a buffer the next read overwrites.
+   * Returns the block's uncompressed size.
+   */
+  load(cursor: DataEntryCursor, handle: BlockHandle): number {
+    const data = this.blocks.read(handle, BlockKind.Data, true);
+    cursor.load(data, { file: this.blocks.path, kind: BlockKind.Data, offset: handle.offset }, handle);
+    return data.length;
+  }
+
+  close(): void {
+    this.blocks.file.close();
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The shapes SstTable (table.ts) takes and gives: how a table is opened, its format family, an index
+ * entry, the result of a point lookup.
+ */
+import type { BlockHandle } from "./handle.js";
+import type { LookupStats } from "./read_stats.js";
+
+export interface OpenTableOptions {
+  /**
+   * Verify the checksum of every block read (default true, as RocksDB's verify_checksums; the footer
+   * checksum of format >= 6 is always verified). False only for callers that measure raw decoding.
+   */
+  verifyChecksums?: boolean;
+  /**
+   * Read this many bytes at the end of the file at once (instead of the footer alone) and serve the
+   * metadata blocks inside them from memory (TableFile.prefetchTail). For whole-table metadata reads.
+   */
+  prefetchTail?: number;
+  /** Sequential scans: read this many bytes at a time and serve the blocks inside them (TableFile.readAhead). */
+  readAhead?: number;
+}
+
+export type TableFormat = "block-based" | "leveldb" | "pebble";
+
+/** One index entry: the separator key as stored and the data block it points to. */
+export interface IndexEntry {
+  /** Separator key (internal key, or user key when index_key_is_user_key). A copy. */
+  separator: Buffer;
+  /** True when `separator` is an internal key (user key + 8-byte trailer). */
+  separatorIsInternal: boolean;
+  handle: BlockHandle;
+  /** kBinarySearchWithFirstKey: first internal key of the data block. */
+  firstKey?: Buffer;
+  /** Two-level index: handle of the partition this entry came from. */
+  partition?: BlockHandle;
+}
+
+export interface GetResult {
+  found: boolean;
+  /** Rejected by the filter (no index or data block read for the key). */
+  filterRejected: boolean;
+  type?: number;
+  typeName?: string;
+  seqno?: number;
+  /**
+   * Value bytes (copy); for blob-index entries the blob index (db/blob/blob_index.h), for merges one
+   * operand, for a covering range deletion (type 0xf) its end key.
+   */
+  value?: Buffer;
+  stats: LookupStats;
+}
+
+/** A range deletion: user keys in [start, end) deleted at seqno. */
+export interface RangeTombstone {
+  start: Buffer;
+  end: Buffer;
+  seqno: number;
+}
