@@ -9,6 +9,7 @@
  */
 import { availableParallelism } from "node:os";
 import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
+import { verifyBlobRecords } from "../datadir/blob_file.js";
 import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist } from "./dist.js";
@@ -359,8 +360,37 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
     if (sampled.incomplete) (report.incomplete ??= []).push(sampled.incomplete);
   }
   // what the model could not read is left out of every figure: say so
-  report.incomplete = [...incompleteReasons(model), ...(report.incomplete ?? [])];
+  report.incomplete = [
+    ...incompleteReasons(model),
+    ...(report.incomplete ?? []),
+    ...unreadBlobReasons(model, report),
+  ];
   return report;
+}
+
+/**
+ * One located line per column family whose blob records could not be read (left out of its value
+ * bytes): its live blob files are verified record by record to name the file and offset.
+ */
+function unreadBlobReasons(model: DatadirModel, report: SizesReport): string[] {
+  const out: string[] = [];
+  for (const c of report.columnFamilies) {
+    const unread = c.blobIndexed?.unread ?? 0;
+    if (unread === 0) continue;
+    const cf = model.instances
+      .find((i) => i.relPath === c.instance)
+      ?.columnFamilies.find((x) => x.nameHex === c.nameHex);
+    let where = "";
+    for (const b of cf?.blobFiles ?? []) {
+      const e = b.present ? verifyBlobRecords(b.path).error : undefined;
+      if (e) {
+        where = `${b.path} @ offset ${e.offset}: ${e.message}; `;
+        break;
+      }
+    }
+    out.push(`${where}${c.displayName}: ${unread} blob record${unread === 1 ? "" : "s"} could not be read`);
+  }
+  return out;
 }
 
 async function computeSizesOf(model: DatadirModel, opts: SizesOptions, t0: number): Promise<SizesReport> {
