@@ -340,6 +340,6 @@ export function noteUnreferencedFiles({ dir, names, inst, F }: StoreRead, live: 
       severity: "info",
       code: "sst-unreferenced",
       file: dir,
-      message: `${inst.unreferencedTables.length} table file(s) on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
+      message: `${plural(inst.unreferencedTables.length, "table file")} on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
     });
 }

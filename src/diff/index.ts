@@ -66,15 +66,18 @@ function readableStores(model: DatadirModel, dir: string): InstanceModel[] {
   const stores = model.instances.filter((i) => i.engine === "rocksdb" || i.engine === "leveldb");
   if (stores.length === 0) {
     const why = model.instances.find((i) => i.engine === "pebble")
-      ? "a Pebble store (not readable by lsmscope yet)"
-      : "no RocksDB or LevelDB store";
-    throw new LsmscopeError(`${why} found`, { file: dir });
+      ? "only a Pebble store found (diff does not read Pebble stores yet)"
+      : "no RocksDB or LevelDB store found";
+    throw new LsmscopeError(why, { file: dir });
   }
   for (const s of stores)
-    if (!s.readable)
-      throw new LsmscopeError(`store cannot be read: ${s.findings[0]?.message ?? "MANIFEST unreadable"}`, {
-        file: s.path,
-      });
+    if (!s.readable) {
+      const f = s.findings.find((x) => x.severity === "error");
+      const why = f
+        ? `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`
+        : "MANIFEST unreadable";
+      throw new LsmscopeError(`store cannot be read: ${why}`, { file: s.path });
+    }
   return stores;
 }
 

@@ -123,7 +123,7 @@ export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): Pro
   const missing = files.filter((f) => !f.present);
   if (missing.length > 0)
     throw new LsmscopeError(
-      `${plural(missing.length, "live table")} missing from disk (the MANIFEST lists them), e.g. ${missing[0]!.fileName}`,
+      `${plural(missing.length, "live table")} listed in the MANIFEST but missing from disk, e.g. ${missing[0]!.fileName}`,
       { file: instance.path },
     );
   const o = cf.options;
