@@ -6,7 +6,7 @@
  * keys as onlyInA / onlyInB.
  */
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
-import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
+import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
 import { LiveCursor, type LiveEntry } from "../lsm/live.js";
 import { cfMatches } from "../compact/digest.js";
@@ -64,6 +64,8 @@ export interface DiffOptions {
 
 function readableStores(model: DatadirModel, dir: string): InstanceModel[] {
   const stores = model.instances.filter((i) => i.engine === "rocksdb" || i.engine === "leveldb");
+  // nothing found at all: say why (a permission, the walk's depth limit), as every command does
+  if (model.instances.length === 0) throw noReadableStoreError(model);
   if (stores.length === 0) {
     const why = model.instances.find((i) => i.engine === "pebble")
       ? "only a Pebble store found (diff does not read Pebble stores yet)"
