@@ -29,7 +29,7 @@ import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { formatBytes, toHex } from "../util/bytes.js";
-import { LsmscopeError } from "../util/errors.js";
+import { describeOsError, LsmscopeError } from "../util/errors.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
 import type {
@@ -382,9 +382,16 @@ function unreadBlobReasons(model: DatadirModel, report: SizesReport): string[] {
       ?.columnFamilies.find((x) => x.nameHex === c.nameHex);
     let where = "";
     for (const b of cf?.blobFiles ?? []) {
-      const e = b.present ? verifyBlobRecords(b.path).error : undefined;
+      if (!b.present) continue;
+      let e: string | undefined;
+      try {
+        const v = verifyBlobRecords(b.path).error;
+        if (v) e = `${b.path} @ offset ${v.offset}: ${v.message}`;
+      } catch (err) {
+        e = `${b.path}: ${describeOsError(err)}`; // e.g. permission denied (EACCES)
+      }
       if (e) {
-        where = `${b.path} @ offset ${e.offset}: ${e.message}; `;
+        where = `${e}; `;
         break;
       }
     }

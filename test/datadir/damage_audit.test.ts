@@ -1,0 +1,591 @@
+/**
+ * Acceptance audit of issue 14 ("damage always surfaces"): cases the other damage suites do not reach,
+ * each on copies of stores db_bench wrote, damaged by hand. Every command that meets the damage exits 2
+ * with one located line or an error finding (and, where it prints a report, says so on its last line),
+ * never 0 or 1 with a normal report, never a stack trace; read-only commands change nothing.
+ *
+ * Targets are picked from each store's actual layout (db_bench's background flushes leave a different
+ * shape each run). Oracles: `sst_dump --command=scan --verify_checksum` for tables; `ldb` (opened on a
+ * private copy, as it may write) for blob records, blob headers and WALs; `ldb dump_wal` for sequence
+ * numbers. No RocksDB tool checks key order inside a table (sst_dump reads the re-sealed table cleanly).
+ */
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { crc32c } from "@node-rs/crc32";
+import { inspectDatadir } from "../../src/datadir/index.js";
+import type { BlobFileModel, DatadirModel } from "../../src/datadir/model.js";
+import { scanLogFile } from "../../src/datadir/log_reader.js";
+import { runInspect } from "../../src/report/deep.js";
+import { planCompaction, runCompaction } from "../../src/compact/index.js";
+import * as engine from "../../src/engine/index.js";
+import { putVarint64 } from "../../src/util/coding.js";
+import { dbBench, ldbWal, removeDir, snapshotTree, tempDir } from "./helpers.js";
+
+const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
+const canDropPrivileges = process.getuid?.() === 0 && spawnSync("setpriv", ["--version"]).status === 0;
+let dir: string;
+/** 2 CFs, blob files, uncompressed (damage_commands' store). */
+let blobStore: string;
+/** fillseq: every key written once, so no table's key is shadowed by another's; crc32c, restart 1. */
+let seqStore: string;
+
+function fresh(from: string, name: string): string {
+  const d = join(dir, name);
+  cpSync(from, d, { recursive: true });
+  return d;
+}
+function lsm(args: string[], opts: { asNobody?: boolean } = {}) {
+  const cmd = opts.asNobody
+    ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, bin, ...args]
+    : [process.execPath, bin, ...args];
+  return spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8", timeout: 120_000 });
+}
+type Run = ReturnType<typeof lsm>;
+const lastLine = (s: string) => s.trim().split("\n").at(-1) ?? "";
+/** Exit `status`, no stack trace, the last stderr line names `where` and matches `cause`. */
+function expectOneLine(r: Run, status: number, where: string, cause: RegExp = /\S/) {
+  expect(r.stderr + r.stdout).not.toMatch(/internal error|\n\s+at /);
+  expect(r.status, r.stderr.slice(0, 500)).toBe(status);
+  expect(lastLine(r.stderr)).toContain(where);
+  expect(lastLine(r.stderr)).toMatch(cause);
+}
+/** Exit 2, no stack trace, the report's last line (stdout, or stderr) says the picture is incomplete. */
+function expectIncomplete(r: Run, where: string, stream: "stdout" | "stderr" = "stdout") {
+  expect(r.stderr + r.stdout).not.toMatch(/internal error|\n\s+at /);
+  expect(r.status, (r.stdout + r.stderr).slice(-800)).toBe(2);
+  const last = lastLine(stream === "stdout" ? r.stdout : r.stderr);
+  expect(last).toMatch(/^picture incomplete: /);
+  expect(last).toContain(where);
+}
+function flip(path: string, at: number, n = 4): void {
+  const b = readFileSync(path);
+  for (let i = 0; i < n; i++) b[at + i]! ^= 0xa5;
+  writeFileSync(path, b);
+}
+function sstDumpSaysCorrupt(table: string): boolean {
+  const r = spawnSync("sst_dump", [`--file=${table}`, "--command=scan", "--verify_checksum"], {
+    encoding: "utf8",
+  });
+  return /Corruption/.test(r.stdout + r.stderr);
+}
+/** `ldb scan` of every CF on a private copy (ldb may write): its stderr/stdout, and whether it failed. */
+function ldbScanAllCfs(store: string): { failed: boolean; out: string } {
+  const d = fresh(store, `ldb-${Math.random().toString(36).slice(2)}`);
+  let out = "";
+  let failed = false;
+  for (const cf of ["default", "column_family_name_000001"]) {
+    const r = spawnSync("ldb", [`--db=${d}`, `--column_family=${cf}`, "scan"], {
+      encoding: "latin1",
+      maxBuffer: 256 << 20,
+    });
+    if (/Invalid column family|Column family not found/i.test(r.stdout + r.stderr)) continue;
+    out += r.stderr + r.stdout.slice(-2000);
+    failed ||= r.status !== 0 || /Corruption|IO error/i.test(r.stderr + r.stdout);
+  }
+  removeDir(d);
+  return { failed, out };
+}
+function liveTables(m: DatadirModel): string[] {
+  return m.instances[0]!.columnFamilies.flatMap((c) => c.levels.flatMap((l) => l.files.map((f) => f.path)));
+}
+/** Live blob files that still hold live records (not every record garbage), largest first. */
+function blobsWithLiveRecords(m: DatadirModel): BlobFileModel[] {
+  return m.instances[0]!.columnFamilies.flatMap((c) => c.blobFiles)
+    .filter((b) => b.present && b.garbageBlobCount < b.totalBlobCount)
+    .sort((a, b) => b.totalBlobCount - b.garbageBlobCount - (a.totalBlobCount - a.garbageBlobCount));
+}
+/** Every record of a blob file: its offset, user key and value range. */
+function blobRecords(path: string): { at: number; key: Buffer; valueAt: number; valueLength: number }[] {
+  const b = readFileSync(path);
+  const out = [];
+  let pos = 30;
+  while (pos + 32 <= b.length - 32) {
+    const kl = Number(b.readBigUInt64LE(pos));
+    const vl = Number(b.readBigUInt64LE(pos + 8));
+    out.push({ at: pos, key: b.subarray(pos + 32, pos + 32 + kl), valueAt: pos + 32 + kl, valueLength: vl });
+    pos += 32 + kl + vl;
+  }
+  return out;
+}
+function sstJson(table: string): {
+  footer: { index: { offset: number } };
+  metaBlocks: { name: string; offset: number }[];
+} {
+  return JSON.parse(lsm(["sst", table, "--json"]).stdout);
+}
+
+beforeAll(() => {
+  dir = tempDir("lsmscope-damage-audit-");
+  chmodSync(dir, 0o755);
+  blobStore = join(dir, "blobstore");
+  dbBench(blobStore, [
+    "--benchmarks=fillrandom",
+    "--num=6000",
+    "--value_size=200",
+    "--num_column_families=2",
+    "--write_buffer_size=65536",
+    "--target_file_size_base=65536",
+    "--compression_type=none",
+    "--enable_blob_files=true",
+    "--min_blob_size=150",
+    "--blob_file_size=100000",
+  ]);
+  seqStore = join(dir, "seqstore");
+  dbBench(seqStore, [
+    "--benchmarks=fillseq",
+    "--num=4000",
+    "--value_size=100",
+    "--write_buffer_size=65536",
+    "--compression_type=none",
+    "--checksum_type=1",
+    "--block_restart_interval=1",
+  ]);
+  if (!statSync(bin, { throwIfNoEntry: false })) throw new Error("run npm run build first");
+}, 180_000);
+afterAll(() => {
+  spawnSync("chmod", ["-R", "u+rwX", dir]);
+  removeDir(dir);
+});
+
+describe("table blocks that the default inspect does not read", () => {
+  let table: string;
+  let indexStore: string;
+  let propsStore: string;
+  beforeAll(async () => {
+    table = liveTables(await inspectDatadir(blobStore))[0]!;
+    const j = sstJson(table);
+    const name = table.split("/").pop()!;
+    indexStore = fresh(blobStore, "flip-index");
+    flip(join(indexStore, name), j.footer.index.offset + 10);
+    propsStore = fresh(blobStore, "flip-props");
+    const props = j.metaBlocks.find((m) => m.name === "rocksdb.properties")!;
+    flip(join(propsStore, name), props.offset + 10);
+  });
+
+  it("a flipped index block: inspect --deep exits 2 with an error finding naming the table (it exited 0)", () => {
+    const name = table.split("/").pop()!;
+    expect(sstDumpSaysCorrupt(join(indexStore, name))).toBe(true);
+    const before = snapshotTree(indexStore);
+    const r = lsm(["inspect", indexStore, "--deep"]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(new RegExp(`sst-unreadable: ${name}.*index block`));
+    expect(lastLine(r.stdout)).toMatch(/picture incomplete/);
+    const json = JSON.parse(lsm(["inspect", indexStore, "--deep", "--json"]).stdout);
+    expect(json.complete).toBe(false);
+    expect(snapshotTree(indexStore)).toEqual(before);
+  });
+
+  it("inspect's mode line says exactly what each mode checked (the filter's bits are not read but by --verify)", () => {
+    const cheap = lsm(["inspect", blobStore]).stdout;
+    expect(cheap).toMatch(
+      /mode: cheap: .*metaindex and properties \(checksums verified\).*filter's metadata bytes \(not checksummed\); index, data blocks and blob records not read/,
+    );
+    const deep = lsm(["inspect", blobStore, "--deep"]).stdout;
+    expect(deep).toMatch(
+      /mode: deep: .*whole index \(checksums verified\).*filter's metadata bytes \(not checksummed\); data blocks, filter bits and blob records not read \(--verify reads and checks them\)/,
+    );
+  });
+
+  it("a flipped properties block: inspect --summary ends with 'picture incomplete' (CSV: on stderr), exit 2", () => {
+    const name = table.split("/").pop()!;
+    expect(sstDumpSaysCorrupt(join(propsStore, name))).toBe(true);
+    expectIncomplete(lsm(["inspect", propsStore, "--summary"]), name);
+    const csv = lsm(["inspect", propsStore, "--summary", "--csv"]);
+    expectIncomplete(csv, name, "stderr");
+    expect(lastLine(csv.stdout)).toMatch(/^"?Total/);
+  });
+});
+
+describe("sst --verify's report", () => {
+  it("ends with its verdict, below the problems it counts (exit 2)", async () => {
+    const table = liveTables(await inspectDatadir(blobStore))[0]!;
+    const d = fresh(blobStore, "verify-last-line");
+    const t = join(d, table.split("/").pop()!);
+    flip(t, 100);
+    const r = lsm(["sst", t, "--verify"]);
+    expect(r.status).toBe(2);
+    expect(lastLine(r.stdout)).toMatch(/^ {2}verify: FAILED, 1 problem \(.*\); exit 2$/);
+    expect(r.stdout).toMatch(/verify problems:\n {4}data block @ 0: xxh3 checksum mismatch/);
+  });
+
+  it("a footer declaring a 1 TiB index: refused by the size cap, and the bytes checked are those read", async () => {
+    const table = liveTables(await inspectDatadir(seqStore))[0]!;
+    const d = fresh(seqStore, "huge-index");
+    const t = join(d, table.split("/").pop()!);
+    // format_version 5 footer: checksum type, metaindex handle, index handle (varints), padding,
+    // version, magic — no checksum over it, so a handle can declare any size
+    const b = readFileSync(t);
+    const f = b.length - 53;
+    const j = sstJson(t);
+    const meta = readHandle(b, f + 1);
+    const handles: number[] = [];
+    putVarint64(handles, BigInt(meta.offset));
+    putVarint64(handles, BigInt(meta.size));
+    putVarint64(handles, BigInt(j.footer.index.offset));
+    putVarint64(handles, 2n ** 40n);
+    b.fill(0, f + 1, f + 41);
+    Buffer.from(handles).copy(b, f + 1);
+    writeFileSync(t, b);
+    const r = lsm(["sst", t, "--verify", "--json"]);
+    expect(r.status).toBe(2);
+    const v = JSON.parse(r.stdout).verify as { bytesVerified: number; errors: { message: string }[] };
+    expect(v.errors.map((e) => e.message)).toEqual([`declared size ${2 ** 40} exceeds the limit`]);
+    expect(v.bytesVerified).toBeLessThan(b.length);
+    expectOneLine(lsm(["sizes", d]), 2, t, /index block: declared size 1099511627776 exceeds the limit/);
+  });
+});
+
+function readHandle(b: Buffer, at: number): { offset: number; size: number } {
+  const v = (): number => {
+    let r = 0;
+    for (let s = 0; ; s += 7) {
+      const x = b[at++]!;
+      r += (x & 0x7f) * 2 ** s;
+      if (!(x & 0x80)) return r;
+    }
+  };
+  return { offset: v(), size: v() };
+}
+
+describe("keys out of order inside a table (checksums re-sealed)", () => {
+  let d: string;
+  let victim: string;
+  beforeAll(async () => {
+    d = fresh(seqStore, "out-of-order");
+    victim = liveTables(await inspectDatadir(d))[0]!;
+    // restart interval 1, uncompressed, one key size: entries 1 and 2 of the first block swap by bytes
+    const b = readFileSync(victim);
+    const first = sstJsonBlocks(victim)[0]!;
+    const entry = (o: number) => {
+      const v = (): number => {
+        let r = 0;
+        for (let s = 0; ; s += 7) {
+          const x = b[o++]!;
+          r += (x & 0x7f) * 2 ** s;
+          if (!(x & 0x80)) return r;
+        }
+      };
+      const start = o;
+      const shared = v();
+      const nonShared = v();
+      const valueLength = v();
+      return { start, shared, end: o + nonShared + valueLength };
+    };
+    const e0 = entry(first.offset);
+    const e1 = entry(e0.end);
+    const e2 = entry(e1.end);
+    expect([e1.shared, e2.shared, e1.end - e1.start]).toEqual([0, 0, e2.end - e2.start]);
+    const t = Buffer.from(b.subarray(e1.start, e1.end));
+    b.copy(b, e1.start, e2.start, e2.end);
+    t.copy(b, e2.start);
+    const end = first.offset + first.size;
+    const c = crc32c(b.subarray(first.offset, end + 1)) >>> 0;
+    b.writeUInt32LE(((((c >>> 15) | (c << 17)) >>> 0) + 0xa282ead8) >>> 0, end + 1);
+    writeFileSync(victim, b);
+  });
+
+  it("the oracle reads it with checksums verified (it does not check key order)", () => {
+    expect(sstDumpSaysCorrupt(victim)).toBe(false);
+  });
+
+  it("inspect --verify: an error finding naming the table (it said every block was fine), exit 2", () => {
+    const r = lsm(["inspect", d, "--verify", "--json"]);
+    expect(r.status).toBe(2);
+    const f = (JSON.parse(r.stdout).findings as { code: string; file: string; message: string }[]).find(
+      (x) => x.code === "verify-failed",
+    )!;
+    expect(f.file).toBe(victim);
+    expect(f.message).toMatch(/key out of order/);
+  });
+
+  it("diff against the intact store: exit 2 with one line, never 'the stores differ'", () => {
+    const r = lsm(["diff", d, seqStore]);
+    expectOneLine(r, 2, d, /live keys do not ascend/);
+    expect(r.stdout).not.toMatch(/the stores differ/);
+  });
+
+  it.skipIf(!engine.engineAvailable())("compact --yes: refused by the pre-flight, nothing written", () => {
+    const before = snapshotTree(d);
+    expectOneLine(lsm(["compact", d, "--yes"]), 2, d, /pre-flight \(nothing written\): .*key out of order/);
+    expect(snapshotTree(d)).toEqual(before);
+  });
+});
+
+function sstJsonBlocks(table: string): { offset: number; size: number }[] {
+  return JSON.parse(lsm(["sst", table, "--json", "--blocks"]).stdout).blocks;
+}
+
+describe("blob records with a damaged value (every record of one blob file)", () => {
+  let d: string;
+  let blob: string;
+  let keysFile: string;
+  let keys: number;
+  beforeAll(async () => {
+    d = fresh(blobStore, "blob-values");
+    const b = blobsWithLiveRecords(await inspectDatadir(d))[0]!;
+    blob = b.path;
+    const recs = blobRecords(blob);
+    expect(recs.length).toBe(b.totalBlobCount);
+    for (const r of recs) flip(blob, r.valueAt + r.valueLength - 1, 1);
+    keysFile = join(dir, "blob-keys.txt");
+    writeFileSync(keysFile, recs.map((r) => r.key.toString("hex")).join("\n") + "\n");
+    keys = recs.length;
+  });
+
+  it("is damage by RocksDB's account (ldb scan on a copy)", () => {
+    const r = ldbScanAllCfs(d);
+    expect(r.failed, r.out.slice(0, 500)).toBe(true);
+  });
+
+  it("diff: exit 2 naming the blob file and offset (it said 'the stores differ', exit 1)", () => {
+    expectOneLine(lsm(["diff", d, blobStore]), 2, blob, /blob record checksum mismatch/);
+  });
+
+  it("sizes (full): exit 2, the last line names the blob file (it exited 0)", () => {
+    expectIncomplete(lsm(["sizes", d]), blob);
+  });
+
+  it("probe, reader path, over that file's keys: exit 2 naming the blob file", () => {
+    const r = lsm(["probe", d, "--cf", "default", "--keys", keysFile, "--count", String(keys)]);
+    const other = lsm([
+      "probe",
+      d,
+      "--cf",
+      "column_family_name_000001",
+      "--keys",
+      keysFile,
+      "--count",
+      String(keys),
+    ]);
+    // the file belongs to one of the two column families: its probe meets the damage
+    const hit = [r, other].find((x) => x.status !== 0 || /checksum/.test(x.stderr))!;
+    expectOneLine(hit, 2, blob, /blob record checksum mismatch/);
+  });
+});
+
+describe("blob file headers and tails RocksDB refuses", () => {
+  let target: BlobFileModel;
+  beforeAll(async () => {
+    target = blobsWithLiveRecords(await inspectDatadir(blobStore))[0]!;
+  });
+  const cases: [string, (p: string) => void, RegExp][] = [
+    ["an unknown version", (p) => flip(p, 4), /blob-bad: \d+\.blob@4: blob file version \d+/],
+    ["another column family's id", (p) => flip(p, 8), /blob-cf-mismatch: \d+\.blob@8/],
+    ["no footer (cut short)", (p) => truncateSync(p, statSync(p).size - 100), /blob-no-footer: .*cut short/],
+  ];
+  it.each(cases)(
+    "%s: inspect exits 2 with an error finding (it was a warning, exit 0)",
+    (_what, damage, finding) => {
+      const d = fresh(blobStore, `blob-head-${_what.replace(/\W+/g, "-")}`);
+      const p = join(d, target.fileName);
+      damage(p);
+      expect(ldbScanAllCfs(d).failed).toBe(true);
+      const r = lsm(["inspect", d]);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toMatch(finding);
+      expect(lastLine(r.stdout)).toMatch(/picture incomplete/);
+      if (engine.engineAvailable()) {
+        const plan = lsm(["compact", d]);
+        expect(plan.status).toBe(2);
+        expect(plan.stdout).not.toMatch(/^ready/m);
+      }
+    },
+  );
+});
+
+describe("a live WAL cut short before writes the next WAL does not continue", () => {
+  it("is an error finding; at the end of the newest WAL a tear stays normal (ldb dump_wal's sequences)", async () => {
+    const m = await inspectDatadir(blobStore);
+    const wals = m.instances[0]!.wal.filter((w) => w.live && w.records > 1).sort(
+      (a, b) => a.logNumber - b.logNumber,
+    );
+    expect(wals.length).toBeGreaterThan(0);
+    // the oldest live WAL with writes: a newer one holding writes follows it, or it is the newest
+    const victim = wals[0]!;
+    const next = wals[1];
+    const d = fresh(blobStore, "wal-torn");
+    const p = join(d, victim.file);
+    const offsets: number[] = [];
+    scanLogFile(p, (r) => offsets.push(r.offset));
+    const cutAt = offsets[Math.floor(offsets.length / 2)]! + 20; // inside a record
+    truncateSync(p, cutAt);
+    const kept = ldbWal(p);
+    const lastKept = kept.at(-1)!;
+    const r = lsm(["inspect", d, "--json"]);
+    const findings = JSON.parse(r.stdout).findings as { code: string; file: string; severity: string }[];
+    const torn = findings.find((f) => f.code === "wal-torn-not-last");
+    if (next) {
+      const nextFirst = ldbWal(join(d, next.file))[0]!.seq;
+      expect(nextFirst).not.toBe(lastKept.seq + lastKept.count); // writes lost between the two
+      expect(torn?.file).toBe(p);
+      expect(torn?.severity).toBe("error");
+      expect(r.status).toBe(2);
+    } else {
+      expect(torn).toBeUndefined();
+      expect(findings.some((f) => f.code === "wal-torn-tail" && f.severity === "info")).toBe(true);
+    }
+  });
+});
+
+describe("diff and report --html over an incomplete picture (a WAL record flipped)", () => {
+  let d: string;
+  let wal: string;
+  beforeAll(async () => {
+    d = fresh(blobStore, "wal-flip");
+    const m = await inspectDatadir(d);
+    const w = m.instances[0]!.wal.filter((x) => x.records > 3).sort((a, b) => b.records - a.records)[0]!;
+    wal = w.path;
+    const offsets: number[] = [];
+    scanLogFile(wal, (r) => offsets.push(r.offset));
+    flip(wal, offsets[2]! + 20, 1);
+  });
+
+  it("diff: exit 2, its last line names the WAL (it exited 1: 'the stores differ')", () => {
+    expectIncomplete(lsm(["diff", d, blobStore]), wal);
+  });
+
+  it("report --html: the page is written, exit 2, the last line names the WAL (it exited 0)", () => {
+    const out = join(dir, "wal-flip.html");
+    expectIncomplete(lsm(["report", d, "--html", out]), wal, "stderr");
+    expect(statSync(out).size).toBeGreaterThan(1000);
+  });
+});
+
+describe("a MANIFEST of garbage: diff and report --html name it", () => {
+  it("diff exits 2 naming the MANIFEST file; report exits 3 (check's 'could not run') naming it", () => {
+    const d = fresh(blobStore, "manifest-garbage");
+    const cur = readFileSync(join(d, "CURRENT"), "latin1").trim();
+    writeFileSync(join(d, cur), Buffer.alloc(statSync(join(d, cur)).size, 0x5a));
+    expectOneLine(lsm(["diff", d, blobStore]), 2, join(d, cur), /store cannot be read/);
+    expectOneLine(lsm(["report", d, "--html", join(dir, "m.html")]), 3, join(d, cur), /unreadable/);
+  });
+});
+
+describe.skipIf(!canDropPrivileges)("files the user may not read (mode 000, run as nobody)", () => {
+  let d: string;
+  let table: string;
+  let cf: string;
+  let blob: string;
+  beforeAll(async () => {
+    d = fresh(blobStore, "mode000");
+    const m = await inspectDatadir(d);
+    table = liveTables(m)[0]!;
+    cf = m.instances[0]!.columnFamilies.find((c) =>
+      c.levels.some((l) => l.files.some((f) => f.path === table)),
+    )!.name;
+    blob = blobsWithLiveRecords(m)[0]!.path;
+    spawnSync("chmod", ["-R", "a+rX", dir]);
+    chmodSync(table, 0o000);
+  });
+
+  it.each([
+    ["inspect", () => ["inspect", d]],
+    ["sst", () => ["sst", table]],
+    ["probe", () => ["probe", d, "--cf", cf, "--keys", "absent", "--count", "20"]],
+    ["diff", () => ["diff", d, blobStore]],
+  ])("%s: exit 2 naming the table and EACCES", (cmd, args) => {
+    const r = lsm(args(), { asNobody: true });
+    expect(r.stderr + r.stdout).not.toMatch(/internal error|\n\s+at /);
+    expect(r.status).toBe(2);
+    if (cmd === "inspect") expect(r.stdout).toMatch(/permission denied \(EACCES\)/);
+    else expectOneLine(r, 2, table, /permission denied \(EACCES\)/);
+  });
+
+  it("a blob file: sizes and diff exit 2 naming it", () => {
+    chmodSync(table, 0o644);
+    chmodSync(blob, 0o000);
+    try {
+      expectOneLine(lsm(["diff", d, blobStore], { asNobody: true }), 2, blob, /EACCES/);
+      const s = lsm(["sizes", d], { asNobody: true });
+      expect(s.status).toBe(2);
+      expect(s.stdout + s.stderr).toContain(blob.split("/").pop()!);
+    } finally {
+      chmodSync(blob, 0o644);
+    }
+  });
+
+  it("'no store found' says why in check, compact and diff (a directory without read permission)", () => {
+    const parent = join(dir, "noperm-audit");
+    mkdirSync(join(parent, "inner"), { recursive: true });
+    cpSync(blobStore, join(parent, "inner", "db"), { recursive: true });
+    chmodSync(parent, 0o755);
+    chmodSync(join(parent, "inner"), 0o000);
+    try {
+      for (const args of [
+        ["check", parent],
+        ["diff", parent, blobStore],
+        ...(engine.engineAvailable() ? [["compact", parent]] : []),
+      ]) {
+        const r = lsm(args, { asNobody: true });
+        expect(r.status, args[0]).toBe(args[0] === "check" ? 3 : 2);
+        expect(r.stderr, args[0]).toMatch(/permission denied \(EACCES\)/);
+      }
+    } finally {
+      chmodSync(join(parent, "inner"), 0o755);
+    }
+  });
+});
+
+describe("the walk's depth limit", () => {
+  it("check, compact, probe and diff say the limit was hit and what to do", () => {
+    const deep = join(dir, "deep-audit");
+    cpSync(blobStore, join(deep, "a", "b", "c", "d", "e", "db"), { recursive: true });
+    const runs: [string[], number][] = [
+      [["check", deep], 3],
+      [["probe", deep, "--cf", "x", "--keys", "present", "--count", "1"], 2],
+      [["diff", deep, blobStore], 2],
+    ];
+    if (engine.engineAvailable()) runs.push([["compact", deep], 2]);
+    for (const [args, status] of runs) {
+      const r = lsm(args);
+      expect(r.status, args[0]).toBe(status);
+      expect(r.stderr, args[0]).toMatch(/depth limit.*name the store directory itself/);
+    }
+  });
+});
+
+describe.skipIf(!engine.engineAvailable())(
+  "compact: the engine fails part-way (damage after the pre-flight)",
+  () => {
+    it("the message lists the column families already rewritten; inspect shows them in their bottom level", async () => {
+      const d = fresh(blobStore, "midway");
+      const plan = await planCompaction(d, { force: true });
+      expect(plan.refusals).toEqual([]);
+      expect(plan.columnFamilies.length).toBe(2);
+      const [first, last] = plan.columnFamilies as [
+        (typeof plan.columnFamilies)[0],
+        (typeof plan.columnFamilies)[0],
+      ];
+      // every block of the last column family's tables, after the plan (the pre-flight would refuse it)
+      const m = await inspectDatadir(d);
+      const lastCf = m.instances[0]!.columnFamilies.find((c) => c.nameHex === last.nameHex)!;
+      const tables = lastCf.levels.flatMap((l) => l.files.map((f) => f.path));
+      expect(tables.length).toBeGreaterThan(0);
+      for (const t of tables) for (let at = 100; at < statSync(t).size - 64; at += 4096) flip(t, at);
+      const err = await runCompaction(plan).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(
+        new RegExp(
+          `the engine failed compacting ${last.displayName}: .*already rewritten: ${first.displayName}; the store is consistent`,
+        ),
+      );
+      const after = await runInspect(d, {});
+      const firstCf = after.model.instances[0]!.columnFamilies.find((c) => c.nameHex === first.nameHex)!;
+      expect(firstCf.placement?.filesAboveBottom).toBe(0);
+      expect(readdirSync(d).some((n) => n.startsWith("MANIFEST-"))).toBe(true);
+    }, 180_000);
+  },
+);
