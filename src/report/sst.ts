@@ -332,6 +332,8 @@ function renderVerify(v: VerifyReport): string[] {
   if (v.ok) return [`  verify: ok, ${what}`];
   const out = ["  verify problems:"];
   for (const e of v.errors) out.push(`    ${e.kind} block @ ${e.offset}: ${escapeText(e.message)}`);
-  out.push(`  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"} (${what}); exit 2`);
+  out.push(
+    `  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"} (${what}); exit 2`,
+  );
   return out;
 }
