@@ -124,6 +124,7 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
   } catch (e) {
     if (!isUserError(e)) throw e;
     id.note = `chain head unreadable: ${e.oneLine()}`;
+    id.damage = { file: e.file, offset: e.offset, message: e.message };
   }
   return id;
 }

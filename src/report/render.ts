@@ -431,7 +431,12 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   const rootFindings = r.findings.filter((f) => !r.instances.some((i) => i.findings.includes(f)));
   if (rootFindings.length) {
     out.push("");
-    for (const f of rootFindings) out.push(`${MARK[f.severity]} ${f.code}: ${e(f.message)}`);
+    for (const f of rootFindings) {
+      // located like an instance's findings, unless the finding is about the datadir itself
+      const file = relative(r.root, f.file);
+      const at = file ? `${e(file)}${f.offset !== undefined ? `@${f.offset}` : ""}: ` : "";
+      out.push(`${MARK[f.severity]} ${f.code}: ${at}${e(f.message)}`);
+    }
   }
   const t = r.totals;
   if (r.freezers?.length) out.push(...freezerLines(r.freezers, t.sstBytes + t.blobFileBytes + t.walBytes));

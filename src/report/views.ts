@@ -9,6 +9,18 @@ import { findFreezers } from "../freezer/index.js";
 
 export function addDatadirViews(model: DatadirModel): DatadirModel {
   model.identity = readIdentity(model);
+  // a damaged block on the way to the head is damage like any other: the picture is incomplete
+  const d = model.identity.damage;
+  if (d) {
+    model.findings.push({
+      severity: "error",
+      code: "identity-unreadable",
+      file: d.file ?? model.root,
+      offset: d.offset,
+      message: `chain head unreadable: ${d.message}`,
+    });
+    model.complete = false;
+  }
   model.freezers = findFreezers(model.root);
   for (const f of model.freezers)
     for (const t of f.tables)

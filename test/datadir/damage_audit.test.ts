@@ -31,6 +31,7 @@ import { planCompaction, runCompaction } from "../../src/compact/index.js";
 import * as engine from "../../src/engine/index.js";
 import { putVarint64 } from "../../src/util/coding.js";
 import { dbBench, ldbWal, removeDir, snapshotTree, tempDir } from "./helpers.js";
+import { SAMPLES } from "../helpers/index.js";
 
 const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
 const canDropPrivileges = process.getuid?.() === 0 && spawnSync("setpriv", ["--version"]).status === 0;
@@ -589,3 +590,27 @@ describe.skipIf(!engine.engineAvailable())(
     }, 180_000);
   },
 );
+
+describe("identity: the chain head's keys in damaged data blocks (geth-leveldb sample, a copy)", () => {
+  it("an error finding naming the table and offset, exit 2 (it was a note, exit 0); check exits 2", () => {
+    const d = join(dir, "geth-identity");
+    cpSync(join(SAMPLES, "geth-leveldb"), d, { recursive: true });
+    const chaindata = join(d, "geth", "chaindata");
+    for (const n of readdirSync(chaindata).filter((x) => x.endsWith(".ldb"))) {
+      const t = join(chaindata, n);
+      const j = sstJson(t);
+      // every data block (the metadata at the table's end is left intact)
+      const end = Math.min(j.footer.index.offset, ...j.metaBlocks.map((m) => m.offset));
+      for (let at = 100; at < end - 64; at += 4096) flip(t, at);
+    }
+    const before = snapshotTree(d);
+    const r = lsm(["inspect", d]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toMatch(
+      /identity-unreadable: geth\/chaindata\/\d+\.ldb@\d+: chain head unreadable: data block: crc32c checksum mismatch/,
+    );
+    expect(lastLine(r.stdout)).toMatch(/picture incomplete/);
+    expect(lsm(["check", d]).status).toBe(2);
+    expect(snapshotTree(d)).toEqual(before);
+  });
+});
