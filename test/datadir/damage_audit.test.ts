@@ -17,6 +17,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  rmSync,
   statSync,
   truncateSync,
   writeFileSync,
@@ -30,7 +31,11 @@ import { runInspect } from "../../src/report/deep.js";
 import { planCompaction, runCompaction } from "../../src/compact/index.js";
 import * as engine from "../../src/engine/index.js";
 import { putVarint64 } from "../../src/util/coding.js";
-import { dbBench, ldbWal, removeDir, snapshotTree, tempDir } from "./helpers.js";
+import { dbBench, ldbManifest, ldbWal, removeDir, snapshotTree, tempDir } from "./helpers.js";
+import { encodeEdit, encodeLog, internalKey } from "./synth.js";
+import { computeSizes } from "../../src/sizes/compute.js";
+import { verifyStore } from "../../src/lsm/verify.js";
+import { LsmscopeError } from "../../src/util/errors.js";
 import { SAMPLES } from "../helpers/index.js";
 
 const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
@@ -612,5 +617,74 @@ describe("identity: the chain head's keys in damaged data blocks (geth-leveldb s
     expect(lastLine(r.stdout)).toMatch(/picture incomplete/);
     expect(lsm(["check", d]).status).toBe(2);
     expect(snapshotTree(d)).toEqual(before);
+  });
+});
+
+describe("files that vanish between the MANIFEST read and the table read", () => {
+  it("sizes and inspect --verify name the vanished table (ENOENT), never anything but one LsmscopeError", async () => {
+    const d = fresh(blobStore, "vanish");
+    const model = await inspectDatadir(d);
+    const victim = liveTables(model)[0]!;
+    rmSync(victim);
+    const err = await computeSizes(d, { model, mode: "full" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(LsmscopeError);
+    expect((err as LsmscopeError).oneLine()).toMatch(new RegExp(`${victim}.*ENOENT`));
+    const v = await verifyStore(model, { threads: 1 });
+    expect(v.failed).toBe(1);
+    const f = model.findings.find((x) => x.code === "verify-failed")!;
+    expect(f.file).toBe(victim);
+    expect(f.message).toMatch(/no such file|ENOENT/);
+    expect(model.complete).toBe(false);
+  });
+});
+
+describe("a MANIFEST declaring a table of 2^50 bytes (a synthetic MANIFEST over db_bench's tables)", () => {
+  it("the size is not believed: an error finding, sizes and check exit 2, nothing allocated for it", async () => {
+    const d = fresh(seqStore, "huge-declared");
+    const m = await inspectDatadir(d);
+    const cf = m.instances[0]!.columnFamilies[0]!;
+    const files = cf.levels.flatMap((l) => l.files);
+    const big = files[0]!;
+    const man = encodeLog([
+      encodeEdit({ comparator: "leveldb.BytewiseComparator" }),
+      encodeEdit({
+        logNumber: m.instances[0]!.manifest!.logNumber,
+        nextFile: m.instances[0]!.manifest!.nextFileNumber,
+        lastSeq: m.instances[0]!.manifest!.lastSequence,
+        added: files.map((f) => ({
+          level: f.level,
+          number: f.fileNumber,
+          size: f === big ? 2 ** 50 : f.fileSize,
+          smallest: internalKey(Buffer.from(f.smallest.userKey, "hex"), f.smallest.seqno, f.smallest.type),
+          largest: internalKey(Buffer.from(f.largest.userKey, "hex"), f.largest.seqno, f.largest.type),
+          smallestSeqno: f.smallestSeqno!,
+          largestSeqno: f.largestSeqno!,
+        })),
+      }),
+    ]);
+    for (const n of readdirSync(d)) if (n.startsWith("MANIFEST-")) rmSync(join(d, n));
+    writeFileSync(join(d, "MANIFEST-000999"), man);
+    writeFileSync(join(d, "CURRENT"), "MANIFEST-000999\n");
+    // RocksDB's own reading of the synthetic MANIFEST: the declared size is taken as written
+    expect(ldbManifest({ path: join(d, "MANIFEST-000999") }).cfs[0]!.files.map((f) => f.fileSize)).toContain(
+      2 ** 50,
+    );
+    const r = lsm(["inspect", d, "--json"]);
+    expect(r.status).toBe(2);
+    const f = (JSON.parse(r.stdout).findings as { code: string; file: string }[]).find(
+      (x) => x.code === "sst-size-mismatch",
+    );
+    expect(f?.file).toBe(big.path);
+    for (const args of [
+      ["sizes", d],
+      ["check", d],
+    ]) {
+      const x = lsm(args);
+      expect(x.stderr + x.stdout, args[0]).not.toMatch(/internal error|\n\s+at /);
+      expect(x.status, args[0]).toBe(2);
+    }
   });
 });
