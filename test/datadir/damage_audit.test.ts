@@ -688,3 +688,38 @@ describe("a MANIFEST declaring a table of 2^50 bytes (a synthetic MANIFEST over 
     }
   });
 });
+
+describe.skipIf(!engine.engineAvailable())("probe's engine path over a damaged table", () => {
+  it("RocksDB's own corruption error becomes one line naming the table, exit 2", async () => {
+    const d = fresh(seqStore, "engine-path");
+    const table = liveTables(await inspectDatadir(d))[0]!;
+    // the table's own keys (sst_dump, before the damage); fillseq writes each key once, so every
+    // lookup of them reaches this table
+    const dump = spawnSync("sst_dump", [`--file=${table}`, "--command=scan", "--output_hex"], {
+      encoding: "latin1",
+      maxBuffer: 64 << 20,
+    }).stdout;
+    const keys = [...dump.matchAll(/^'([0-9A-F]+)' seq:/gm)].map((m) => m[1]!.toLowerCase());
+    expect(keys.length).toBeGreaterThan(10);
+    const keysFile = join(dir, "engine-keys.txt");
+    writeFileSync(keysFile, keys.join("\n") + "\n");
+    const end = Math.min(
+      sstJson(table).footer.index.offset,
+      ...sstJson(table).metaBlocks.map((m) => m.offset),
+    );
+    for (let at = 100; at < end - 64; at += 4096) flip(table, at);
+    const r = lsm([
+      "probe",
+      d,
+      "--cf",
+      "default",
+      "--keys",
+      keysFile,
+      "--count",
+      String(keys.length),
+      "--path",
+      "engine",
+    ]);
+    expectOneLine(r, 2, table, /Corruption: block checksum mismatch/);
+  });
+});
