@@ -723,3 +723,58 @@ describe.skipIf(!engine.engineAvailable())("probe's engine path over a damaged t
     expectOneLine(r, 2, table, /Corruption: block checksum mismatch/);
   });
 });
+
+describe("a MANIFEST edit with a tag RocksDB does not know (a synthetic MANIFEST, ldb's verdict beside ours)", () => {
+  /** The store's own version rewritten as one edit, with `extra` bytes appended to it. */
+  async function withTag(name: string, extra: number[]): Promise<string> {
+    const d = fresh(seqStore, name);
+    const m = await inspectDatadir(d);
+    const inst = m.instances[0]!;
+    const files = inst.columnFamilies[0]!.levels.flatMap((l) => l.files);
+    const edit = encodeEdit({
+      comparator: "leveldb.BytewiseComparator",
+      logNumber: inst.manifest!.logNumber,
+      nextFile: inst.manifest!.nextFileNumber,
+      lastSeq: inst.manifest!.lastSequence,
+      added: files.map((f) => ({
+        level: f.level,
+        number: f.fileNumber,
+        size: f.fileSize,
+        smallest: internalKey(Buffer.from(f.smallest.userKey, "hex"), f.smallest.seqno, f.smallest.type),
+        largest: internalKey(Buffer.from(f.largest.userKey, "hex"), f.largest.seqno, f.largest.type),
+        smallestSeqno: f.smallestSeqno!,
+        largestSeqno: f.largestSeqno!,
+      })),
+    });
+    for (const n of readdirSync(d)) if (n.startsWith("MANIFEST-")) rmSync(join(d, n));
+    writeFileSync(join(d, "MANIFEST-000999"), encodeLog([Buffer.concat([edit, Buffer.from(extra)])]));
+    writeFileSync(join(d, "CURRENT"), "MANIFEST-000999\n");
+    return d;
+  }
+  const ldbReads = (d: string) =>
+    spawnSync("ldb", ["manifest_dump", `--path=${join(d, "MANIFEST-000999")}`], { encoding: "utf8" });
+
+  it("a required tag (99): the store is unreadable, an error finding, exit 2 — as ldb refuses it", async () => {
+    const d = await withTag("tag-required", [99, 3, 1, 2, 3]);
+    const oracle = ldbReads(d);
+    expect(oracle.stdout + oracle.stderr).toMatch(/Corruption|unknown tag/i);
+    const m = await inspectDatadir(d);
+    expect(m.instances[0]!.readable).toBe(false);
+    expect(m.findings.some((f) => f.severity === "error" && f.file === join(d, "MANIFEST-000999"))).toBe(
+      true,
+    );
+    expect(lsm(["inspect", d]).status).toBe(2);
+    expectOneLine(lsm(["sizes", d]), 2, "MANIFEST-000999", /store cannot be read/);
+  });
+
+  it("a safe-to-ignore tag (kTagSafeIgnoreMask | 50): skipped, as ldb skips it; the picture is whole", async () => {
+    const d = await withTag("tag-safe", [0xb2, 0x40, 3, 1, 2, 3]); // varint 8242 (unassigned), 3 bytes
+    const oracle = ldbReads(d);
+    expect(oracle.status).toBe(0);
+    expect(oracle.stdout + oracle.stderr).not.toMatch(/Corruption|error/i);
+    expect(oracle.stdout).toMatch(/next_file_number/);
+    const m = await inspectDatadir(d);
+    expect(m.instances[0]!.readable).toBe(true);
+    expect(m.findings.filter((f) => f.severity === "error")).toEqual([]);
+  });
+});
