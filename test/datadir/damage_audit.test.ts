@@ -778,3 +778,42 @@ describe("a MANIFEST edit with a tag RocksDB does not know (a synthetic MANIFEST
     expect(m.findings.filter((f) => f.severity === "error")).toEqual([]);
   });
 });
+
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+describe.skipIf(!hasTmux)("the TUI over a damaged table (tmux, 80×24)", () => {
+  const session = `lsmscope-damage-${process.pid}`;
+  const capture = () => spawnSync("tmux", ["capture-pane", "-t", session, "-p"], { encoding: "utf8" }).stdout;
+  async function waitFor(pred: (s: string) => boolean): Promise<string> {
+    let s = "";
+    for (let i = 0; i < 150; i++) {
+      s = capture();
+      if (pred(s)) return s;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`screen never matched:\n${s}`);
+  }
+  afterAll(() => {
+    spawnSync("tmux", ["kill-session", "-t", session]);
+  });
+
+  it("counts the error in its header; on q the terminal keeps a 'picture incomplete' line, exit 2", async () => {
+    const table = liveTables(await inspectDatadir(blobStore))[0]!;
+    const d = fresh(blobStore, "tui-props");
+    const t = join(d, table.split("/").pop()!);
+    flip(t, sstJson(t).metaBlocks.find((m) => m.name === "rocksdb.properties")!.offset + 10);
+    const cmd = `${process.execPath} ${bin} ${d}; echo "EXITED rc=$?"; sleep 60`;
+    spawnSync("tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd]);
+    const s = await waitFor((x) => x.includes("[1l Layout]"));
+    expect(s).toMatch(/flags 1E/);
+    // a key that arrives while Ink is busy drawing can be lost: q again until the TUI is gone
+    let after = "";
+    for (let i = 0; i < 5 && !after.includes("EXITED rc="); i++) {
+      spawnSync("tmux", ["send-keys", "-t", session, "q"]);
+      after = await waitFor((x) => x.includes("EXITED rc=")).catch(() => "");
+    }
+    expect(after).toContain("EXITED rc=2");
+    expect(after.replace(/\n/g, "")).toMatch(
+      /picture incomplete: 1 error .*properties block: xxh3 checksum mismatch/,
+    );
+  });
+});
