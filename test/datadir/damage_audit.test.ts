@@ -802,7 +802,12 @@ describe.skipIf(!hasTmux)("the TUI over a damaged table (tmux, 80×24)", () => {
     const t = join(d, table.split("/").pop()!);
     flip(t, sstJson(t).metaBlocks.find((m) => m.name === "rocksdb.properties")!.offset + 10);
     const cmd = `${process.execPath} ${bin} ${d}; echo "EXITED rc=$?"; sleep 60`;
-    spawnSync("tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd]);
+    // a new-session meeting a tmux server that is exiting (another test killed its last session) fails
+    for (let i = 0; i < 10; i++) {
+      if (spawnSync("tmux", ["new-session", "-d", "-s", session, "-x", "80", "-y", "24", cmd]).status === 0)
+        break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const s = await waitFor((x) => x.includes("[1l Layout]"));
     expect(s).toMatch(/flags 1E/);
     // a key that arrives while Ink is busy drawing can be lost: q again until the TUI is gone
