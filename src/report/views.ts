@@ -4,23 +4,11 @@
  * HTML report.
  */
 import type { DatadirModel } from "../datadir/model.js";
-import { readIdentity } from "../identity/index.js";
+import { attachIdentity } from "../identity/index.js";
 import { findFreezers } from "../freezer/index.js";
 
 export function addDatadirViews(model: DatadirModel): DatadirModel {
-  model.identity = readIdentity(model);
-  // a damaged block on the way to the head is damage like any other: the picture is incomplete
-  const d = model.identity.damage;
-  if (d) {
-    model.findings.push({
-      severity: "error",
-      code: "identity-unreadable",
-      file: d.file ?? model.root,
-      offset: d.offset,
-      message: `chain head unreadable: ${d.message}`,
-    });
-    model.complete = false;
-  }
+  attachIdentity(model);
   model.freezers = findFreezers(model.root);
   for (const f of model.freezers)
     for (const t of f.tables)
