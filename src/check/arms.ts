@@ -50,7 +50,11 @@ function vetModel(model: DatadirModel, role: ArmModel["arm"]): void {
     throw new CheckCannotRunError(`${where}: ${noReadableStoreError(model).message}`, model.root);
   const unreadable = model.instances.find((i) => !i.readable);
   if (unreadable) {
-    const why = unreadable.findings.find((f) => f.severity === "error")?.message ?? "MANIFEST not readable";
+    // the finding names the file (the MANIFEST, CURRENT) and the offset where reading stopped
+    const f = unreadable.findings.find((x) => x.severity === "error");
+    const why = f
+      ? `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`
+      : "MANIFEST not readable";
     throw new CheckCannotRunError(
       `${where}: store ${escapeText(unreadable.relPath)} is unreadable: ${escapeText(why)}`,
       unreadable.path,

@@ -27,7 +27,7 @@ import { rule as codePopulation } from "./rules/code_population.js";
 import { rule as formatMix } from "./rules/format_mix.js";
 import { rule as datadirFindings } from "./rules/datadir_findings.js";
 import { rule as chainHead } from "./rules/chain_head.js";
-import { readIdentity } from "../identity/index.js";
+import { attachIdentity, readIdentity } from "../identity/index.js";
 
 /** Every rule, in report order. */
 export const RULES: readonly Rule[] = [
@@ -78,6 +78,8 @@ export async function checkArms(
   opts: CheckOptions = {},
   t0 = performance.now(),
 ): Promise<CheckReport> {
+  // the chain head is read before the rules: damage met on the way is one of the datadir's findings
+  for (const a of [subject, reference]) if (a) attachIdentity(a.model);
   const memo = new Map<ColumnFamilyModel, CfKnobs>();
   const ctx: CheckContext = {
     subject,

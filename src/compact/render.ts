@@ -102,6 +102,9 @@ export function renderPlanText(plan: CompactPlan): string {
       `nothing to do: every column family sits in its bottom level with the intended knobs (--force rewrites them anyway)`,
     );
   } else {
+    // the plan reads table metadata only: say where data-block damage would be met
+    L.push("pre-flight: --yes first reads and checksums every block of every live table and");
+    L.push("  blob file; damage is refused there, before the engine opens the store");
     L.push(`ready: run again with --yes to compact`);
   }
   return L.join("\n") + "\n";

@@ -68,13 +68,14 @@ export function readBlobFile(path: string): BlobFileRead {
       compressionName: compressionName(compression),
       expirationRange: [Number(readFixed64(h, 14)), Number(readFixed64(h, 22))],
     };
+    // RocksDB refuses any other version (BlobLogHeader::DecodeFrom: "Unknown header version")
     if (out.header.version !== 1)
       findings.push({
-        severity: "warn",
+        severity: "error",
         code: "blob-bad",
         file: path,
         offset: 4,
-        message: `blob file version ${out.header.version}`,
+        message: `blob file version ${out.header.version} (RocksDB reads only version 1)`,
       });
     if (size >= BLOB_HEADER_SIZE + BLOB_FOOTER_SIZE) {
       const f = Buffer.alloc(BLOB_FOOTER_SIZE);

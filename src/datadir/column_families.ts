@@ -255,10 +255,23 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
         bm.diskSize = r.size;
         bm.header = r.header;
         bm.footer = r.footer;
-        F.push(...r.findings);
+        // a live blob file was sealed before the MANIFEST named it: without a footer it was cut
+        // short, and RocksDB cannot open it (BlobFileReader reads the footer first)
+        F.push(
+          ...r.findings.map((f) =>
+            f.code === "blob-no-footer"
+              ? {
+                  ...f,
+                  severity: "error" as const,
+                  message: "no blob file footer: the live blob file was cut short",
+                }
+              : f,
+          ),
+        );
+        // BlobFileReader::ReadHeader: "Column family ID mismatch" (a corruption)
         if (r.header && r.header.columnFamilyId !== rcf.id)
           F.push({
-            severity: "warn",
+            severity: "error",
             code: "blob-cf-mismatch",
             file: bm.path,
             offset: 8,
@@ -327,6 +340,6 @@ export function noteUnreferencedFiles({ dir, names, inst, F }: StoreRead, live: 
       severity: "info",
       code: "sst-unreferenced",
       file: dir,
-      message: `${inst.unreferencedTables.length} table file(s) on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
+      message: `${plural(inst.unreferencedTables.length, "table file")} on disk not in the current version (obsolete, or being written): ${inst.unreferencedTables.slice(0, 5).join(", ")}${inst.unreferencedTables.length > 5 ? ", …" : ""}`,
     });
 }

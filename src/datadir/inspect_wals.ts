@@ -150,4 +150,26 @@ export function inspectWals(
     };
     inst.wal.push(model);
   }
+  if (inst.engine === "rocksdb") flagTornBeforeLast(inst);
+}
+
+/**
+ * A torn tail is normal in the newest WAL (a crash mid-write), or where the next WAL goes on from the
+ * last whole record's sequence (a recovery kept the WAL and wrote on). A live WAL cut short before
+ * writes that the next WAL does not continue lost them: RocksDB's point-in-time recovery stops at the
+ * tear and refuses the store ("SST file is ahead of WALs") or drops them. An error.
+ */
+function flagTornBeforeLast(inst: InstanceModel): void {
+  for (const w of inst.wal) {
+    if (!w.live || w.tail?.kind !== "torn-tail" || w.lastSeq === undefined) continue;
+    const next = inst.wal.find((x) => x.live && x.logNumber > w.logNumber && x.records > 0);
+    if (next?.firstSeq === undefined || next.firstSeq === w.lastSeq + 1) continue;
+    inst.findings.push({
+      severity: "error",
+      code: "wal-torn-not-last",
+      file: w.path,
+      offset: w.tail.offset,
+      message: `WAL cut short (${w.tail.message}): its last whole write is sequence ${w.lastSeq}, the next WAL ${next.file} starts at ${next.firstSeq}; recovery stops here and cannot replay the writes between`,
+    });
+  }
 }

@@ -364,6 +364,8 @@ export interface DatadirIdentity {
   writtenBy?: string;
   /** Why a figure is absent. */
   note?: string;
+  /** The head's keys could not be read (a damaged block, an unreadable file): where, and why. */
+  damage?: { file?: string; offset?: number; message: string };
 }
 
 export interface DatadirModel {

@@ -6,9 +6,9 @@
  * keys as onlyInA / onlyInB.
  */
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
-import { inspectDatadir } from "../datadir/inspect.js";
+import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
-import { LiveCursor } from "../lsm/live.js";
+import { LiveCursor, type LiveEntry } from "../lsm/live.js";
 import { cfMatches } from "../compact/digest.js";
 import { LsmscopeError } from "../util/errors.js";
 import { toHex } from "../util/bytes.js";
@@ -45,6 +45,11 @@ export interface DiffResult {
   identical: boolean;
   columnFamilies: CfDiff[];
   totals: { same: number; changed: number; onlyInA: number; onlyInB: number };
+  /**
+   * Error findings met while reading either side (a damaged WAL, blob file, OPTIONS, a dangling
+   * CURRENT...), one located line each: the comparison then stands on an incomplete picture (exit 2).
+   */
+  incomplete: string[];
   elapsedMs: number;
 }
 
@@ -59,17 +64,22 @@ export interface DiffOptions {
 
 function readableStores(model: DatadirModel, dir: string): InstanceModel[] {
   const stores = model.instances.filter((i) => i.engine === "rocksdb" || i.engine === "leveldb");
+  // nothing found at all: say why (a permission, the walk's depth limit), as every command does
+  if (model.instances.length === 0) throw noReadableStoreError(model);
   if (stores.length === 0) {
     const why = model.instances.find((i) => i.engine === "pebble")
-      ? "a Pebble store (not readable by lsmscope yet)"
-      : "no RocksDB or LevelDB store";
-    throw new LsmscopeError(`${why} found`, { file: dir });
+      ? "only a Pebble store found (diff does not read Pebble stores yet)"
+      : "no RocksDB or LevelDB store found";
+    throw new LsmscopeError(why, { file: dir });
   }
   for (const s of stores)
-    if (!s.readable)
-      throw new LsmscopeError(`store cannot be read: ${s.findings[0]?.message ?? "MANIFEST unreadable"}`, {
-        file: s.path,
-      });
+    if (!s.readable) {
+      const f = s.findings.find((x) => x.severity === "error");
+      const why = f
+        ? `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`
+        : "MANIFEST unreadable";
+      throw new LsmscopeError(`store cannot be read: ${why}`, { file: s.path });
+    }
   return stores;
 }
 
@@ -135,6 +145,7 @@ export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions
     identical: totals.changed + totals.onlyInA + totals.onlyInB === 0,
     columnFamilies: out,
     totals,
+    incomplete: [...incompleteReasons(ma), ...incompleteReasons(mb)],
     elapsedMs: Date.now() - started,
   };
 }
@@ -160,21 +171,23 @@ function diffPair(p: Pair, limit: number, blocks: BlockSink): CfDiff {
   let cb: LiveCursor | undefined;
   try {
     cb = p.b && new LiveCursor(p.b.inst, p.b.cf, blocks);
-    let a = ca?.next();
-    let b = cb?.next();
+    const inOrderA = ascending(p.a?.inst.path, p.displayName);
+    const inOrderB = ascending(p.b?.inst.path, p.displayName);
+    let a = inOrderA(ca?.next());
+    let b = inOrderB(cb?.next());
     while (a || b) {
       const c = !a ? 1 : !b ? -1 : cmpBytes(a.key, a.key.length, b.key, b.key.length);
       if (c < 0) {
         note("onlyInA", a!.key);
-        a = ca!.next();
+        a = inOrderA(ca!.next());
       } else if (c > 0) {
         note("onlyInB", b!.key);
-        b = cb!.next();
+        b = inOrderB(cb!.next());
       } else {
         if (Buffer.compare(a!.value, b!.value) === 0) d.same++;
         else note("changed", a!.key);
-        a = ca!.next();
-        b = cb!.next();
+        a = inOrderA(ca!.next());
+        b = inOrderB(cb!.next());
       }
     }
   } finally {
@@ -182,4 +195,25 @@ function diffPair(p: Pair, limit: number, blocks: BlockSink): CfDiff {
     cb?.close();
   }
   return d;
+}
+
+/**
+ * Passes a side's live entries through, refusing one whose key does not follow the previous one: a
+ * table whose keys are out of order (which no checksum catches) would otherwise show up as differences.
+ */
+function ascending(
+  store: string | undefined,
+  cf: string,
+): (e: LiveEntry | undefined) => LiveEntry | undefined {
+  let prev: Buffer | undefined;
+  return (e) => {
+    if (!e) return e;
+    if (prev && cmpBytes(prev, prev.length, e.key, e.key.length) >= 0)
+      throw new LsmscopeError(
+        `column family ${cf}: live keys do not ascend (a table holds keys out of order; inspect --verify names it)`,
+        { file: store },
+      );
+    prev = Buffer.from(e.key);
+    return e;
+  };
 }

@@ -3,6 +3,7 @@
  * then the first differing keys in hex, clipped to 80 columns (--json has them whole).
  */
 import { escapeText } from "../util/bytes.js";
+import { incompleteLine } from "../datadir/outcome.js";
 import { int } from "../util/words.js";
 import { table } from "../util/text_table.js";
 import type { DiffResult } from "./index.js";
@@ -39,5 +40,6 @@ export function renderDiffText(r: DiffResult): string {
   }
   if (clipped) out.push("", "(long keys clipped; --json prints them whole)");
   out.push("", r.identical ? "identical: every live key and value is the same" : "the stores differ");
+  if (r.incomplete.length > 0) out.push(incompleteLine(r.incomplete));
   return out.join("\n") + "\n";
 }

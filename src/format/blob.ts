@@ -18,14 +18,40 @@
  */
 import { throttleRead } from "../util/throttle.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { crc32c } from "@node-rs/crc32";
+import { unmaskCrc32c } from "../base/crc.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
-import { LsmscopeError } from "../util/errors.js";
+import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { compressionName } from "../base/compression_type.js";
 import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "./compression.js";
 
 export const BLOB_RECORD_HEADER = 32;
+
+/**
+ * What is wrong with the blob record `rec` (its 32-byte header, key and value, in that order), or
+ * undefined: the header crc (masked crc32c of key length, value length and expiration) and the blob
+ * crc (of key ‖ value), as BlobLogRecord::CheckBlobCRC and GetBlob with verify_checksums check them.
+ * `expect` also checks the lengths a blob index and its user key imply.
+ */
+export function blobRecordProblem(
+  rec: Uint8Array,
+  expect?: { keyLength: number; valueLength: number },
+): string | undefined {
+  const b = Buffer.from(rec.buffer, rec.byteOffset, rec.byteLength);
+  if (unmaskCrc32c(b.readUInt32LE(24)) !== crc32c(b.subarray(0, 24)) >>> 0)
+    return "blob record header checksum mismatch";
+  const keyLength = Number(b.readBigUInt64LE(0));
+  const valueLength = Number(b.readBigUInt64LE(8));
+  if (expect && (keyLength !== expect.keyLength || valueLength !== expect.valueLength))
+    return `blob record holds a ${keyLength}-byte key and ${valueLength}-byte value, its index says ${expect.keyLength} and ${expect.valueLength}`;
+  if (BLOB_RECORD_HEADER + keyLength + valueLength > b.length) return "blob record runs past its bytes";
+  const body = b.subarray(BLOB_RECORD_HEADER, BLOB_RECORD_HEADER + keyLength + valueLength);
+  if (unmaskCrc32c(b.readUInt32LE(28)) !== crc32c(body) >>> 0)
+    return "blob record checksum mismatch (key or value damaged)";
+  return undefined;
+}
 
 export interface BlobIndex {
   kind: "inlined-ttl" | "blob" | "blob-ttl";
@@ -111,30 +137,42 @@ export class BlobFileReader {
   }
 
   /**
-   * The blob value of `idx` (a kBlob/kBlobTTL index into the file at `path`), decompressed: only the
-   * value bytes are read.
+   * The blob value of `idx` (a kBlob/kBlobTTL index into the file at `path`), decompressed. With the
+   * entry's `userKey`, the whole record is read and checked as GetBlob does with verify_checksums (both
+   * crcs, the lengths, the key); without it only the value bytes are read.
    */
-  readValue(path: string, idx: BlobIndex): Buffer {
+  readValue(path: string, idx: BlobIndex, userKey?: Uint8Array): Buffer {
     const size = idx.size;
     const offset = idx.offset!;
-    if (size > LIMITS.maxBlockBytes)
-      throw new LsmscopeError(`blob of ${size} bytes exceeds the limit`, { file: path });
-    const buf = Buffer.alloc(size + BLOCK_HEADROOM);
-    const n = readSync(this.fd(path), buf, BLOCK_HEADROOM, size, offset);
+    const keyLength = userKey?.length ?? 0;
+    const front = userKey ? BLOB_RECORD_HEADER + keyLength : 0;
+    const start = offset - front;
+    if (size + front > LIMITS.maxBlockBytes || start < 0)
+      throw new CorruptionError(`blob index offset ${offset} / size ${size} is impossible`, path, offset);
+    const buf = Buffer.alloc(BLOCK_HEADROOM + front + size);
+    const n = readSync(this.fd(path), buf, BLOCK_HEADROOM, front + size, start);
     throttleRead(n);
-    if (n !== size)
-      throw new LsmscopeError(`blob at ${offset}: read ${n} of ${size} bytes`, { file: path, offset });
-    if (!idx.compression) return buf.subarray(BLOCK_HEADROOM);
-    try {
-      return Buffer.from(
-        decompressBlock(createCodecs(5, false), idx.compression, buf, BLOCK_HEADROOM, buf.length),
+    if (n !== front + size)
+      throw new CorruptionError(
+        `blob record runs past the end of the file (read ${n} of ${front + size} bytes)`,
+        path,
+        start,
       );
+    if (userKey) {
+      const rec = buf.subarray(BLOCK_HEADROOM);
+      const problem =
+        blobRecordProblem(rec, { keyLength, valueLength: size }) ??
+        (Buffer.compare(rec.subarray(BLOB_RECORD_HEADER, front), userKey) !== 0
+          ? "blob record holds another key than its index's entry"
+          : undefined);
+      if (problem) throw new CorruptionError(problem, path, start);
+    }
+    const valueAt = BLOCK_HEADROOM + front;
+    if (!idx.compression) return buf.subarray(valueAt);
+    try {
+      return Buffer.from(decompressBlock(createCodecs(5, false), idx.compression, buf, valueAt, buf.length));
     } catch (err) {
-      throw new LsmscopeError(`blob at ${offset}: ${(err as Error).message}`, {
-        file: path,
-        offset,
-        cause: err,
-      });
+      throw new CorruptionError(`blob at ${offset}: ${(err as Error).message}`, path, offset, err);
     }
   }
 
@@ -169,14 +207,15 @@ export function readBlobRecord(
     let done = 0;
     while (done < len) {
       const n = readSync(fd, buf, done, len - done, start + done);
-      if (n === 0)
-        throw new LsmscopeError(`blob record runs past the end of the file`, { file: path, offset: start });
+      if (n === 0) throw new CorruptionError("blob record runs past the end of the file", path, start);
       done += n;
     }
     throttleRead(done);
   } finally {
     closeSync(fd);
   }
+  const problem = blobRecordProblem(buf, { keyLength: userKeyLength, valueLength: idx.size });
+  if (problem) throw new CorruptionError(problem, path, start);
   return len;
 }
 
@@ -247,14 +286,22 @@ export function readBlobFileLengths(path: string): BlobFileLengths {
     let pos = BLOB_FILE_HEADER;
     while (pos + BLOB_RECORD_HEADER <= end) {
       const h = ensure(pos, BLOB_RECORD_HEADER);
+      if (unmaskCrc32c(buf.readUInt32LE(h + 24)) !== crc32c(buf.subarray(h, h + 24)) >>> 0)
+        throw new CorruptionError("blob record header checksum mismatch", path, pos);
       const keyLen = Number(buf.readBigUInt64LE(h));
       const valueLen = Number(buf.readBigUInt64LE(h + 8));
       const valueAt = pos + BLOB_RECORD_HEADER + keyLen;
-      if (valueAt + valueLen > end || valueLen > LIMITS.maxBlockBytes) break;
-      const headLen = Math.min(valueLen, LENGTH_PREFIX_MAX);
-      const v = ensure(valueAt, headLen);
+      const recordLen = BLOB_RECORD_HEADER + keyLen + valueLen;
+      if (valueAt + valueLen > end || recordLen > LIMITS.maxBlockBytes) break;
+      // the whole record is in memory (the file is read front to back): its blob crc is checked
+      const r = ensure(pos, recordLen);
+      const problem = blobRecordProblem(buf.subarray(r, r + recordLen));
+      if (problem) throw new CorruptionError(problem, path, pos);
+      const v = r + BLOB_RECORD_HEADER + keyLen;
       offsets.push(valueAt);
-      lengths.push(blobValueLength(buf.subarray(v, v + headLen), compression, valueLen));
+      lengths.push(
+        blobValueLength(buf.subarray(v, v + Math.min(valueLen, LENGTH_PREFIX_MAX)), compression, valueLen),
+      );
       pos = valueAt + valueLen;
     }
     return { offsets: Float64Array.from(offsets), lengths: Float64Array.from(lengths) };

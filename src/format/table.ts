@@ -551,13 +551,14 @@ export class SstTable {
     let blocks = 0;
     let bytes = 0;
     const read = (h: BlockHandle, kind: string) => {
+      blocks++;
       try {
         this.blocks.read(h, kind);
       } catch (err) {
         if (!onError) throw err;
         onError(err, kind, h);
+        return; // a handle's declared size is no measure of bytes read (it may be 1 TiB)
       }
-      blocks++;
       bytes += h.size + BLOCK_TRAILER_SIZE;
     };
     const each = (kind: string, handles: () => Iterable<BlockHandle>, at: BlockHandle) => {

@@ -4,6 +4,7 @@
  * `check` (with --against for two arms).
  */
 import { runInspect } from "../report/deep.js";
+import { incompleteReasons } from "../datadir/outcome.js";
 import { buildInspectReport } from "../report/build.js";
 import { addDatadirViews } from "../report/views.js";
 import { computeSizes } from "../sizes/compute.js";
@@ -52,7 +53,11 @@ async function probeArm(dir: string, client: string, defs: string[]): Promise<Ht
   return out;
 }
 
-async function gatherArm(dir: string, label: string, opts: HtmlReportOptions): Promise<HtmlArm> {
+async function gatherArm(
+  dir: string,
+  label: string,
+  opts: HtmlReportOptions,
+): Promise<{ arm: HtmlArm; incomplete: string[] }> {
   const { model, mode } = await runInspect(dir, { mode: "cheap" });
   addDatadirViews(model);
   const readable = model.instances.some((i) => i.readable && i.engine !== "pebble");
@@ -60,16 +65,24 @@ async function gatherArm(dir: string, label: string, opts: HtmlReportOptions): P
     ? await computeSizes(dir, { model, mode: "sample", sampleBlocks: opts.sampleBlocks ?? 64, seed: 1 })
     : undefined;
   const probes = opts.probes?.length ? await probeArm(dir, model.client.kind, opts.probes) : undefined;
-  return { label, inspect: buildInspectReport(model, mode), sizes, probes };
+  const incomplete = sizes?.incomplete ?? incompleteReasons(model);
+  return { arm: { label, inspect: buildInspectReport(model, mode), sizes, probes }, incomplete };
 }
 
+/** The page, and the error findings that left either arm's picture incomplete (the CLI exits 2). */
 export async function buildHtmlReport(
   dirA: string,
   dirB: string | undefined,
   opts: HtmlReportOptions = {},
-): Promise<string> {
-  const arms = [await gatherArm(dirA, dirB ? "A" : "datadir", opts)];
-  if (dirB) arms.push(await gatherArm(dirB, "B", opts));
+): Promise<{ html: string; incomplete: string[] }> {
+  const gathered = [await gatherArm(dirA, dirB ? "A" : "datadir", opts)];
+  if (dirB) gathered.push(await gatherArm(dirB, "B", opts));
   const check = await runCheck(dirA, dirB ? { against: dirB } : {});
-  return renderHtmlReport(arms, check);
+  return {
+    html: renderHtmlReport(
+      gathered.map((g) => g.arm),
+      check,
+    ),
+    incomplete: gathered.flatMap((g) => g.incomplete),
+  };
 }

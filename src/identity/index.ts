@@ -124,6 +124,28 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
   } catch (e) {
     if (!isUserError(e)) throw e;
     id.note = `chain head unreadable: ${e.oneLine()}`;
+    id.damage = { file: e.file, offset: e.offset, message: e.message };
+  }
+  return id;
+}
+
+/**
+ * The model's identity, read once and kept on the model; a damaged block met on the way to the head
+ * is damage like any other: an error finding (identity-unreadable, located) and an incomplete picture.
+ */
+export function attachIdentity(model: DatadirModel): DatadirIdentity {
+  if (model.identity) return model.identity;
+  const id = (model.identity = readIdentity(model));
+  const d = id.damage;
+  if (d) {
+    model.findings.push({
+      severity: "error",
+      code: "identity-unreadable",
+      file: d.file ?? model.root,
+      offset: d.offset,
+      message: `chain head unreadable: ${d.message}`,
+    });
+    model.complete = false;
   }
   return id;
 }

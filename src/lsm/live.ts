@@ -167,20 +167,26 @@ export class LiveValues {
     if (type === ValueType.Value) return value;
     if (type === ValueType.BlobIndex) {
       this.blobValues++;
-      return this.resolveBlob(Buffer.from(value), () => toHex(userKey));
+      return this.resolveBlob(Buffer.from(value), userKey);
     }
     // value with preferred seqno: value ‖ fixed64 unix write time / seqno
     if (type === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
     return undefined;
   }
 
-  private resolveBlob(index: Buffer, keyHex: () => string): Buffer {
+  private resolveBlob(index: Buffer, userKey: Uint8Array): Buffer {
+    const keyHex = () => toHex(userKey);
     const kind = index[0];
     if (kind === 0) throw new LsmscopeError(`inlined-TTL blob index for key ${keyHex()} is not supported`);
     if (kind !== 1 && kind !== 2)
       throw new LsmscopeError(`unknown blob index type ${kind} for key ${keyHex()}`);
     const idx = decodeBlobIndex(index, 0, index.length, { lenient: true });
-    return this.reader.readValue(join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`), idx);
+    // the whole record, checksums and key checked, as RocksDB's GetBlob reads it
+    return this.reader.readValue(
+      join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`),
+      idx,
+      userKey,
+    );
   }
 
   close(): void {

@@ -122,9 +122,10 @@ export function buildTarget(instance: InstanceModel, cf: ColumnFamilyModel): Pro
   const files = cf.levels.flatMap((l) => l.files);
   const missing = files.filter((f) => !f.present);
   if (missing.length > 0)
-    throw new LsmscopeError(`${missing.length} live tables are missing, e.g. ${missing[0]!.fileName}`, {
-      file: instance.path,
-    });
+    throw new LsmscopeError(
+      `${plural(missing.length, "live table")} listed in the MANIFEST but missing from disk, e.g. ${missing[0]!.fileName}`,
+      { file: instance.path },
+    );
   const o = cf.options;
   const t = o?.table;
   // Pebble: the filter policy of its OPTIONS' levels, as Pebble's reader consults it

@@ -3,7 +3,8 @@
  *
  * - cheap (default): the datadir model with `tableDetails: "cheap"`: per live table the footer, the
  *   metaindex, the properties block and the filter's metadata (5 bytes of a full filter, or the
- *   partition index of a partitioned one). Block checksums are not verified.
+ *   partition index of a partitioned one). The blocks read (metaindex, properties, a partition index)
+ *   have their checksums verified; the filter's metadata bytes are a peek, not a block read.
  * - deep (`--deep`): the same, plus the whole index (every partition of a two-level index) walked to count
  *   the data blocks and measure their stored sizes (min/mean/max, instead of the data-size/block-count
  *   estimate), cross-checked against "rocksdb.num.data.blocks"; and every block read (metaindex,
@@ -141,6 +142,10 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     if (opts.onProgress && (done % 64 === 0 || done === all.length))
       opts.onProgress(done, all.length, inst.relPath);
   };
+  // the model's completeness was judged before the tables were read
+  const judge = () => {
+    if (model.findings.some((f) => f.severity === "error")) model.complete = false;
+  };
   // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
   const ahead = new TailReadAhead(
     all.slice(0, split).map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
@@ -160,10 +165,12 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     });
     for (const inst of model.instances) settleVanishedTables(inst, inst.path);
     countEntries(model, deep);
+    judge();
     return { model, mode, deep, readThreads: results ? 2 : 1 };
   }
   // tables a live node's compaction deleted while they were read: warnings, not damage
   for (const inst of model.instances) settleVanishedTables(inst, inst.path);
   countEntries(model, deep);
+  judge();
   return { model, mode, deep, readThreads: 1 };
 }

@@ -383,8 +383,8 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   const modeText = r.verify
     ? "verify: MANIFEST, every record of every WAL and live blob file, every block of every live table, all checksummed and decoded"
     : r.mode === "deep"
-      ? "deep: MANIFEST, WAL records (checksummed); per table the footer, metaindex, properties, filter metadata and whole index, their checksums verified; data blocks and blob records not read (--verify reads them)"
-      : "cheap: MANIFEST, WAL records (checksummed); per table the footer, properties and filter metadata, block checksums not verified";
+      ? "deep: MANIFEST, WAL records (checksummed); per table the footer, the metaindex, properties and whole index (checksums verified) and the filter's metadata bytes (not checksummed); data blocks, filter bits and blob records not read (--verify reads and checks them)"
+      : "cheap: MANIFEST, WAL records (checksummed); per table the footer, the metaindex and properties (checksums verified) and the filter's metadata bytes (not checksummed); index, data blocks and blob records not read";
   out.push(`lsmscope inspect ${e(r.root)}`);
   out.push(
     `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(e).join("; ")})` : ""}`,
@@ -431,7 +431,12 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   const rootFindings = r.findings.filter((f) => !r.instances.some((i) => i.findings.includes(f)));
   if (rootFindings.length) {
     out.push("");
-    for (const f of rootFindings) out.push(`${MARK[f.severity]} ${f.code}: ${e(f.message)}`);
+    for (const f of rootFindings) {
+      // located like an instance's findings, unless the finding is about the datadir itself
+      const file = relative(r.root, f.file);
+      const at = file ? `${e(file)}${f.offset !== undefined ? `@${f.offset}` : ""}: ` : "";
+      out.push(`${MARK[f.severity]} ${f.code}: ${at}${e(f.message)}`);
+    }
   }
   const t = r.totals;
   if (r.freezers?.length) out.push(...freezerLines(r.freezers, t.sstBytes + t.blobFileBytes + t.walBytes));

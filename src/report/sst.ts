@@ -321,15 +321,19 @@ export function renderTableText(r: TableReport): string {
     const parts = Object.entries(r.blockCompression).map(([name, n]) => `${escapeText(name)} ${n}`);
     out.push(`  data blocks by compression: ${parts.join(", ")}`);
   }
-  if (r.verify) out.push(...renderVerify(r.verify));
   out.push(`  io: ${r.io.reads} reads, ${formatBytes(r.io.bytes)}`);
+  // the verdict is the last line, below the problems it counts
+  if (r.verify) out.push(...renderVerify(r.verify));
   return out.join("\n") + "\n";
 }
 
 function renderVerify(v: VerifyReport): string[] {
   const what = `${v.blocksVerified} blocks, ${formatBytes(v.bytesVerified)} checked${v.keyOrderChecked ? ", key order checked" : ""}`;
   if (v.ok) return [`  verify: ok, ${what}`];
-  const out = [`  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"} (${what})`];
+  const out = ["  verify problems:"];
   for (const e of v.errors) out.push(`    ${e.kind} block @ ${e.offset}: ${escapeText(e.message)}`);
+  out.push(
+    `  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"} (${what}); exit 2`,
+  );
   return out;
 }

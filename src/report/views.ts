@@ -4,11 +4,11 @@
  * HTML report.
  */
 import type { DatadirModel } from "../datadir/model.js";
-import { readIdentity } from "../identity/index.js";
+import { attachIdentity } from "../identity/index.js";
 import { findFreezers } from "../freezer/index.js";
 
 export function addDatadirViews(model: DatadirModel): DatadirModel {
-  model.identity = readIdentity(model);
+  attachIdentity(model);
   model.freezers = findFreezers(model.root);
   for (const f of model.freezers)
     for (const t of f.tables)

@@ -9,6 +9,7 @@
  */
 import { availableParallelism } from "node:os";
 import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
+import { verifyBlobRecords } from "../datadir/blob_file.js";
 import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist } from "./dist.js";
@@ -28,7 +29,7 @@ import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
 import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { formatBytes, toHex } from "../util/bytes.js";
-import { LsmscopeError } from "../util/errors.js";
+import { describeOsError, LsmscopeError } from "../util/errors.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
 import type {
@@ -359,8 +360,44 @@ export async function computeSizes(dir: string, opts: SizesOptions = {}): Promis
     if (sampled.incomplete) (report.incomplete ??= []).push(sampled.incomplete);
   }
   // what the model could not read is left out of every figure: say so
-  report.incomplete = [...incompleteReasons(model), ...(report.incomplete ?? [])];
+  report.incomplete = [
+    ...incompleteReasons(model),
+    ...(report.incomplete ?? []),
+    ...unreadBlobReasons(model, report),
+  ];
   return report;
+}
+
+/**
+ * One located line per column family whose blob records could not be read (left out of its value
+ * bytes): its live blob files are verified record by record to name the file and offset.
+ */
+function unreadBlobReasons(model: DatadirModel, report: SizesReport): string[] {
+  const out: string[] = [];
+  for (const c of report.columnFamilies) {
+    const unread = c.blobIndexed?.unread ?? 0;
+    if (unread === 0) continue;
+    const cf = model.instances
+      .find((i) => i.relPath === c.instance)
+      ?.columnFamilies.find((x) => x.nameHex === c.nameHex);
+    let where = "";
+    for (const b of cf?.blobFiles ?? []) {
+      if (!b.present) continue;
+      let e: string | undefined;
+      try {
+        const v = verifyBlobRecords(b.path).error;
+        if (v) e = `${b.path} @ offset ${v.offset}: ${v.message}`;
+      } catch (err) {
+        e = `${b.path}: ${describeOsError(err)}`; // e.g. permission denied (EACCES)
+      }
+      if (e) {
+        where = `${e}; `;
+        break;
+      }
+    }
+    out.push(`${where}${c.displayName}: ${unread} blob record${unread === 1 ? "" : "s"} could not be read`);
+  }
+  return out;
 }
 
 async function computeSizesOf(model: DatadirModel, opts: SizesOptions, t0: number): Promise<SizesReport> {

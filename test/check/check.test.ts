@@ -328,12 +328,18 @@ describe("placement-overlay on db_bench stores", () => {
     expect(exact.perLevel.length).toBeGreaterThanOrEqual(2);
     expect(exact.shadowedEntriesEstimate.method).toBe("exact");
     expect(exact.shadowedEntriesEstimate.value).toBe(obsolete);
-    // the default sample (the store's exact layout depends on db_bench's background compactions, so the
-    // interval's 5% misses are not asserted here; the coverage test above checks the intervals)
-    const sampled = of(await runCheck(db), "placement-overlay")[0]!.evidence.shadowedEntriesEstimate as {
-      value: number;
-    };
-    expect(Math.abs(sampled.value - obsolete) / obsolete).toBeLessThan(0.1);
+    // the default sample: one seed's estimate may miss by more than 10% now and then (the coverage
+    // test above checks the intervals), so the median of five seeds is judged
+    const estimates: number[] = [];
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const e = of(await runCheck(db, { seed }), "placement-overlay")[0]!.evidence
+        .shadowedEntriesEstimate as {
+        value: number;
+      };
+      estimates.push(e.value);
+    }
+    const median = estimates.sort((a, b) => a - b)[2]!;
+    expect(Math.abs(median - obsolete) / obsolete).toBeLessThan(0.1);
   });
 
   it("everything in L0: the newer L0 files overlay the oldest one", async () => {
@@ -476,7 +482,7 @@ describe("check CLI", () => {
     const r = cli([p]);
     expect(r.status).toBe(3);
     expect(r.stderr).toMatch(
-      /DIR: store \. is unreadable: CURRENT names MANIFEST-000001, which does not exist/,
+      /DIR: store \. is unreadable: \S+\/CURRENT @ offset 0: CURRENT names MANIFEST-000001, which does not exist/,
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const m = join(dir, "pebble-marker", "geth", "chaindata");
@@ -486,7 +492,7 @@ describe("check CLI", () => {
     const r2 = cli([snapshot, "--against", join(dir, "pebble-marker")]);
     expect(r2.status).toBe(3);
     expect(r2.stderr).toMatch(
-      /REF_DIR: store geth\/chaindata is unreadable: MANIFEST holds no readable VersionEdit/,
+      /REF_DIR: store geth\/chaindata is unreadable: \S+\/MANIFEST-000001.*: MANIFEST holds no readable VersionEdit/,
     );
   });
 
@@ -496,7 +502,10 @@ describe("check CLI", () => {
     for (const f of readdirSync(db)) if (f.startsWith("MANIFEST-")) rmSync(join(db, f));
     const r = cli([db]);
     expect(r.status).toBe(3);
-    expect(r.stderr).toMatch(/DIR: store \. is unreadable: CURRENT names MANIFEST-\d+, which does not exist/);
+    // the finding names the file where reading stopped
+    expect(r.stderr).toMatch(
+      /DIR: store \. is unreadable: \S+\/CURRENT @ offset 0: CURRENT names MANIFEST-\d+, which does not exist/,
+    );
   });
 
   it("exit codes by --fail-on; one summary line when stdout is not a terminal", () => {

@@ -118,7 +118,9 @@ describe("corrupt blocks (4 bytes flipped every 4 KiB of the largest table, foot
 
   it("inspect --deep says it did not read data blocks (and so stays silent about this one)", () => {
     const r = lsm(["inspect", d, "--deep"]);
-    expect(r.stdout).toMatch(/data blocks and blob records not read \(--verify reads them\)/);
+    expect(r.stdout).toMatch(
+      /data blocks, filter bits and blob records not read \(--verify reads and checks them\)/,
+    );
   });
 
   it("sizes, probe (reader path) and check exit 2 naming the table", () => {

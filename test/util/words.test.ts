@@ -73,6 +73,8 @@ describe("words", () => {
     for (const [what, out] of outs) {
       expect(out.length, what).toBeGreaterThan(0);
       expect(ONE_PLURAL.exec(out)?.[0], what).toBeUndefined();
+      // nor hedges a count ("1 WAL file(s)"): the count picks the noun
+      expect(/\w\(s\)/.exec(out)?.[0], what).toBeUndefined();
     }
     const modern = outs.find(([w]) => w === "inspect modern")![1];
     expect(modern).toMatch(/^══ modern {2}\[rocksdb/m);

@@ -6,6 +6,7 @@
 import type { CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, finding } from "../util.js";
 import { formatBytes } from "../../util/bytes.js";
+import { plural } from "../../util/words.js";
 
 export const rule: Rule = {
   id: "wal-unflushed",
@@ -47,7 +48,7 @@ export const rule: Rule = {
               "warn",
               a.arm,
               where,
-              `${armLabel(a.arm)}: ${inst.wal.length} WAL file(s), ${formatBytes(bytes)}, hold ${unflushed} unflushed writes (` +
+              `${armLabel(a.arm)}: ${plural(inst.wal.length, "WAL file")}, ${formatBytes(bytes)}, hold ${unflushed} unflushed writes (` +
                 [...perCf].map(([cf, n]) => `${cf}: ${n}`).join(", ") +
                 `); they are replayed into a memtable at open`,
               evidence,
@@ -60,7 +61,7 @@ export const rule: Rule = {
               "info",
               a.arm,
               where,
-              `${armLabel(a.arm)}: ${inst.wal.length} WAL file(s), ${formatBytes(bytes)}, nothing unflushed`,
+              `${armLabel(a.arm)}: ${plural(inst.wal.length, "WAL file")}, ${formatBytes(bytes)}, nothing unflushed`,
               evidence,
             ),
           );

@@ -49,6 +49,7 @@ export const command: CommandModule<object, Args> = {
       },
     }).finally(() => progress?.done());
     process.stdout.write(argv.json ? JSON.stringify(r, null, 2) + "\n" : renderDiffText(r));
-    process.exitCode = r.identical ? 0 : 1;
+    // a comparison over damaged or unreadable files is bad input, whatever it found (exit 2)
+    process.exitCode = r.incomplete.length > 0 ? 2 : r.identical ? 0 : 1;
   },
 };

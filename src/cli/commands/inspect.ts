@@ -157,7 +157,14 @@ export const command: CommandModule<object, Args> = {
       ]);
       const s = buildSummary(r.model);
       process.stdout.write(argv.csv ? renderSummaryCsv(s) : renderSummaryText(s));
-      if (!r.model.complete) process.exitCode = 2;
+      if (!r.model.complete) {
+        // the last line says so (on stderr under --csv, which must stay CSV)
+        const { incompleteLine, incompleteReasons } = await import("../../datadir/inspect.js");
+        const line = incompleteLine(incompleteReasons(r.model)) + "\n";
+        if (argv.csv) process.stderr.write(line);
+        else process.stdout.write(line);
+        process.exitCode = 2;
+      }
       return;
     }
     const [{ buildInspectReport }, { renderInspectReport }] = await Promise.all([

@@ -38,8 +38,17 @@ export const command: CommandModule<object, Args> = {
     const datadirs = [argv.a, ...(argv.b ? [argv.b] : [])];
     // refused before anything is read; exit 3 as check --report does
     const target = assertOutsideDatadirs(argv.html, datadirs, "the report", 3);
-    const html = await buildHtmlReport(argv.a, argv.b, { sampleBlocks: argv.sample, probes: argv.probe });
+    const { html, incomplete } = await buildHtmlReport(argv.a, argv.b, {
+      sampleBlocks: argv.sample,
+      probes: argv.probe,
+    });
     writeOutsideDatadirs(target, html, datadirs, "the report", 3);
     process.stderr.write(`report written to ${target}\n`);
+    if (incomplete.length > 0) {
+      // the page shows the findings; the exit code and last line say the picture is incomplete
+      const { incompleteLine } = await import("../../datadir/inspect.js");
+      process.stderr.write(incompleteLine(incomplete) + "\n");
+      process.exitCode = 2;
+    }
   },
 };

@@ -18,7 +18,12 @@ async function openTui(dir: string, deep: boolean): Promise<void> {
   // the TUI module (ink, react) loads only when a terminal will show it
   const { runTui } = await import("../../tui/run.js");
   await runTui(result);
-  if (!result.model.complete) process.exitCode = 2;
+  if (!result.model.complete) {
+    // the screen is gone: the terminal keeps one line saying why the exit code is 2
+    const { incompleteLine, incompleteReasons } = await import("../../datadir/inspect.js");
+    process.stderr.write(incompleteLine(incompleteReasons(result.model)) + "\n");
+    process.exitCode = 2;
+  }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
