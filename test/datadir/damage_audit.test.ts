@@ -605,14 +605,20 @@ describe.skipIf(!engine.engineAvailable())(
         () => undefined,
         (e: Error) => e,
       );
-      expect(err?.message).toMatch(
-        new RegExp(
-          `the engine failed compacting ${last.displayName}: .*already rewritten: ${first.displayName}; the store is consistent`,
-        ),
+      // RocksDB may meet the damage first in a background compaction of the damaged column family
+      // (auto-compactions run while the store is open; whether one is due depends on the layout
+      // db_bench left), and a background error fails the manual compaction running at that moment:
+      // then the message names the first column family and says none was rewritten
+      const failedFirst = new RegExp(
+        `the engine failed compacting ${first.displayName}: .*no column family was rewritten; the store is consistent`,
       );
+      const failedLast = new RegExp(
+        `the engine failed compacting ${last.displayName}: .*already rewritten: ${first.displayName}; the store is consistent`,
+      );
+      expect(err?.message).toMatch(new RegExp(`${failedFirst.source}|${failedLast.source}`));
       const after = await runInspect(d, {});
       const firstCf = after.model.instances[0]!.columnFamilies.find((c) => c.nameHex === first.nameHex)!;
-      expect(firstCf.placement?.filesAboveBottom).toBe(0);
+      if (failedLast.test(err!.message)) expect(firstCf.placement?.filesAboveBottom).toBe(0);
       expect(readdirSync(d).some((n) => n.startsWith("MANIFEST-"))).toBe(true);
     }, 180_000);
   },
