@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { mulberry32 } from "../../src/util/random.js";
+import { FOOTER_HANDLES_FROM_END, trailerCounts } from "../helpers/block_trailers.js";
 import { makeTempDir, removeDir, tablesIn } from "./oracle.js";
 
 const require = createRequire(import.meta.url);
@@ -52,44 +52,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => removeDir(root));
 
-/** Compression type byte -> data blocks, from the table's own bytes (LevelDB table/format.cc layout). */
-function trailerCounts(file: string): Map<number, number> {
-  const buf = readFileSync(file);
-  let p = buf.length - 48;
-  const varint = (b: Buffer): number => {
-    let v = 0;
-    for (let shift = 0; ; shift += 7) {
-      const x = b[p++]!;
-      v += (x & 0x7f) * 2 ** shift;
-      if (x < 0x80) return v;
-    }
-  };
-  varint(buf);
-  varint(buf); // metaindex handle
-  const indexOffset = varint(buf);
-  const indexSize = varint(buf);
-  let index: Buffer = buf.subarray(indexOffset, indexOffset + indexSize);
-  if (buf[indexOffset + indexSize] === 1)
-    index = (require("snappy") as { uncompressSync(b: Buffer): Buffer }).uncompressSync(index);
-  const restarts = index.readUInt32LE(index.length - 4);
-  const end = index.length - 4 - 4 * restarts;
-  const counts = new Map<number, number>();
-  p = 0;
-  while (p < end) {
-    varint(index); // shared
-    const nonShared = varint(index);
-    const valueLength = varint(index);
-    p += nonShared;
-    const valueEnd = p + valueLength;
-    const offset = varint(index);
-    const size = varint(index);
-    p = valueEnd;
-    const type = buf[offset + size]!;
-    counts.set(type, (counts.get(type) ?? 0) + 1);
-  }
-  return counts;
-}
-
 const NAMES: Record<number, string> = { 0: "NoCompression", 1: "Snappy" };
 
 describe("LevelDB tables written by LevelDB", () => {
@@ -98,7 +60,7 @@ describe("LevelDB tables written by LevelDB", () => {
     let entries = 0;
     const overall = new Map<string, number>();
     for (const t of tables) {
-      const want = trailerCounts(t);
+      const want = trailerCounts(t, FOOTER_HANDLES_FROM_END.leveldb);
       for (const type of want.keys()) expect(NAMES[type]).toBeDefined();
       const r = spawnSync(process.execPath, [bin, "sst", t, "--json", "--scan"], { encoding: "utf8" });
       expect(r.status).toBe(0);
