@@ -12,24 +12,13 @@ import { openTable } from "../../src/format/table.js";
 import { verifyTable } from "../../src/format/verify.js";
 import { PebbleBlobFile } from "../../src/format/pebble_blob_file.js";
 import { LsmscopeError } from "../../src/util/errors.js";
+import { mulberry32 } from "../../src/util/random.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { PEBBLE_FIXTURES } from "./expected.js";
 
 const MUTANTS = 400;
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-pebble-mut-");
 afterAll(cleanupTemps);
-
-/** A deterministic PRNG (mulberry32) so a failing mutant can be reproduced. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Flip a byte or overwrite a short run, within [0, end). */
 function mutate(src: Buffer, end: number, rnd: () => number): Buffer {
@@ -55,7 +44,7 @@ describe(`${MUTANTS} mutants each: a clean read or one located error`, () => {
   it("cr-schema-db/000005.sst ((Pebble,v4), a value block): scan with values, verification", () => {
     const src = readFileSync(join(PEBBLE_FIXTURES, "tables", "pebblev4", "cr-schema-db_000005.sst"));
     const dir = tempDir();
-    const rnd = prng(16);
+    const rnd = mulberry32(16);
     const seen = { ok: 0, error: 0 };
     for (let i = 0; i < MUTANTS; i++) {
       const p = join(dir, `m${i}.sst`);
@@ -80,7 +69,7 @@ describe(`${MUTANTS} mutants each: a clean read or one located error`, () => {
   it("find-val-sep-db/000012.blob: footer, index, every value block and value", () => {
     const src = readFileSync(join(PEBBLE_FIXTURES, "stores", "find-val-sep-db", "000012.blob"));
     const dir = tempDir();
-    const rnd = prng(12);
+    const rnd = mulberry32(12);
     const seen = { ok: 0, error: 0 };
     for (let i = 0; i < MUTANTS; i++) {
       const p = join(dir, `m${i}.blob`);
