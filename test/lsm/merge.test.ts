@@ -16,25 +16,13 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { MemRun, mergeRuns, type Run } from "../../src/lsm/merge.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
+import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpProperties } from "../sizes/helpers.js";
 import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
 
-/** Deterministic pseudo-random numbers (xorshift32). */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
-
 /** `runs` sorted runs of user keys drawn from a small key space (many shared across runs). */
 function memRuns(runs: number, seed: number): { runs: MemEntry[][]; all: MemEntry[] } {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const out: MemEntry[][] = [];
   const all: MemEntry[] = [];
   let seqno = 1;
