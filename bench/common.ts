@@ -54,6 +54,38 @@ export const median = (xs: number[]) => {
 /** An lsmscope command line, as `measure` takes it. */
 export const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
 
+/** Two commands measured in paired rounds: the medians of each, and the median of the rounds' ratios. */
+export interface Paired {
+  a: Measure;
+  b: Measure;
+  /** Median over the rounds of A's wall time / B's, each round's pair run back to back. */
+  ratio: number;
+}
+
+/**
+ * `runs` rounds of A then B, each run timed by `run` (default `measure`): the median wall and CPU of
+ * each, its peak RSS, and the paired ratio.
+ */
+export function paired(
+  a: [string, string[]],
+  b: [string, string[]],
+  runs: number,
+  run: (c: [string, string[]]) => Measure = (c) => measure(...c),
+): Paired {
+  const as: Measure[] = [];
+  const bs: Measure[] = [];
+  for (let i = 0; i < runs; i++) {
+    as.push(run(a));
+    bs.push(run(b));
+  }
+  const med = (ms: Measure[]): Measure => ({
+    wall: median(ms.map((m) => m.wall)),
+    cpu: median(ms.map((m) => m.cpu)),
+    maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
+  });
+  return { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) };
+}
+
 /** Run RocksDB's db_bench (no statistics, seed 1, then `args`); throws with the end of its stderr. */
 export function dbBench(args: string[]): void {
   const r = spawnSync("db_bench", ["--statistics=0", "--seed=1", ...args], {
@@ -75,4 +107,18 @@ export const L0_PILEUP: readonly string[] = [
   "--max_write_buffer_number=16",
   "--max_background_flushes=2",
   "--disable_wal=1",
+];
+
+/**
+ * The L0 pile-up's tables (shapes.ts, scaling.ts): tiny uncompressed ones, 4 KiB blocks, bloom 10, one
+ * per 24 KiB memtable of 16-byte keys and 20-byte values. Add `--db` and `--num`.
+ */
+export const TINY_L0_TABLES: readonly string[] = [
+  ...L0_PILEUP,
+  "--key_size=16",
+  "--value_size=20",
+  "--compression_type=none",
+  "--block_size=4096",
+  "--bloom_bits=10",
+  "--write_buffer_size=24576",
 ];

@@ -18,29 +18,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dbBench, fmt, lsm, measure, median, type Measure } from "./common.js";
+import { dbBench, fmt, lsm, measure, paired, type Paired } from "./common.js";
 
 const ON = process.env.LSMSCOPE_BENCH_REALISTIC === "1";
 const NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_NUM ?? 6_000_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 
-/** Rounds of A then B: medians of each, and the median of the rounds' wall ratios A/B. */
-function paired(a: [string, string[]], b: [string, string[]]): { a: Measure; b: Measure; ratio: number } {
-  const as: Measure[] = [];
-  const bs: Measure[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    as.push(measure(...a));
-    bs.push(measure(...b));
-  }
-  const med = (ms: Measure[]): Measure => ({
-    wall: median(ms.map((m) => m.wall)),
-    cpu: median(ms.map((m) => m.cpu)),
-    maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
-  });
-  return { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) };
-}
-
-function row(label: string, p: { a: Measure; b: Measure; ratio: number }, target: string): void {
+function row(label: string, p: Paired, target: string): void {
   console.log(`  ${label}`);
   console.log(`    sst_dump     ${fmt(p.a)}`);
   console.log(`    lsmscope     ${fmt(p.b)}`);
@@ -84,10 +68,10 @@ function realisticTables(root: string): void {
   );
   const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
   measure(...props); // warm both alike
-  row("inspect vs sst_dump --show_properties", paired(props, lsm(["inspect", dir])), "target >= 3x");
+  row("inspect vs sst_dump --show_properties", paired(props, lsm(["inspect", dir]), RUNS), "target >= 3x");
   row(
     "inspect --deep --json vs sst_dump --show_properties",
-    paired(props, lsm(["inspect", "--deep", "--json", dir])),
+    paired(props, lsm(["inspect", "--deep", "--json", dir]), RUNS),
     "target >= 3x",
   );
 }
@@ -112,12 +96,12 @@ function twoMillionWrites(root: string): void {
   measure(...scan);
   row(
     "sizes --full --json vs sst_dump --command=scan",
-    paired(scan, lsm(["sizes", "--full", "--json", dir])),
+    paired(scan, lsm(["sizes", "--full", "--json", dir]), RUNS),
     "target >= 1x",
   );
   row(
     "sizes --full --json --workers 2",
-    paired(scan, lsm(["sizes", "--full", "--json", "--workers", "2", dir])),
+    paired(scan, lsm(["sizes", "--full", "--json", "--workers", "2", dir]), RUNS),
     "target >= 1x",
   );
 }

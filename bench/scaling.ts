@@ -20,7 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dbBench, L0_PILEUP, lsm, measure, median, type Measure } from "./common.js";
+import { dbBench, TINY_L0_TABLES, lsm, measure, median, type Measure } from "./common.js";
 
 const COUNTS = (process.env.LSMSCOPE_BENCH_SCALING ?? "1000,10000")
   .split(",")
@@ -34,17 +34,7 @@ const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 const ENTRIES_PER_TABLE = 1900;
 
 function makeStore(dir: string, tables: number): number {
-  dbBench([
-    ...L0_PILEUP,
-    `--db=${dir}`,
-    `--num=${Math.ceil(tables * ENTRIES_PER_TABLE)}`,
-    "--key_size=16",
-    "--value_size=20",
-    "--compression_type=none",
-    "--block_size=4096",
-    "--bloom_bits=10",
-    "--write_buffer_size=24576",
-  ]);
+  dbBench([...TINY_L0_TABLES, `--db=${dir}`, `--num=${Math.ceil(tables * ENTRIES_PER_TABLE)}`]);
   return readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
 }
 

@@ -22,7 +22,17 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bin, dbBench, fmt, L0_PILEUP, lsm, measure, median, type Measure } from "./common.js";
+import {
+  bin,
+  dbBench,
+  fmt,
+  TINY_L0_TABLES,
+  lsm,
+  measure,
+  paired,
+  type Paired,
+  type Measure,
+} from "./common.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
@@ -36,28 +46,7 @@ const FD_LIMIT = 1024;
 const COLD = process.env.LSMSCOPE_BENCH_COLD === "1";
 const COLD_RUNS = Number(process.env.LSMSCOPE_BENCH_COLD_RUNS ?? 1);
 
-/** Rounds of A then B; the median of each's wall/CPU/RSS and of the per-round ratios B/A. */
-function paired(a: [string, string[]], b: [string, string[]]): { a: Measure; b: Measure; ratio: number } {
-  const as: Measure[] = [];
-  const bs: Measure[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    as.push(measure(...a));
-    bs.push(measure(...b));
-  }
-  const med = (ms: Measure[]): Measure => ({
-    wall: median(ms.map((m) => m.wall)),
-    cpu: median(ms.map((m) => m.cpu)),
-    maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
-  });
-  return { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) };
-}
-
-function row(
-  label: string,
-  p: { a: Measure; b: Measure; ratio: number },
-  aName: string,
-  target: string,
-): void {
+function row(label: string, p: Paired, aName: string, target: string): void {
   console.log(`  ${label}`);
   console.log(`    ${aName.padEnd(12)} ${fmt(p.a)}`);
   console.log(`    ${"lsmscope".padEnd(12)} ${fmt(p.b)}`);
@@ -67,17 +56,7 @@ function row(
 function l0Pileup(root: string): void {
   const dir = join(root, "l0");
   const t0 = Date.now();
-  dbBench([
-    ...L0_PILEUP,
-    `--db=${dir}`,
-    `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`,
-    "--key_size=16",
-    "--value_size=20",
-    "--compression_type=none",
-    "--block_size=4096",
-    "--bloom_bits=10",
-    "--write_buffer_size=24576",
-  ]);
+  dbBench([...TINY_L0_TABLES, `--db=${dir}`, `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`]);
   const tables = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
   console.log(
     `L0 pile-up: db_bench fillrandom, ${tables} tables all in L0 (uncompressed, 4 KiB blocks, bloom 10), written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds`,
@@ -86,25 +65,25 @@ function l0Pileup(root: string): void {
   const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
   row(
     "inspect vs sst_dump --show_properties",
-    paired(props, lsm(["inspect", dir])),
+    paired(props, lsm(["inspect", dir]), RUNS),
     "sst_dump",
     "target >= 2x",
   );
   row(
     "inspect --deep --json",
-    paired(props, lsm(["inspect", "--deep", "--json", dir])),
+    paired(props, lsm(["inspect", "--deep", "--json", dir]), RUNS),
     "sst_dump",
     "target >= 2x",
   );
   if (COLD) coldRows(dir, props);
-  const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]));
+  const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
   console.log(`  check vs inspect`);
   console.log(`    inspect      ${fmt(chk.a)}`);
   console.log(`    check        ${fmt(chk.b)}`);
   console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
   row(
     "sizes --full --json vs sst_dump --command=scan",
-    paired(["sst_dump", [`--file=${dir}`, "--command=scan"]], lsm(["sizes", "--full", "--json", dir])),
+    paired(["sst_dump", [`--file=${dir}`, "--command=scan"]], lsm(["sizes", "--full", "--json", dir]), RUNS),
     "sst_dump",
     "target >= 1x, peak RSS <= 256 MiB",
   );
@@ -136,23 +115,7 @@ export function coldRows(dir: string, props: [string, string[]]): void {
     ["inspect, page cache dropped before each run", ["inspect", dir]],
     ["inspect --deep --json, page cache dropped", ["inspect", "--deep", "--json", dir]],
   ] as const) {
-    const as: Measure[] = [];
-    const bs: Measure[] = [];
-    for (let i = 0; i < COLD_RUNS; i++) {
-      as.push(cold(props));
-      bs.push(cold(lsm([...args])));
-    }
-    const med = (ms: Measure[]): Measure => ({
-      wall: median(ms.map((m) => m.wall)),
-      cpu: median(ms.map((m) => m.cpu)),
-      maxRssKb: Math.max(...ms.map((m) => m.maxRssKb)),
-    });
-    row(
-      label,
-      { a: med(as), b: med(bs), ratio: median(as.map((m, i) => m.wall / bs[i]!.wall)) },
-      "sst_dump",
-      "target >= 1.5x",
-    );
+    row(label, paired(props, lsm([...args]), COLD_RUNS, cold), "sst_dump", "target >= 1.5x");
   }
 }
 
