@@ -17,9 +17,8 @@ export interface HistogramBucket {
   count: number;
 }
 
-export interface SizeSummary {
-  count: number;
-  totalBytes: number;
+/** The figures of one distribution (of sizes, or of per-contract counts): shared by its summaries. */
+export interface DistFigures {
   min: number;
   max: number;
   mean: number;
@@ -27,9 +26,15 @@ export interface SizeSummary {
   p50: number;
   p90: number;
   p99: number;
+  /** log2 buckets: values in (le/2, le]. */
   histogram: HistogramBucket[];
-  /** Sizes ≥ 64 KiB are kept in 1/256-octave bins: percentiles above that are bin bounds (< 0.4% off). */
+  /** Values ≥ 65,536 are kept in 1/256-octave bins: percentiles above that are bin bounds (< 0.4% off). */
   approximate?: boolean;
+}
+
+export interface SizeSummary extends DistFigures {
+  count: number;
+  totalBytes: number;
   /** Sample mode: block-bootstrap intervals of the figures (percentile method). */
   intervals?: { mean: Interval; p50: Interval; p90: Interval; p99: Interval };
 }

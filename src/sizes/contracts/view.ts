@@ -3,7 +3,7 @@
  * their live slots and bytes, and the contracts with the most of each. Full mode: a contract's slots
  * run across data blocks, which sampled blocks cut; sample mode draws whole contracts instead (sample.ts).
  */
-import type { HistogramBucket } from "../types.js";
+import type { DistFigures } from "../types.js";
 import type { SizeDist } from "../dist.js";
 import type { ContractTally, StorageMerge } from "./acc.js";
 import type { StorageLocation } from "./layout.js";
@@ -11,21 +11,10 @@ import type { StorageLocation } from "./layout.js";
 export type { ContractTally } from "./acc.js";
 
 /** A distribution over contracts (one value per contract). */
-export interface PerContract {
+export interface PerContract extends DistFigures {
   contracts: number;
   /** Sum over the contracts. */
   total: number;
-  min: number;
-  max: number;
-  mean: number;
-  /** Nearest-rank percentiles over contracts. */
-  p50: number;
-  p90: number;
-  p99: number;
-  /** log2 buckets: values in (le/2, le]. */
-  histogram: HistogramBucket[];
-  /** Values ≥ 65,536 are kept in 1/256-octave bins: percentiles above that are bin bounds (< 0.4% off). */
-  approximate?: boolean;
 }
 
 export interface StorageView {
