@@ -120,3 +120,10 @@ export function dumpedVersion(output: string): {
   }
   return out;
 }
+
+/** The hex values of the "key [hex]" / "key#seq,KIND [hex]" lines Pebble's scans print, in order. */
+export const printedValues = (output: string): string[] =>
+  output
+    .split("\n")
+    .map((l) => /\[([0-9a-f]*)\]$/.exec(l)?.[1])
+    .filter((v): v is string => v !== undefined);

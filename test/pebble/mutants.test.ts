@@ -40,55 +40,49 @@ function outcome(read: () => void): "ok" | "error" {
   }
 }
 
+/**
+ * MUTANTS mutants of `src` (bytes [0, end) mutated, drawn from `seed`), each written to its own file
+ * with extension `ext` and read by `read`: every outcome counted, and at least one must be an error.
+ */
+function readMutants(src: Buffer, end: number, ext: string, seed: number, read: (p: string) => void): void {
+  const dir = tempDir();
+  const rnd = mulberry32(seed);
+  const seen = { ok: 0, error: 0 };
+  for (let i = 0; i < MUTANTS; i++) {
+    const p = join(dir, `m${i}.${ext}`);
+    writeFileSync(p, mutate(src, end, rnd));
+    seen[outcome(() => read(p))]++;
+  }
+  expect(seen.ok + seen.error).toBe(MUTANTS);
+  expect(seen.error).toBeGreaterThan(0);
+}
+
 describe(`${MUTANTS} mutants each: a clean read or one located error`, () => {
   it("cr-schema-db/000005.sst ((Pebble,v4), a value block): scan with values, verification", () => {
     const src = readFileSync(join(PEBBLE_FIXTURES, "tables", "pebblev4", "cr-schema-db_000005.sst"));
-    const dir = tempDir();
-    const rnd = mulberry32(16);
-    const seen = { ok: 0, error: 0 };
-    for (let i = 0; i < MUTANTS; i++) {
-      const p = join(dir, `m${i}.sst`);
-      // the value block and its index lie before the properties (offset 1936; sst's meta blocks)
-      writeFileSync(p, mutate(src, 1936, rnd));
-      seen[
-        outcome(() => {
-          const t = openTable(p, { verifyChecksums: false });
-          try {
-            t.scan((e) => void e.valueCopy());
-            verifyTable(t);
-          } finally {
-            t.close();
-          }
-        })
-      ]++;
-    }
-    expect(seen.ok + seen.error).toBe(MUTANTS);
-    expect(seen.error).toBeGreaterThan(0);
+    // the value block and its index lie before the properties (offset 1936; sst's meta blocks)
+    readMutants(src, 1936, "sst", 16, (p) => {
+      const t = openTable(p, { verifyChecksums: false });
+      try {
+        t.scan((e) => void e.valueCopy());
+        verifyTable(t);
+      } finally {
+        t.close();
+      }
+    });
   });
 
   it("find-val-sep-db/000012.blob: footer, index, every value block and value", () => {
     const src = readFileSync(join(PEBBLE_FIXTURES, "stores", "find-val-sep-db", "000012.blob"));
-    const dir = tempDir();
-    const rnd = mulberry32(12);
-    const seen = { ok: 0, error: 0 };
-    for (let i = 0; i < MUTANTS; i++) {
-      const p = join(dir, `m${i}.blob`);
-      // the footer (its last 38 bytes) is checksummed: mutate the blocks before it
-      writeFileSync(p, mutate(src, src.length - 38, rnd));
-      seen[
-        outcome(() => {
-          const f = new PebbleBlobFile(p, { verifyChecksums: false });
-          try {
-            f.verify();
-            for (let b = 0; b < f.blockCount; b++)
-              for (let v = 0; v < f.valueBlock(b).rows; v++) f.value(b, v);
-          } finally {
-            f.close();
-          }
-        })
-      ]++;
-    }
-    expect(seen.ok + seen.error).toBe(MUTANTS);
-    expect(seen.error).toBeGreaterThan(0);
+    // the footer (its last 38 bytes) is checksummed: mutate the blocks before it
+    readMutants(src, src.length - 38, "blob", 12, (p) => {
+      const f = new PebbleBlobFile(p, { verifyChecksums: false });
+      try {
+        f.verify();
+        for (let b = 0; b < f.blockCount; b++) for (let v = 0; v < f.valueBlock(b).rows; v++) f.value(b, v);
+      } finally {
+        f.close();
+      }
+    });
   });
 });

@@ -12,34 +12,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openTable } from "../../src/format/index.js";
 import { verifyTable } from "../../src/format/verify.js";
 import { computeSizes } from "../../src/sizes/compute.js";
-import { PEBBLE_FIXTURES, pebbleOutput } from "./expected.js";
+import { PEBBLE_FIXTURES, pebbleOutput, printedValues } from "./expected.js";
+import { scanValues } from "./table_values.js";
 
 const TABLE = join(PEBBLE_FIXTURES, "tables", "pebblev4", "cr-schema-db_000005.sst");
 const STORE_TABLE = join(PEBBLE_FIXTURES, "stores", "cr-schema-db", "000005.sst");
 
-/** The values Pebble's `db scan` printed for the store, in its order ("key [hex]" lines). */
-function pebbleScanValues(): string[] {
-  const out = pebbleOutput("db_scan.txt", "db scan", "./testdata/cr-schema-db");
-  return out
-    .split("\n")
-    .map((l) => /\[([0-9a-f]*)\]$/.exec(l)?.[1])
-    .filter((v): v is string => v !== undefined);
-}
-
-function scanValues(file: string): { values: string[]; inValueBlocks: number } {
-  const t = openTable(file);
-  try {
-    const values: string[] = [];
-    let inValueBlocks = 0;
-    t.scan((e) => {
-      values.push(e.data.toString("hex", e.valueOffset, e.valueOffset + e.valueLength));
-      if ((e as { valueInValueBlock?: boolean }).valueInValueBlock) inValueBlocks++;
-    });
-    return { values, inValueBlocks };
-  } finally {
-    t.close();
-  }
-}
+/** The values Pebble's `db scan` printed for the store, in its order. */
+const pebbleScanValues = (): string[] =>
+  printedValues(pebbleOutput("db_scan.txt", "db scan", "./testdata/cr-schema-db"));
 
 describe("Pebble value blocks: cr-schema-db/000005.sst ((Pebble,v4))", () => {
   const tmp = mkdtempSync(join(tmpdir(), "lsmscope-valblk-"));
