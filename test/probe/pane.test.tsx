@@ -5,20 +5,11 @@ import { join } from "node:path";
 import { App } from "../../src/tui/app.js";
 import { runInspect } from "../../src/report/deep.js";
 import { getPane } from "../../src/tui/panes/index.js";
+import { waitForFrame } from "../helpers/ink.js";
 import { SAMPLES } from "./helpers.js";
 
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
 afterEach(() => cleanup());
-
-async function waitFor(frame: () => string | undefined, re: RegExp, ms = 10_000): Promise<string> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const f = frame() ?? "";
-    if (re.test(f)) return f;
-    await tick(50);
-  }
-  return frame() ?? "";
-}
 
 describe("probe pane", () => {
   it("is registered with hotkey p", () => {
@@ -42,7 +33,7 @@ describe("probe pane", () => {
       await tick(100);
       f = lastFrame() ?? "";
     }
-    f = await waitFor(lastFrame, /1000\s+reader\s+no\s+0\/1000/);
+    f = await waitForFrame(lastFrame, /1000\s+reader\s+no\s+0\/1000/);
     expect(f).toMatch(/1000\s+reader\s+no\s+0\/1000/);
     expect(f).toContain("keys: absent");
     expect(f.split("\n").every((l) => [...l].length <= 80)).toBe(true);

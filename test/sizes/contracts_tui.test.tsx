@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { App } from "../../src/tui/app.js";
 import { runInspect } from "../../src/report/deep.js";
 import { SAMPLES } from "../helpers/index.js";
+import { waitForFrame } from "../helpers/ink.js";
 
 const tick = (ms = 150) => new Promise((r) => setTimeout(r, ms));
 afterEach(() => cleanup());
@@ -27,12 +28,7 @@ describe("TUI sizes pane on the storage column family", () => {
     stdin.write("\t");
     await tick();
     stdin.write("r");
-    let f = "";
-    for (let i = 0; i < 60; i++) {
-      await tick(100);
-      f = lastFrame()!;
-      if (f.includes("live slots of")) break;
-    }
+    const f = await waitForFrame(lastFrame, /live slots of/);
     expect(f).toContain("storage per contract (database/cf08");
     expect(f).toMatch(/12,434 live slots of 545 contracts/);
     expect(f.split("\n").every((l) => [...l].length <= 80)).toBe(true);

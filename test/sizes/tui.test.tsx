@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { App } from "../../src/tui/app.js";
 import { runInspect } from "../../src/report/deep.js";
 import { histogramRows } from "../../src/tui/panes/distributions.js";
+import { waitForFrame } from "../helpers/ink.js";
 import { SAMPLES } from "./helpers.js";
 
 const tick = (ms = 150) => new Promise((r) => setTimeout(r, ms));
@@ -27,12 +28,7 @@ describe("TUI distributions pane", () => {
     stdin.write("\t");
     await tick();
     stdin.write("r");
-    let f = "";
-    for (let i = 0; i < 40; i++) {
-      await tick(100);
-      f = lastFrame()!;
-      if (f.includes("live keys 1,317")) break;
-    }
+    const f = await waitForFrame(lastFrame, /live keys 1,317/);
     expect(f).toContain("live keys 1,317");
     expect(f.split("\n").every((l) => [...l].length <= 80)).toBe(true);
   });
