@@ -4,7 +4,7 @@
  * them (read from the blob records, BlobValueSizer), by blob compression, and which blob files they
  * point into. Full-mode ranges tally in their thread and merge by addition.
  */
-import type { BlobIndex } from "../format/blob.js";
+import { decodeBlobIndex, type BlobIndex, type BlobValueSizer } from "../format/blob.js";
 import type { ColumnFamilySizes } from "./types.js";
 
 /** A tally as plain data (crosses worker threads). */
@@ -67,4 +67,34 @@ export class BlobTally {
       files: this.files.size,
     };
   }
+}
+
+/**
+ * The bytes a Get returns for a blob-indexed value whose index lies at data[offset, offset + length):
+ * read from its blob record by `sizer`, and the value tallied in `tally` when one is given. An
+ * undecodable index is sized as stored (`storedSize`); undefined when the record could not be read
+ * (counted in the tally's `unread`).
+ */
+export function blobIndexedValueSize(
+  data: Uint8Array,
+  offset: number,
+  length: number,
+  storedSize: number,
+  sizer: BlobValueSizer,
+  tally: BlobTally | undefined,
+): number | undefined {
+  let bi: BlobIndex;
+  try {
+    bi = decodeBlobIndex(data, offset, offset + length);
+  } catch {
+    return storedSize;
+  }
+  let size: number | undefined;
+  try {
+    size = sizer.valueLength(bi);
+  } catch {
+    size = undefined;
+  }
+  tally?.add(bi, size);
+  return size;
 }

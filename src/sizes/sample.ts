@@ -28,8 +28,8 @@ import { rangeDeleted, type Shadows } from "../lsm/newest.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
-import { BlobValueSizer, decodeBlobIndex, type BlobIndex } from "../format/blob.js";
-import { BlobTally } from "./blob_tally.js";
+import { BlobValueSizer } from "../format/blob.js";
+import { BlobTally, blobIndexedValueSize } from "./blob_tally.js";
 import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import { BlockSizes, prng, sampleIndices, zFor } from "./intervals.js";
 import {
@@ -190,22 +190,8 @@ function measureRecord(
   const kl = r.keyLength;
   if (measured) {
     let vSize: number | undefined = r.valueSize;
-    if (r.type === ValueType.BlobIndex) {
-      let bi: BlobIndex | undefined;
-      try {
-        bi = decodeBlobIndex(r.data, r.valueOffset, r.valueOffset + r.valueLength);
-      } catch {
-        // an undecodable blob index is sized as stored
-      }
-      if (bi) {
-        try {
-          vSize = s.blobSizer.valueLength(bi);
-        } catch {
-          vSize = undefined; // counted in blob.unread
-        }
-        s.blob.add(bi, vSize);
-      }
-    }
+    if (r.type === ValueType.BlobIndex)
+      vSize = blobIndexedValueSize(r.data, r.valueOffset, r.valueLength, vSize, s.blobSizer, s.blob);
     s.keySize.add(kl);
     s.keyBoot.add(kl);
     if (vSize !== undefined) {

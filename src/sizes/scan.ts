@@ -7,8 +7,8 @@
 import { isTombstone, ValueType, valueTypeName } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
 import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
-import { BlobValueSizer, decodeBlobIndex, type BlobIndex } from "../format/blob.js";
-import { BlobTally, type BlobTallyData } from "./blob_tally.js";
+import { BlobValueSizer } from "../format/blob.js";
+import { BlobTally, blobIndexedValueSize, type BlobTallyData } from "./blob_tally.js";
 import type { MemEntry } from "../datadir/memtable.js";
 import {
   Fate,
@@ -215,22 +215,15 @@ class TaskScan implements BlockSink, NewestVisitor {
     }
     this.live++;
     let vSize: number | undefined = r.vSize;
-    if (type === ValueType.BlobIndex) {
-      let bi: BlobIndex | undefined;
-      try {
-        bi = decodeBlobIndex(r.data, r.vOff, r.vOff + r.vLen);
-      } catch {
-        // an undecodable blob index is sized as stored
-      }
-      if (bi) {
-        try {
-          vSize = this.blobSizer.valueLength(bi);
-        } catch {
-          vSize = undefined; // counted in blob.unread
-        }
-        if (this.stats) this.blob.add(bi, vSize);
-      }
-    }
+    if (type === ValueType.BlobIndex)
+      vSize = blobIndexedValueSize(
+        r.data,
+        r.vOff,
+        r.vLen,
+        r.vSize,
+        this.blobSizer,
+        this.stats ? this.blob : undefined,
+      );
     const categories = this.categories;
     if (categories) {
       const name = gethKeyCategory(key.subarray(0, kl));
