@@ -22,6 +22,7 @@ import { accountHash, besuAccountKey, gethAccountKey, nethermindAccountKey } fro
 import type { LsmReader } from "./reader_path.js";
 import type { ProbeTarget } from "./types.js";
 import { plural } from "../util/words.js";
+import { prefixSuccessor } from "../util/prefix.js";
 
 export type AddressHashing = "besu" | "nethermind" | "geth";
 
@@ -53,17 +54,6 @@ export class SeededRandom {
 interface BlockRef {
   table: SstTable;
   handle: BlockHandle;
-}
-
-function prefixSuccessor(p: Buffer): Buffer | undefined {
-  const b = Buffer.from(p);
-  for (let i = b.length - 1; i >= 0; i--) {
-    if (b[i]! < 0xff) {
-      b[i]!++;
-      return b.subarray(0, i + 1);
-    }
-  }
-  return undefined;
 }
 
 /** Every data block of the CF's live tables that may hold keys with `prefix`. */

@@ -49,6 +49,7 @@ import { noteGone, takeGone } from "../lsm/gone.js";
 import { existsSync } from "node:fs";
 import { classifyGoneTables } from "../datadir/vanished.js";
 import { plural } from "../util/words.js";
+import { prefixSuccessor } from "../util/prefix.js";
 import { locateStorage, type StorageLocation } from "./contracts/layout.js";
 import { StorageMerge } from "./contracts/acc.js";
 import { storageView } from "./contracts/view.js";
@@ -144,18 +145,6 @@ function lowerBound(entries: MemEntry[], k: Buffer): number {
     else hi = mid;
   }
   return lo;
-}
-
-/** Hex of the smallest key greater than every key starting with `prefixHex`. */
-function prefixEnd(prefixHex: string): string | undefined {
-  const b = Buffer.from(prefixHex, "hex");
-  for (let i = b.length - 1; i >= 0; i--) {
-    if (b[i]! < 0xff) {
-      b[i]!++;
-      return b.subarray(0, i + 1).toString("hex");
-    }
-  }
-  return undefined;
 }
 
 function coTenancy(code: CodeAcc, role: RoleSpec): CodeView["coTenancy"] {
@@ -493,7 +482,10 @@ function planFull(
         const whole = !codeLoc.role.prefixHex && selectedKeys.has(plan.key);
         if (whole) codeWholeCf = plan.key;
         const range = codeLoc.role.prefixHex
-          ? { loHex: codeLoc.role.prefixHex, hiHex: prefixEnd(codeLoc.role.prefixHex) }
+          ? {
+              loHex: codeLoc.role.prefixHex,
+              hiHex: prefixSuccessor(Buffer.from(codeLoc.role.prefixHex, "hex"))?.toString("hex"),
+            }
           : undefined;
         const tasks = tasksFor(
           plan,

@@ -26,6 +26,7 @@ import { prng, zFor } from "../intervals.js";
 import type { SizesOptions } from "../types.js";
 import { locateStorage } from "./layout.js";
 import { isUserError, MissingDependencyError } from "../../util/errors.js";
+import { prefixSuccessor } from "../../util/prefix.js";
 
 type Where = Pick<CfPlan, "instance" | "cf">;
 import type { Interval } from "../types.js";
@@ -92,18 +93,6 @@ function be64(v: bigint): Buffer {
   return b;
 }
 
-/** The first key after every key starting with `b` (b incremented as a big-endian number), or undefined for all 0xff. */
-function after(b: Buffer): Buffer | undefined {
-  const out = Buffer.from(b);
-  for (let i = out.length - 1; i >= 0; i--) {
-    if (out[i]! < 0xff) {
-      out[i]!++;
-      return out.subarray(0, i + 1);
-    }
-  }
-  return undefined;
-}
-
 /** Seeks and counts over one column family. */
 class ContractSeeker {
   private readonly prefix: Buffer;
@@ -120,7 +109,7 @@ class ContractSeeker {
   ) {
     this.prefix = Buffer.from(layout.prefixHex, "hex");
     // past every key of the layout: the prefix incremented, or (no prefix) 0xff beyond any key length
-    this.end = after(this.prefix) ?? Buffer.alloc(layout.keyLength + 1, 0xff);
+    this.end = prefixSuccessor(this.prefix) ?? Buffer.alloc(layout.keyLength + 1, 0xff);
     [this.go, this.gl] = layout.group;
     this.wal = loadLiveWal(plan.instance, plan.cf);
   }
@@ -164,7 +153,7 @@ class ContractSeeker {
   /** A contract's live slots and their key + value bytes, counting at most `cap` slots. */
   count(group: Buffer, cap: number): { slots: number; bytes: number; capped: boolean } {
     const lo = Buffer.concat([this.prefix, group]);
-    const hi = after(lo) ?? this.end;
+    const hi = prefixSuccessor(lo) ?? this.end;
     const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.wal);
     let slots = 0;
     let bytes = 0;
