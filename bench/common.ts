@@ -2,7 +2,7 @@
  * What the benchmarks share: timing a command as a whole process (wall, CPU and peak RSS), printing
  * the figures, lsmscope's own command line, and writing stores with db_bench.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,6 +50,12 @@ export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
+
+/** The machine's load average as a run ends: `figures` (ratios, per-table costs) need an idle machine. */
+export function printLoadAverage(figures = "wall-clock ratios"): void {
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  console.log(`  load average during the run: ${load} (${figures} need an otherwise idle machine)`);
+}
 
 /** An lsmscope command line, as `measure` takes it. */
 export const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];

@@ -9,14 +9,14 @@
  * Env: LSMSCOPE_BENCH_INSPECT_FILES (tables wanted, default 5000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInspect } from "../src/report/deep.js";
 import { buildInspectReport } from "../src/report/build.js";
 import { renderInspectReport } from "../src/report/render.js";
-import { dbBench, fmt, L0_PILEUP, lsm, measure, type Measure } from "./common.js";
+import { dbBench, fmt, L0_PILEUP, lsm, measure, type Measure, printLoadAverage } from "./common.js";
 
 const FILES = Number(process.env.LSMSCOPE_BENCH_INSPECT_FILES ?? 5000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
@@ -83,8 +83,7 @@ export async function run(): Promise<void> {
     console.log(
       `  in process (runInspect deep + report, ${threads} reading threads): ${lib.toFixed(2)} s, ${(sst.wall / lib).toFixed(2)}x sst_dump's wall`,
     );
-    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-    console.log(`  load average during the run: ${load} (wall-clock ratios need an otherwise idle machine)`);
+    printLoadAverage();
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -14,11 +14,11 @@
  * Env: LSMSCOPE_BENCH_REALISTIC (1 to run), LSMSCOPE_BENCH_REALISTIC_NUM (writes of the realistic store,
  * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_RUNS (rounds, default 3).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dbBench, fmt, lsm, measure, paired, type Paired } from "./common.js";
+import { dbBench, fmt, lsm, measure, paired, type Paired, printLoadAverage } from "./common.js";
 
 const ON = process.env.LSMSCOPE_BENCH_REALISTIC === "1";
 const NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_NUM ?? 6_000_000);
@@ -115,8 +115,7 @@ export async function run(): Promise<void> {
   try {
     realisticTables(root);
     twoMillionWrites(root);
-    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-    console.log(`  load average during the run: ${load} (wall-clock ratios need an otherwise idle machine)`);
+    printLoadAverage();
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -16,11 +16,11 @@
  * each row is the median). The machine this runs on may be shared: read the ratios and per-table
  * figures of one run together, not against another run's.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dbBench, TINY_L0_TABLES, lsm, measure, median, type Measure } from "./common.js";
+import { dbBench, TINY_L0_TABLES, lsm, measure, median, type Measure, printLoadAverage } from "./common.js";
 
 const COUNTS = (process.env.LSMSCOPE_BENCH_SCALING ?? "1000,10000")
   .split(",")
@@ -87,8 +87,7 @@ export async function run(): Promise<void> {
       console.log(`  ${String(tables).padStart(7)}  ${cells.join("")}   (written in ${made} s)`);
       rmSync(dir, { recursive: true, force: true });
     }
-    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-    console.log(`  load average during the run: ${load} (per-table figures need an otherwise idle machine)`);
+    printLoadAverage("per-table figures");
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

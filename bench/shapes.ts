@@ -18,7 +18,7 @@
  * LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 1).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,7 @@ import {
   paired,
   type Paired,
   type Measure,
+  printLoadAverage,
 } from "./common.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
@@ -165,8 +166,7 @@ export async function run(): Promise<void> {
   try {
     l0Pileup(root);
     blobFiles(root);
-    const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
-    console.log(`  load average during the run: ${load} (wall-clock ratios need an otherwise idle machine)`);
+    printLoadAverage();
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
