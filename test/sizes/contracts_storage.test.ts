@@ -258,22 +258,15 @@ describe("sizes --contracts-csv and the text report", () => {
     expect(csv.stdout).toMatch(/^by,rank,id,slots,bytes\r\n/);
     const rows = parse(csv.stdout, { columns: true }) as Record<string, string>[];
     const s = (JSON.parse(run([dir, "--json"]).stdout) as { eth: { storage: StorageView } }).eth.storage;
-    const want = [
-      ...s.topBySlots.map((t, i) => ({
-        by: "slots",
+    const want = (["slots", "bytes"] as const).flatMap((by) =>
+      (by === "slots" ? s.topBySlots : s.topByBytes).map((t, i) => ({
+        by,
         rank: String(i + 1),
         id: t.id,
         slots: String(t.slots),
         bytes: String(t.bytes),
       })),
-      ...s.topByBytes.map((t, i) => ({
-        by: "bytes",
-        rank: String(i + 1),
-        id: t.id,
-        slots: String(t.slots),
-        bytes: String(t.bytes),
-      })),
-    ];
+    );
     expect(rows).toEqual(want);
   });
 
