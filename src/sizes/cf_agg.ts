@@ -8,7 +8,11 @@ import type { CfPlan } from "./plan.js";
 import type { PartialResult } from "./scan.js";
 import type { ColumnFamilySizes } from "./types.js";
 
-/** Adds up a column family's task results (every key range of it) into its sizes report. */
+/**
+ * Adds up a column family's task results (every key range of it) into its sizes report. Its counters
+ * are TaskScan's (scan.ts) by design, not by copy: TaskScan counts entries on the scan's hot path (value
+ * types in a typed array by type byte), CfAgg adds the plain PartialResult records the threads send.
+ */
 export class CfAgg {
   keySize = new SizeDist();
   valueSize = new SizeDist();

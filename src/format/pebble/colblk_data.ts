@@ -222,6 +222,8 @@ export class ColumnarDataCursor implements DataEntryCursor {
     return true;
   }
 
+  // The internal-key accessors repeat DataCursor's (data_block.ts) on purpose: the two cursors share an
+  // interface (DataEntryCursor), not a base class — DataCursor extends the row-block walk, BlockCursor.
   get userKeyLength(): number {
     return this.keyLength - 8;
   }
