@@ -1,0 +1,72 @@
+/**
+ * Start-up: the CLI's fixed cost on tiny stores, where nearly all of a run is Node, module loading and
+ * argument parsing. Each row is timed as whole processes, interleaved in rounds with the anchors it is
+ * compared to (`node -e 0`: Node alone; `sst_dump` on the same table: a native tool's start-up), so a
+ * loaded machine slows every column alike. Medians of wall and CPU (user + system) seconds.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { lsm, measure, median, printLoadAverage, type Measure } from "./common.js";
+
+const samples = fileURLToPath(new URL("../../samples/", import.meta.url));
+const RUNS = 15;
+
+/** The first table file of a sample store. */
+function firstTable(store: string): string {
+  const name = readdirSync(store)
+    .filter((f) => f.endsWith(".sst") || f.endsWith(".ldb"))
+    .sort()[0];
+  if (!name) throw new Error(`no table in ${store}`);
+  return join(store, name);
+}
+
+const hasSstDump = () => spawnSync("sst_dump", ["--help"], { stdio: "ignore" }).error === undefined;
+
+interface Row {
+  name: string;
+  cmd: [string, string[]];
+}
+
+function medians(ms: Measure[]): { wall: number; cpu: number } {
+  return { wall: median(ms.map((m) => m.wall)), cpu: median(ms.map((m) => m.cpu)) };
+}
+
+export async function run(): Promise<void> {
+  const modern = join(samples, "modern");
+  if (!existsSync(modern)) {
+    console.log("  samples/ missing (npm run samples); skipped");
+    return;
+  }
+  const table = firstTable(modern);
+  const node: Row = { name: "node -e 0", cmd: [process.execPath, ["-e", "0"]] };
+  const rows: Row[] = [
+    node,
+    { name: "lsmscope --help", cmd: lsm(["--help"]) },
+    { name: "lsmscope inspect samples/modern", cmd: lsm(["inspect", modern]) },
+    {
+      name: "lsmscope inspect samples/besu-snapshot",
+      cmd: lsm(["inspect", join(samples, "besu-snapshot")]),
+    },
+    { name: "lsmscope sst modern/<first table>", cmd: lsm(["sst", table]) },
+  ];
+  if (hasSstDump())
+    rows.push({
+      name: "sst_dump --show_properties (same table)",
+      cmd: ["sst_dump", [`--file=${table}`, "--show_properties"]],
+    });
+  const times: Measure[][] = rows.map(() => []);
+  for (let i = 0; i < RUNS; i++) rows.forEach((r, j) => times[j]!.push(measure(...r.cmd)));
+  const base = medians(times[0]!);
+  console.log(`  medians of ${RUNS} interleaved rounds; ratios against node -e 0 in the same rounds`);
+  console.log(`  ${"command".padEnd(42)} ${"wall ms".padStart(8)} ${"CPU ms".padStart(7)} ${"CPU/node".padStart(8)}`);
+  rows.forEach((r, j) => {
+    const m = medians(times[j]!);
+    const ratio = Number.isFinite(m.cpu) ? `${(m.cpu / base.cpu).toFixed(1)}x` : "n/a";
+    console.log(
+      `  ${r.name.padEnd(42)} ${(m.wall * 1000).toFixed(0).padStart(8)} ${(m.cpu * 1000).toFixed(0).padStart(7)} ${ratio.padStart(8)}`,
+    );
+  });
+  printLoadAverage("start-up figures");
+}
