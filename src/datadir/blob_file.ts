@@ -13,9 +13,8 @@
  */
 import { throttleRead } from "../util/throttle.js";
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
-import { crc32c } from "@node-rs/crc32";
 import { readFixed32, readFixed64 } from "../util/coding.js";
-import { unmaskCrc32c } from "../base/crc.js";
+import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
 import type { BlobFileFooterInfo, BlobFileHeaderInfo, Finding } from "./model.js";
 

@@ -25,8 +25,7 @@
  */
 import { throttleRead } from "../util/throttle.js";
 import { openSync, readSync, closeSync, fstatSync } from "node:fs";
-import { crc32c } from "@node-rs/crc32";
-import { unmaskCrc32c } from "../base/crc.js";
+import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
 
 export const LOG_BLOCK_SIZE = 32768;

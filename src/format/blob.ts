@@ -18,8 +18,7 @@
  */
 import { throttleRead } from "../util/throttle.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { crc32c } from "@node-rs/crc32";
-import { unmaskCrc32c } from "../base/crc.js";
+import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";

@@ -12,9 +12,8 @@
  * From format_version 6 the stored value also has ChecksumModifierForContext(base, blockOffset) added
  * (mod 2^32): base ^ (lower32(offset) + upper32(offset)), or 0 when base is 0.
  */
-import { crc32c } from "@node-rs/crc32";
 import { createRequire } from "node:module";
-import { maskCrc32c } from "../base/crc.js";
+import { crc32c, maskCrc32c } from "../base/crc.js";
 import { ChecksumType } from "../base/checksum_type.js";
 
 // xxHash loads on the first xxHash-checksummed block (crc32c is the default of every format up to

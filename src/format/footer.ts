@@ -46,8 +46,7 @@ import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handl
 import { computeChecksum, checksumModifierForContext } from "./checksum.js";
 import { ChecksumType, isKnownChecksumType } from "../base/checksum_type.js";
 import { PEBBLE_LAST_KNOWN_FORMAT, PEBBLE_MAGIC } from "./pebble.js";
-import { maskCrc32c } from "../base/crc.js";
-import { crc32c } from "@node-rs/crc32";
+import { crc32c, maskCrc32c } from "../base/crc.js";
 
 export const LEGACY_MAGIC = 0xdb4775248b80fb57n;
 export const BLOCK_BASED_MAGIC = 0x88e241b785f4cff7n;

@@ -22,8 +22,7 @@
  * remapped to a physical block and an offset added to the value id. The columnar blocks are decoded by
  * pebble/colblk.ts.
  */
-import { crc32c } from "@node-rs/crc32";
-import { maskCrc32c } from "../base/crc.js";
+import { crc32c, maskCrc32c } from "../base/crc.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { LsmscopeError } from "../util/errors.js";
 import { createCodecs } from "./compression.js";

@@ -25,7 +25,7 @@ import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { compactDetails } from "../datadir/table_details.js";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { verifyStore, type VerifyOptions, type VerifyReport } from "../lsm/verify.js";
+import type { VerifyOptions, VerifyReport } from "../lsm/verify.js";
 
 export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 
@@ -94,7 +94,11 @@ function countEntries(model: DatadirModel, deep: Map<string, DeepTableInfo>): vo
 /** Build the model in the chosen mode (see the header comment), then verify it when asked. */
 export async function runInspect(dir: string, opts: RunInspectOptions = {}): Promise<InspectResult> {
   const r = await buildInspectModel(dir, opts);
-  if (opts.verify) r.verify = await verifyStore(r.model, opts.verify === true ? {} : opts.verify);
+  if (opts.verify) {
+    // the verifier (merge, table cache, every format's checks) loads only for --verify
+    const { verifyStore } = await import("../lsm/verify.js");
+    r.verify = await verifyStore(r.model, opts.verify === true ? {} : opts.verify);
+  }
   return r;
 }
 
