@@ -9,9 +9,8 @@
 import { createRequire } from "node:module";
 
 // @node-rs/crc32 is CommonJS: imported from ESM, Node first scans its source for export names
-// (cjs-module-lexer) and links it as a module, ~6-10 ms of every run's start-up before any crc is
-// computed. Loaded with require on the first crc instead (stores with XXH3 checksums and no WAL never
-// load it).
+// (cjs-module-lexer) and links it as a module, ~6-10 ms of start-up. Loaded with require on the first
+// crc instead: cheaper, and a table with XXH3 checksums read alone (`sst`) never loads it.
 const require = createRequire(import.meta.url);
 let native: typeof import("@node-rs/crc32") | undefined;
 
