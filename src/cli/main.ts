@@ -35,20 +35,6 @@ export function reportError(err: unknown): number {
   return 70;
 }
 
-/**
- * yargs renders the whole help text (cliui and wrap-ansi over every option: ~10 ms of CPU, 5% of
- * `inspect` on a small store) each time a command's handler starts, only so that a handler could show
- * it later. lsmscope's handlers never do, usage errors go through `.fail` above, and yargs renders the
- * help on demand when nothing is cached, so the pre-rendering is switched off. `getInternalMethods` is
- * not in yargs' typings: when a yargs version lacks it, nothing changes.
- */
-function skipHelpPrerender(parser: object): void {
-  type Internals = { getUsageInstance?: () => { cacheHelpMessage?: () => void } | undefined };
-  const internals = (parser as { getInternalMethods?: () => Internals }).getInternalMethods?.();
-  const usage = internals?.getUsageInstance?.();
-  if (usage && typeof usage.cacheHelpMessage === "function") usage.cacheHelpMessage = () => {};
-}
-
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   const commands = await loadCommands();
   let exitCode = 0;
@@ -79,7 +65,6 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       throw new UsageError(oneNamePerFlag(msg));
     });
   for (const c of commands) parser.command(c);
-  skipHelpPrerender(parser);
   try {
     await parser.parseAsync();
     exitCode = typeof process.exitCode === "number" ? process.exitCode : 0;
