@@ -23,8 +23,9 @@ import { placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
-import { int, pct, plural } from "../util/words.js";
-import { table } from "../util/text_table.js";
+import { fitLine, int, pct, plural } from "../util/words.js";
+import { fitTable, wrappedTable } from "../util/text_table.js";
+import { DEFAULT_WIDTH } from "../cli/width.js";
 import { instanceLabel } from "../datadir/names.js";
 import { pebbleCfLines } from "./pebble_render.js";
 
@@ -33,6 +34,8 @@ const e = escapeText;
 export interface RenderOptions {
   /** Include column families that hold nothing (default: one summary line). */
   showEmpty?: boolean;
+  /** Columns every line fits in (default 80): prose wraps with a hanging indent, tables narrow. */
+  width?: number;
 }
 
 const MARK: Record<FlagSeverity, string> = { error: "!!", warn: "! ", info: "· " };
@@ -256,23 +259,15 @@ function deepRows(c: CfReport): string[][] {
   return rows;
 }
 
-/** The knob table; in `width` columns the OPTIONS side is cut first, so "files carry" stays in view. */
-function knobTable(c: CfReport, width: number | undefined): string[] {
-  const rows = knobRows(c);
-  if (width === undefined) return table(rows);
-  const w = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  // narrow: the knob names give up their longest tail too ("restart int. / data idx")
-  const knob = width < 70 ? Math.min(w[0]!, 18) : w[0]!;
-  const carry = Math.min(w[2]!, Math.max(20, Math.floor(width * 0.4)));
-  const options = Math.max(8, width - 2 - knob - 2 - 2 - carry);
-  return table(rows, new Set(), "  ", [
-    knob < w[0]! ? knob : undefined,
-    options < w[1]! ? options : undefined,
-  ]);
-}
+/** A flag or finding: its text hangs under the code, after the severity mark. */
+const markLine = (line: string, width: number): string[] => fitLine(line, width, 3);
 
-/** One column family's section; `width` (the TUI's pane) fits the knob table to it. */
+/**
+ * One column family's section within `width` columns (the terminal, or the TUI's pane): the knob table's
+ * cells wrap under their column, the level table splits into column groups, prose wraps.
+ */
 export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
+  const width = opts.width ?? DEFAULT_WIDTH;
   const out: string[] = [];
   const L = c.layout;
   const n = c.cf.totals.entries;
@@ -285,10 +280,10 @@ export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
       ` · total ${formatBytes(L.bytes + L.blob.fileBytes)}`,
   );
   if (!c.cf.options) out.push("  (no OPTIONS entry for this column family)");
-  out.push(...knobTable(c, opts.width));
+  out.push(...wrappedTable(knobRows(c), width));
   if (L.files > 0) {
     out.push("");
-    out.push(...table(levelRows(c), new Set([1, 2, 3, 5, 7, 9])));
+    out.push(...fitTable(levelRows(c), width, new Set([1, 2, 3, 5, 7, 9])));
     out.push(...mixedFilterLines(c));
     out.push(`  ${placementText(L)}`);
     out.push(`    (${placementDefinition(L.placement!)})`);
@@ -301,10 +296,10 @@ export function renderCf(c: CfReport, opts: { width?: number } = {}): string[] {
     );
   if (c.deepLevels && c.deepLevels.length) {
     out.push("");
-    out.push(...table(deepRows(c), new Set([1, 2, 4, 5])));
+    out.push(...fitTable(deepRows(c), width, new Set([1, 2, 4, 5])));
   }
-  for (const f of c.flags) out.push(`  ${MARK[f.severity]} ${f.id}: ${e(f.message)}`);
-  return out;
+  for (const f of c.flags) out.push(...markLine(`  ${MARK[f.severity]} ${f.id}: ${e(f.message)}`, width));
+  return out.flatMap((l) => fitLine(l, width));
 }
 
 function walLines(i: InstanceReport["instance"]): string[] {
@@ -378,6 +373,7 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
 }
 
 export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}): string {
+  const width = opts.width ?? DEFAULT_WIDTH;
   const out: string[] = [];
   // exactly what was read and checked, so "verified" never claims blocks that were not read
   const modeText = r.verify
@@ -409,7 +405,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
         continue;
       }
       out.push("");
-      out.push(...renderCf(c));
+      out.push(...renderCf(c, { width }));
     }
     if (empty.length) {
       out.push("");
@@ -422,7 +418,10 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
       for (const f of findings.slice(0, 50)) {
         const file = relative(r.root, f.file) || ".";
         out.push(
-          `  ${MARK[f.severity]} ${f.code}: ${e(file)}${f.offset !== undefined ? `@${f.offset}` : ""}: ${e(f.message)}`,
+          ...markLine(
+            `  ${MARK[f.severity]} ${f.code}: ${e(file)}${f.offset !== undefined ? `@${f.offset}` : ""}: ${e(f.message)}`,
+            width,
+          ),
         );
       }
       if (findings.length > 50) out.push(`     … ${findings.length - 50} more (see --json)`);
@@ -435,7 +434,7 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
       // located like an instance's findings, unless the finding is about the datadir itself
       const file = relative(r.root, f.file);
       const at = file ? `${e(file)}${f.offset !== undefined ? `@${f.offset}` : ""}: ` : "";
-      out.push(`${MARK[f.severity]} ${f.code}: ${at}${e(f.message)}`);
+      out.push(...markLine(`${MARK[f.severity]} ${f.code}: ${at}${e(f.message)}`, width));
     }
   }
   const t = r.totals;
@@ -446,5 +445,5 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
       `${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
       (r.complete ? "" : " · picture incomplete (see findings)"),
   );
-  return out.join("\n") + "\n";
+  return out.flatMap((l) => fitLine(l, width)).join("\n") + "\n";
 }

@@ -12,7 +12,7 @@ import type {
   SizeSummary,
   SizesReport,
 } from "./types.js";
-import { noun, wrap } from "../util/words.js";
+import { fitLine as fit, noun } from "../util/words.js";
 import { cfLabel } from "../datadir/names.js";
 import type { StorageView } from "./contracts/view.js";
 import type { SampledInterval, SampledStorageView } from "./contracts/sample.js";
@@ -182,13 +182,6 @@ function sampledStorageText(s: SampledStorageView): string[] {
     ...s.largestSeen.map((t) => row(shortId(t.id), num(t.slots), formatBytes(t.bytes))),
   );
   return out;
-}
-
-/** A line cut at word boundaries to `width` columns; continuation lines are indented two more. */
-function fit(line: string, width: number): string[] {
-  if (line.length <= width) return [line];
-  const lead = line.startsWith("note: ") ? "note: " : /^ */.exec(line)![0];
-  return wrap(line.slice(lead.length), width, lead, " ".repeat(lead === "note: " ? 2 : lead.length + 2));
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * Text tables for every command's text output: columns padded to their widest cell, some right-aligned,
- * cells cut to a cap with "…".
+ * Text tables for every command's text output: columns padded to their widest cell, some right-aligned;
+ * fitted to a width by column groups and cells wrapped under their column (fitTable), never cut.
  */
+import { wrap } from "./words.js";
 
 /** Left-aligned text table; `right` marks right-aligned columns. */
 export function table(
@@ -33,5 +34,95 @@ export function table(
         )
         .join("  ")
         .trimEnd(),
+  );
+}
+
+const widthsOf = (rows: readonly (readonly string[])[]): number[] => {
+  const w: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (w[i] = Math.max(w[i] ?? 0, c.length)));
+  return w;
+};
+
+/** Narrowest a wrapped text column gets before words are cut across too many lines. */
+const MIN_WRAPPED_COLUMN = 12;
+
+/**
+ * A table within `width` columns whose text cells wrap at word boundaries under their own column:
+ * the widest left-aligned columns (not the first) give up width, last column first. Nothing is cut.
+ */
+export function wrappedTable(
+  rows: readonly (readonly string[])[],
+  width: number,
+  right: ReadonlySet<number> = new Set(),
+  indent = "  ",
+): string[] {
+  const w = widthsOf(rows);
+  let excess = indent.length + w.reduce((a, b) => a + b, 0) + 2 * (w.length - 1) - width;
+  for (let i = w.length - 1; i > 0 && excess > 0; i--) {
+    if (right.has(i) || w[i]! <= MIN_WRAPPED_COLUMN) continue;
+    const give = Math.min(excess, w[i]! - MIN_WRAPPED_COLUMN);
+    w[i] = w[i]! - give;
+    excess -= give;
+  }
+  if (excess > 0 && w.length > 1) {
+    // still too wide: the rows as one wrapped line each, "header value" after the first cell
+    const head = rows[0] ?? [];
+    return rows.slice(1).flatMap((r) => {
+      const parts = r.slice(1).map((c, j) => (head[j + 1] ? `${head[j + 1]} ${c}` : c));
+      return wrap(`${r[0] ?? ""}: ${parts.filter((p) => p.trim()).join(" · ")}`, width, indent, indent + "    ");
+    });
+  }
+  const out: string[] = [];
+  for (const r of rows) {
+    const cells = r.map((c, i) => (c.length > w[i]! ? wrap(c, w[i]!) : [c]));
+    const height = Math.max(...cells.map((c) => c.length));
+    for (let k = 0; k < height; k++)
+      out.push(
+        (
+          indent +
+          cells
+            .map((c, i) => {
+              const s = c[k] ?? "";
+              if (right.has(i)) return s.padStart(w[i]!);
+              return i === cells.length - 1 ? s : s.padEnd(Math.max(w[i]!, s.length));
+            })
+            .join("  ")
+        ).trimEnd(),
+      );
+  }
+  return out;
+}
+
+/**
+ * A table within `width` columns: as `table` when it fits; else cut into column groups printed one
+ * under the other, each repeating the first column, and wrapped (wrappedTable) where a group still does not fit.
+ */
+export function fitTable(
+  rows: readonly (readonly string[])[],
+  width: number,
+  right: ReadonlySet<number> = new Set(),
+  indent = "  ",
+): string[] {
+  const whole = table(rows as string[][], right, indent);
+  if (whole.every((l) => l.length <= width)) return whole;
+  const w = widthsOf(rows);
+  const span = (cols: number[]) => indent.length + cols.reduce((a, i) => a + w[i]!, 0) + 2 * (cols.length - 1);
+  const groups: number[][] = [];
+  let cur = [0];
+  for (let i = 1; i < w.length; i++) {
+    if (cur.length > 1 && span([...cur, i]) > width) {
+      groups.push(cur);
+      cur = [0];
+    }
+    cur.push(i);
+  }
+  groups.push(cur);
+  return groups.flatMap((g) =>
+    wrappedTable(
+      rows.map((r) => g.map((i) => r[i] ?? "")),
+      width,
+      new Set(g.flatMap((c, j) => (right.has(c) ? [j] : []))),
+      indent,
+    ),
   );
 }

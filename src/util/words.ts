@@ -43,3 +43,14 @@ export function wrap(text: string, width: number, first = "", rest = first): str
   out.push((out.length === 0 ? first : rest) + line);
   return out;
 }
+
+/**
+ * One line in lines of at most `width` columns, cut at word boundaries: continuation lines hang under
+ * the line's own indent plus `hang` spaces ("note: " lines hang two). A line that fits is returned as is.
+ */
+export function fitLine(line: string, width: number, hang = 2): string[] {
+  if (line.length <= width) return [line];
+  const lead = line.startsWith("note: ") ? "note: " : /^ */.exec(line)![0];
+  const rest = " ".repeat(lead === "note: " ? 2 : lead.length + hang);
+  return wrap(line.slice(lead.length), width, lead, rest);
+}

@@ -6,6 +6,7 @@
 import type { CommandModule } from "yargs";
 import type { Rule } from "../../check/types.js";
 import { fromFsError, isUserError, LsmscopeError } from "../../util/errors.js";
+import { outputWidth } from "../width.js";
 
 interface Args {
   dir: string;
@@ -120,7 +121,7 @@ export const command: CommandModule<object, Args> = {
       if (argv.report !== undefined) writeReportFile(argv.report, report, dirs);
       if (argv.json) process.stdout.write(reportJson(report));
       else if (process.stdout.isTTY)
-        process.stdout.write(renderTable(report, code, process.stdout.columns ?? 100));
+        process.stdout.write(renderTable(report, code, outputWidth()));
       else process.stdout.write(summaryLine(report, code) + "\n");
       process.exitCode = code;
     } catch (e) {

@@ -9,6 +9,7 @@ import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
 import type { InspectResult } from "../../report/deep.js";
 import { LsmscopeError } from "../../util/errors.js";
+import { outputWidth } from "../width.js";
 
 interface Args {
   dir: string;
@@ -184,7 +185,7 @@ export const command: CommandModule<object, Args> = {
     } else {
       const report = buildInspectReport(r.model, r.mode, r.deep);
       report.verify = r.verify;
-      process.stdout.write(renderInspectReport(report, { showEmpty: argv.empty }));
+      process.stdout.write(renderInspectReport(report, { showEmpty: argv.empty, width: outputWidth() }));
     }
     if (!r.model.complete) process.exitCode = 2;
   },
