@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { loadCommands } from "./commands/index.js";
 import { isUserError, fromFsError } from "../util/errors.js";
 import { setReadRateLimit } from "../util/throttle.js";
+import { outputWidth } from "./width.js";
 
 function packageVersion(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -58,7 +59,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
         throw new UsageError(`--max-read-mb-per-sec needs a positive number, got ${String(v)}`);
       setReadRateLimit(v * 1024 * 1024);
     })
-    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .wrap(Math.min(110, outputWidth()))
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;

@@ -8,17 +8,13 @@ import type { CompactPlan } from "./plan.js";
 import type { KnobRow } from "./intended.js";
 import type { RunResult } from "./run.js";
 import type { VerifyReport } from "./verify.js";
-import { plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, plural } from "../util/words.js";
+import { wrappedTable } from "../util/text_table.js";
 
 const e = escapeText;
 
-function knobTable(rows: KnobRow[], indent: string, afterRun: boolean): string[] {
-  const out: string[] = [];
-  const w1 = Math.max(5, ...rows.map((r) => r.knob.length));
-  const head = afterRun ? "files carry" : "files carry now";
-  const w2 = Math.max(head.length, ...rows.map((r) => r.carried.length));
-  out.push(`${indent}${"knob".padEnd(w1)}  ${head.padEnd(w2)}  intended`);
-  for (const r of rows) {
+function knobTable(rows: KnobRow[], afterRun: boolean, width: number): string[] {
+  const cells = rows.map((r) => {
     const mark =
       r.differing === 0
         ? ""
@@ -27,12 +23,13 @@ function knobTable(rows: KnobRow[], indent: string, afterRun: boolean): string[]
           : `  ≠ ${r.differing} of ${plural(r.files, "file")}`;
     const how =
       r.how && r.knob !== "block-size" ? ` [${r.how}]` : r.knob === "block-size" ? " [estimate]" : "";
-    out.push(`${indent}${r.knob.padEnd(w1)}  ${r.carried.padEnd(w2)}  ${r.intended}${how}${mark}`);
-  }
-  return out;
+    return [r.knob, r.carried, `${r.intended}${how}${mark}`];
+  });
+  return wrappedTable([["knob", afterRun ? "files carry" : "files carry now", "intended"], ...cells], width);
 }
 
-export function renderPlanText(plan: CompactPlan): string {
+/** The plan in `width` columns (default 80): prose wraps with a hanging indent, the knob table's cells under their column. */
+export function renderPlanText(plan: CompactPlan, width = DEFAULT_WIDTH): string {
   const L: string[] = [];
   L.push(`compact plan for ${e(plan.store)} (engine: RocksDB ${plan.rocksdbVersion})`);
   L.push(
@@ -76,7 +73,7 @@ export function renderPlanText(plan: CompactPlan): string {
       );
     if (cf.intended.filter.why) L.push(`  note: ${cf.intended.filter.why}`);
     // the knob table of a CF left alone would only repeat what inspect shows
-    if (cf.compact) L.push(...knobTable(cf.knobs, "  ", false));
+    if (cf.compact) L.push(...knobTable(cf.knobs, false, width));
     for (const n of cf.consequences) L.push(`  by design: ${n}`);
     for (const n of cf.normalisations) L.push(`  normalised: ${n}`);
     if (cf.optionString) L.push(`  engine options on top of the store's OPTIONS: ${e(cf.optionString)}`);
@@ -107,10 +104,11 @@ export function renderPlanText(plan: CompactPlan): string {
     L.push("  blob file; damage is refused there, before the engine opens the store");
     L.push(`ready: run again with --yes to compact`);
   }
-  return L.join("\n") + "\n";
+  return L.flatMap((l) => fitLine(l, width)).join("\n") + "\n";
 }
 
-export function renderOutcomeText(run: RunResult, verify: VerifyReport): string {
+/** The run and its verification in `width` columns (default 80). */
+export function renderOutcomeText(run: RunResult, verify: VerifyReport, width = DEFAULT_WIDTH): string {
   const L: string[] = [];
   L.push(
     `run: ${run.status} in ${(run.elapsedMs / 1000).toFixed(1)} s; compactions wrote ${formatBytes(run.compactWriteBytes)} (read ${formatBytes(run.compactReadBytes)}) at ${formatBytes(Math.round(run.writeRateBytesPerSecond))}/s; flushes after the open wrote ${formatBytes(run.flushWriteBytes)} (the WAL recovery flush at open is not counted)`,
@@ -143,7 +141,7 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
           : "") +
         (v.digestAfter.blobValues ? `, ${v.digestAfter.blobValues} values from blob files` : ""),
     );
-    L.push(...knobTable(v.knobs, "  ", true));
+    L.push(...knobTable(v.knobs, true, width));
   }
   const t = verify.totals;
   L.push("");
@@ -151,5 +149,5 @@ export function renderOutcomeText(run: RunResult, verify: VerifyReport): string 
     `sizes: tables ${formatBytes(t.sstBytesBefore)} → ${formatBytes(t.sstBytesAfter)}, blob files ${formatBytes(t.blobFileBytesBefore)} → ${formatBytes(t.blobFileBytesAfter)}`,
   );
   for (const p of verify.problems) L.push(`problem: ${e(p)}`);
-  return L.join("\n") + "\n";
+  return L.flatMap((l) => fitLine(l, width)).join("\n") + "\n";
 }

@@ -23,9 +23,8 @@ import { placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
-import { fitLine, int, pct, plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, int, pct, plural } from "../util/words.js";
 import { fitTable, wrappedTable } from "../util/text_table.js";
-import { DEFAULT_WIDTH } from "../cli/width.js";
 import { instanceLabel } from "../datadir/names.js";
 import { pebbleCfLines } from "./pebble_render.js";
 

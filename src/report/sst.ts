@@ -17,7 +17,7 @@ import {
   type SstTable,
   type TableFormat,
 } from "../format/index.js";
-import { plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, plural } from "../util/words.js";
 import { PEBBLE_ATTRIBUTES } from "../format/footer.js";
 
 /** Names of the bits set in a (Pebble,v7)+ footer's attributes. */
@@ -268,7 +268,8 @@ function formatLabel(r: TableReport): string {
   return r.format;
 }
 
-export function renderTableText(r: TableReport): string {
+/** The table's report in `width` columns (default 80); long hex keys are cut across lines, never dropped. */
+export function renderTableText(r: TableReport, width = DEFAULT_WIDTH): string {
   const out: string[] = [];
   out.push(`${escapeText(r.file)} (${formatBytes(r.fileSize)})`);
   out.push(
@@ -324,7 +325,7 @@ export function renderTableText(r: TableReport): string {
   out.push(`  io: ${r.io.reads} reads, ${formatBytes(r.io.bytes)}`);
   // the verdict is the last line, below the problems it counts
   if (r.verify) out.push(...renderVerify(r.verify));
-  return out.join("\n") + "\n";
+  return out.flatMap((l) => fitLine(l, width, 2, true)).join("\n") + "\n";
 }
 
 function renderVerify(v: VerifyReport): string[] {

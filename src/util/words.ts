@@ -29,11 +29,22 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${int(n)} ${noun(n, one, many)}`;
 }
 
+/** The width text is fitted to when no terminal says otherwise: the project's 80-column promise. */
+export const DEFAULT_WIDTH = 80;
+
 /** Words of `text` in lines of at most `width` columns (a longer word gets its own line). */
 export function wrap(text: string, width: number, first = "", rest = first): string[] {
   const out: string[] = [];
   let line = "";
-  for (const word of text.split(" ")) {
+  // a unit stays on the line of its number ("112 KiB", "21 ms"), a count on its name's ("LZ4 ×2")
+  const words = text.split(" ").reduce<string[]>((ws, w) => {
+    const prev = ws.length ? ws[ws.length - 1]! : undefined;
+    if (prev !== undefined && ((/\d$/.test(prev) && /^(B|KiB|MiB|GiB|TiB|ms|s)\b/.test(w)) || /^×\d/.test(w)))
+      ws[ws.length - 1] = `${prev} ${w}`;
+    else ws.push(w);
+    return ws;
+  }, []);
+  for (const word of words) {
     const lead = out.length === 0 ? first : rest;
     if (line && lead.length + line.length + 1 + word.length > width) {
       out.push(lead + line);
@@ -47,10 +58,23 @@ export function wrap(text: string, width: number, first = "", rest = first): str
 /**
  * One line in lines of at most `width` columns, cut at word boundaries: continuation lines hang under
  * the line's own indent plus `hang` spaces ("note: " lines hang two). A line that fits is returned as is.
+ * `breakWords`: a word longer than a line (hex keys) is cut across lines too; otherwise it stands alone.
  */
-export function fitLine(line: string, width: number, hang = 2): string[] {
+export function fitLine(line: string, width: number, hang = 2, breakWords = false): string[] {
   if (line.length <= width) return [line];
   const lead = line.startsWith("note: ") ? "note: " : /^ */.exec(line)![0];
   const rest = " ".repeat(lead === "note: " ? 2 : lead.length + hang);
-  return wrap(line.slice(lead.length), width, lead, rest);
+  const lines = wrap(line.slice(lead.length), width, lead, rest);
+  if (!breakWords) return lines;
+  const room = Math.max(8, width - rest.length);
+  return lines.flatMap((l, i) => {
+    if (l.length <= width) return [l];
+    const indent = i === 0 ? lead : rest;
+    const text = l.slice(indent.length);
+    const head = text.slice(0, Math.max(8, width - indent.length));
+    const tail = text.slice(head.length);
+    const pieces = [indent + head];
+    for (let k = 0; k < tail.length; k += room) pieces.push(rest + tail.slice(k, k + room));
+    return pieces;
+  });
 }

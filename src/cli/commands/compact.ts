@@ -6,6 +6,7 @@
  */
 import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
+import { outputWidth } from "../width.js";
 
 interface Args {
   dir: string;
@@ -58,13 +59,13 @@ export const command: CommandModule<object, Args> = {
       force: argv.force,
     });
     if (!argv.yes || (plan.nothingToDo && !argv.force && plan.refusals.length === 0)) {
-      process.stdout.write(argv.json ? JSON.stringify(plan, null, 2) + "\n" : renderPlanText(plan));
+      process.stdout.write(argv.json ? JSON.stringify(plan, null, 2) + "\n" : renderPlanText(plan, outputWidth()));
       if (plan.refusals.length > 0) process.exitCode = 2;
       return;
     }
     if (plan.refusals.length > 0) throw new CompactRefusedError(plan);
     if (!argv.json)
-      process.stdout.write(renderPlanText(plan).replace(/ready: run again with --yes to compact\n$/, ""));
+      process.stdout.write(renderPlanText(plan, outputWidth()).replace(/ready: run again with --yes to compact\n$/, ""));
     const abort = new AbortController();
     const onSigint = () => {
       process.stderr.write("\ncancelling the manual compaction (the store stays valid)...\n");
@@ -101,7 +102,7 @@ export const command: CommandModule<object, Args> = {
               null,
               2,
             ) + "\n"
-          : "\n" + renderOutcomeText(out.run, out.verify),
+          : "\n" + renderOutcomeText(out.run, out.verify, outputWidth()),
       );
       process.exitCode = out.run.status === "cancelled" ? 130 : out.verify.ok ? 0 : 2;
     } finally {

@@ -3,6 +3,7 @@
  * filter of one table, read by the pure-TypeScript reader (no engine, no lock).
  */
 import type { CommandModule } from "yargs";
+import { outputWidth } from "../width.js";
 
 interface Args {
   file: string;
@@ -54,7 +55,7 @@ export const command: CommandModule<object, Args> = {
       process.exitCode = 2;
       return;
     }
-    process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r));
+    process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r, outputWidth()));
     if (r.verify && !r.verify.ok) process.exitCode = 2;
   },
 };
