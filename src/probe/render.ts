@@ -1,17 +1,25 @@
 /** The probe report as a table for a terminal (numbers only as measured; "-" where a path has none). */
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { ProbeReport, ProbeTarget } from "./types.js";
-import { int, plural, wrap } from "../util/words.js";
+import { fitLine, int, plural, wrap } from "../util/words.js";
 
 const f = (n: number | null | undefined, digits = 3): string =>
   n === null || n === undefined ? "-" : Number.isInteger(n) ? String(n) : n.toFixed(digits);
 const b = (n: number | null | undefined): string =>
   n === null || n === undefined ? "-" : formatBytes(Math.round(n));
 
+/** Text whose every line is fitted to `width` at word boundaries (a hanging indent of two). */
+const fitText = (s: string, width: number): string =>
+  s
+    .split("\n")
+    .flatMap((l) => fitLine(l, width))
+    .join("\n");
+
 /** What the CLI prints before measuring: the options in force. */
 export function renderProbeStart(
   target: ProbeTarget,
   enginePolicies?: { cf: string; filterPolicy: string }[],
+  width = Number.POSITIVE_INFINITY,
 ): string {
   const o = target.options;
   let s = `probe ${escapeText(target.instanceDir)} · ${escapeText(target.cfDisplayName)}\n`;
@@ -25,7 +33,7 @@ export function renderProbeStart(
     s += "engine filter policy per column family (from OPTIONS): ";
     s += enginePolicies.map((p) => `${escapeText(p.cf)}=${escapeText(p.filterPolicy)}`).join(" ") + "\n";
   }
-  return s;
+  return fitText(s, width);
 }
 
 /** Tables per lookup: the layout's figure beside the measured one, and a pile-up's severity. */
@@ -134,5 +142,5 @@ export function renderProbeReport(r: ProbeReport, width = Number.POSITIVE_INFINI
     s += `engine data blocks from ${engine.engine.dataBlockSource}; index/filter columns are reads on the engine path, blocks used on the reader path\n`;
   for (const n of r.notes) s += `note: ${escapeText(n)}\n`;
   for (const n of engine?.engine?.notes ?? []) s += `engine: ${escapeText(n)}\n`;
-  return s;
+  return fitText(s, width);
 }

@@ -9,6 +9,7 @@ import { LsmscopeError } from "../../util/errors.js";
 import type { ProbeOptions } from "../../probe/probe.js";
 import type { AddressHashing } from "../../probe/keys.js";
 import type { ColdMethod } from "../../probe/cold.js";
+import { outputWidth } from "../width.js";
 
 interface Args {
   dir: string;
@@ -116,7 +117,7 @@ export const command: CommandModule<object, Args> = {
       seed: argv.seed,
       onStart: ({ target, enginePolicies }) => {
         // the options in force, before anything is measured (stderr under --json)
-        const text = renderProbeStart(target, enginePolicies);
+        const text = renderProbeStart(target, enginePolicies, outputWidth());
         (argv.json ? process.stderr : process.stdout).write(text);
       },
     };
@@ -124,7 +125,7 @@ export const command: CommandModule<object, Args> = {
     process.stdout.write(
       argv.json
         ? JSON.stringify(report, null, 2) + "\n"
-        : renderProbeReport(report, process.stdout.isTTY ? process.stdout.columns : undefined),
+        : renderProbeReport(report, outputWidth()),
     );
     if (report.incomplete?.length) {
       const { incompleteLine } = await import("../../datadir/inspect.js");
