@@ -64,33 +64,41 @@ export function wrappedTable(
     w[i] = w[i]! - give;
     excess -= give;
   }
-  if (excess > 0 && w.length > 1) {
-    // still too wide: the rows as one wrapped line each, "header value" after the first cell
-    const head = rows[0] ?? [];
-    return rows.slice(1).flatMap((r) => {
-      const parts = r.slice(1).map((c, j) => (head[j + 1] ? `${head[j + 1]} ${c}` : c));
-      return wrap(`${r[0] ?? ""}: ${parts.filter((p) => p.trim()).join(" · ")}`, width, indent, indent + "    ");
-    });
-  }
+  // each cell in lines of its column's width; a word longer than that widens the column again
+  const cells = rows.map((r) => r.map((c, i) => (c.length > w[i]! ? wrap(c, w[i]!) : [c])));
+  const fit = widthsOf(cells.map((r) => r.map((c) => c.reduce((a, l) => (l.length > a.length ? l : a), ""))));
   const out: string[] = [];
-  for (const r of rows) {
-    const cells = r.map((c, i) => (c.length > w[i]! ? wrap(c, w[i]!) : [c]));
-    const height = Math.max(...cells.map((c) => c.length));
+  for (const r of cells) {
+    const height = Math.max(...r.map((c) => c.length));
     for (let k = 0; k < height; k++)
       out.push(
         (
           indent +
-          cells
+          r
             .map((c, i) => {
               const s = c[k] ?? "";
-              if (right.has(i)) return s.padStart(w[i]!);
-              return i === cells.length - 1 ? s : s.padEnd(Math.max(w[i]!, s.length));
+              if (right.has(i)) return s.padStart(fit[i]!);
+              return i === r.length - 1 ? s : s.padEnd(fit[i]!);
             })
             .join("  ")
         ).trimEnd(),
       );
   }
-  return out;
+  return out.some((l) => l.length > width) && w.length > 1 ? rowBlocks(rows, width, indent) : out;
+}
+
+/** Too narrow for columns: each row as one wrapped line, "header value" after its first cell. */
+function rowBlocks(rows: readonly (readonly string[])[], width: number, indent: string): string[] {
+  const head = rows[0] ?? [];
+  return rows.slice(1).flatMap((r) => {
+    const parts = r.slice(1).map((c, j) => (head[j + 1] ? `${head[j + 1]} ${c}` : c));
+    return wrap(
+      `${r[0] ?? ""}: ${parts.filter((p) => p.trim()).join(" · ")}`,
+      width,
+      indent,
+      indent + "    ",
+    );
+  });
 }
 
 /**
@@ -106,7 +114,8 @@ export function fitTable(
   const whole = table(rows as string[][], right, indent);
   if (whole.every((l) => l.length <= width)) return whole;
   const w = widthsOf(rows);
-  const span = (cols: number[]) => indent.length + cols.reduce((a, i) => a + w[i]!, 0) + 2 * (cols.length - 1);
+  const span = (cols: number[]) =>
+    indent.length + cols.reduce((a, i) => a + w[i]!, 0) + 2 * (cols.length - 1);
   const groups: number[][] = [];
   let cur = [0];
   for (let i = 1; i < w.length; i++) {

@@ -120,8 +120,7 @@ export const command: CommandModule<object, Args> = {
       const code = exitCodeFor(report, argv["fail-on"]);
       if (argv.report !== undefined) writeReportFile(argv.report, report, dirs);
       if (argv.json) process.stdout.write(reportJson(report));
-      else if (process.stdout.isTTY)
-        process.stdout.write(renderTable(report, code, outputWidth()));
+      else if (process.stdout.isTTY) process.stdout.write(renderTable(report, code, outputWidth()));
       else process.stdout.write(summaryLine(report, code) + "\n");
       process.exitCode = code;
     } catch (e) {

@@ -59,13 +59,17 @@ export const command: CommandModule<object, Args> = {
       force: argv.force,
     });
     if (!argv.yes || (plan.nothingToDo && !argv.force && plan.refusals.length === 0)) {
-      process.stdout.write(argv.json ? JSON.stringify(plan, null, 2) + "\n" : renderPlanText(plan, outputWidth()));
+      process.stdout.write(
+        argv.json ? JSON.stringify(plan, null, 2) + "\n" : renderPlanText(plan, outputWidth()),
+      );
       if (plan.refusals.length > 0) process.exitCode = 2;
       return;
     }
     if (plan.refusals.length > 0) throw new CompactRefusedError(plan);
     if (!argv.json)
-      process.stdout.write(renderPlanText(plan, outputWidth()).replace(/ready: run again with --yes to compact\n$/, ""));
+      process.stdout.write(
+        renderPlanText(plan, outputWidth()).replace(/ready: run again with --yes to compact\n$/, ""),
+      );
     const abort = new AbortController();
     const onSigint = () => {
       process.stderr.write("\ncancelling the manual compaction (the store stays valid)...\n");

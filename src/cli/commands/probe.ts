@@ -123,9 +123,7 @@ export const command: CommandModule<object, Args> = {
     };
     const report = await runProbe(argv.dir, opts);
     process.stdout.write(
-      argv.json
-        ? JSON.stringify(report, null, 2) + "\n"
-        : renderProbeReport(report, outputWidth()),
+      argv.json ? JSON.stringify(report, null, 2) + "\n" : renderProbeReport(report, outputWidth()),
     );
     if (report.incomplete?.length) {
       const { incompleteLine } = await import("../../datadir/inspect.js");

@@ -55,7 +55,9 @@ export const command: CommandModule<object, Args> = {
       process.exitCode = 2;
       return;
     }
-    process.stdout.write(argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r, outputWidth()));
+    process.stdout.write(
+      argv.json ? JSON.stringify(reportJson(r), null, 2) + "\n" : renderTableText(r, outputWidth()),
+    );
     if (r.verify && !r.verify.ok) process.exitCode = 2;
   },
 };

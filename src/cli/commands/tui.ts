@@ -5,6 +5,7 @@
 import type { CommandModule } from "yargs";
 import { inspectForReport } from "./inspect.js";
 import { LsmscopeError } from "../../util/errors.js";
+import { outputWidth } from "../width.js";
 
 interface Args {
   dir: string;
@@ -59,7 +60,9 @@ export const defaultCommand: CommandModule<object, Args> = {
       import("../../report/build.js"),
       import("../../report/render.js"),
     ]);
-    process.stdout.write(renderInspectReport(buildInspectReport(r.model, r.mode, r.deep)));
+    process.stdout.write(
+      renderInspectReport(buildInspectReport(r.model, r.mode, r.deep), { width: outputWidth() }),
+    );
     if (!r.model.complete) process.exitCode = 2;
   },
 };
