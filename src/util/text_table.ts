@@ -91,13 +91,13 @@ export function wrappedTable(
 function rowBlocks(rows: readonly (readonly string[])[], width: number, indent: string): string[] {
   const head = rows[0] ?? [];
   return rows.slice(1).flatMap((r) => {
-    const parts = r.slice(1).map((c, j) => (head[j + 1] ? `${head[j + 1]} ${c}` : c));
-    return wrap(
-      `${r[0] ?? ""}: ${parts.filter((p) => p.trim()).join(" · ")}`,
-      width,
-      indent,
-      indent + "    ",
-    );
+    // empty cells say nothing; a row without a first cell continues the one above
+    const parts = r
+      .slice(1)
+      .flatMap((c, j) => (c.trim() ? [head[j + 1] ? `${head[j + 1]} ${c}` : c] : []))
+      .join(" · ");
+    const first = r[0]?.trim() ? `${r[0]}: ` : "";
+    return wrap(first + parts, width, first ? indent : indent + "    ", indent + "    ");
   });
 }
 
