@@ -17,7 +17,7 @@ import {
   type InspectReport,
   type InstanceReport,
 } from "./build.js";
-import { relative } from "node:path";
+import { relative, sep } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
 import { placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
@@ -372,6 +372,8 @@ function instanceHeader(r: InstanceReport, root: string): string[] {
 }
 
 export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}): string {
+  // files under the root by their relative path (as findings name them): the lines wrap the same anywhere
+  const underRoot = (x: string) => e(x.startsWith(r.root + sep) ? relative(r.root, x) : x);
   const width = opts.width ?? DEFAULT_WIDTH;
   const out: string[] = [];
   // exactly what was read and checked, so "verified" never claims blocks that were not read
@@ -382,10 +384,11 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
       : "cheap: MANIFEST, WAL records (checksummed); per table the footer, the metaindex and properties (checksums verified) and the filter's metadata bytes (not checksummed); index, data blocks and blob records not read";
   out.push(`lsmscope inspect ${e(r.root)}`);
   out.push(
-    `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(e).join("; ")})` : ""}`,
+    `client: ${r.client.kind}${r.client.evidence.length ? ` (${r.client.evidence.map(underRoot).join("; ")})` : ""}`,
   );
   if (r.identity) out.push(...identityLines(r.identity));
-  out.push(`mode: ${modeText} · ${r.elapsedMs} ms for the model`);
+  // the time on a line of its own: the wrapping of the mode text does not move with its digits
+  out.push(...fitLine(`mode: ${modeText}`, width), `  · ${r.elapsedMs} ms for the model`);
   const v = r.verify;
   if (v)
     out.push(
