@@ -43,8 +43,8 @@ const widthsOf = (rows: readonly (readonly string[])[]): number[] => {
   return w;
 };
 
-/** Narrowest a wrapped text column gets before words are cut across too many lines. */
-const MIN_WRAPPED_COLUMN = 12;
+/** Narrowest a wrapped text column gets (unless a word is longer), so words do not stack one per line. */
+const MIN_WRAPPED_COLUMN = 8;
 
 /**
  * A table within `width` columns whose text cells wrap at word boundaries under their own column:
@@ -58,9 +58,13 @@ export function wrappedTable(
 ): string[] {
   const w = widthsOf(rows);
   let excess = indent.length + w.reduce((a, b) => a + b, 0) + 2 * (w.length - 1) - width;
-  for (let i = w.length - 1; i > 0 && excess > 0; i--) {
-    if (right.has(i) || w[i]! <= MIN_WRAPPED_COLUMN) continue;
-    const give = Math.min(excess, w[i]! - MIN_WRAPPED_COLUMN);
+  // text columns give up width down to their longest word: the last first, the first (names) last
+  const longestWord = (i: number) =>
+    Math.max(MIN_WRAPPED_COLUMN, ...rows.flatMap((r) => (r[i] ?? "").split(" ").map((x) => x.length)));
+  for (const i of [...w.keys()].slice(1).reverse().concat(0)) {
+    if (excess <= 0) break;
+    if (right.has(i)) continue;
+    const give = Math.max(0, Math.min(excess, w[i]! - longestWord(i)));
     w[i] = w[i]! - give;
     excess -= give;
   }
