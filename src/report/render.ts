@@ -23,7 +23,7 @@ import { placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
-import { DEFAULT_WIDTH, fitLine, int, pct, plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, fitLineKeepingTail, int, pct, plural } from "../util/words.js";
 import { fitTable, wrappedTable } from "../util/text_table.js";
 import { instanceLabel } from "../datadir/names.js";
 import { pebbleCfLines } from "./pebble_render.js";
@@ -442,10 +442,14 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   const t = r.totals;
   if (r.freezers?.length) out.push(...freezerLines(r.freezers, t.sstBytes + t.blobFileBytes + t.walBytes));
   out.push("");
+  // "picture incomplete" stays on the last line, where a reader (and a script) looks for the verdict
   out.push(
-    `total: ${plural(t.instances, "instance")}, ${plural(t.cfs, "column family", "column families")}, ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)}, ` +
-      `${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info` +
-      (r.complete ? "" : " · picture incomplete (see findings)"),
+    ...fitLineKeepingTail(
+      `total: ${plural(t.instances, "instance")}, ${plural(t.cfs, "column family", "column families")}, ${plural(t.sstFiles, "SST")} ${formatBytes(t.sstBytes)}, ` +
+        `${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)}, WAL ${formatBytes(t.walBytes)} · flags and findings: ${r.flagCounts.error} error, ${r.flagCounts.warn} warn, ${r.flagCounts.info} info`,
+      r.complete ? "" : " · picture incomplete (see findings)",
+      width,
+    ),
   );
   return out.flatMap((l) => fitLine(l, width)).join("\n") + "\n";
 }

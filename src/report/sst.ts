@@ -324,17 +324,18 @@ export function renderTableText(r: TableReport, width = DEFAULT_WIDTH): string {
   }
   out.push(`  io: ${r.io.reads} reads, ${formatBytes(r.io.bytes)}`);
   // the verdict is the last line, below the problems it counts
-  if (r.verify) out.push(...renderVerify(r.verify));
+  if (r.verify) out.push(...renderVerify(r.verify, width));
   return out.flatMap((l) => fitLine(l, width, 2, true)).join("\n") + "\n";
 }
 
-function renderVerify(v: VerifyReport): string[] {
+function renderVerify(v: VerifyReport, width: number): string[] {
   const what = `${v.blocksVerified} blocks, ${formatBytes(v.bytesVerified)} checked${v.keyOrderChecked ? ", key order checked" : ""}`;
   if (v.ok) return [`  verify: ok, ${what}`];
   const out = ["  verify problems:"];
   for (const e of v.errors) out.push(`    ${e.kind} block @ ${e.offset}: ${escapeText(e.message)}`);
-  out.push(
-    `  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"} (${what}); exit 2`,
-  );
+  const verdict = `  verify: FAILED, ${v.errors.length} problem${v.errors.length === 1 ? "" : "s"}`;
+  // the verdict is one last line: what was checked goes above it when both do not fit in the width
+  if (verdict.length + what.length + 11 <= width) out.push(`${verdict} (${what}); exit 2`);
+  else out.push(`  verify checked: ${what}`, `${verdict}; exit 2`);
   return out;
 }

@@ -78,3 +78,15 @@ export function fitLine(line: string, width: number, hang = 2, breakWords = fals
     return pieces;
   });
 }
+
+/**
+ * As fitLine, with `tail` kept whole on the last line (on a line of its own, hanging, when it does not fit
+ * beside the rest): a verdict read from the last line ("picture incomplete") stays on it.
+ */
+export function fitLineKeepingTail(line: string, tail: string, width: number, hang = 2): string[] {
+  const lines = fitLine(line, width, hang);
+  const last = lines[lines.length - 1]!;
+  if (last.length + tail.length <= width) lines[lines.length - 1] = last + tail;
+  else lines.push(" ".repeat(/^ */.exec(line)![0].length + hang) + tail.replace(/^ · /, "· ").trimStart());
+  return lines;
+}

@@ -18,7 +18,7 @@ import { runProbe } from "../../src/probe/probe.js";
 import { renderProbeReport } from "../../src/probe/render.js";
 import { escapeText } from "../../src/util/bytes.js";
 import { fitTable } from "../../src/util/text_table.js";
-import { fitLine, wrap } from "../../src/util/words.js";
+import { fitLine, fitLineKeepingTail, wrap } from "../../src/util/words.js";
 import * as engine from "../../src/engine/index.js";
 import { REPO, SAMPLES, tableFilesUnder } from "../helpers/index.js";
 
@@ -54,6 +54,13 @@ describe("fitting text to a width", () => {
     const cut = fitLine(`  key ${hex}`, 20, 2, true);
     expect(cut.every((l) => l.length <= 20)).toBe(true);
     expect(cut.map((l) => l.trim()).join("")).toBe(`key${hex}`);
+  });
+
+  it("keeps a verdict whole on the last line", () => {
+    expect(fitLineKeepingTail("total: a b", " · incomplete", 80)).toEqual(["total: a b · incomplete"]);
+    const lines = fitLineKeepingTail("total: aaaa bbbb cccc", " · picture incomplete", 24);
+    expect(lines.at(-1)).toBe("  · picture incomplete");
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(24);
   });
 
   it("a table too wide splits into column groups repeating the first column, then wraps cells", () => {
