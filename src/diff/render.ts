@@ -4,13 +4,14 @@
  */
 import { escapeText } from "../util/bytes.js";
 import { incompleteLine } from "../datadir/outcome.js";
-import { int } from "../util/words.js";
-import { table } from "../util/text_table.js";
+import { DEFAULT_WIDTH, fitLine, int } from "../util/words.js";
+import { wrappedTable } from "../util/text_table.js";
 import type { DiffResult } from "./index.js";
 
 const KEY_WIDTH = 66;
 
-export function renderDiffText(r: DiffResult): string {
+/** The diff in `width` columns (default 80): long column family names wrap in their column. */
+export function renderDiffText(r: DiffResult, width = DEFAULT_WIDTH): string {
   const out: string[] = [];
   out.push(`A: ${escapeText(r.a)}`);
   out.push(`B: ${escapeText(r.b)}`);
@@ -23,7 +24,7 @@ export function renderDiffText(r: DiffResult): string {
   for (const c of shown) rows.push([name(c), int(c.same), int(c.changed), int(c.onlyInA), int(c.onlyInB)]);
   const t = r.totals;
   rows.push(["Total", int(t.same), int(t.changed), int(t.onlyInA), int(t.onlyInB)]);
-  out.push("", ...table(rows, new Set([1, 2, 3, 4])));
+  out.push("", ...wrappedTable(rows, width, new Set([1, 2, 3, 4])));
   let clipped = false;
   for (const c of shown) {
     if (c.differences.length === 0) continue;
@@ -41,5 +42,5 @@ export function renderDiffText(r: DiffResult): string {
   if (clipped) out.push("", "(long keys clipped; --json prints them whole)");
   out.push("", r.identical ? "identical: every live key and value is the same" : "the stores differ");
   if (r.incomplete.length > 0) out.push(incompleteLine(r.incomplete));
-  return out.join("\n") + "\n";
+  return out.flatMap((l) => fitLine(l, width)).join("\n") + "\n";
 }

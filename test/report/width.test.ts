@@ -16,6 +16,8 @@ import { planCompaction } from "../../src/compact/plan.js";
 import { renderPlanText } from "../../src/compact/render.js";
 import { runProbe } from "../../src/probe/probe.js";
 import { renderProbeReport } from "../../src/probe/render.js";
+import { diffDatadirs } from "../../src/diff/index.js";
+import { renderDiffText } from "../../src/diff/render.js";
 import { escapeText } from "../../src/util/bytes.js";
 import { fitTable } from "../../src/util/text_table.js";
 import { fitLine, fitLineKeepingTail, wrap } from "../../src/util/words.js";
@@ -132,6 +134,13 @@ describe("other commands' text within 80 columns", () => {
       expect(overWidth(renderPlanText(plan, 80), 80), name).toEqual([]);
     }
     expect(planned).toBeGreaterThanOrEqual(3);
+  });
+
+  it("diff of two different stores: long column family names wrap in their column", async () => {
+    const r = await diffDatadirs(join(SAMPLES, "geth-leveldb"), join(SAMPLES, "besu-snapshot"));
+    const text = renderDiffText(r, 80);
+    expect(overWidth(text, 80)).toEqual([]);
+    expect(squash(text)).toContain("database/cf08 ACCOUNT_STORAGE_STORAGE (B only)");
   });
 
   it("probe on besu-snapshot: the table in column groups, prose wrapped", async () => {

@@ -5,6 +5,7 @@
 import type { CommandModule } from "yargs";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
+import { outputWidth } from "../width.js";
 
 interface Args {
   a: string;
@@ -48,7 +49,7 @@ export const command: CommandModule<object, Args> = {
         progress.update(done);
       },
     }).finally(() => progress?.done());
-    process.stdout.write(argv.json ? JSON.stringify(r, null, 2) + "\n" : renderDiffText(r));
+    process.stdout.write(argv.json ? JSON.stringify(r, null, 2) + "\n" : renderDiffText(r, outputWidth()));
     // a comparison over damaged or unreadable files is bad input, whatever it found (exit 2)
     process.exitCode = r.incomplete.length > 0 ? 2 : r.identical ? 0 : 1;
   },
