@@ -41,6 +41,8 @@ export function renderDiffText(r: DiffResult, width = DEFAULT_WIDTH): string {
   }
   if (clipped) out.push("", "(long keys clipped; --json prints them whole)");
   out.push("", r.identical ? "identical: every live key and value is the same" : "the stores differ");
-  if (r.incomplete.length > 0) out.push(incompleteLine(r.incomplete));
-  return out.flatMap((l) => fitLine(l, width)).join("\n") + "\n";
+  const lines = out.flatMap((l) => fitLine(l, width));
+  // the verdict stays one last line, as probe and sizes print it (scripts read it whole)
+  if (r.incomplete.length > 0) lines.push(incompleteLine(r.incomplete));
+  return lines.join("\n") + "\n";
 }
