@@ -111,7 +111,8 @@ describe("npm package", () => {
       // the engine path answers through the installed addon
       const plan = spawnSync(bin, ["compact", join(SAMPLES, "besu-generated")], { encoding: "utf8" });
       expect(plan.status, plan.stderr).toBe(0);
-      expect(plan.stdout).toContain("engine: RocksDB 7.8.3");
+      // the plan wraps at 80 columns, so where the line breaks depends on the path's length
+      expect(plan.stdout.replace(/\s+/g, " ")).toContain("engine: RocksDB 7.8.3");
     } else expect(note[0]).toContain("librocksdb-dev is not installed");
     // where librocksdb-dev is missing: one clear line, exit 0
     const without = spawnSync(process.execPath, [join(pkgDir, "scripts", "build-addon.mjs"), "--optional"], {
