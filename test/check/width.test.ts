@@ -15,6 +15,12 @@ const session = `lsmscope-check-${process.pid}`;
 const squash = (s: string) => s.replace(/\s+/g, " ");
 afterAll(() => void spawnSync("tmux", ["kill-session", "-t", session]));
 
+/**
+ * A line with more than one word: a single word longer than the width (the store's path, where the
+ * checkout sits deep) stays whole on its own line, as wrap leaves it.
+ */
+const isProse = (line: string): boolean => /\s/.test(line.trim());
+
 describe("check table width", () => {
   it("wraps words within a width", () => {
     expect(wrap("aa bb cc dd", 5)).toEqual(["aa bb", "cc dd"]);
@@ -31,7 +37,7 @@ describe("check table width", () => {
     for (const f of overlays) expect(commands[0]).toContain(`--cf ${f.evidence.compactCf as string}`);
     for (const width of [60, 80, 120, 200]) {
       const text = renderTable(report, 0, width);
-      for (const line of text.split("\n"))
+      for (const line of text.split("\n").filter(isProse))
         expect([...line].length, `${width}: ${line}`).toBeLessThanOrEqual(width);
       expect(text).not.toContain("…");
       for (const f of report.findings) expect(squash(text)).toContain(squash(shortText(f)));
@@ -53,7 +59,8 @@ describe("check table width", () => {
     }
     expect(screen).toContain("EXITED rc=0");
     expect(screen).toContain("placement-overlay");
-    for (const line of screen.split("\n")) expect([...line].length, line).toBeLessThanOrEqual(80);
+    for (const line of screen.split("\n").filter(isProse))
+      expect([...line].length, line).toBeLessThanOrEqual(80);
     expect(screen.match(/lsmscope compact /g)).toHaveLength(1);
   });
 });
