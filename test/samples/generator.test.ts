@@ -61,6 +61,11 @@ async function levelDump(dir: string): Promise<string> {
   return rows.join("\n");
 }
 
+/** The truth without `filesPerLevel` (the tables' levels, chosen by background compactions). */
+function withoutLayout(truth: unknown): unknown {
+  return JSON.parse(JSON.stringify(truth, (k, v: unknown) => (k === "filesPerLevel" ? undefined : v)));
+}
+
 describe("sample generator", () => {
   it("is deterministic: the same seed gives the same stores, another seed different ones", async () => {
     const a = tempDir();
@@ -84,7 +89,10 @@ describe("sample generator", () => {
     for (const n of runnable) {
       const t = await generateSample(n, join(root, n), { seed: DEFAULT_SEED, accounts: DEFAULT_ACCOUNTS });
       const committed = JSON.parse(readFileSync(join(SAMPLES, `${n}.truth.json`), "utf8"));
-      expect(JSON.parse(JSON.stringify(t)), n).toEqual(committed);
+      // which level a table ends in is RocksDB's background compactions' choice, which varies from run
+      // to run (nethermind's state: L5 1 / L6 5 in one run, L5 2 / L6 4 in another): the logical truth
+      // must match, the physical layout only where it was recorded
+      expect(withoutLayout(JSON.parse(JSON.stringify(t))), n).toEqual(withoutLayout(committed));
     }
   });
 
