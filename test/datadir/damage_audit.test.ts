@@ -31,7 +31,15 @@ import { runInspect } from "../../src/report/deep.js";
 import { planCompaction, runCompaction } from "../../src/compact/index.js";
 import * as engine from "../../src/engine/index.js";
 import { putVarint64 } from "../../src/util/coding.js";
-import { dbBench, ldbManifest, ldbWal, removeDir, snapshotTree, tempDir } from "./helpers.js";
+import {
+  dbBench,
+  ldbManifest,
+  ldbWal,
+  removeDir,
+  snapshotTree,
+  tempDir,
+  TWO_CF_BLOB_STORE,
+} from "./helpers.js";
 import { encodeEdit, encodeLog, internalKey } from "./synth.js";
 import { computeSizes } from "../../src/sizes/compute.js";
 import { verifyStore } from "../../src/lsm/verify.js";
@@ -142,18 +150,7 @@ beforeAll(() => {
   dir = tempDir("lsmscope-damage-audit-");
   chmodSync(dir, 0o755);
   blobStore = join(dir, "blobstore");
-  dbBench(blobStore, [
-    "--benchmarks=fillrandom",
-    "--num=6000",
-    "--value_size=200",
-    "--num_column_families=2",
-    "--write_buffer_size=65536",
-    "--target_file_size_base=65536",
-    "--compression_type=none",
-    "--enable_blob_files=true",
-    "--min_blob_size=150",
-    "--blob_file_size=100000",
-  ]);
+  dbBench(blobStore, TWO_CF_BLOB_STORE);
   seqStore = join(dir, "seqstore");
   dbBench(seqStore, [
     "--benchmarks=fillseq",

@@ -21,7 +21,7 @@ import { inspectDatadir } from "../../src/datadir/index.js";
 import { verifyBlobRecords } from "../../src/datadir/blob_file.js";
 import { runInspect } from "../../src/report/deep.js";
 import * as engine from "../../src/engine/index.js";
-import { copyInto, dbBench, removeDir, snapshotTree, tempDir } from "./helpers.js";
+import { copyInto, dbBench, removeDir, snapshotTree, tempDir, TWO_CF_BLOB_STORE } from "./helpers.js";
 
 const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
 let dir: string;
@@ -57,18 +57,7 @@ beforeAll(() => {
   dir = tempDir("lsmscope-damage-cmd-");
   chmodSync(dir, 0o755);
   base = join(dir, "base");
-  dbBench(base, [
-    "--benchmarks=fillrandom",
-    "--num=6000",
-    "--value_size=200",
-    "--num_column_families=2",
-    "--write_buffer_size=65536",
-    "--target_file_size_base=65536",
-    "--compression_type=none",
-    "--enable_blob_files=true",
-    "--min_blob_size=150",
-    "--blob_file_size=100000",
-  ]);
+  dbBench(base, TWO_CF_BLOB_STORE);
   // one more flush of overwrites in every column family, auto-compactions off: whatever layout the
   // background work left, each column family then holds a table above its bottom level (check reads
   // a column family only where one is)

@@ -6,6 +6,23 @@ import { execFileSync } from "node:child_process";
 
 export { copyInto, dbBench, removeDir, snapshotTree, tempDir } from "../helpers/index.js";
 
+/**
+ * db_bench flags of the damage tests' store: two column families, 64 KiB memtables and tables (many
+ * small tables over several levels), values of 200 bytes in blob files of ~100 KB, no compression.
+ */
+export const TWO_CF_BLOB_STORE = [
+  "--benchmarks=fillrandom",
+  "--num=6000",
+  "--value_size=200",
+  "--num_column_families=2",
+  "--write_buffer_size=65536",
+  "--target_file_size_base=65536",
+  "--compression_type=none",
+  "--enable_blob_files=true",
+  "--min_blob_size=150",
+  "--blob_file_size=100000",
+];
+
 export function ldb(args: string[], input?: string): string {
   return execFileSync("ldb", args, { encoding: "latin1", input, maxBuffer: 256 * 1024 * 1024 });
 }
