@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI lives in the compiled library (npm run build).
+// Thin launcher: the CLI lives in the compiled library, bundled for start-up (npm run build).
 import { setFlagsFromString } from "node:v8";
-import { main } from "../dist/src/cli/main.js";
+import { main } from "../dist/src/bundle/main.js";
 
 // V8's young generation doubles (up to 2 x 16 MiB) whenever many objects survive a collection, as
 // every table's model does while a store of thousands is read; kept at its initial size, `inspect

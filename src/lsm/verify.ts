@@ -6,12 +6,11 @@
  * worker threads that claim the next file from one shared counter, largest first. A failure becomes an
  * error finding naming the file and offset, and the picture is incomplete (exit 2).
  */
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { DatadirModel, Finding, InstanceModel } from "../datadir/model.js";
 import { verifyItem, type VerifyItem, type VerifyItemResult } from "./verify_item.js";
+import { compiledScript } from "../util/compiled_script.js";
 
 export interface VerifyReport {
   /** Threads that read files. */
@@ -28,15 +27,6 @@ export interface VerifyReport {
 /** Below this many bytes to read, a worker's start-up costs more than it saves. */
 const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 
-function workerScript(): string | undefined {
-  const here = fileURLToPath(new URL("./verify_worker.js", import.meta.url));
-  if (existsSync(here)) return here;
-  const dist = here.replace(
-    /([\\/])src([\\/])lsm([\\/])verify_worker\.js$/,
-    "$1dist$1src$2lsm$3verify_worker.js",
-  );
-  return dist !== here && existsSync(dist) ? dist : undefined;
-}
 
 /** Run `items` on `threads` worker threads; undefined when no worker script exists. */
 async function runInWorkers(
@@ -44,7 +34,7 @@ async function runInWorkers(
   threads: number,
   onResult: (index: number, r: VerifyItemResult) => void,
 ): Promise<boolean> {
-  const script = workerScript();
+  const script = compiledScript("lsm/verify_worker.js");
   if (!script) return false;
   const claim = new Int32Array(new SharedArrayBuffer(4));
   await Promise.all(

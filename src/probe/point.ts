@@ -6,10 +6,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { fromHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
+import { compiledScript } from "../util/compiled_script.js";
 import { LsmReader } from "./reader_path.js";
 import { EngineProber } from "./engine_path.js";
 import {
@@ -118,19 +118,15 @@ export function runPoint(job: PointJob): ProbePoint {
 }
 
 /** The compiled worker script (dist/src/probe/worker.js), also when this module runs from sources. */
-export function workerScript(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith(".js")) return join(dirname(here), "worker.js");
-  // running from src/ (tests through vitest): use the build output of the same tree
-  const root = resolve(dirname(here), "..", "..");
-  return join(root, "dist", "src", "probe", "worker.js");
-}
+export const workerScript = (): string | undefined => compiledScript("probe/worker.js");
 
 /** Measure one point in a fresh child process. */
 export function runPointInChild(job: PointJob): ProbePoint {
   const script = workerScript();
-  if (!existsSync(script))
-    throw new LsmscopeError(`probe worker ${script} is missing; run: npm run build`, { exitCode: 3 });
+  if (script === undefined)
+    throw new LsmscopeError("probe worker dist/src/probe/worker.js is missing; run: npm run build", {
+      exitCode: 3,
+    });
   const tmp = mkdtempSync(join(tmpdir(), "lsmscope-probe-"));
   try {
     const jobFile = join(tmp, "job.json");

@@ -25,6 +25,7 @@ import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { compactDetails } from "../datadir/table_details.js";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { compiledScript } from "../util/compiled_script.js";
 import type { VerifyOptions, VerifyReport } from "../lsm/verify.js";
 
 export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
@@ -66,7 +67,9 @@ function readInWorker(paths: string[]): Promise<DeepTableResult[] | undefined> {
   return new Promise((resolve) => {
     let w: Worker;
     try {
-      w = new Worker(new URL("./deep_worker.js", import.meta.url), { workerData: { paths } });
+      const script = compiledScript("report/deep_worker.js");
+      if (script === undefined) throw new Error("no compiled deep worker");
+      w = new Worker(script, { workerData: { paths } });
     } catch {
       resolve(undefined);
       return;

@@ -9,21 +9,14 @@
  * (TableCache). Without the compiled worker script (running from TypeScript sources without a build)
  * everything runs on this thread.
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { compiledScript } from "../util/compiled_script.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
 
 /** Path of the compiled worker script, or undefined. */
-export function workerScript(): string | undefined {
-  const here = fileURLToPath(new URL("./worker.js", import.meta.url));
-  if (existsSync(here)) return here;
-  // running from src/ (vitest): use the build output beside it
-  const dist = here.replace(/([\\/])src([\\/])sizes([\\/])worker\.js$/, "$1dist$1src$2sizes$3worker.js");
-  return dist !== here && existsSync(dist) ? dist : undefined;
-}
+export const workerScript = (): string | undefined => compiledScript("sizes/worker.js");
 
 /** An error as a worker posts it (errors do not survive structured cloning with their class). */
 export interface WorkerError {
