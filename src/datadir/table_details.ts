@@ -50,9 +50,9 @@ export async function loadTableDetailsReader(
 ): Promise<TableDetailsReader | undefined> {
   let mod: FormatModule;
   try {
-    // a variable specifier keeps this module compiling while the reader is absent
-    const spec = "../format/index.js";
-    mod = (await import(spec)) as FormatModule;
+    // a literal specifier: the CLI bundle (scripts/bundle-cli.mjs) then holds the reader once, where a
+    // computed one loaded tsc's copy of src/format/ beside the bundle's (its ~40 modules twice)
+    mod = (await import("../format/index.js")) as FormatModule;
     if (typeof mod.openTable !== "function") throw new Error("no openTable export");
   } catch (e) {
     findings.push({

@@ -27,7 +27,6 @@ export interface VerifyReport {
 /** Below this many bytes to read, a worker's start-up costs more than it saves. */
 const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 
-
 /** Run `items` on `threads` worker threads; undefined when no worker script exists. */
 async function runInWorkers(
   items: VerifyItem[],
