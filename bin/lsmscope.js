@@ -1,18 +1,13 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI lives in the compiled library, bundled for start-up (npm run build).
-import { setFlagsFromString } from "node:v8";
-import { main } from "../dist/src/bundle/main.js";
+// Thin launcher: the CLI lives in the compiled library, bundled with a code cache (load_cli.js).
+import { loadCli } from "./load_cli.js";
 
-// V8's young generation doubles (up to 2 x 16 MiB) whenever many objects survive a collection, as
-// every table's model does while a store of thousands is read; kept at its initial size, `inspect
-// --deep --json` on 4,688 tables peaks at ~100 MiB instead of ~132 MiB (`sizes --full` 225 -> 190
-// MiB) for the same CPU. The factor is read each time the space would grow, so setting it here,
-// after start-up, takes effect (README, Performance).
-setFlagsFromString("--semi-space-growth-factor=1");
-
+const { main, writeCodeCache } = loadCli();
 main().then(
   (code) => {
     process.exitCode = code;
+    // the build writes the cache after a run, so it holds the functions that run compiled
+    if (process.env.LSMSCOPE_CODE_CACHE_WRITE === "1") writeCodeCache();
   },
   (err) => {
     process.stderr.write(`lsmscope: internal error: ${err && err.stack ? err.stack : err}\n`);

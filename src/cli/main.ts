@@ -12,6 +12,8 @@ import { isUserError, fromFsError } from "../util/errors.js";
 import { setReadRateLimit } from "../util/throttle.js";
 import { outputWidth } from "./width.js";
 
+export { setEsImport } from "../util/es_import.js";
+
 function packageVersion(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const rel of ["../../../package.json", "../../package.json"]) {

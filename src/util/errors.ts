@@ -3,6 +3,12 @@
  * a missing engine). The CLI prints them as one line and exits non-zero; anything else is a bug and
  * keeps its stack trace.
  */
+/**
+ * Marks lsmscope's errors whichever copy of this module made them: the CLI bundle and the TUI's modules
+ * (tsc's output, util/es_import.ts) each hold one, and `instanceof` holds only within a copy.
+ */
+const USER_ERROR = Symbol.for("lsmscope.userError");
+
 export class LsmscopeError extends Error {
   /** File the problem was found in, if any. */
   readonly file?: string;
@@ -20,6 +26,10 @@ export class LsmscopeError extends Error {
     this.file = opts.file;
     this.offset = opts.offset;
     this.exitCode = opts.exitCode ?? 2;
+  }
+
+  get [USER_ERROR](): true {
+    return true;
   }
 
   /** `file @ offset N: message`, the single line the CLI prints. */
@@ -51,7 +61,10 @@ export class MissingDependencyError extends LsmscopeError {
 }
 
 export function isUserError(err: unknown): err is LsmscopeError {
-  return err instanceof LsmscopeError;
+  return (
+    err instanceof LsmscopeError ||
+    (typeof err === "object" && err !== null && (err as { [USER_ERROR]?: unknown })[USER_ERROR] === true)
+  );
 }
 
 /** Why an OS call failed, in words, for the errno codes a user can cause with a path. */

@@ -6,6 +6,9 @@ import type { CommandModule } from "yargs";
 import { inspectForReport } from "./inspect.js";
 import { LsmscopeError } from "../../util/errors.js";
 import { outputWidth } from "../width.js";
+import { compiledScript } from "../../util/compiled_script.js";
+import { importEsModule } from "../../util/es_import.js";
+import { pathToFileURL } from "node:url";
 
 interface Args {
   dir: string;
@@ -16,8 +19,12 @@ const isTerminal = (): boolean => Boolean(process.stdout.isTTY && process.stdin.
 
 async function openTui(dir: string, deep: boolean): Promise<void> {
   const result = await inspectForReport(dir, { deep });
-  // the TUI module (ink, react) loads only when a terminal will show it
-  const { runTui } = await import("../../tui/run.js");
+  // the TUI module (ink, react) loads only when a terminal will show it, as tsc's output: the CLI bundle
+  // does not hold it (util/es_import.ts)
+  const script = compiledScript("tui/run.js");
+  if (script === undefined)
+    throw new LsmscopeError("the TUI is not built; run: npm run build", { exitCode: 3 });
+  const { runTui } = await importEsModule<typeof import("../../tui/run.js")>(pathToFileURL(script).href);
   await runTui(result);
   if (!result.model.complete) {
     // the screen is gone: the terminal keeps one line saying why the exit code is 2

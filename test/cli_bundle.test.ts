@@ -1,0 +1,48 @@
+/**
+ * The CLI runs as one bundle compiled from V8's code cache (scripts/bundle-cli.mjs, bin/load_cli.js):
+ * the cache the build wrote is the one V8 accepts (a rejected cache costs ~a third of a small store's
+ * run, silently), the bundle holds no import() that code from a cache could not run, and errors made by
+ * the TUI's own copy of the modules still count as the user's errors.
+ */
+import { describe, it, expect } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { LsmscopeError as BundleSideError, isUserError } from "../src/util/errors.js";
+
+const loader = fileURLToPath(new URL("../bin/load_cli.js", import.meta.url));
+const bundle = fileURLToPath(new URL("../dist/src/bundle/cli.cjs", import.meta.url));
+
+describe("CLI bundle", () => {
+  it("is compiled from the code cache the build wrote (V8 accepts it)", () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { loadCli } from ${JSON.stringify(loader)};
+         const { script } = loadCli();
+         process.stdout.write(String(script.cachedDataRejected));`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("false");
+  });
+
+  it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
+    expect(readFileSync(bundle, "utf8").match(/\bimport\(/g)).toHaveLength(1);
+  });
+
+  it("treats an LsmscopeError from another copy of the module as the user's error", async () => {
+    // tsc's output is another copy of src/util/errors.ts, as the TUI's modules are beside the bundle
+    const other = (await import(
+      new URL("../dist/src/util/errors.js", import.meta.url).href
+    )) as typeof import("../src/util/errors.js");
+    const err = new other.CorruptionError("bad block", "000042.sst", 7);
+    expect(err instanceof BundleSideError).toBe(false);
+    expect(isUserError(err)).toBe(true);
+    expect(isUserError(new Error("a bug"))).toBe(false);
+    expect(isUserError(null)).toBe(false);
+  });
+});
