@@ -3,7 +3,8 @@
  * see shapes.ts):
  *  - `inspect` and `inspect --deep --json` vs `sst_dump --show_properties` on tables of 4-64 MiB (LZ4,
  *    32 KiB blocks, bloom 10): db_bench fillrandom with 64 MiB memtables and 32 MiB target files, auto
- *    compaction on, so the tables are flushed and compacted ones as on a node (target >= 3x);
+ *    compaction on, so the tables are flushed and compacted ones as on a node (target >= 3x), and
+ *    `check` vs `inspect` on the same store (target <= 2x);
  *  - `sizes --full --json` (one thread, and two) vs `sst_dump --command=scan` on a store of 2 M writes
  *    (64-byte values, LZ4: a few tables, ~130 MB here; the issue's row was a 79 MB store of 2 M
  *    entries; target >= 1x). The >= 500 MB row is
@@ -74,6 +75,11 @@ function realisticTables(root: string): void {
     paired(props, lsm(["inspect", "--deep", "--json", dir]), RUNS),
     "target >= 3x",
   );
+  const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
+  console.log(`  check vs inspect`);
+  console.log(`    inspect      ${fmt(chk.a)}`);
+  console.log(`    check        ${fmt(chk.b)}`);
+  console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
 }
 
 function twoMillionWrites(root: string): void {

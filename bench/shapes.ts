@@ -70,18 +70,30 @@ function l0Pileup(root: string): void {
     "sst_dump",
     "target >= 2x",
   );
-  row(
-    "inspect --deep --json",
-    paired(props, lsm(["inspect", "--deep", "--json", dir]), RUNS),
-    "sst_dump",
-    "target >= 2x",
-  );
+  for (const args of [["--json"], ["--deep"], ["--deep", "--json"]])
+    row(
+      `inspect ${args.join(" ")}`,
+      paired(props, lsm(["inspect", ...args, dir]), RUNS),
+      "sst_dump",
+      "target >= 2x",
+    );
   if (COLD) coldRows(dir, props);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
   console.log(`  check vs inspect`);
   console.log(`    inspect      ${fmt(chk.a)}`);
   console.log(`    check        ${fmt(chk.b)}`);
   console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
+  // two arms: the anchor is inspecting both (here the same store twice), the work check starts from
+  const both = (m: Measure): Measure => ({ wall: 2 * m.wall, cpu: 2 * m.cpu, maxRssKb: m.maxRssKb });
+  const arms = paired(lsm(["inspect", dir]), lsm(["check", "--against", dir, dir]), RUNS, (c) =>
+    c[1].includes("--against") ? measure(...c) : both(measure(...c)),
+  );
+  console.log(`  check --against (the store against itself) vs inspect of both arms`);
+  console.log(`    inspect x 2  ${fmt(arms.a)}`);
+  console.log(`    check        ${fmt(arms.b)}`);
+  console.log(
+    `    check/inspect of both arms (paired median): ${(1 / arms.ratio).toFixed(2)}x  (target <= 2x)`,
+  );
   row(
     "sizes --full --json vs sst_dump --command=scan",
     paired(["sst_dump", [`--file=${dir}`, "--command=scan"]], lsm(["sizes", "--full", "--json", dir]), RUNS),
