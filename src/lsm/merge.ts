@@ -34,16 +34,27 @@ export function cmpBytes(a: Uint8Array, al: number, b: Uint8Array, bl: number): 
 
 /**
  * Set `r.pfxHi`/`r.pfxLo` to the first 8 bytes of its user key, zero-padded, as two big-endian
- * uint32s. Padding with the smallest byte keeps the order: when two prefixes differ, the keys compare
- * the same way, so the merge's heap decides most comparisons with two number compares and reads the
- * key bytes only for equal prefixes (computed once per entry instead of in every comparison).
+ * uint32s, and `r.pfx` to those 8 bytes as one number (pfxHi * 2^32 + pfxLo, rounded to a double).
+ * Padding with the smallest byte keeps the order: when two prefixes differ, the keys compare the same
+ * way, so the merge decides most comparisons with number compares and reads the key bytes only for
+ * equal prefixes (computed once per entry instead of in every comparison). Rounding is monotone, so
+ * pfx orders keys wherever it differs (a < b strictly implies key a < key b); equal pfx values are a
+ * tie that the exact comparison settles. It is exact below 2^53 — keys whose first byte or more is
+ * zero, such as db_bench's big-endian integers — and holds the first ~6.6 bytes of any other key.
  */
-export function keyPrefix(r: { key: Uint8Array; ukLen: number; pfxHi: number; pfxLo: number }): void {
+export function keyPrefix(r: {
+  key: Uint8Array;
+  ukLen: number;
+  pfxHi: number;
+  pfxLo: number;
+  pfx: number;
+}): void {
   const k = r.key;
   const n = r.ukLen;
   if (n >= 8) {
     r.pfxHi = ((k[0]! << 24) | (k[1]! << 16) | (k[2]! << 8) | k[3]!) >>> 0;
     r.pfxLo = ((k[4]! << 24) | (k[5]! << 16) | (k[6]! << 8) | k[7]!) >>> 0;
+    r.pfx = r.pfxHi * 4294967296 + r.pfxLo;
     return;
   }
   let hi = 0;
@@ -52,6 +63,7 @@ export function keyPrefix(r: { key: Uint8Array; ukLen: number; pfxHi: number; pf
   for (let i = 4; i < 8; i++) lo = lo * 256 + (i < n ? k[i]! : 0);
   r.pfxHi = hi;
   r.pfxLo = lo;
+  r.pfx = hi * 4294967296 + lo;
 }
 
 /**
@@ -109,6 +121,8 @@ export interface Run {
   /** The user key's first 8 bytes (zero-padded) as two big-endian uint32s: see keyPrefix(). */
   pfxHi: number;
   pfxLo: number;
+  /** The same 8 bytes as one number, rounded (order-preserving, ties possible): see keyPrefix(). */
+  pfx: number;
   seqno: number;
   type: number;
   data: Uint8Array;
@@ -140,6 +154,7 @@ export class TableRun implements Run {
   ukLen = 0;
   pfxHi = 0;
   pfxLo = 0;
+  pfx = 0;
   type = 0;
   data: Uint8Array = Buffer.alloc(0);
   vOff = 0;
@@ -352,6 +367,7 @@ export class MemRun implements Run {
   ukLen = 0;
   pfxHi = 0;
   pfxLo = 0;
+  pfx = 0;
   seqno = 0;
   type = 0;
   data: Uint8Array = Buffer.alloc(0);
@@ -413,14 +429,15 @@ const LOSER_TREE_MIN_RUNS = 16;
 
 /**
  * A tournament tree over runs: node n (1 ≤ n < k) holds the run that lost the match played there and
- * that run's key prefix (keyPrefix()), leaf i is node k + i, and the overall winner — the run whose
- * entry comes first — is kept apart. After the winner advances, one match per level on its path to
- * the root settles the new winner. An exhausted run has an infinite prefix and loses every match.
+ * that run's key prefix as one number (Run.pfx: one compare per match, one 8-byte slot per node),
+ * leaf i is node k + i, and the overall winner — the run whose entry comes first — is kept apart.
+ * After the winner advances, one match per level on its path to the root settles the new winner;
+ * equal numbers go to the exact comparison (before()). An exhausted run has an infinite prefix and
+ * loses every match.
  */
 class LoserTree {
   private readonly loser: Int32Array;
-  private readonly loserHi: Float64Array;
-  private readonly loserLo: Float64Array;
+  private readonly loserPfx: Float64Array;
   private readonly live: Uint8Array;
   private winner = -1;
 
@@ -428,8 +445,7 @@ class LoserTree {
     const k = runs.length;
     this.live = new Uint8Array(k);
     this.loser = new Int32Array(Math.max(1, k));
-    this.loserHi = new Float64Array(Math.max(1, k));
-    this.loserLo = new Float64Array(Math.max(1, k));
+    this.loserPfx = new Float64Array(Math.max(1, k));
     if (k === 0) return;
     for (let i = 0; i < k; i++) this.live[i] = runs[i]!.advance() ? 1 : 0;
     // play the tournament bottom-up: the winner of node n's subtree in w[n], the loser kept at n
@@ -448,8 +464,7 @@ class LoserTree {
   private keep(n: number, run: number): void {
     this.loser[n] = run;
     const r = this.runs[run]!;
-    this.loserHi[n] = this.live[run] === 1 ? r.pfxHi : Infinity;
-    this.loserLo[n] = r.pfxLo;
+    this.loserPfx[n] = this.live[run] === 1 ? r.pfx : Infinity;
   }
 
   /** Run a's entry comes before run b's (an exhausted run comes after every other). */
@@ -469,31 +484,23 @@ class LoserTree {
   advanceTop(): void {
     let cur = this.winner;
     const r = this.runs[cur]!;
-    let hi: number;
-    let lo = 0;
-    if (r.advance()) {
-      hi = r.pfxHi;
-      lo = r.pfxLo;
-    } else {
+    let pfx: number;
+    if (r.advance()) pfx = r.pfx;
+    else {
       this.live[cur] = 0;
-      hi = Infinity;
+      pfx = Infinity;
     }
     const loser = this.loser;
-    const loserHi = this.loserHi;
-    const loserLo = this.loserLo;
+    const loserPfx = this.loserPfx;
     for (let n = (cur + this.runs.length) >> 1; n >= 1; n >>= 1) {
-      const lh = loserHi[n]!;
-      if (lh > hi) continue;
-      const ll = loserLo[n]!;
-      if (lh === hi && (ll > lo || (ll === lo && !this.beats(loser[n]!, cur)))) continue;
+      const lp = loserPfx[n]!;
+      if (lp > pfx || (lp === pfx && !this.beats(loser[n]!, cur))) continue;
       // the loser kept here wins this match: it goes on up, cur stays
       const l = loser[n]!;
       loser[n] = cur;
-      loserHi[n] = hi;
-      loserLo[n] = lo;
+      loserPfx[n] = pfx;
       cur = l;
-      hi = lh;
-      lo = ll;
+      pfx = lp;
     }
     this.winner = cur;
   }
