@@ -27,6 +27,27 @@ import { hash64Parts } from "./hash_fast.js";
 
 const H = new Uint32Array(2);
 
+/**
+ * The last key hashed for a fast-bloom query and its hash (in H): a point lookup asks every table a
+ * Get consults with the same key — thousands of filters on an L0 pile-up — and hashes it once.
+ */
+let lastKey = new Uint8Array(64);
+let lastKeyLength = -1;
+
+/** hash64Parts(key, H), unless H already holds key's hash. */
+function hashKey(key: Uint8Array): void {
+  const n = key.length;
+  if (n === lastKeyLength) {
+    let i = 0;
+    while (i < n && key[i] === lastKey[i]) i++;
+    if (i === n) return;
+  }
+  hash64Parts(key, H);
+  if (n > lastKey.length) lastKey = new Uint8Array(n * 2);
+  lastKey.set(key);
+  lastKeyLength = n;
+}
+
 export type FilterBitsKind = "bloom" | "fastbloom" | "ribbon" | "always-true" | "always-false";
 
 /** What a table's filter is, from the filter block's own marker byte (not the policy name). */
@@ -146,7 +167,7 @@ function fastBloom(data: Uint8Array, len: number): FilterBits {
     dataBytes: len,
     numProbes,
     mayMatch(key) {
-      hash64Parts(key, H);
+      hashKey(key);
       const h1 = H[0]!;
       let h2 = H[1]!;
       // FastRange32(h1, lines) = (h1 * lines) >> 32, exact in doubles while the product < 2^53
@@ -209,7 +230,7 @@ function ribbon(data: Uint8Array, len: number): FilterBits {
     ribbonBlocks: numBlocks,
     ribbonSeed: seed,
     mayMatch(key) {
-      hash64Parts(key, H);
+      hashKey(key);
       const h64 = (BigInt(H[1]!) << 32n) | BigInt(H[0]!);
       const hash = ((h64 ^ rawSeed) * REHASH_FACTOR) & M64;
       const start = Number((hash * numStartsBig) >> 64n);

@@ -83,10 +83,24 @@ export interface FilterReader {
    * is past the last block, so the table does not hold it).
    */
   mayContain(key: Buffer, stats?: LookupStats, locate?: () => number | undefined): boolean | undefined;
+  /**
+   * The filter's answer for whole user keys as a query that holds the filter bits and nothing of the
+   * table (a full whole-key filter only; undefined otherwise): false means the table does not hold the
+   * key. For lookups over thousands of tables that cannot all stay open (sample mode's newer-version
+   * checks on an L0 pile-up), so a closed table's filter still rules it out.
+   */
+  detachedQuery?(): DetachedFilter | undefined;
   /** Filter partitions (none unless partitioned). */
   partitions(): Generator<BlockHandle, void, undefined>;
   /** A full scan found `entries` data entries: LevelDB tables learn their filter's bits/key from it. */
   noteScannedEntries(entries: number): void;
+}
+
+/** A table's whole-key filter kept apart from the table (FilterReader.detachedQuery). */
+export interface DetachedFilter {
+  /** Filter bytes held. */
+  readonly bytes: number;
+  mayContain(key: Uint8Array): boolean;
 }
 
 /** The filter reader for a table's metaindex (the first filter meta block it lists). */
@@ -238,6 +252,13 @@ class FullFilterReader extends FilterReaderBase {
     if (!fkey) return undefined;
     const bits = this.load(stats);
     return this.checked(bits.mayMatch(fkey), stats);
+  }
+
+  detachedQuery(): DetachedFilter | undefined {
+    const f = this.describe();
+    if (f.kind === "none" || !f.wholeKeyFiltering) return undefined;
+    const bits = this.load();
+    return { bytes: this.entry.handle.size, mayContain: (key) => bits.mayMatch(key) };
   }
 }
 

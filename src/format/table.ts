@@ -45,7 +45,12 @@ import { compressionName } from "../base/compression_type.js";
 import { valueTypeName, ValueType } from "../base/internal_key.js";
 import { compressionCounts } from "./compression.js";
 import { DataBlock, DataCursor, type DataEntryCursor, type EntryView } from "./data_block.js";
-import { createFilterReader, type FilterInfo, type FilterReader } from "./filter_reader.js";
+import {
+  createFilterReader,
+  type DetachedFilter,
+  type FilterInfo,
+  type FilterReader,
+} from "./filter_reader.js";
 import {
   pebbleFormatName,
   type PebbleBlobValues,
@@ -597,6 +602,17 @@ export class SstTable {
     const s = stats ?? emptyLookupStats();
     const key = Buffer.from(userKey.buffer, userKey.byteOffset, userKey.byteLength);
     return this.filterReader.mayContain(key, s, () => this.index.seek(key, s)?.offset);
+  }
+
+  /**
+   * A query that tells, without this table (which may be closed), that `get()` would not find a key:
+   * the table's whole-key filter, when the table is bytewise-ordered and has no range deletions (those
+   * apply whatever the filter says); undefined when no such shortcut exists.
+   */
+  detachedFilter(): DetachedFilter | undefined {
+    const cmp = this.comparator;
+    if ((cmp !== "leveldb.BytewiseComparator" && cmp !== "") || this.rangeDelHandle()) return undefined;
+    return this.filterReader.detachedQuery?.();
   }
 
   /**

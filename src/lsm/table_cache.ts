@@ -7,6 +7,7 @@
  * read-ahead window).
  */
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
+import type { DetachedFilter } from "../format/filter_reader.js";
 
 /**
  * Where a run gets its tables from and gives them back. `readAhead`, when given, replaces the
@@ -20,6 +21,46 @@ export interface TableSource {
    * TableRun), before its first block: e.g. to give a Pebble table its store's blob files.
    */
   prepare?(table: SstTable): void;
+  /**
+   * false when the table at `path` surely does not hold user key `key` (its filter, kept from an
+   * earlier opening, says so): a point lookup skips it without opening it.
+   */
+  mayHold?(path: string, key: Buffer): boolean;
+}
+
+/**
+ * Filter bytes a lookup cache keeps of tables it has opened (TableCache `keepFilters`): a lookup over
+ * an L0 pile-up consults thousands of tables, far more than stay open, and without their filters
+ * every lookup re-opened each one (`sizes --sample 10` on 4,354 L0 tables: 130 s, mostly opening
+ * tables). 10 bits per key: enough for ~50 M keys' tables; beyond, the least recently opened go.
+ */
+const KEPT_FILTER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What an idle table is taken to hold besides its index block (parsed metadata, objects), for a cache
+ * bounded by bytes (TableCacheLimits.maxIdleBytes).
+ */
+const IDLE_TABLE_OVERHEAD = 8 * 1024;
+
+/** Bounds and extras of a TableCache beyond its idle-table count. */
+export interface TableCacheLimits {
+  /** Idle tables' index blocks plus IDLE_TABLE_OVERHEAD each, at most (default: unbounded). */
+  maxIdleBytes?: number;
+  /** Keep the filters of the tables opened, for mayHold() (point lookups over many tables). */
+  keepFilters?: boolean;
+}
+
+/**
+ * The table cache of point lookups over a whole column family (sample mode's newer-version and code
+ * checks): idle tables are bounded by bytes rather than count, and filters are kept, so a lookup over
+ * an L0 pile-up opens each table once, not once per lookup (`sizes --sample 100` on 4,354 L0 tables,
+ * 64 idle tables: 9.9 s of CPU; all kept: 4.6 s and less memory, 142 -> 122 MiB).
+ */
+export function lookupTableCache(): TableCache {
+  return new TableCache({ verifyChecksums: true }, Number.MAX_SAFE_INTEGER, {
+    maxIdleBytes: 64 * 1024 * 1024,
+    keepFilters: true,
+  });
 }
 
 /** No caching: open on acquire, close on release. */
@@ -33,11 +74,45 @@ export function uncachedTables(opts: OpenTableOptions = {}): TableSource {
 export class TableCache implements TableSource {
   /** Idle tables by path; Map order is release order, so the first entry is the least recent. */
   private readonly idle = new Map<string, SstTable>();
+  private idleBytes = 0;
+  private readonly maxIdleBytes: number;
+  private readonly keepFilters: boolean;
+
+  /** With `keepFilters`: the detached filter of each table opened (null: it has none usable). */
+  private readonly filters = new Map<string, DetachedFilter | null>();
+  private filterBytes = 0;
 
   constructor(
     private readonly opts: OpenTableOptions = {},
     private readonly maxIdle = 64,
-  ) {}
+    limits: TableCacheLimits = {},
+  ) {
+    this.maxIdleBytes = limits.maxIdleBytes ?? Infinity;
+    this.keepFilters = limits.keepFilters ?? false;
+  }
+
+  mayHold(path: string, key: Buffer): boolean {
+    const f = this.filters.get(path);
+    return f ? f.mayContain(key) : true;
+  }
+
+  /** Keep an opened table's filter (bounded by KEPT_FILTER_BYTES, least recently kept out first). */
+  private keepFilter(t: SstTable): void {
+    if (this.filters.has(t.path)) return;
+    let f: DetachedFilter | null;
+    try {
+      f = t.detachedFilter() ?? null;
+    } catch {
+      f = null; // a damaged filter is the lookup's to report, when it reads the table
+    }
+    this.filters.set(t.path, f);
+    this.filterBytes += f?.bytes ?? 0;
+    for (const [path, old] of this.filters) {
+      if (this.filterBytes <= KEPT_FILTER_BYTES) break;
+      this.filters.delete(path);
+      this.filterBytes -= old?.bytes ?? 0;
+    }
+  }
 
   /** Tables open and idle right now. */
   get size(): number {
@@ -45,12 +120,15 @@ export class TableCache implements TableSource {
   }
 
   acquire(path: string, readAhead?: number): SstTable {
-    const t = this.idle.get(path);
-    if (t) {
+    const idle = this.idle.get(path);
+    if (idle) {
       this.idle.delete(path);
-      return t;
+      this.idleBytes -= idleWeight(idle);
+      return idle;
     }
-    return openTable(path, readAhead === undefined ? this.opts : { ...this.opts, readAhead });
+    const t = openTable(path, readAhead === undefined ? this.opts : { ...this.opts, readAhead });
+    if (this.keepFilters) this.keepFilter(t);
+    return t;
   }
 
   release(table: SstTable): void {
@@ -60,9 +138,11 @@ export class TableCache implements TableSource {
       return;
     }
     this.idle.set(table.path, table);
-    while (this.idle.size > this.maxIdle) {
+    this.idleBytes += idleWeight(table);
+    while (this.idle.size > this.maxIdle || (this.idleBytes > this.maxIdleBytes && this.idle.size > 1)) {
       const [path, oldest] = this.idle.entries().next().value as [string, SstTable];
       this.idle.delete(path);
+      this.idleBytes -= idleWeight(oldest);
       oldest.close();
     }
   }
@@ -70,5 +150,13 @@ export class TableCache implements TableSource {
   close(): void {
     for (const t of this.idle.values()) t.close();
     this.idle.clear();
+    this.idleBytes = 0;
+    this.filters.clear();
+    this.filterBytes = 0;
   }
+}
+
+/** What an idle table counts against TableCacheLimits.maxIdleBytes. */
+function idleWeight(t: SstTable): number {
+  return t.indexHandle.size + IDLE_TABLE_OVERHEAD;
 }

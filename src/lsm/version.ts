@@ -119,6 +119,8 @@ export class Version<F extends LiveFile = LiveFile> {
     const hex = toHex(key);
     for (const file of above ? this.filesAbove(hex, above) : this.filesFor(hex)) {
       if (file.present === false) continue;
+      // the table's kept filter rules it out: what its get() would answer, without opening it
+      if (tables.mayHold?.(file.path, key) === false) continue;
       const t = tables.acquire(file.path);
       try {
         tables.prepare?.(t);

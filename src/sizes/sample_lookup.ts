@@ -6,7 +6,7 @@
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { SstFileModel } from "../datadir/model.js";
 import { toHex } from "../util/bytes.js";
-import { TableCache } from "../lsm/table_cache.js";
+import { lookupTableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
 import { loadMemLayer } from "../datadir/memtable.js";
@@ -17,7 +17,7 @@ import type { CfPlan } from "./plan.js";
 /** Newest version of a code key across the code column family's files, by point lookups. */
 export class CodeLookup {
   private readonly version: Version<SstFileModel>;
-  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
+  private readonly tables = lookupTableCache();
   private cache = new Map<number, "delegation" | "contract" | "missing">();
   lookups = 0;
 
@@ -62,7 +62,7 @@ export class CodeLookup {
 export class NewerVersionCheck {
   private readonly version: Version<SstFileModel>;
   private readonly byPath = new Map<string, SstFileModel>();
-  private readonly tables = new TableCache({ verifyChecksums: true }, 64);
+  private readonly tables = lookupTableCache();
 
   constructor(
     plan: CfPlan,

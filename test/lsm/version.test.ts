@@ -11,7 +11,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { ColumnFamilyModel, SstFileModel } from "../../src/datadir/model.js";
 import { openTable } from "../../src/format/table.js";
 import { isTombstone } from "../../src/base/internal_key.js";
-import { TableCache } from "../../src/lsm/table_cache.js";
+import { lookupTableCache, TableCache } from "../../src/lsm/table_cache.js";
 import { l0NewestFirst, Version } from "../../src/lsm/version.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
@@ -130,5 +130,40 @@ describe("Version", () => {
           .toLowerCase(),
       ).toBe(`0x${live.get(hex)}`);
     for (const hex of deletedKeys) expect(ldb(["get", `0x${hex}`])).not.toMatch(/^0x/);
+  });
+
+  it("answers the same through the lookup cache, whose kept filters rule tables out unopened", () => {
+    const keys: Buffer[] = [];
+    for (const lv of cf.levels)
+      for (const f of lv.files as SstFileModel[]) {
+        const t = openTable(f.path);
+        try {
+          t.scan((e) => void keys.push(e.userKeyCopy()));
+        } finally {
+          t.close();
+        }
+      }
+    // absent keys too: most tables' filters reject them
+    for (let i = 0; i < 200; i++) keys.push(Buffer.from(`absent-${i}-`.padEnd(16, "x")));
+    const v = Version.of(cf.levels);
+    const plain = new TableCache();
+    const lookup = lookupTableCache();
+    const answer = (n: ReturnType<typeof v.get>) =>
+      n && `${n.file.path} ${n.result.seqno} ${n.result.type} ${n.result.value?.toString("hex")}`;
+    let ruledOut = 0;
+    try {
+      // twice: the first pass opens every table (and keeps its filter), the second skips by filter
+      for (let pass = 0; pass < 2; pass++)
+        for (const k of keys) {
+          expect(answer(v.get(k, lookup)), k.toString("hex")).toBe(answer(v.get(k, plain)));
+          if (pass === 1)
+            for (const f of v.filesFor(k.toString("hex"))) if (!lookup.mayHold(f.path, k)) ruledOut++;
+        }
+    } finally {
+      plain.close();
+      lookup.close();
+    }
+    // db_bench wrote the tables with 10-bit bloom filters: absent keys are ruled out without a read
+    expect(ruledOut).toBeGreaterThan(200);
   });
 });
