@@ -5,17 +5,19 @@
  *    after a bulk load with auto-compaction off (db_bench fillrandom, 24 KiB memtables, 20-byte values);
  *    rows: inspect and inspect --deep vs `sst_dump --show_properties` (and with the page cache dropped
  *    before each run of both: LSMSCOPE_BENCH_COLD=1, root; target ≥ 1.5×), check vs inspect (target ≤ 2×),
- *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB), sizes (sample mode),
- *    probe of 100 absent keys;
+ *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB) and its CPU per entry
+ *    read, sizes --sample 100 (sample mode: point lookups through thousands of L0 tables), probe of
+ *    100 absent keys;
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
  *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
  *    below the file count: it completes, or the row says how it failed.
  * Ratios are paired: each round runs both commands back to back, the printed ratio is the median of the
  * rounds' ratios (shared machines are noisy; read the ratios, not the seconds).
  *
- * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_BLOB_FILES (default 33000),
- * LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold rows, as root),
- * LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 1).
+ * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_L0_DIR (an L0 pile-up already written
+ * with TINY_L0_TABLES, e.g. /tmp/l0: read only, not written), LSMSCOPE_BENCH_BLOB_FILES (default
+ * 33000; 0: no blob row), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold
+ * rows, as root), LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 1).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -54,13 +56,18 @@ function row(label: string, p: Paired, aName: string, target: string): void {
   console.log(`    ratio ${aName}/lsmscope (paired median): ${p.ratio.toFixed(2)}x  (${target})`);
 }
 
+/** An L0 pile-up written before (LSMSCOPE_BENCH_L0_DIR), used as it is. */
+const L0_DIR = process.env.LSMSCOPE_BENCH_L0_DIR;
+
 function l0Pileup(root: string): void {
-  const dir = join(root, "l0");
+  const dir = L0_DIR ?? join(root, "l0");
   const t0 = Date.now();
-  dbBench([...TINY_L0_TABLES, `--db=${dir}`, `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`]);
+  if (!L0_DIR)
+    dbBench([...TINY_L0_TABLES, `--db=${dir}`, `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`]);
   const tables = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+  const written = L0_DIR ? `given (${L0_DIR})` : `written in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
   console.log(
-    `L0 pile-up: db_bench fillrandom, ${tables} tables all in L0 (uncompressed, 4 KiB blocks, bloom 10), written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds`,
+    `L0 pile-up: db_bench fillrandom, ${tables} tables all in L0 (uncompressed, 4 KiB blocks, bloom 10), ${written}; ${RUNS} paired rounds`,
   );
   spawnSync("sst_dump", [`--file=${dir}`, "--show_properties"], { stdio: "ignore" }); // warm both alike
   const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
@@ -94,18 +101,37 @@ function l0Pileup(root: string): void {
   console.log(
     `    check/inspect of both arms (paired median): ${(1 / arms.ratio).toFixed(2)}x  (target <= 2x)`,
   );
+  const full = paired(
+    ["sst_dump", [`--file=${dir}`, "--command=scan"]],
+    lsm(["sizes", "--full", "--json", dir]),
+    RUNS,
+  );
   row(
     "sizes --full --json vs sst_dump --command=scan",
-    paired(["sst_dump", [`--file=${dir}`, "--command=scan"]], lsm(["sizes", "--full", "--json", dir]), RUNS),
+    full,
     "sst_dump",
     "target >= 1x, peak RSS <= 256 MiB",
   );
-  const sample = measure(...lsm(["sizes", "--json", dir]));
-  console.log(`  sizes (sample mode): ${fmt(sample)}  (target: seconds)`);
+  const entries = entriesRead(dir);
+  console.log(
+    `    ${entries.toLocaleString("en-US")} entries merged from ${tables} sorted runs: ${((full.b.cpu * 1e9) / entries).toFixed(0)} ns of CPU per entry (whole process)`,
+  );
+  const sample = measure(...lsm(["sizes", "--sample", "100", "--json", dir]));
+  console.log(`  sizes --sample 100 (sample mode): ${fmt(sample)}  (target: seconds)`);
   const probe = measure(
     ...lsm(["probe", dir, "--cf", "default", "--keys", "absent", "--count", "100", "--path", "reader"]),
   );
   console.log(`  probe 100 absent keys (reader path): ${fmt(probe)}  (target: seconds)`);
+}
+
+/** Entries `sizes --full` reads on the store (its JSON's entriesRead, summed over column families). */
+function entriesRead(dir: string): number {
+  const r = spawnSync(process.execPath, [bin, "sizes", "--full", "--json", dir], {
+    encoding: "utf8",
+    maxBuffer: 64 << 20,
+  });
+  const report = JSON.parse(r.stdout) as { columnFamilies: { entriesRead: number }[] };
+  return report.columnFamilies.reduce((n, c) => n + c.entriesRead, 0);
 }
 
 /** Drop the page cache (root only): every file read next comes from the disk. */
@@ -177,7 +203,7 @@ export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-shapes-"));
   try {
     l0Pileup(root);
-    blobFiles(root);
+    if (BLOB_FILES > 0) blobFiles(root);
     printLoadAverage();
   } finally {
     rmSync(root, { recursive: true, force: true });
