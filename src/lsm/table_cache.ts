@@ -37,14 +37,17 @@ export interface TableSource {
 const KEPT_FILTER_BYTES = 64 * 1024 * 1024;
 
 /**
- * What an idle table is taken to hold besides its index block (parsed metadata, objects), for a cache
- * bounded by bytes (TableCacheLimits.maxIdleBytes).
+ * What an idle table is taken to hold besides its index and filter blocks (parsed metadata, objects),
+ * for a cache bounded by bytes (TableCacheLimits.maxIdleBytes).
  */
 const IDLE_TABLE_OVERHEAD = 8 * 1024;
 
 /** Bounds and extras of a TableCache beyond its idle-table count. */
 export interface TableCacheLimits {
-  /** Idle tables' index blocks plus IDLE_TABLE_OVERHEAD each, at most (default: unbounded). */
+  /**
+   * Idle tables' index and filter blocks plus IDLE_TABLE_OVERHEAD each, at most (default: unbounded;
+   * a table that has served lookups holds its filter, which on a large table outweighs its index).
+   */
   maxIdleBytes?: number;
   /** Keep the filters of the tables opened, for mayHold() (point lookups over many tables). */
   keepFilters?: boolean;
@@ -74,6 +77,8 @@ export function uncachedTables(opts: OpenTableOptions = {}): TableSource {
 export class TableCache implements TableSource {
   /** Idle tables by path; Map order is release order, so the first entry is the least recent. */
   private readonly idle = new Map<string, SstTable>();
+  /** With maxIdleBytes: what each idle table counts (idleWeight() when it was released). */
+  private readonly weights = new Map<SstTable, number>();
   private idleBytes = 0;
   private readonly maxIdleBytes: number;
   private readonly keepFilters: boolean;
@@ -123,7 +128,7 @@ export class TableCache implements TableSource {
     const idle = this.idle.get(path);
     if (idle) {
       this.idle.delete(path);
-      this.idleBytes -= idleWeight(idle);
+      this.unweigh(idle);
       return idle;
     }
     const t = openTable(path, readAhead === undefined ? this.opts : { ...this.opts, readAhead });
@@ -138,18 +143,28 @@ export class TableCache implements TableSource {
       return;
     }
     this.idle.set(table.path, table);
-    this.idleBytes += idleWeight(table);
+    if (this.maxIdleBytes !== Infinity) {
+      const w = idleWeight(table);
+      this.weights.set(table, w);
+      this.idleBytes += w;
+    }
     while (this.idle.size > this.maxIdle || (this.idleBytes > this.maxIdleBytes && this.idle.size > 1)) {
       const [path, oldest] = this.idle.entries().next().value as [string, SstTable];
       this.idle.delete(path);
-      this.idleBytes -= idleWeight(oldest);
+      this.unweigh(oldest);
       oldest.close();
     }
+  }
+
+  private unweigh(t: SstTable): void {
+    this.idleBytes -= this.weights.get(t) ?? 0;
+    this.weights.delete(t);
   }
 
   close(): void {
     for (const t of this.idle.values()) t.close();
     this.idle.clear();
+    this.weights.clear();
     this.idleBytes = 0;
     this.filters.clear();
     this.filterBytes = 0;
@@ -158,5 +173,11 @@ export class TableCache implements TableSource {
 
 /** What an idle table counts against TableCacheLimits.maxIdleBytes. */
 function idleWeight(t: SstTable): number {
-  return t.indexHandle.size + IDLE_TABLE_OVERHEAD;
+  let filter = 0;
+  try {
+    filter = t.filter.filterBytes; // described by the lookups that used the table: no read
+  } catch {
+    // a damaged filter: the lookups report it; the table holds no filter bytes
+  }
+  return t.indexHandle.size + filter + IDLE_TABLE_OVERHEAD;
 }

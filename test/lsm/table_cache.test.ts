@@ -1,6 +1,7 @@
 /**
  * The per-thread table cache of key-range scans: a released table is handed out again, the idle set is
- * bounded (the least recently released table is closed first), and close() gives every descriptor back.
+ * bounded by count or bytes (the least recently released table is closed first), and close() gives
+ * every descriptor back.
  * Also: a whole multi-threaded `sizes --full` leaves no descriptor open (the pool closes this thread's
  * cache; Node closes a worker's descriptors when it exits, and workers close their caches first).
  */
@@ -33,6 +34,29 @@ describe("TableCache", () => {
     cache.release(b);
     cache.close();
     expect(cache.size).toBe(0);
+    expect(openFds()).toBe(before);
+  });
+
+  it("bounds the idle set by bytes when asked (index, filter and a fixed overhead per table)", () => {
+    const before = openFds();
+    const cache = new TableCache({}, Number.MAX_SAFE_INTEGER, { maxIdleBytes: 1 });
+    const a = cache.acquire(modern("000008.sst"));
+    const b = cache.acquire(modern("000009.sst"));
+    cache.release(a);
+    expect(cache.size).toBe(1); // the last released stays, whatever it weighs
+    cache.release(b); // a, the least recent, goes
+    expect(cache.size).toBe(1);
+    expect(cache.acquire(modern("000009.sst"))).toBe(b);
+    const a2 = cache.acquire(modern("000008.sst"));
+    expect(a2).not.toBe(a);
+    cache.release(b);
+    cache.release(a2);
+    cache.close();
+    const roomy = new TableCache({}, Number.MAX_SAFE_INTEGER, { maxIdleBytes: 64 << 20 });
+    for (const t of [roomy.acquire(modern("000008.sst")), roomy.acquire(modern("000009.sst"))])
+      roomy.release(t);
+    expect(roomy.size).toBe(2);
+    roomy.close();
     expect(openFds()).toBe(before);
   });
 
