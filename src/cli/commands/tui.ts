@@ -49,9 +49,9 @@ function tablesRead(r: InspectResult): { done: number; total: number } {
  * table is read stops the reads.
  */
 async function openTui(dir: string, deep: boolean): Promise<void> {
-  // the TUI module (ink, react) loads only when a terminal will show it, as tsc's output: the CLI bundle
-  // does not hold it (util/es_import.ts); it loads while the datadir's outline is read
-  const script = compiledScript("tui/run.js");
+  // the TUI module (ink, react) loads only when a terminal will show it, as an ES module of its own: the
+  // CLI bundle does not hold it (util/es_import.ts); it loads while the datadir's outline is read
+  const script = compiledScript("tui/bundle.js") ?? compiledScript("tui/run.js");
   if (script === undefined)
     throw new LsmscopeError("the TUI is not built; run: npm run build", { exitCode: 3 });
   const tui = importEsModule<typeof import("../../tui/run.js")>(pathToFileURL(script).href);
