@@ -7,7 +7,7 @@
  *    before each run of both: LSMSCOPE_BENCH_COLD=1, root; target ≥ 1.5×), check vs inspect (target ≤ 2×),
  *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB) and its CPU per entry
  *    read, sizes --sample 100 (sample mode: point lookups through thousands of L0 tables), probe of
- *    100 absent keys;
+ *    100 absent keys; the TUI's time to its first screen (tui.ts; target ~1 s);
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
  *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
  *    below the file count: it completes, or the row says how it failed.
@@ -36,6 +36,7 @@ import {
   type Measure,
   printLoadAverage,
 } from "./common.js";
+import { tuiFirstScreenRow } from "./tui.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
@@ -59,7 +60,7 @@ function row(label: string, p: Paired, aName: string, target: string): void {
 /** An L0 pile-up written before (LSMSCOPE_BENCH_L0_DIR), used as it is. */
 const L0_DIR = process.env.LSMSCOPE_BENCH_L0_DIR;
 
-function l0Pileup(root: string): void {
+async function l0Pileup(root: string): Promise<void> {
   const dir = L0_DIR ?? join(root, "l0");
   const t0 = Date.now();
   if (!L0_DIR)
@@ -85,6 +86,7 @@ function l0Pileup(root: string): void {
       "target >= 2x",
     );
   if (COLD) coldRows(dir, props);
+  await tuiFirstScreenRow(dir, tables);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
   console.log(`  check vs inspect`);
   console.log(`    inspect      ${fmt(chk.a)}`);
@@ -202,7 +204,7 @@ function blobFiles(root: string): void {
 export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-shapes-"));
   try {
-    l0Pileup(root);
+    await l0Pileup(root);
     if (BLOB_FILES > 0) blobFiles(root);
     printLoadAverage();
   } finally {

@@ -41,6 +41,35 @@ await build({
   logLevel: "warning",
 });
 
+// The TUI, which the CLI imports as an ES module (util/es_import.ts), bundled as one of its own beside
+// tsc's src/tui/run.js (so module-relative paths name the same files): its ~100 modules, most of them
+// Ink's and React's, loaded one by one from node_modules took 1.0-1.5 s of the TUI's time to its first
+// screen on a loaded 2-core machine, against 0.2-0.4 s as one file (bench/tui.ts). CommonJS inside it
+// (React, Ink's signal-exit) gets a require.
+const TUI_BUNDLED = new Set(["ink", "react"]);
+/** Ink imports its devtools hook only with DEV=true; the package is not installed: an empty stand-in. */
+const noDevtools = {
+  name: "no-react-devtools",
+  setup(b) {
+    b.onResolve({ filter: /^react-devtools-core$/ }, () => ({ path: "devtools", namespace: "stub" }));
+    b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({ contents: "export default {};" }));
+  },
+};
+await build({
+  entryPoints: [join(root, "dist", "src", "tui", "run.js")],
+  outfile: join(root, "dist", "src", "tui", "bundle.js"),
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: deps.filter((d) => !TUI_BUNDLED.has(d)),
+  plugins: [noDevtools],
+  banner: {
+    js: 'import { createRequire as __lsmscopeRequire } from "node:module"; const require = __lsmscopeRequire(import.meta.url);',
+  },
+  logLevel: "warning",
+});
+
 // Code from a code cache cannot call import() (util/es_import.ts): the one import() left is the
 // launcher's stand-in's default, which the launcher replaces.
 const dynamicImports = readFileSync(join(out, "cli.cjs"), "utf8").match(/\bimport\(/g) ?? [];

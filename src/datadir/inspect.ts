@@ -11,7 +11,7 @@ import { fromFsError, LsmscopeError } from "../util/errors.js";
 import { discoverStores, whyNoStore } from "./discover.js";
 import type { DatadirModel, Finding, InspectOptions, InstanceModel } from "./model.js";
 import { loadTableDetailsReader } from "./table_details.js";
-import { inspectStore } from "./inspect_store.js";
+import { finishStore, inspectStoreOutline, settleColumnFamilies } from "./inspect_store.js";
 import { besuClient, settleDatadirClient } from "./recognise.js";
 
 /** Build the model of every store found in `dir` (the directory itself or below it). */
@@ -33,11 +33,9 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
   const tableReader =
     opts.tableDetails === "cheap" ? await loadTableDetailsReader(findings, root) : undefined;
 
-  const instances: InstanceModel[] = [];
-  for (const s of stores) {
-    const inst = await inspectStore(root, s, besu !== undefined, opts, tableReader);
-    instances.push(inst);
-  }
+  // every store's outline first, then their tables: a caller can show the outline meanwhile (onOutline)
+  const outlines = stores.map((s) => inspectStoreOutline(root, s, besu !== undefined, opts));
+  const instances: InstanceModel[] = outlines.map((o) => o.s.inst);
   if (stores.length === 0) {
     const why = whyNoStore(findings);
     findings.push({
@@ -47,11 +45,26 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
       message: `no store found (no directory with CURRENT or a Pebble marker)${why ? `: ${why}` : ""}`,
     });
   }
-
+  // the client is recognised from the outlines (names, OPTIONS, keys), never from table details
   settleDatadirClient(client, instances);
-  for (const i of instances) findings.push(...i.findings);
-  const complete = !findings.some((f) => f.severity === "error");
-  return { root, client, instances, findings, complete, elapsedMs: Math.round(performance.now() - t0) };
+  const assemble = (): DatadirModel => {
+    const all = [...findings, ...instances.flatMap((i) => i.findings)];
+    const complete = !all.some((f) => f.severity === "error");
+    return {
+      root,
+      client,
+      instances,
+      findings: all,
+      complete,
+      elapsedMs: Math.round(performance.now() - t0),
+    };
+  };
+  if (opts.onOutline) {
+    for (const i of instances) settleColumnFamilies(i);
+    await opts.onOutline(assemble);
+  }
+  for (const o of outlines) await finishStore(o, opts, tableReader);
+  return assemble();
 }
 
 // what a command says about a model it could not read whole or at all (outcome.ts), where commands import it

@@ -1,7 +1,7 @@
 /**
  * One store directory → its instance model, as a sequence of named steps: recognise it (recognise.ts),
  * read OPTIONS and the version (read_version.ts), its column families (column_families.ts), WALs
- * (inspect_wals.ts), totals and, if asked, each table's details.
+ * (inspect_wals.ts), totals (together: the store's outline) and then, if asked, each table's details.
  */
 import type { DiscoveredStore } from "./discover.js";
 import { readStoreWals } from "./inspect_wals.js";
@@ -9,24 +9,31 @@ import { placementOf, tableEntries } from "./placement.js";
 import type { InspectOptions, InstanceModel, TableDetails } from "./model.js";
 import { TABLE_TAIL_BYTES, type TableDetailsReader } from "./table_details.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
+import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
 import { settleVanishedTables } from "./vanished.js";
 import { emptyInstance, type LiveFiles, type StoreRead } from "./store_read.js";
 import { recogniseClient, recogniseGeth, recognisePebble, recognisePebbleGeth } from "./recognise.js";
 import { readOptions, readVersion, versionUnreadable } from "./read_version.js";
 import { columnFamily, attachPebbleBlobFiles, noteUnreferencedFiles } from "./column_families.js";
 
+/** A store whose outline is read (inspectStoreOutline), its table details still to read (finishStore). */
+export interface StoreOutline {
+  s: StoreRead;
+  /** The live tables; undefined when the version could not be read (nothing more to read). */
+  live?: LiveFiles;
+}
+
 /**
- * One store: recognise it, read OPTIONS and the MANIFEST's version, build its column families from the
- * live files, then the WALs, totals and (if asked) each table's details. Each step below adds to the
- * model and its findings; a store whose version cannot be read stops after the WALs are counted.
+ * One store's outline: recognise it, read OPTIONS and the MANIFEST's version, build its column families
+ * from the live files, then the WALs and totals. Each step adds to the model and its findings; a store
+ * whose version cannot be read stops after the WALs are counted.
  */
-export async function inspectStore(
+export function inspectStoreOutline(
   root: string,
   store: DiscoveredStore,
   besuRoot: boolean,
   opts: InspectOptions,
-  tableReader: TableDetailsReader | undefined,
-): Promise<InstanceModel> {
+): StoreOutline {
   const s: StoreRead = {
     dir: store.path,
     names: store.names,
@@ -43,10 +50,10 @@ export async function inspectStore(
     readOptions(s);
   }
   const replay = readVersion(s, pebble);
-  if (!replay) return inst;
+  if (!replay) return { s };
   if (!replay.complete) {
     versionUnreadable(s, replay, opts);
-    return inst;
+    return { s };
   }
   inst.readable = true;
   // a LevelDB store that no other client claims may be legacy geth: decided below from its keys
@@ -60,13 +67,28 @@ export async function inspectStore(
   if (pebble) recognisePebbleGeth(s, live);
   readStoreWals(inst, s.dir, s.names, opts);
   sumTotals(inst);
-  if (tableReader) await readTableDetails(s, live, tableReader, opts);
-  settleVanishedTables(inst, s.dir);
+  return { s, live };
+}
+
+/** Each column family's placement and entries as its tables stand (entries unknown until all are read). */
+export function settleColumnFamilies(inst: InstanceModel): void {
   for (const cf of inst.columnFamilies) {
     cf.placement = placementOf(cf.levels);
     cf.totals.entries = tableEntries(cf.levels);
   }
-  return inst;
+}
+
+/** The rest of a store after its outline: each table's details if asked, vanished tables, placement. */
+export async function finishStore(
+  { s, live }: StoreOutline,
+  opts: InspectOptions,
+  tableReader: TableDetailsReader | undefined,
+): Promise<InstanceModel> {
+  if (!live) return s.inst;
+  if (tableReader) await readTableDetails(s, live, tableReader, opts);
+  settleVanishedTables(s.inst, s.dir);
+  settleColumnFamilies(s.inst);
+  return s.inst;
 }
 
 function sumTotals(inst: InstanceModel): void {
@@ -110,5 +132,6 @@ async function readTableDetails(
     done++;
     if (opts.onProgress && (done % 64 === 0 || done === present.length))
       opts.onProgress(done, present.length, inst.relPath);
+    if (opts.onOutline) await yieldEvery(done, TABLES_PER_YIELD, opts.signal);
   }
 }

@@ -394,4 +394,15 @@ export interface InspectOptions {
   maxDepth?: number;
   /** Progress callback for large stores. */
   onProgress?: (done: number, total: number, what: string) => void;
+  /**
+   * Called once every store's outline (recognition, OPTIONS, MANIFEST version, WALs; no table details
+   * yet) is read, before the tables are: `snapshot()` returns the model as read so far (its instances
+   * filled in place as the tables are read). With it the table loops yield to the event loop every
+   * TABLES_PER_YIELD tables (util/event_loop.ts), so a caller that shows the model while it is read (the TUI) can draw and
+   * take keys; the tables are read once the promise it may return settles (the first screen drawn).
+   * The model returned at the end is the same with or without it.
+   */
+  onOutline?: (snapshot: () => DatadirModel) => void | Promise<void>;
+  /** Stops the table loops at their next yield (with onOutline), throwing the signal's reason. */
+  signal?: AbortSignal;
 }

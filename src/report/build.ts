@@ -173,10 +173,16 @@ function deepLevels(cf: ColumnFamilyModel, deep: Map<string, DeepTableInfo>): De
     });
 }
 
+/** How a report is built; `tablesPending`: the model is an outline whose tables are still being read (TUI). */
+export interface BuildOptions {
+  tablesPending?: boolean;
+}
+
 export function buildCfReport(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   deep?: Map<string, DeepTableInfo>,
+  opts: BuildOptions = {},
 ): CfReport {
   const knobs = analyzeCfKnobs(inst, cf);
   const layout = cfLayout(inst, cf);
@@ -207,7 +213,8 @@ export function buildCfReport(
   }
   flags.push(...cflags);
   const unread = knobs.carried.all.filesUnread - layout.missingFiles;
-  if (unread > 0 && knobs.carried.all.filesRead > 0)
+  // while the tables are still being read, those not read yet are not "could not be read"
+  if (unread > 0 && knobs.carried.all.filesRead > 0 && !opts.tablesPending)
     flags.push({
       id: "files-unread",
       severity: "warn",
@@ -229,10 +236,11 @@ export function buildInspectReport(
   model: DatadirModel,
   mode: InspectMode = "cheap",
   deep?: Map<string, DeepTableInfo>,
+  opts: BuildOptions = {},
 ): InspectReport {
   const flagCounts: Record<FlagSeverity, number> = { error: 0, warn: 0, info: 0 };
   const instances = model.instances.map((inst) => {
-    const cfs = inst.columnFamilies.map((cf) => buildCfReport(inst, cf, deep));
+    const cfs = inst.columnFamilies.map((cf) => buildCfReport(inst, cf, deep, opts));
     // stable order: CFs holding something first (in MANIFEST id order), then empty ones
     const ordered = [...cfs.filter(interesting), ...cfs.filter((c) => !interesting(c))];
     for (const c of cfs) for (const f of c.flags) flagCounts[f.severity]++;

@@ -22,6 +22,7 @@ import { tableEntries } from "../datadir/placement.js";
 import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
 import { readTableDeep, TAIL_PREFETCH, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
+import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
 import { compactDetails } from "../datadir/table_details.js";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -52,6 +53,13 @@ export interface RunInspectOptions {
   threads?: number;
   /** Then read and checksum every block of every live table and every blob record (verify.ts). */
   verify?: boolean | VerifyOptions;
+  /**
+   * Called once the stores' outlines are read, before their tables (InspectOptions.onOutline): the
+   * result as read so far, in either mode; the table loops then yield to the event loop now and then.
+   */
+  onOutline?: (snapshot: () => InspectResult) => void | Promise<void>;
+  /** Stops the table loops at their next yield (with onOutline), throwing the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -63,7 +71,7 @@ export interface RunInspectOptions {
 export const PARALLEL_MIN_TABLES = 20_000;
 
 /** Read `paths` in a worker thread; undefined when no worker can be started (e.g. running from .ts). */
-function readInWorker(paths: string[]): Promise<DeepTableResult[] | undefined> {
+function readInWorker(paths: string[], signal?: AbortSignal): Promise<DeepTableResult[] | undefined> {
   return new Promise((resolve) => {
     let w: Worker;
     try {
@@ -81,6 +89,8 @@ function readInWorker(paths: string[]): Promise<DeepTableResult[] | undefined> {
         resolve(v);
       }
     };
+    // the caller stopped reading (the TUI closed): so does the worker
+    signal?.addEventListener("abort", () => void w.terminate(), { once: true });
     w.once("message", (m: DeepTableResult[]) => done(m));
     w.once("error", () => done(undefined));
     w.once("exit", () => done(undefined));
@@ -112,12 +122,24 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     maxDepth: opts.maxDepth,
     onProgress: opts.onProgress,
   };
+  const onOutline = opts.onOutline;
   if (mode === "cheap") {
-    const model = await inspectDatadir(dir, { ...base, tableDetails: "cheap" });
+    const model = await inspectDatadir(dir, {
+      ...base,
+      tableDetails: "cheap",
+      signal: opts.signal,
+      onOutline: onOutline && ((snapshot) => onOutline(() => ({ model: snapshot(), mode }))),
+    });
     return { model, mode };
   }
   const model = await inspectDatadir(dir, { ...base, tableDetails: "none" });
   const deep = new Map<string, DeepTableInfo>();
+  // as read so far: the deep loop below adds each table's details and findings to this model in place
+  await onOutline?.(() => ({
+    model: { ...model, complete: !model.findings.some((f) => f.severity === "error") },
+    mode,
+    deep,
+  }));
   const all: { inst: (typeof model.instances)[number]; f: SstFileModel }[] = [];
   for (const inst of model.instances)
     for (const cf of inst.columnFamilies)
@@ -128,7 +150,13 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
   );
   // the worker takes the second half; started first so it runs while this thread reads the first half
   const split = threads > 1 ? Math.ceil(all.length / threads) : all.length;
-  const workerJob = split < all.length ? readInWorker(all.slice(split).map((x) => x.f.path)) : undefined;
+  const workerJob =
+    split < all.length
+      ? readInWorker(
+          all.slice(split).map((x) => x.f.path),
+          opts.signal,
+        )
+      : undefined;
   let done = 0;
   const record = (inst: (typeof all)[number]["inst"], f: SstFileModel, r: DeepTableResult) => {
     f.details = r.details;
@@ -162,6 +190,7 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     await ahead.ready(i);
     const { inst, f } = all[i]!;
     record(inst, f, readTableDeep(f.path));
+    if (onOutline) await yieldEvery(i + 1, TABLES_PER_YIELD, opts.signal);
   }
   if (workerJob) {
     const rest = all.slice(split);

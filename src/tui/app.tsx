@@ -20,7 +20,7 @@ import { listPanes } from "./panes/index.js";
 import type { TuiPane } from "./panes/types.js";
 import { clip, pad, padLeft } from "./text.js";
 import { clampCursor } from "./scroll.js";
-import { plural } from "../util/words.js";
+import { int, plural } from "../util/words.js";
 import { instanceLabel } from "../datadir/names.js";
 
 /** One row of the left list: an instance header, or a column family. */
@@ -73,6 +73,8 @@ export interface AppProps {
   height?: number;
   /** Pane shown first (id). */
   initialPane?: string;
+  /** While the tables are still read (the result is their outline so far): how many of how many. */
+  reading?: { done: number; total: number };
 }
 
 function useTerminalSize(w?: number, h?: number): [number, number] {
@@ -88,9 +90,13 @@ function useTerminalSize(w?: number, h?: number): [number, number] {
   return [w ?? size[0], h ?? size[1]];
 }
 
-export function App({ result, width, height, initialPane }: AppProps) {
+export function App({ result, width, height, initialPane, reading }: AppProps) {
   const { exit } = useApp();
-  const report = useMemo(() => buildInspectReport(result.model, result.mode, result.deep), [result]);
+  const pending = reading !== undefined;
+  const report = useMemo(
+    () => buildInspectReport(result.model, result.mode, result.deep, { tablesPending: pending }),
+    [result, pending],
+  );
   const items = useMemo(() => listItems(report), [report]);
   const panes: TuiPane[] = useMemo(() => listPanes(), []);
   const [cols, rows] = useTerminalSize(width, height);
@@ -189,7 +195,8 @@ export function App({ result, width, height, initialPane }: AppProps) {
       </Text>
       <Text wrap="truncate" dimColor>
         {clip(
-          `${where} · ${plural(report.totals.sstFiles, "SST")} ${formatBytes(report.totals.sstBytes)} · flags ${report.flagCounts.error}E ${report.flagCounts.warn}W ${report.flagCounts.info}I`,
+          `${where} · ${plural(report.totals.sstFiles, "SST")} ${formatBytes(report.totals.sstBytes)} · flags ${report.flagCounts.error}E ${report.flagCounts.warn}W ${report.flagCounts.info}I` +
+            (reading ? ` · reading tables ${int(reading.done)}/${int(reading.total)}` : ""),
           cols,
         )}
       </Text>

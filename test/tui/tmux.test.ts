@@ -6,6 +6,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { dbBench, removeDir, tempDir } from "../helpers/index.js";
+import { runInspect } from "../../src/report/deep.js";
+import { buildInspectReport } from "../../src/report/build.js";
+import { OUTLINE_FIRST_MIN_TABLES } from "../../src/cli/commands/tui.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const sample = join(repoRoot, "samples", "besu-snapshot");
@@ -208,4 +212,45 @@ describe.skipIf(!hasTmux || !existsSync(sample))("lsmscope DIR in tmux", () => {
     await keys("q");
     expect(await waitFor((x) => x.includes("EXITED rc="))).toContain("EXITED rc=0");
   });
+});
+
+const hasDbBench = spawnSync("db_bench", ["--help"]).status !== null;
+
+describe.skipIf(!hasTmux || !hasDbBench)("lsmscope DIR in tmux on an L0 pile-up (db_bench)", () => {
+  let root = "";
+  afterAll(() => root && removeDir(root));
+
+  it("opens on the outline, fills the tables in and ends with inspect's figures; q exits 0", async () => {
+    root = tempDir("lsmscope-tui-outline-");
+    const db = join(root, "db");
+    // every 24 KiB memtable flushes to its own L0 table: more tables than the outline-first threshold
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      "--num=2500000",
+      "--disable_auto_compactions=1",
+      "--level0_slowdown_writes_trigger=10000000",
+      "--level0_stop_writes_trigger=10000000",
+      "--max_write_buffer_number=16",
+      "--disable_wal=1",
+      "--key_size=16",
+      "--value_size=20",
+      "--compression_type=none",
+      "--write_buffer_size=24576",
+    ]);
+    const r = await runInspect(db);
+    const report = buildInspectReport(r.model, r.mode);
+    expect(report.totals.sstFiles).toBeGreaterThanOrEqual(OUTLINE_FIRST_MIN_TABLES);
+    const { error, warn, info } = report.flagCounts;
+
+    spawnSync("tmux", ["-L", socket, "kill-session", "-t", session]);
+    const cmd = `${process.execPath} ${join(repoRoot, "bin", "lsmscope.js")} ${db}; echo "EXITED rc=$?"; sleep 60`;
+    await newSession("100", "30", cmd);
+    const first = await waitFor((x) => x.includes("[1l Layout]"));
+    expect(first).toContain(`${report.totals.sstFiles.toLocaleString("en-US")} SSTs`);
+    // once every table is read the status line is inspect's: the same flags, no "reading tables"
+    const done = await waitFor((x) => x.includes("[1l Layout]") && !x.includes("reading tables"), 60_000);
+    expect(done).toContain(`flags ${error}E ${warn}W ${info}I`);
+    await keys("q");
+    expect(await waitFor((x) => x.includes("EXITED rc="))).toContain("EXITED rc=0");
+  }, 120_000);
 });

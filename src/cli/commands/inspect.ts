@@ -63,9 +63,21 @@ function verifyProgress(show: boolean): ((done: number, total: number) => void) 
 /** Build the model the way `inspect` does: cheap table details by default, deep with `deep`. */
 export async function inspectForReport(
   dir: string,
-  opts: { deep?: boolean; verify?: boolean; tables?: boolean; wal?: boolean; progress?: boolean },
+  opts: {
+    deep?: boolean;
+    verify?: boolean;
+    tables?: boolean;
+    wal?: boolean;
+    progress?: boolean;
+    /** Instead of the progress line: tables read so far. */
+    onProgress?: (done: number, total: number, what: string) => void;
+    /** The result as read so far, once the outlines are read (RunInspectOptions.onOutline). */
+    onOutline?: (snapshot: () => InspectResult) => void | Promise<void>;
+    signal?: AbortSignal;
+  },
 ): Promise<InspectResult> {
   const p = opts.progress === false ? undefined : tableProgress();
+  const onProgress = opts.onProgress ?? p?.onProgress;
   // the views beside the stores: which chain they hold, and geth's freezer files
   const withIdentity = async (r: InspectResult): Promise<InspectResult> => {
     const { addDatadirViews } = await import("../../report/views.js");
@@ -79,7 +91,7 @@ export async function inspectForReport(
       const model = await inspectDatadir(dir, {
         tableDetails: "none",
         readWal: opts.wal,
-        onProgress: p?.onProgress,
+        onProgress,
       });
       return await withIdentity({ model, mode: "cheap" });
     }
@@ -88,7 +100,9 @@ export async function inspectForReport(
       await runInspect(dir, {
         mode: opts.deep ? "deep" : "cheap",
         readWal: opts.wal,
-        onProgress: p?.onProgress,
+        onProgress,
+        onOutline: opts.onOutline,
+        signal: opts.signal,
         verify: opts.verify ? { onProgress: verifyProgress(opts.progress !== false) } : undefined,
       }),
     );
