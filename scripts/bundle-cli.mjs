@@ -64,6 +64,12 @@ await build({
   target: "node20",
   external: deps.filter((d) => !TUI_BUNDLED.has(d)),
   plugins: [noDevtools],
+  // React and its reconciler ship a development build beside the production one and pick by NODE_ENV
+  // when they load: bundled, only the production build is kept (the TUI bundle 2.4 -> ~1 MB)
+  define: { "process.env.NODE_ENV": '"production"' },
+  // whitespace and syntax only: names stay readable in a stack trace
+  minifyWhitespace: true,
+  minifySyntax: true,
   banner: {
     js: 'import { createRequire as __lsmscopeRequire } from "node:module"; const require = __lsmscopeRequire(import.meta.url);',
   },

@@ -202,30 +202,15 @@ export function App({ result, width, height, initialPane, reading }: AppProps) {
       </Text>
       <Box flexDirection="row" height={bodyH}>
         {showList ? (
-          <Box flexDirection="column" width={listW} height={bodyH} marginRight={1}>
-            {items.length === 0 ? <Text wrap="truncate">{clip("no store found", listW)}</Text> : null}
-            {shownItems.map((it, i) => {
-              const idx = lc.offset + i;
-              const selected = idx === sel;
-              const sizeW = it.size ? Math.min(9, it.size.length) : 0;
-              const text =
-                it.kind === "instance"
-                  ? pad(it.label, listW)
-                  : pad(` ${it.label}`, listW - sizeW - 1) + " " + padLeft(it.size ?? "", sizeW);
-              return (
-                <Text
-                  key={idx}
-                  wrap="truncate"
-                  bold={it.kind === "instance"}
-                  inverse={selected && focus === "list"}
-                  underline={selected && focus !== "list"}
-                  color={it.kind === "cf" && it.label.startsWith("!") ? "yellow" : undefined}
-                >
-                  {text}
-                </Text>
-              );
-            })}
-          </Box>
+          <ItemList
+            items={items}
+            shown={shownItems}
+            offset={lc.offset}
+            sel={sel}
+            listFocused={focus === "list"}
+            width={listW}
+            height={bodyH}
+          />
         ) : null}
         <Box flexDirection="column" width={paneW} height={bodyH}>
           {help ? (
@@ -240,6 +225,52 @@ export function App({ result, width, height, initialPane, reading }: AppProps) {
         </Box>
       </Box>
       <FooterLine text={pad(helpLine, cols)} mark={`[${focus}]`} />
+    </Box>
+  );
+}
+
+/** The left list: stores and their column families, the selection in reverse video (underlined when the pane has focus). */
+function ItemList({
+  items,
+  shown,
+  offset,
+  sel,
+  listFocused,
+  width,
+  height,
+}: {
+  items: readonly ListItem[];
+  shown: readonly ListItem[];
+  offset: number;
+  sel: number;
+  listFocused: boolean;
+  width: number;
+  height: number;
+}) {
+  return (
+    <Box flexDirection="column" width={width} height={height} marginRight={1}>
+      {items.length === 0 ? <Text wrap="truncate">{clip("no store found", width)}</Text> : null}
+      {shown.map((it, i) => {
+        const idx = offset + i;
+        const selected = idx === sel;
+        const sizeW = it.size ? Math.min(9, it.size.length) : 0;
+        const text =
+          it.kind === "instance"
+            ? pad(it.label, width)
+            : pad(` ${it.label}`, width - sizeW - 1) + " " + padLeft(it.size ?? "", sizeW);
+        return (
+          <Text
+            key={idx}
+            wrap="truncate"
+            bold={it.kind === "instance"}
+            inverse={selected && listFocused}
+            underline={selected && !listFocused}
+            color={it.kind === "cf" && it.label.startsWith("!") ? "yellow" : undefined}
+          >
+            {text}
+          </Text>
+        );
+      })}
     </Box>
   );
 }
