@@ -38,15 +38,21 @@ export interface BlockOrigin {
 }
 
 export class Block {
-  readonly data: Buffer;
+  // not readonly: a scan re-points one Block at each data block it reads (load()), no object per block
+  data!: Buffer;
   /** Offset of the restart array (= end of the entries). */
-  readonly restartsOffset: number;
-  readonly numRestarts: number;
+  restartsOffset = 0;
+  numRestarts = 0;
   /** The data-block hash index footer bit. */
-  readonly hasHashIndex: boolean;
-  readonly origin: BlockOrigin;
+  hasHashIndex = false;
+  origin!: BlockOrigin;
 
   constructor(data: Buffer, origin: BlockOrigin) {
+    this.load(data, origin);
+  }
+
+  /** Point this block at another block's bytes (parsed as the constructor does). */
+  load(data: Buffer, origin: BlockOrigin): this {
     this.data = data;
     this.origin = origin;
     const n = data.length;
@@ -72,6 +78,7 @@ export class Block {
     if (numRestarts * 4 > limit) throw this.corrupt(`${numRestarts} restart points do not fit in ${n} bytes`);
     this.numRestarts = numRestarts;
     this.restartsOffset = limit - numRestarts * 4;
+    return this;
   }
 
   restartPoint(i: number): number {

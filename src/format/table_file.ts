@@ -21,7 +21,7 @@ import { readFixed32 } from "../util/coding.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { compressionName } from "../base/compression_type.js";
-import { checksumModifierForContext, computeChecksum } from "./checksum.js";
+import { checksumModifierForContext, computeChecksumRange } from "./checksum.js";
 import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from "./compression.js";
 
 /**
@@ -304,7 +304,7 @@ export class TableFile {
 
   private verify(buf: Buffer, start: number, end: number, offset: number, kind: string): void {
     const stored = readFixed32(buf, end + 1);
-    const computed = computeChecksum(this.checksumType, buf.subarray(start, end + 1));
+    const computed = computeChecksumRange(this.checksumType, buf, start, end + 1);
     const modifier = checksumModifierForContext(this.baseContextChecksum, offset);
     if ((stored - modifier) >>> 0 !== computed) {
       throw new BlockCorruptionError(
