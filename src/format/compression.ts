@@ -170,7 +170,11 @@ export function decompressBlock(
       // lz4-napi wants the size as a 4-byte LE prefix: rewrite it in place over the varint (block
       // buffers keep BLOCK_HEADROOM spare bytes in front, so nothing is copied)
       const q = p - 4;
-      buf.writeUInt32LE(size, q);
+      // (bytewise: Buffer.writeUInt32LE's argument checks showed in the scan's profile)
+      buf[q] = size & 0xff;
+      buf[q + 1] = (size >>> 8) & 0xff;
+      buf[q + 2] = (size >>> 16) & 0xff;
+      buf[q + 3] = size >>> 24;
       const dict = codecs.dictionary;
       let out: Buffer;
       try {
