@@ -38,15 +38,21 @@ export interface BlockOrigin {
 }
 
 export class Block {
-  readonly data: Buffer;
+  // not readonly: a scan re-points one Block at each data block it reads (load()), no object per block
+  data!: Buffer;
   /** Offset of the restart array (= end of the entries). */
-  readonly restartsOffset: number;
-  readonly numRestarts: number;
+  restartsOffset = 0;
+  numRestarts = 0;
   /** The data-block hash index footer bit. */
-  readonly hasHashIndex: boolean;
-  readonly origin: BlockOrigin;
+  hasHashIndex = false;
+  origin!: BlockOrigin;
 
   constructor(data: Buffer, origin: BlockOrigin) {
+    this.load(data, origin);
+  }
+
+  /** Point this block at another block's bytes (parsed as the constructor does). */
+  load(data: Buffer, origin: BlockOrigin): this {
     this.data = data;
     this.origin = origin;
     const n = data.length;
@@ -72,6 +78,7 @@ export class Block {
     if (numRestarts * 4 > limit) throw this.corrupt(`${numRestarts} restart points do not fit in ${n} bytes`);
     this.numRestarts = numRestarts;
     this.restartsOffset = limit - numRestarts * 4;
+    return this;
   }
 
   restartPoint(i: number): number {
@@ -117,6 +124,10 @@ export class BlockCursor {
   nextOffset = 0;
   private end = 0;
   shared = 0;
+  /** Views of `block.data` and of `key` (the key buffer they were made for: callers may replace `key`). */
+  private dataView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private keyViewOf: Buffer | undefined;
 
   /** Index mode: values are (delta-encoded) block handles, optionally followed by a first key. */
   indexValueDelta = false;
@@ -135,7 +146,8 @@ export class BlockCursor {
 
   reset(block: Block): this {
     this.block = block;
-    this.data = block.data;
+    const data = (this.data = block.data);
+    this.dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
     this.end = block.restartsOffset;
     this.nextOffset = 0;
     this.keyLength = 0;
@@ -188,8 +200,22 @@ export class BlockCursor {
     const keyLength = shared + nonShared;
     if (keyLength > this.key.length) this.growKey(keyLength);
     const k = this.key;
-    if (nonShared < 32) {
-      for (let i = 0; i < nonShared; i++) k[shared + i] = d[p + i]!;
+    if (nonShared < 96) {
+      // four bytes at a time through DataViews, the rest bytewise: the key copy was most of a data
+      // entry's decoding (db_bench's 28-byte internal keys: ~25 bytes per entry past the shared part).
+      // Below ~96 bytes this beats Buffer.copy, whose call costs ~40 ns at any length (measured:
+      // 8 against 37 ns for 24 bytes, 19 against 41 for 40, even at 100)
+      let i = 0;
+      if (nonShared >= 8) {
+        let kv = this.keyView;
+        if (this.keyViewOf !== k) {
+          kv = this.keyView = new DataView(k.buffer, k.byteOffset, k.length);
+          this.keyViewOf = k;
+        }
+        const dv = this.dataView;
+        for (; i + 4 <= nonShared; i += 4) kv.setUint32(shared + i, dv.getUint32(p + i));
+      }
+      for (; i < nonShared; i++) k[shared + i] = d[p + i]!;
     } else {
       d.copy(k, shared, p, p + nonShared);
     }

@@ -61,7 +61,11 @@ export function createCodecs(formatVersion: number, leveldb: boolean): Codecs {
   return { compressFormatVersion: formatVersion >= 2 ? 2 : 1, leveldb };
 }
 
-function readSizeVarint(buf: Uint8Array, start: number, end: number): [size: number, payload: number] {
+/** Where the payload starts after the last readSizeVarint (no tuple allocated per block). */
+let sizeVarintEnd = 0;
+
+/** The varint32 uncompressed size at `start` (its end in sizeVarintEnd). */
+function readSizeVarint(buf: Uint8Array, start: number, end: number): number {
   let result = 0;
   let p = start;
   for (let shift = 0; shift <= 28; shift += 7) {
@@ -72,7 +76,8 @@ function readSizeVarint(buf: Uint8Array, start: number, end: number): [size: num
       if (result > LIMITS.maxUncompressedBlockBytes) {
         throw new DecompressError(`declared uncompressed size ${result} exceeds the limit`);
       }
-      return [result, p];
+      sizeVarintEnd = p;
+      return result;
     }
   }
   throw new DecompressError("bad uncompressed size prefix");
@@ -108,7 +113,7 @@ export function decompressBlock(
       return buf.subarray(start, end);
     case CompressionType.Snappy: {
       // Snappy's own preamble is a varint32 of the uncompressed length
-      const [size] = readSizeVarint(buf, start, end);
+      const size = readSizeVarint(buf, start, end);
       // the densest Snappy element, a 3-byte copy, yields 64 bytes
       if (size > 32 * (end - start) + 1024) {
         throw new DecompressError(`Snappy: declared size ${size} impossible for ${end - start} stored bytes`);
@@ -126,7 +131,10 @@ export function decompressBlock(
       if (codecs.leveldb) return zstdFrame(codecs, buf.subarray(start, end), -1);
       let size = -1;
       let p = start;
-      if (codecs.compressFormatVersion === 2) [size, p] = readSizeVarint(buf, start, end);
+      if (codecs.compressFormatVersion === 2) {
+        size = readSizeVarint(buf, start, end);
+        p = sizeVarintEnd;
+      }
       const input = buf.subarray(p, end);
       const maxOutputLength = size >= 0 ? Math.max(size, 1) : LIMITS.maxUncompressedBlockBytes;
       let out: Buffer;
@@ -147,7 +155,8 @@ export function decompressBlock(
       let size: number;
       let p: number;
       if (codecs.compressFormatVersion === 2) {
-        [size, p] = readSizeVarint(buf, start, end);
+        size = readSizeVarint(buf, start, end);
+        p = sizeVarintEnd;
       } else {
         if (end - start < 8) throw new DecompressError("LZ4: block shorter than its header");
         size = buf.readUInt32LE(start);
@@ -161,11 +170,17 @@ export function decompressBlock(
       // lz4-napi wants the size as a 4-byte LE prefix: rewrite it in place over the varint (block
       // buffers keep BLOCK_HEADROOM spare bytes in front, so nothing is copied)
       const q = p - 4;
-      buf.writeUInt32LE(size, q);
+      // (bytewise: Buffer.writeUInt32LE's argument checks showed in the scan's profile)
+      buf[q] = size & 0xff;
+      buf[q + 1] = (size >>> 8) & 0xff;
+      buf[q + 2] = (size >>> 16) & 0xff;
+      buf[q + 3] = size >>> 24;
       const dict = codecs.dictionary;
       let out: Buffer;
       try {
-        out = dict ? lz4()(buf.subarray(q, end), Buffer.from(dict)) : lz4()(buf.subarray(q, end));
+        // a plain view, not a Buffer (subarray): one per block
+        const input = new Uint8Array(buf.buffer, buf.byteOffset + q, end - q);
+        out = dict ? lz4()(input, Buffer.from(dict)) : lz4()(input);
       } catch (err) {
         throw new DecompressError(`LZ4: ${(err as Error).message}`);
       }
@@ -176,7 +191,10 @@ export function decompressBlock(
     case CompressionType.ZSTDNotFinal: {
       let size = -1;
       let p = start;
-      if (codecs.compressFormatVersion === 2) [size, p] = readSizeVarint(buf, start, end);
+      if (codecs.compressFormatVersion === 2) {
+        size = readSizeVarint(buf, start, end);
+        p = sizeVarintEnd;
+      }
       return zstdFrame(codecs, buf.subarray(p, end), size);
     }
     case CompressionType.BZip2:

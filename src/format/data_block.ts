@@ -80,8 +80,11 @@ export class DataCursor extends BlockCursor implements DataEntryCursor {
     super();
     this.pebble = pebble;
   }
+  /** The Block this cursor re-points at every block it loads (a scan loads tens of thousands). */
+  private own: Block | undefined;
   load(data: Buffer, origin: BlockOrigin, handle?: BlockHandle): this {
-    this.reset(new Block(data, origin));
+    const own = this.own;
+    this.reset(own ? own.load(data, origin) : (this.own = new Block(data, origin)));
     this.blockHandle = handle;
     return this;
   }

@@ -2,6 +2,7 @@
  * Data blocks of one table read one after another into a reused buffer, each pointed at by a cursor
  * of the table's block layout: the merge's hot path (SstTable.dataBlockReader()).
  */
+import type { BlockOrigin } from "./block.js";
 import type { BlockHandle } from "./handle.js";
 import { BlockKind } from "./block_kind.js";
 import type { DataEntryCursor } from "./data_block.js";
@@ -21,9 +22,15 @@ export class DataBlockReader {
    */
   load(cursor: DataEntryCursor, handle: BlockHandle): number {
     const data = this.blocks.read(handle, BlockKind.Data, true);
-    cursor.load(data, { file: this.blocks.path, kind: BlockKind.Data, offset: handle.offset }, handle);
+    // one origin per reader, re-pointed per block: it only names the block in errors, and the block
+    // it names is the one the cursor is on
+    const origin = (this.origin ??= { file: this.blocks.path, kind: BlockKind.Data, offset: 0 });
+    origin.offset = handle.offset;
+    cursor.load(data, origin, handle);
     return data.length;
   }
+
+  private origin: BlockOrigin | undefined;
 
   close(): void {
     this.blocks.file.close();

@@ -53,8 +53,21 @@ export class PackedIndex {
   }
 
   /** Sign of separator i against `key`, bytewise. */
-  compare(i: number, key: Buffer): number {
-    return this.bytes.compare(key, 0, key.length, this.starts[i]!, this.starts[i + 1]!);
+  compare(i: number, key: Uint8Array): number {
+    // a loop, not Buffer.compare with offsets: a range scan compares every block it reads with its
+    // bounds, and the native call with its argument checks cost ~1 us each (measured: 3% of a
+    // two-thread sizes --full)
+    const b = this.bytes;
+    let p = this.starts[i]!;
+    const end = this.starts[i + 1]!;
+    const kl = key.length;
+    const n = Math.min(end - p, kl);
+    for (let j = 0; j < n; j++, p++) {
+      const d = b[p]! - key[j]!;
+      if (d !== 0) return d < 0 ? -1 : 1;
+    }
+    const sl = end - this.starts[i]!;
+    return sl === kl ? 0 : sl < kl ? -1 : 1;
   }
 
   /** Offset and size of data block i. */

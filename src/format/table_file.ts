@@ -20,8 +20,8 @@ import { LIMITS } from "../util/limits.js";
 import { readFixed32 } from "../util/coding.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
-import { compressionName } from "../base/compression_type.js";
-import { checksumModifierForContext, computeChecksum } from "./checksum.js";
+import { CompressionType, compressionName } from "../base/compression_type.js";
+import { checksumModifierForContext, computeChecksumRange } from "./checksum.js";
 import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from "./compression.js";
 
 /**
@@ -204,22 +204,33 @@ export class TableFile {
       tail.copy(buf, at, from, from + length);
       return;
     }
-    if (this.windowSize > length) {
-      const ws = this.windowStart;
-      if (position < ws || position + length > ws + this.windowLen) {
-        // miss: refill from here (never past the end of the file; position + length is inside it)
-        this.window ??= Buffer.allocUnsafe(this.windowSize);
-        this.windowLen = 0;
-        const n = Math.min(this.windowSize, this.size - position);
-        this.readRaw(this.window, 0, n, position);
-        this.windowStart = position;
-        this.windowLen = n;
-      }
-      const from = position - this.windowStart;
+    const from = this.windowed(position, length);
+    if (from >= 0) {
       this.window!.copy(buf, at, from, from + length);
       return;
     }
     this.readRaw(buf, at, length, position);
+  }
+
+  /**
+   * Where the `length` bytes at `position` (inside the file, before the cached tail) are in the
+   * read-ahead window, filled from there on a miss; -1 without a window for reads this long.
+   */
+  private windowed(position: number, length: number): number {
+    if (this.windowSize <= length) return -1;
+    const ws = this.windowStart;
+    if (position < ws || position + length > ws + this.windowLen) {
+      // miss: refill from up to BLOCK_HEADROOM bytes before (room for decodeInWindow), never past the
+      // end of the file (position + length is inside it) and still covering position + length
+      this.window ??= Buffer.allocUnsafe(this.windowSize);
+      this.windowLen = 0;
+      const start = position - Math.min(position, BLOCK_HEADROOM, this.windowSize - length);
+      const n = Math.min(this.windowSize, this.size - start);
+      this.readRaw(this.window, 0, n, start);
+      this.windowStart = start;
+      this.windowLen = n;
+    }
+    return position - this.windowStart;
   }
 
   private readRaw(buf: Buffer, at: number, length: number, position: number): void {
@@ -264,6 +275,13 @@ export class TableFile {
         `handle (offset ${offset}, size ${size}) points past the block area (${this.blockAreaEnd} bytes)`,
       );
     }
+    // a compressed block of a scan is checked and decompressed where it lies in the read-ahead window
+    // (its output is a new buffer): no copy into the scratch buffer first
+    if (reuse && !this.closed && (this.tail === undefined || offset < this.tailStart)) {
+      const at = this.windowed(offset, size + BLOCK_TRAILER_SIZE);
+      if (at >= BLOCK_HEADROOM && this.window![at + size] !== CompressionType.None)
+        return this.decodeInWindow(at, size, offset, kind);
+    }
     const total = BLOCK_HEADROOM + size + BLOCK_TRAILER_SIZE;
     let buf: Buffer;
     if (reuse) {
@@ -278,7 +296,33 @@ export class TableFile {
       buf = Buffer.allocUnsafeSlow(total);
     }
     this.readInto(buf, BLOCK_HEADROOM, size + BLOCK_TRAILER_SIZE, offset);
-    const start = BLOCK_HEADROOM;
+    return this.decode(buf, BLOCK_HEADROOM, size, offset, kind);
+  }
+
+  /** Bytes around a block's start that decodeInWindow puts back after decompressing. */
+  private readonly kept = new Uint8Array(2 * BLOCK_HEADROOM);
+
+  /**
+   * readBlock's check and decompression of a block at `at` in the window. The codecs may write into
+   * the BLOCK_HEADROOM bytes before a payload and its first bytes (LZ4's size prefix over the varint,
+   * or over the second half of format 1's 8-byte header); the window serves later reads (a block read
+   * again, the next block's trailer), so those bytes are put back.
+   */
+  private decodeInWindow(at: number, size: number, offset: number, kind: string): Buffer {
+    const w = this.window!;
+    const from = at - BLOCK_HEADROOM;
+    const n = Math.min(this.kept.length, this.windowLen - from);
+    const kept = this.kept;
+    for (let i = 0; i < n; i++) kept[i] = w[from + i]!;
+    try {
+      return this.decode(w, at, size, offset, kind);
+    } finally {
+      for (let i = 0; i < n; i++) w[from + i] = kept[i]!;
+    }
+  }
+
+  /** Check and decompress the block stored at `buf[start, start + size)` with its trailer after it. */
+  private decode(buf: Buffer, start: number, size: number, offset: number, kind: string): Buffer {
     const end = start + size;
     const type = buf[end]!;
     this.lastBlockType = type;
@@ -304,7 +348,7 @@ export class TableFile {
 
   private verify(buf: Buffer, start: number, end: number, offset: number, kind: string): void {
     const stored = readFixed32(buf, end + 1);
-    const computed = computeChecksum(this.checksumType, buf.subarray(start, end + 1));
+    const computed = computeChecksumRange(this.checksumType, buf, start, end + 1);
     const modifier = checksumModifierForContext(this.baseContextChecksum, offset);
     if ((stored - modifier) >>> 0 !== computed) {
       throw new BlockCorruptionError(

@@ -7,6 +7,7 @@
  * are needed to tell EIP-7702 delegated EOAs from contracts), then every other column family with
  * the account view attached. Sample mode: sample.ts.
  */
+import { prepareChecksums } from "../format/checksum.js";
 import { availableParallelism } from "node:os";
 import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
 import { verifyBlobRecords } from "../datadir/blob_file.js";
@@ -619,6 +620,8 @@ async function computeFull(
       opts.onProgress?.(this.done, this.total);
     },
   };
+  // every block's checksum is checked: the faster XXH3 compiles while planning opens the tables
+  const checksums = prepareChecksums();
   const plan = planFull(model, opts, pool.size, progress);
   const { selected, selectedKeys, plans, accLoc, codeLoc, storageLoc } = plan;
   const notes: string[] = [
@@ -629,6 +632,7 @@ async function computeFull(
   const mergeNote =
     "merge operands: a key whose newest entry is a merge operand counts as live, sized by that operand; older operands of the key count as shadowed";
 
+  await checksums;
   const r = await runFull(plan, pool, progress);
 
   const columnFamilies: ColumnFamilySizes[] = [];

@@ -6,18 +6,16 @@
 import { parentPort } from "node:worker_threads";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask } from "./scan.js";
+import { prepareChecksums } from "../format/checksum.js";
 import type { WorkerReply, WorkerRequest } from "./pool.js";
 
 if (parentPort) {
   const port = parentPort;
   const tables = scanTableCache();
   const reply = (m: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
-  port.on("message", (req: WorkerRequest) => {
-    if (req.kind === "close") {
-      tables.close();
-      port.close();
-      return;
-    }
+  // the WASM XXH3 compiles while the main thread plans (see prepareChecksums)
+  const checksums = prepareChecksums();
+  const runBatch = (req: Extract<WorkerRequest, { kind: "batch" }>) => {
     const { tasks, claim, progress, slot } = req;
     const add = (bytes: number) => Atomics.add(progress, slot, BigInt(bytes));
     for (;;) {
@@ -41,5 +39,14 @@ if (parentPort) {
       }
     }
     reply({ kind: "done" });
+  };
+  port.on("message", (req: WorkerRequest) => {
+    if (req.kind === "close") {
+      tables.close();
+      port.close();
+      return;
+    }
+    // prepareChecksums never rejects (without WASM the native XXH3 is used)
+    void checksums.then(() => runBatch(req));
   });
 }
