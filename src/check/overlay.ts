@@ -27,6 +27,7 @@
  */
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
 import { TableCache } from "../lsm/table_cache.js";
+import type { LastDataBlock } from "../format/table.js";
 import { NUMERIC_FIELDS } from "../format/properties.js";
 import { toHex } from "../util/bytes.js";
 import { placementSplit, type Placement } from "../datadir/placement.js";
@@ -456,8 +457,12 @@ function lookUpBelow(
     for (const f of e.files) byFile.get(f)!.push(i);
   });
   for (const [f, wanting] of byFile) {
-    const pending = wanting.filter((i) => done[i] === 0);
+    // in key order, so that keys falling in one data block read it once (LastDataBlock)
+    const pending = wanting
+      .filter((i) => done[i] === 0)
+      .sort((a, b) => Buffer.compare(entries[a]!.s.key, entries[b]!.s.key));
     if (pending.length === 0) continue;
+    const lastBlock: LastDataBlock = {};
     let t;
     try {
       if (!f.present) throw new Error("missing");
@@ -473,7 +478,7 @@ function lookUpBelow(
         m.lookups.tablesConsulted++;
         let r;
         try {
-          r = t.get(s.key);
+          r = t.get(s.key, undefined, lastBlock);
         } catch (e) {
           skip(f, e);
           out[i]!.unresolved = true;
