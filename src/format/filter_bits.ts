@@ -369,11 +369,25 @@ export interface FilterGeometry {
 
 /** Kind, bits per key and expected FP rate of a full filter (or partitions) of `totalBytes` over `keys`. */
 export function describeFilterBits(bits: FilterMetadata, keys: number, totalBytes: number): FilterGeometry {
+  return setFilterGeometry({} as FilterGeometry, bits, keys, totalBytes);
+}
+
+/**
+ * describeFilterBits' fields assigned to `out` in their order (kind, degenerate, bitsPerKey, numProbes,
+ * ribbonBlocks, estimatedFpRate): a reader describing thousands of tables builds each description in
+ * place rather than merging objects.
+ */
+export function setFilterGeometry<T extends FilterGeometry>(
+  out: T,
+  bits: FilterMetadata,
+  keys: number,
+  totalBytes: number,
+): T {
   const kind: FilterKind =
     bits.kind === "always-true" || bits.kind === "always-false"
       ? "none"
       : (bits.kind as Exclude<FilterBitsKind, "always-true" | "always-false">);
-  const out: FilterGeometry = { kind };
+  out.kind = kind;
   if (kind === "none") out.degenerate = bits.kind as "always-true" | "always-false";
   if (keys > 0) out.bitsPerKey = (Math.max(0, totalBytes - 5) * 8) / keys;
   if (bits.numProbes !== undefined) out.numProbes = bits.numProbes;

@@ -25,6 +25,7 @@ import {
   decodeBlockBasedFilter,
   decodeFilterBits,
   describeFilterBits,
+  setFilterGeometry,
   filterMetadata,
   setBlockBasedBitsPerKey,
   type BlockBasedFilter,
@@ -103,6 +104,22 @@ export interface DetachedFilter {
   mayContain(key: Uint8Array): boolean;
 }
 
+/** A filter's 5 metadata bytes and its trailer's compression byte, read here (one table at a time). */
+const metadataScratch = Buffer.alloc(6);
+
+/** Policy names by filter meta block name: the same few names recur in every table of a store. */
+const policies = new Map<string, string>();
+
+/** The policy in a filter meta block's name ("fullfilter.rocksdb.BuiltinBloomFilter" -> its policy). */
+function policyOf(metaBlock: string): string {
+  let p = policies.get(metaBlock);
+  if (p === undefined) {
+    p = metaBlock.slice(metaBlock.indexOf(".") + 1);
+    if (policies.size < 256) policies.set(metaBlock, p);
+  }
+  return p;
+}
+
 /** The filter reader for a table's metaindex (the first filter meta block it lists). */
 export function createFilterReader(metaindex: readonly MetaBlockEntry[], ctx: FilterContext): FilterReader {
   const prefixes = [FULL_FILTER_PREFIX, PARTITIONED_FILTER_PREFIX, BLOCK_BASED_FILTER_PREFIX];
@@ -158,18 +175,19 @@ abstract class FilterReaderBase implements FilterReader {
     return key.subarray(0, Math.min(n, key.length));
   }
 
-  /** The fields every filter meta block shares: its name, policy, whole-key flag, prefix extractor. */
-  protected baseInfo(
-    entry: MetaBlockEntry,
-  ): Pick<FilterInfo, "metaBlock" | "policy" | "wholeKeyFiltering" | "prefixExtractor"> {
+  /**
+   * The fields every filter meta block shares: its name, policy, whole-key flag, prefix extractor; the
+   * kind's fields are assigned after them (in place, in this order: the description's key order).
+   */
+  protected baseInfo(entry: MetaBlockEntry): FilterInfo {
     const pe = this.ctx.properties.prefixExtractorName;
-    const prefixExtractor = pe !== undefined && pe !== "nullptr" && pe !== "" ? pe : undefined;
-    return {
+    const info = {
       metaBlock: entry.name,
-      policy: entry.name.slice(entry.name.indexOf(".") + 1),
+      policy: policyOf(entry.name),
       wholeKeyFiltering: this.wholeKeyFiltering,
-      ...(prefixExtractor ? { prefixExtractor } : {}),
-    };
+    } as FilterInfo;
+    if (pe !== undefined && pe !== "nullptr" && pe !== "") info.prefixExtractor = pe;
+    return info;
   }
 
   /**
@@ -181,7 +199,8 @@ abstract class FilterReaderBase implements FilterReader {
     const file = this.ctx.blocks.file;
     if (h.size < 5 || h.offset + h.size + 1 > file.blockAreaEnd)
       return filterMetadata(new Uint8Array(0), h.size);
-    const tail = file.read(h.offset + h.size - 5, 6);
+    const tail = metadataScratch;
+    file.readInto(tail, 0, 6, h.offset + h.size - 5);
     if (tail[5] !== 0) return decodeFilterBits(this.ctx.blocks.read(h, BlockKind.Filter));
     return filterMetadata(tail, h.size);
   }
@@ -227,13 +246,16 @@ class FullFilterReader extends FilterReaderBase {
     // the 5 metadata bytes tell the kind: no need to read the (possibly large) filter bits yet
     const h = this.entry.handle;
     const bits = this.bits ?? this.peekMetadata(h);
-    return {
-      ...this.baseInfo(this.entry),
-      ...describeFilterBits(bits, filterEntries(this.ctx.properties), h.size),
-      partitioned: false,
-      blockBased: false,
-      filterBytes: h.size,
-    };
+    const info = setFilterGeometry(
+      this.baseInfo(this.entry),
+      bits,
+      filterEntries(this.ctx.properties),
+      h.size,
+    );
+    info.partitioned = false;
+    info.blockBased = false;
+    info.filterBytes = h.size;
+    return info;
   }
 
   private load(stats?: LookupStats): FilterBits {

@@ -110,8 +110,15 @@ export function footerSize(tail: Uint8Array): number {
   return Math.max(FOOTER_SIZE, pebbleFooterSize(readFixed32(tail, tail.length - 12)));
 }
 
+const BLOCK_BASED_LOW = Number(BLOCK_BASED_MAGIC & 0xffffffffn);
+const BLOCK_BASED_HIGH = Number(BLOCK_BASED_MAGIC >> 32n);
+
 function readMagic(buf: Uint8Array, pos: number): bigint {
-  return (BigInt(readFixed32(buf, pos + 4)) << 32n) | BigInt(readFixed32(buf, pos));
+  const low = readFixed32(buf, pos);
+  const high = readFixed32(buf, pos + 4);
+  // the magic of nearly every table read: no BigInt made per table
+  if (low === BLOCK_BASED_LOW && high === BLOCK_BASED_HIGH) return BLOCK_BASED_MAGIC;
+  return (BigInt(high) << 32n) | BigInt(low);
 }
 
 /**

@@ -109,52 +109,204 @@ export interface TableProperties extends NumericFields, StringFields {
   readonly user: Map<string, PropertyValue>;
 }
 
-const NUMERIC_BY_NAME = new Map<string, keyof NumericFields>(
-  Object.entries(NUMERIC_FIELDS).map(([k, v]) => [v, k as keyof NumericFields]),
-);
-const STRING_BY_NAME = new Map<string, keyof StringFields>(
-  Object.entries(STRING_FIELDS).map(([k, v]) => [v, k as keyof StringFields]),
-);
+/**
+ * A table's properties as the reader keeps them: `all` and the two block-based fields the reader
+ * decodes from raw bytes; every other typed field is a getter over `all` (defined below from the field
+ * tables), so a table costs one record of its properties, not two (readers holding thousands of tables
+ * open: probe's reader path, a merge over an L0 pile-up).
+ */
+class DecodedProperties {
+  constructor(
+    readonly all: Record<string, PropertyValue>,
+    readonly indexType: number | undefined,
+    readonly wholeKeyFiltering: boolean | undefined,
+  ) {}
+
+  get user(): Map<string, PropertyValue> {
+    const user = new Map<string, PropertyValue>();
+    for (const [name, value] of Object.entries(this.all))
+      if (!NUMERIC_PROPERTIES.has(name) && !STRING_PROPERTIES.has(name)) user.set(name, value);
+    return user;
+  }
+}
+for (const [field, name] of Object.entries(NUMERIC_FIELDS))
+  Object.defineProperty(DecodedProperties.prototype, field, {
+    get(this: DecodedProperties) {
+      const v = this.all[name];
+      return typeof v === "number" ? v : undefined;
+    },
+  });
+for (const [field, name] of Object.entries(STRING_FIELDS))
+  Object.defineProperty(DecodedProperties.prototype, field, {
+    get(this: DecodedProperties) {
+      const v = this.all[name];
+      return v === undefined ? undefined : String(v);
+    },
+  });
 
 /** No properties (LevelDB tables have no properties block). */
 export function emptyTableProperties(): TableProperties {
-  return { all: {}, user: new Map() };
+  return new DecodedProperties({}, undefined, undefined) as unknown as TableProperties;
 }
 
 /**
- * `p` once every property is added, as plain objects V8 lays out like every other table's: built one
- * key at a time (addProperty) the typed fields and `all` each become a hash table (~1.6 KiB per table
- * for RocksDB's ~38 properties against ~0.4 KiB), which readers holding thousands of tables open
- * (probe's reader path, a merge over an L0 pile-up) keep per table. Same keys, same order.
+ * The names of a properties block in their order, as many tables share them (every table one
+ * RocksDB version wrote with one set of options): each name's bytes, to recognise it without decoding
+ * it, and a record of the names that each table's own record is cloned from. V8 gives records built
+ * one computed key at a time a hash table each (~1.6 KiB per table against ~0.4 KiB); a clone of the
+ * layout's template shares its hidden class with every other table's.
  */
-export function settledProperties(p: TableProperties): TableProperties {
-  return { ...p, all: { ...p.all } };
+class PropertyLayout {
+  readonly nameBytes: Buffer[];
+  readonly numeric: boolean[];
+  readonly template: Record<string, PropertyValue>;
+  constructor(readonly names: readonly string[]) {
+    this.nameBytes = names.map((n) => Buffer.from(n, "latin1"));
+    this.numeric = names.map((n) => NUMERIC_PROPERTIES.has(n));
+    const t: Record<string, PropertyValue> = {};
+    // a placeholder of neither kind, so that the clones' fields take numbers and text alike
+    for (const n of names) t[n] = null as unknown as PropertyValue;
+    this.template = { ...t };
+  }
+}
+
+/** Layouts kept (a store's tables use a handful); past this many, records are built without one. */
+const MAX_LAYOUTS = 64;
+const layouts = new Map<string, PropertyLayout>();
+
+function bytesEqual(a: Uint8Array, b: Uint8Array, start: number, end: number): boolean {
+  if (a.length !== end - start) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[start + i]) return false;
+  return true;
 }
 
 /**
- * Add one property (name and raw value bytes, read during the call and not kept) to `p`. The raw bytes
- * are not kept: a reader holding thousands of tables open (probe's reader path) kept ~40 small buffers
- * per table for them; SstTable.rawProperties reads them again for the tests that compare them.
+ * Builds one table's TableProperties from its properties block, one entry at a time (add), then
+ * finish(). Where a name or a text value has the same bytes at the same position as in the table
+ * decoded before (tables of one store repeat their names, comparator, policy, compression options,
+ * db and session ids), the string decoded then is reused: no string is made per property per table.
+ * One builder per thread is reused (`propertiesBuilder()`); it keeps the last table's values only.
  */
-export function addProperty(p: TableProperties, name: string, raw: Buffer): void {
-  // text that thousands of tables repeat (comparator, compression options, db and session ids): one copy
-  const rendered = propertyValue(name, raw);
-  const value = typeof rendered === "string" ? sharedString(rendered) : rendered;
-  p.all[name] = value;
-  const numeric = NUMERIC_BY_NAME.get(name);
-  if (numeric !== undefined) {
-    if (typeof value === "number") p[numeric] = value;
-    return;
+export class PropertiesBuilder {
+  private layout: PropertyLayout | undefined;
+  private readonly names: string[] = [];
+  private readonly values: PropertyValue[] = [];
+  /** The text values decoded last by position: their bytes, name and value (undefined: a number). */
+  private readonly prevText: (Buffer | undefined)[] = [];
+  private readonly prevNames: string[] = [];
+  private readonly prevValues: PropertyValue[] = [];
+  private count = 0;
+  private indexType: number | undefined;
+  private wholeKeyFiltering: boolean | undefined;
+
+  /** Start a table. */
+  begin(): this {
+    this.count = 0;
+    this.indexType = undefined;
+    this.wholeKeyFiltering = undefined;
+    return this;
   }
-  const text = STRING_BY_NAME.get(name);
-  if (text !== undefined) {
-    p[text] = String(value);
-    return;
+
+  /** One property: name bytes `nb[ns, ne)`, raw value bytes `vb[vs, ve)` (read now, not kept). */
+  add(nb: Uint8Array, ns: number, ne: number, vb: Uint8Array, vs: number, ve: number): void {
+    const i = this.count++;
+    const layout = this.layout;
+    const known = layout?.nameBytes[i];
+    const name =
+      known !== undefined && bytesEqual(known, nb, ns, ne)
+        ? layout!.names[i]!
+        : Buffer.from(nb.buffer, nb.byteOffset + ns, ne - ns).toString("latin1");
+    this.names[i] = name;
+    let value: PropertyValue;
+    if (NUMERIC_PROPERTIES.has(name)) {
+      value = numericValue(vb, vs, ve);
+      this.prevText[i] = undefined;
+    } else {
+      const before = this.prevText[i];
+      if (before !== undefined && this.prevNames[i] === name && bytesEqual(before, vb, vs, ve))
+        value = this.prevValues[i]!;
+      else {
+        const raw = Buffer.from(vb.buffer, vb.byteOffset + vs, ve - vs);
+        // text that thousands of tables repeat (comparator, compression options, db and session ids): one copy
+        value = sharedString(textValue(raw));
+        // kept together, so that a table whose block fails half-way leaves no mismatched pair
+        this.prevText[i] = Buffer.from(raw);
+        this.prevNames[i] = name;
+        this.prevValues[i] = value;
+      }
+      if (name === BLOCK_BASED_FIELDS.indexType) {
+        if (ve - vs >= 4)
+          this.indexType = (vb[vs]! | (vb[vs + 1]! << 8) | (vb[vs + 2]! << 16) | (vb[vs + 3]! << 24)) >>> 0;
+      } else if (name === BLOCK_BASED_FIELDS.wholeKeyFiltering)
+        this.wholeKeyFiltering = !(ve - vs === 1 && vb[vs] === 0x30);
+    }
+    this.values[i] = value;
   }
-  p.user.set(name, value);
-  if (name === BLOCK_BASED_FIELDS.indexType && raw.length >= 4) p.indexType = raw.readUInt32LE(0);
-  else if (name === BLOCK_BASED_FIELDS.wholeKeyFiltering)
-    p.wholeKeyFiltering = raw.toString("latin1") !== "0";
+
+  /** The table's properties (the names and values added since begin()). */
+  finish(): TableProperties {
+    const n = this.count;
+    const names = this.names;
+    const values = this.values;
+    let layout = this.layout;
+    if (!layout || !sameNames(layout.names, names, n)) {
+      const key = names.slice(0, n).join("\0");
+      layout = layouts.get(key);
+      if (!layout && layouts.size < MAX_LAYOUTS) {
+        layout = new PropertyLayout(names.slice(0, n));
+        layouts.set(key, layout);
+      }
+      this.layout = layout;
+    }
+    let all: Record<string, PropertyValue>;
+    if (layout) {
+      all = { ...layout.template };
+      for (let i = 0; i < n; i++) all[names[i]!] = values[i]!;
+    } else {
+      const d: Record<string, PropertyValue> = {};
+      for (let i = 0; i < n; i++) d[names[i]!] = values[i]!;
+      all = { ...d };
+    }
+    return new DecodedProperties(all, this.indexType, this.wholeKeyFiltering) as unknown as TableProperties;
+  }
+}
+
+function sameNames(a: readonly string[], b: readonly string[], n: number): boolean {
+  if (a.length !== n) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+let builder: PropertiesBuilder | undefined;
+
+/** This thread's builder (reading tables is synchronous: one table's properties at a time). */
+export function propertiesBuilder(): PropertiesBuilder {
+  return (builder ??= new PropertiesBuilder()).begin();
+}
+
+/** A numeric property's value: a number, the decimal text of one past 2^53, or "0x" + hex when malformed. */
+function numericValue(b: Uint8Array, start: number, end: number): PropertyValue {
+  // values of up to 7 bytes (< 2^49) exactly in doubles: most properties, without BigInt's cost
+  let small = 0;
+  let mul = 1;
+  for (let i = start; i < end && i < start + 7; i++) {
+    const x = b[i]!;
+    small += (x & 0x7f) * mul;
+    if (x < 0x80) return small;
+    mul *= 128;
+  }
+  const raw = b.subarray(start, end);
+  const v = decodeVarint64Value(raw);
+  if (typeof v === "number") return v;
+  if (typeof v === "bigint") return v.toString();
+  return "0x" + toHex(raw); // malformed: RocksDB skips it, we show the bytes
+}
+
+/** A text property's value: the text when printable, else "0x" + hex. */
+function textValue(raw: Buffer): string {
+  if (raw.length === 0) return "";
+  if (isPrintableAscii(raw)) return raw.toString("latin1");
+  return "0x" + toHex(raw);
 }
 
 export function decodeVarint64Value(v: Uint8Array): number | bigint | undefined {

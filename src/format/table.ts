@@ -80,9 +80,8 @@ import {
 } from "./index_reader.js";
 import { decodeMetaindex, type MetaBlockEntry } from "./metaindex.js";
 import {
-  addProperty,
   emptyTableProperties,
-  settledProperties,
+  propertiesBuilder,
   type PropertyValue,
   type TableProperties,
 } from "./properties.js";
@@ -115,6 +114,9 @@ export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
     throw err;
   }
 }
+
+/** The cursor over properties blocks (one table is opened at a time on a thread: one cursor serves all). */
+const propertiesCursor = new BlockCursor();
 
 export class SstTable {
   readonly path: string;
@@ -185,10 +187,7 @@ export class SstTable {
     file.codecs!.leveldb = this.format === "leveldb";
 
     this.propsHandle = propsHandle;
-    const props = emptyTableProperties();
-    if (propsHandle)
-      this.forEachProperty(propsHandle, pebbleVersion, (name, raw) => addProperty(props, name, raw));
-    this.props = settledProperties(props);
+    this.props = propsHandle ? this.decodeProperties(propsHandle, pebbleVersion) : emptyTableProperties();
     this.properties = this.props.all;
     this.comparator = this.props.comparatorName ?? this.family.defaultComparator;
 
@@ -259,6 +258,26 @@ export class SstTable {
     // a Pebble table is called one in every block error
     if (footer.magic === "pebble") file.kindPrefix = "Pebble table ";
     return footer;
+  }
+
+  /** The properties block, decoded (properties.ts PropertiesBuilder: no string per repeated name or text). */
+  private decodeProperties(h: BlockHandle, pebbleVersion: number): TableProperties {
+    const data = this.blocks.read(h, BlockKind.Properties);
+    const b = propertiesBuilder();
+    if (hasColumnarProperties(pebbleVersion, data)) {
+      for (const { name, raw } of columnarProperties(this.blocks, h, data)) {
+        const nb = Buffer.from(name, "latin1");
+        b.add(nb, 0, nb.length, raw, 0, raw.length);
+      }
+      return b.finish();
+    }
+    const c = propertiesCursor.reset(
+      new Block(data, { file: this.path, kind: BlockKind.Properties, offset: h.offset }),
+    );
+    this.blocks.guard(BlockKind.Properties, h.offset, () => {
+      while (c.next()) b.add(c.key, 0, c.keyLength, c.data, c.valueOffset, c.valueOffset + c.valueLength);
+    });
+    return b.finish();
   }
 
   /** Each property's name and raw value bytes (valid during the call only) in the properties block. */
