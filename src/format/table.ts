@@ -172,7 +172,11 @@ export class SstTable {
 
     const pebbleVersion = this.footer.magic === "pebble" ? this.formatVersion : 0;
     const mh = this.footer.metaindexHandle;
-    const mi = this.blocks.read(mh, BlockKind.Metaindex);
+    // decoded now and not kept (RocksDB's and LevelDB's metaindex): read in place from the tail
+    const mi =
+      pebbleVersion === 0
+        ? this.blocks.view(mh, BlockKind.Metaindex)
+        : this.blocks.read(mh, BlockKind.Metaindex);
     this.metaindex = hasColumnarMetaindex(pebbleVersion, mi)
       ? decodeColumnarMetaindex(this.blocks, mh, mi)
       : decodeMetaindex(
@@ -262,7 +266,11 @@ export class SstTable {
 
   /** The properties block, decoded (properties.ts PropertiesBuilder: no string per repeated name or text). */
   private decodeProperties(h: BlockHandle, pebbleVersion: number): TableProperties {
-    const data = this.blocks.read(h, BlockKind.Properties);
+    // decoded now and not kept (the builder copies what it keeps): read in place from the tail
+    const data =
+      pebbleVersion === 0
+        ? this.blocks.view(h, BlockKind.Properties)
+        : this.blocks.read(h, BlockKind.Properties);
     const b = propertiesBuilder();
     if (hasColumnarProperties(pebbleVersion, data)) {
       for (const { name, raw } of columnarProperties(this.blocks, h, data)) {
@@ -409,6 +417,12 @@ export class SstTable {
 
   close(): void {
     this.file.close();
+  }
+
+  /** Bytes from the end of the file that the reads so far reached (0 before any read). */
+  get tailReach(): number {
+    const low = this.file.lowestRead;
+    return low === Infinity ? 0 : this.fileSize - low;
   }
 
   /** Compression of the first data block (LevelDB tables have no properties). */

@@ -26,6 +26,14 @@ export class TableBlocks {
     return this.file.readBlock(handle, kind, reuse);
   }
 
+  /**
+   * A block's payload for a caller that decodes it at once and keeps nothing of it: maybe a view of the
+   * table's prefetched tail (TableFile.readBlockView), valid until the table closes.
+   */
+  view(handle: BlockHandle, kind: BlockKind | string): Buffer {
+    return this.file.readBlockView(handle, kind);
+  }
+
   /** A block in block format (block.ts), read as `read()` does. */
   parsed(handle: BlockHandle, kind: BlockKind | string, reuse = false): Block {
     return new Block(this.file.readBlock(handle, kind, reuse), {

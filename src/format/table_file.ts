@@ -188,9 +188,13 @@ export class TableFile {
     return this.windowSize;
   }
 
+  /** The lowest file offset read so far (from the tail or not): how far from the end the reads reached. */
+  lowestRead = Infinity;
+
   /** Read exactly `length` bytes at `position` into `buf[at...]`. */
   readInto(buf: Buffer, at: number, length: number, position: number): void {
     if (this.closed) throw new Error(`table ${this.path} is closed`);
+    if (position < this.lowestRead) this.lowestRead = position;
     if (position < 0 || position + length > this.size) {
       throw new CorruptionError(
         `read of ${length} bytes at ${position} runs past the end of the file (${this.size} bytes)`,
@@ -344,6 +348,35 @@ export class TableFile {
       }
       throw err;
     }
+  }
+
+  /**
+   * readBlock() for a caller that decodes the block at once and keeps nothing of its bytes (the
+   * metaindex, the properties): a block stored uncompressed inside the prefetched tail is checked
+   * there and returned as a view of it (valid until the table closes), without a buffer of its own.
+   * Anything else is read as readBlock() reads it (and fails as it fails).
+   */
+  readBlockView(handle: BlockHandle, blockKind: string): Buffer {
+    const tail = this.tail;
+    const { offset, size } = handle;
+    if (
+      tail !== undefined &&
+      offset >= this.tailStart &&
+      size <= LIMITS.maxBlockBytes &&
+      offset + size + BLOCK_TRAILER_SIZE <= this.blockAreaEnd &&
+      this.codecs !== undefined
+    ) {
+      const start = offset - this.tailStart;
+      const end = start + size;
+      if (tail[end] === CompressionType.None) {
+        if (offset < this.lowestRead) this.lowestRead = offset;
+        this.lastBlockType = CompressionType.None;
+        if (this.verifyChecksums && this.checksumType !== ChecksumType.None)
+          this.verify(tail, start, end, offset, this.kindPrefix + blockKind);
+        return tail.subarray(start, end);
+      }
+    }
+    return this.readBlock(handle, blockKind);
   }
 
   private verify(buf: Buffer, start: number, end: number, offset: number, kind: string): void {
