@@ -17,7 +17,10 @@ const SAMPLE = 32;
  * Waiting per table (wall minus CPU) from which the reads count as cold and the read-ahead starts: a
  * page-cache hit waits ~0 (a loaded machine's descheduling adds some), a cold read on the development
  * machine's virtual disk ~400 µs. While reads are warm the read-ahead stays off: its thread-pool reads
- * cost ~40 µs of CPU per table, +20-30% of `inspect`'s CPU on 4,688 small tables.
+ * cost ~40 µs of CPU per table, +20-30% of `inspect`'s CPU on 4,688 small tables. Waiting alone is
+ * not enough: on a loaded machine (5 processes on 2 cores) a warm store's reader is descheduled for
+ * longer than that, and the read-ahead went on and doubled its CPU per table; the reads must also have
+ * gone to the disk (getrusage's block input operations, which page-cache hits do not count).
  */
 const COLD_WAIT_US = 150;
 
@@ -30,6 +33,7 @@ export class TailReadAhead {
   private waitedBefore = false;
   private sampleWall = 0;
   private sampleCpu = 0;
+  private sampleDiskReads = 0;
 
   /**
    * `files`: each file's path and size (the reader's order); `bytes`: how much of each file's end the
@@ -65,17 +69,21 @@ export class TailReadAhead {
 
   /**
    * Whether the reads wait on the disk: two samples in a row of SAMPLE synchronous reads each waited
-   * COLD_WAIT_US per table (one alone can be a loaded machine descheduling the reader; the first
-   * sample, the reader's warm-up, is not counted).
+   * COLD_WAIT_US per table and read from the disk (one alone can be a loaded machine descheduling the
+   * reader; the first sample, the reader's warm-up, is not counted).
    */
   private coldFrom(i: number): boolean {
     if (i % SAMPLE !== 0) return false;
     const wall = performance.now() * 1000;
-    const c = process.cpuUsage();
-    const cpu = c.user + c.system;
-    const waited = i > SAMPLE && wall - this.sampleWall - (cpu - this.sampleCpu) > SAMPLE * COLD_WAIT_US;
+    const r = process.resourceUsage();
+    const cpu = r.userCPUTime + r.systemCPUTime;
+    const waited =
+      i > SAMPLE &&
+      wall - this.sampleWall - (cpu - this.sampleCpu) > SAMPLE * COLD_WAIT_US &&
+      r.fsRead > this.sampleDiskReads;
     this.sampleWall = wall;
     this.sampleCpu = cpu;
+    this.sampleDiskReads = r.fsRead;
     this.on = waited && this.waitedBefore;
     this.waitedBefore = waited;
     return this.on;
