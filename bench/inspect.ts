@@ -4,7 +4,8 @@
  * memtables flushed to L0 with auto compaction off, so every ~64 KiB memtable becomes one table).
  * Both are timed as whole processes (start-up included), best of N, wall clock and CPU; peak RSS of each
  * from /usr/bin/time. Also timed in process (the library call that the CLI makes, without Node's and the
- * CLI's start-up), since the CLI loads every command's modules before it runs one.
+ * CLI's start-up), since the CLI loads every command's modules before it runs one; then per table in
+ * process, each phase and where default mode's CPU goes (per_table.ts).
  *
  * Env: LSMSCOPE_BENCH_INSPECT_FILES (tables wanted, default 5000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
@@ -17,6 +18,7 @@ import { runInspect } from "../src/report/deep.js";
 import { buildInspectReport } from "../src/report/build.js";
 import { renderInspectReport } from "../src/report/render.js";
 import { dbBench, fmt, L0_PILEUP, lsm, measure, type Measure, printLoadAverage } from "./common.js";
+import { printPerTable } from "./per_table.js";
 
 const FILES = Number(process.env.LSMSCOPE_BENCH_INSPECT_FILES ?? 5000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
@@ -83,6 +85,7 @@ export async function run(): Promise<void> {
     console.log(
       `  in process (runInspect deep + report, ${threads} reading threads): ${lib.toFixed(2)} s, ${(sst.wall / lib).toFixed(2)}x sst_dump's wall`,
     );
+    await printPerTable(dir, RUNS, sst.wall);
     printLoadAverage();
   } finally {
     rmSync(root, { recursive: true, force: true });

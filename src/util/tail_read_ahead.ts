@@ -14,13 +14,14 @@ export const READ_AHEAD_WINDOW = 16;
 /** Tables per sample of how long the reader waits for the disk. */
 const SAMPLE = 32;
 /**
- * Waiting per table (wall minus CPU) from which the reads count as cold and the read-ahead starts: a
- * page-cache hit waits ~0 (a loaded machine's descheduling adds some), a cold read on the development
- * machine's virtual disk ~400 µs. While reads are warm the read-ahead stays off: its thread-pool reads
- * cost ~40 µs of CPU per table, +20-30% of `inspect`'s CPU on 4,688 small tables. Waiting alone is
- * not enough: on a loaded machine (5 processes on 2 cores) a warm store's reader is descheduled for
- * longer than that, and the read-ahead went on and doubled its CPU per table; the reads must also have
- * gone to the disk (getrusage's block input operations, which page-cache hits do not count).
+ * Time per table (wall) from which the reads may be cold: a warm table takes ~15-40 µs of the reader's
+ * work, a cold read on the development machine's virtual disk adds ~100-400 µs. While reads are warm
+ * the read-ahead stays off: its thread-pool reads cost ~40 µs of CPU per table, +20-30% of `inspect`'s
+ * CPU on 4,688 small tables. Time alone is not enough: on a loaded machine (5 processes on 2 cores) a
+ * warm store's reader is descheduled for longer than that, and the read-ahead went on and doubled its
+ * CPU per table; so a slow sample is confirmed by the reads having gone to the disk (getrusage's block
+ * input operations, which page-cache hits do not count). getrusage is asked only then: in a process
+ * whose other threads are busy (GC, libuv) one call took 20-500 µs, ~15 µs per table at one per sample.
  */
 const COLD_WAIT_US = 150;
 
@@ -32,8 +33,8 @@ export class TailReadAhead {
   private on = false;
   private waitedBefore = false;
   private sampleWall = 0;
-  private sampleCpu = 0;
-  private sampleDiskReads = 0;
+  /** Block input operations at the last confirmation (getrusage), -1 before the first. */
+  private diskReads = -1;
 
   /**
    * `files`: each file's path and size (the reader's order); `bytes`: how much of each file's end the
@@ -68,22 +69,23 @@ export class TailReadAhead {
   }
 
   /**
-   * Whether the reads wait on the disk: two samples in a row of SAMPLE synchronous reads each waited
-   * COLD_WAIT_US per table and read from the disk (one alone can be a loaded machine descheduling the
-   * reader; the first sample, the reader's warm-up, is not counted).
+   * Whether the reads wait on the disk: two samples in a row of SAMPLE synchronous reads each took
+   * COLD_WAIT_US per table and read from the disk since the check before (one alone can be a loaded
+   * machine descheduling the reader; the first sample, the reader's warm-up, is not counted).
    */
   private coldFrom(i: number): boolean {
     if (i % SAMPLE !== 0) return false;
     const wall = performance.now() * 1000;
-    const r = process.resourceUsage();
-    const cpu = r.userCPUTime + r.systemCPUTime;
-    const waited =
-      i > SAMPLE &&
-      wall - this.sampleWall - (cpu - this.sampleCpu) > SAMPLE * COLD_WAIT_US &&
-      r.fsRead > this.sampleDiskReads;
+    const slow = i > SAMPLE && wall - this.sampleWall > SAMPLE * COLD_WAIT_US;
     this.sampleWall = wall;
-    this.sampleCpu = cpu;
-    this.sampleDiskReads = r.fsRead;
+    let waited = false;
+    // the baseline as the warm-up ends, so that the next sample can be confirmed
+    if (i === SAMPLE) this.diskReads = process.resourceUsage().fsRead;
+    else if (slow) {
+      const reads = process.resourceUsage().fsRead;
+      waited = this.diskReads >= 0 && reads > this.diskReads;
+      this.diskReads = reads;
+    }
     this.on = waited && this.waitedBefore;
     this.waitedBefore = waited;
     return this.on;
