@@ -49,13 +49,16 @@ export function getVarint64(c: Cursor): bigint {
 /** Varint64 as a number; throws if it does not fit in 2^53 (offsets and sizes always do). */
 export function getVarint64Number(c: Cursor): number {
   const start = c.pos;
-  // fast path for values < 2^28 without bigint
+  // values < 2^49 exactly in doubles, without BigInt (a MANIFEST's times and sizes pass 2^28: two
+  // BigInts per byte made ~1.3 KiB of garbage per table on an L0 pile-up)
   let result = 0;
-  for (let shift = 0; shift < 28; shift += 7) {
+  let mul = 1;
+  for (let i = 0; i < 7; i++) {
     if (c.pos >= c.end) throw new RangeError("varint64 runs past end of buffer");
     const b = c.buf[c.pos++]!;
-    result |= (b & 0x7f) << shift;
-    if (b < 0x80) return result >>> 0;
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) return result;
+    mul *= 128;
   }
   c.pos = start;
   const big = getVarint64(c);
