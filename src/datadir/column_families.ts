@@ -18,6 +18,7 @@ import { numberedFileName } from "../base/file_names.js";
 import type {
   BlobFileModel,
   ColumnFamilyModel,
+  Finding,
   InstanceModel,
   InternalKeyInfo,
   LevelModel,
@@ -150,7 +151,7 @@ function tableFile(
   }
   const fname = name ?? fileName(f.virtualBacking ?? f.fileNumber, sstExt[0]!);
   const path = pathIn(dir, fname);
-  if (name !== undefined) disk = sizeOf(path);
+  if (name !== undefined && !live.sizeLater) disk = sizeOf(path);
   live.referencedTables.add(fname);
   const smallestKey = toHex(f.smallest.userKey);
   const largestKey = toHex(f.largest.userKey);
@@ -220,15 +221,51 @@ function tableFile(
       file: m.path,
       message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
     });
-  } else if (disk !== f.fileSize && f.virtualBacking === undefined) {
-    F.push({
-      severity: "error",
-      code: "sst-size-mismatch",
-      file: m.path,
-      message: `size on disk ${disk} differs from the MANIFEST's ${f.fileSize}`,
-    });
+  } else if (live.sizeLater) {
+    live.sizeLater.push({ model: m, at: F.length });
+  } else {
+    const mismatch = sizeMismatch(m);
+    if (mismatch) F.push(mismatch);
   }
   return m;
+}
+
+/** The finding of a present table whose size on disk is not the MANIFEST's (virtual tables excepted). */
+export function sizeMismatch(m: SstFileModel): Finding | undefined {
+  if (m.diskSize === m.fileSize || m.virtualBacking !== undefined) return undefined;
+  return {
+    severity: "error",
+    code: "sst-size-mismatch",
+    file: m.path,
+    message: `size on disk ${m.diskSize} differs from the MANIFEST's ${m.fileSize}`,
+  };
+}
+
+/**
+ * The sizes on disk of the tables whose stat was left to their open (LiveFiles.sizeLater): `opened`
+ * has the size of each table that opened; the others are stat'ed now, as they would have been. Each
+ * size check's finding goes where the stat's would have gone.
+ */
+export function settleTableSizes(
+  F: Finding[],
+  later: readonly { model: SstFileModel; at: number }[],
+  opened: ReadonlyMap<SstFileModel, number>,
+): void {
+  const inserts: { at: number; finding: Finding }[] = [];
+  for (const { model, at } of later) {
+    model.diskSize = opened.get(model) ?? sizeOf(model.path);
+    const mismatch = sizeMismatch(model);
+    if (mismatch) inserts.push({ at, finding: mismatch });
+  }
+  if (inserts.length === 0) return;
+  const merged: Finding[] = [];
+  let j = 0;
+  for (let i = 0; i <= F.length; i++) {
+    while (j < inserts.length && inserts[j]!.at === i) merged.push(inserts[j++]!.finding);
+    if (i < F.length) merged.push(F[i]!);
+  }
+  F.length = 0;
+  for (const f of merged) F.push(f);
 }
 
 /** A CF's blob files as the MANIFEST records them, each header and footer read and checked against it. */

@@ -6,7 +6,7 @@
 import type { DiscoveredStore } from "./discover.js";
 import { readStoreWals } from "./inspect_wals.js";
 import { placementOf, tableEntries } from "./placement.js";
-import type { InspectOptions, InstanceModel, TableDetails } from "./model.js";
+import type { InspectOptions, InstanceModel, SstFileModel } from "./model.js";
 import { TABLE_TAIL_BYTES, type TableDetailsReader } from "./table_details.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
@@ -14,7 +14,12 @@ import { settleVanishedTables } from "./vanished.js";
 import { emptyInstance, type LiveFiles, type StoreRead } from "./store_read.js";
 import { recogniseClient, recogniseGeth, recognisePebble, recognisePebbleGeth } from "./recognise.js";
 import { readOptions, readVersion, versionUnreadable } from "./read_version.js";
-import { columnFamily, attachPebbleBlobFiles, noteUnreferencedFiles } from "./column_families.js";
+import {
+  columnFamily,
+  attachPebbleBlobFiles,
+  noteUnreferencedFiles,
+  settleTableSizes,
+} from "./column_families.js";
 
 /** A store whose outline is read (inspectStoreOutline), its table details still to read (finishStore). */
 export interface StoreOutline {
@@ -60,6 +65,8 @@ export function inspectStoreOutline(
   const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
 
   const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
+  // every present table is opened below: its size on disk comes from that open, not a stat of its own
+  if (tableReader) live.sizeLater = [];
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
   if (pebble) attachPebbleBlobFiles(s, replay, live);
   noteUnreferencedFiles(s, live);
@@ -117,10 +124,12 @@ async function readTableDetails(
     TABLE_TAIL_BYTES,
   );
   let done = 0;
+  const sizes = new Map<SstFileModel, number>();
   for (const { model } of present) {
     await ahead.ready(done);
-    const d: TableDetails = tableReader(model.path);
+    const { details: d, size } = tableReader(model.path);
     model.details = d;
+    if (size !== undefined) sizes.set(model, size);
     // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)
     if (d.error)
       F.push({
@@ -134,4 +143,5 @@ async function readTableDetails(
       opts.onProgress(done, present.length, inst.relPath);
     if (opts.onOutline) await yieldEvery(done, TABLES_PER_YIELD, opts.signal);
   }
+  if (live.sizeLater) settleTableSizes(F, live.sizeLater, sizes);
 }

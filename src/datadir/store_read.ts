@@ -24,6 +24,12 @@ export interface LiveFiles {
   tables: { model: SstFileModel; entry: NewFileEntry }[];
   referencedTables: Set<string>;
   referencedBlobs: Set<string>;
+  /**
+   * Set when every present table will be opened for its details: their sizes on disk are then taken
+   * from that open (its fstat) instead of a stat each, and their size checks made afterwards, each
+   * finding put where the stat's would have been (`at`: the findings' length then).
+   */
+  sizeLater?: { model: SstFileModel; at: number }[];
 }
 
 export function emptyInstance(root: string, dir: string): InstanceModel {

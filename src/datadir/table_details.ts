@@ -7,7 +7,8 @@ import type { Finding, TableDetails } from "./model.js";
 import type { TableProperties } from "../format/properties.js";
 import { sharedString } from "../util/shared_text.js";
 
-export type TableDetailsReader = (path: string) => TableDetails;
+/** A table's details, and its size on disk when it opened (the reader's fstat). */
+export type TableDetailsReader = (path: string) => { details: TableDetails; size?: number };
 
 /** What the details need of an opened table (the SST reader's SstTable has it). */
 export interface DetailsSource {
@@ -36,7 +37,7 @@ interface FormatModule {
   openTable(
     path: string,
     opts: { prefetchTail: number },
-  ): DetailsSource & { format: string; tailReach: number; close(): void };
+  ): DetailsSource & { format: string; fileSize: number; tailReach: number; close(): void };
 }
 
 /**
@@ -89,13 +90,13 @@ export async function loadTableDetailsReader(
     return undefined;
   }
   const tail = new TailEstimate();
-  return (path: string): TableDetails => {
+  return (path: string) => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
       t = mod.openTable(path, { prefetchTail: tail.bytes });
-      return tableDetailsOf(t);
+      return { details: tableDetailsOf(t), size: t.fileSize };
     } catch (e) {
-      return { error: (e as Error).message };
+      return { details: { error: (e as Error).message }, size: t?.fileSize };
     } finally {
       if (t) {
         tail.note(t.tailReach);
