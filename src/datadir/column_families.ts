@@ -18,6 +18,7 @@ import { numberedFileName } from "../base/file_names.js";
 import type {
   BlobFileModel,
   ColumnFamilyModel,
+  DatadirModel,
   Finding,
   InstanceModel,
   InternalKeyInfo,
@@ -241,6 +242,37 @@ export function sizeMismatch(m: SstFileModel): Finding | undefined {
   };
 }
 
+/** Per instance, the tables whose sizes are left to the caller (InspectOptions.tableSizes "caller"). */
+const sizesLeft = new WeakMap<InstanceModel, { model: SstFileModel; at: number }[]>();
+
+export function leaveTableSizes(inst: InstanceModel, later: { model: SstFileModel; at: number }[]): void {
+  sizesLeft.set(inst, later);
+}
+
+/**
+ * The caller of inspectDatadir(..., { tableSizes: "caller" }) opened the tables (`opened`: the size of
+ * each that opened): every instance's deferred sizes settled as settleTableSizes does, each size
+ * check's finding put where the stat's would have been, in the instance's findings and in the
+ * model's. Call it before appending findings of the caller's own to either.
+ */
+export function settleCallerTableSizes(model: DatadirModel, opened: ReadonlyMap<SstFileModel, number>): void {
+  // model.findings: the datadir's own, then each instance's in order (inspectDatadir)
+  let offset = model.findings.length - model.instances.reduce((n, i) => n + i.findings.length, 0);
+  const inserts: SizeCheck[] = [];
+  for (const inst of model.instances) {
+    const later = sizesLeft.get(inst);
+    const length = inst.findings.length;
+    if (later) {
+      sizesLeft.delete(inst);
+      const checks = sizeChecks(later, opened);
+      mergeAt(inst.findings, checks);
+      for (const c of checks) inserts.push({ at: offset + c.at, finding: c.finding });
+    }
+    offset += length;
+  }
+  mergeAt(model.findings, inserts);
+}
+
 /**
  * The sizes on disk of the tables whose stat was left to their open (LiveFiles.sizeLater): `opened`
  * has the size of each table that opened; the others are stat'ed now, as they would have been. Each
@@ -251,12 +283,31 @@ export function settleTableSizes(
   later: readonly { model: SstFileModel; at: number }[],
   opened: ReadonlyMap<SstFileModel, number>,
 ): void {
-  const inserts: { at: number; finding: Finding }[] = [];
+  mergeAt(F, sizeChecks(later, opened));
+}
+
+/** A size check's finding and the position in the findings where the stat's would have gone. */
+interface SizeCheck {
+  at: number;
+  finding: Finding;
+}
+
+/** Each deferred table's size on disk set (`opened`, else a stat now), its size check's finding if any. */
+function sizeChecks(
+  later: readonly { model: SstFileModel; at: number }[],
+  opened: ReadonlyMap<SstFileModel, number>,
+): SizeCheck[] {
+  const out: SizeCheck[] = [];
   for (const { model, at } of later) {
     model.diskSize = opened.get(model) ?? sizeOf(model.path);
     const mismatch = sizeMismatch(model);
-    if (mismatch) inserts.push({ at, finding: mismatch });
+    if (mismatch) out.push({ at, finding: mismatch });
   }
+  return out;
+}
+
+/** Insert each finding before the one at its position (positions ascending, in `F` as it is). */
+function mergeAt(F: Finding[], inserts: readonly SizeCheck[]): void {
   if (inserts.length === 0) return;
   const merged: Finding[] = [];
   let j = 0;

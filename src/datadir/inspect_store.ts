@@ -18,6 +18,7 @@ import {
   columnFamily,
   attachPebbleBlobFiles,
   noteUnreferencedFiles,
+  leaveTableSizes,
   settleTableSizes,
 } from "./column_families.js";
 
@@ -65,8 +66,9 @@ export function inspectStoreOutline(
   const gethCandidate = inst.engine === "leveldb" && inst.client === "generic";
 
   const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
-  // every present table is opened below: its size on disk comes from that open, not a stat of its own
-  if (tableReader) live.sizeLater = [];
+  // every present table is opened next (finishStore, or the caller): its size on disk comes from that
+  // open, not a stat of its own
+  if (opts.tableDetails === "cheap" || opts.tableSizes === "caller") live.sizeLater = [];
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
   if (pebble) attachPebbleBlobFiles(s, replay, live);
   noteUnreferencedFiles(s, live);
@@ -93,6 +95,9 @@ export async function finishStore(
 ): Promise<InstanceModel> {
   if (!live) return s.inst;
   if (tableReader) await readTableDetails(s, live, tableReader, opts);
+  else if (live.sizeLater && opts.tableSizes === "caller") leaveTableSizes(s.inst, live.sizeLater);
+  // no reader after all (table-details-unavailable): each size from a stat now, as the outline's would be
+  else if (live.sizeLater) settleTableSizes(s.F, live.sizeLater, new Map());
   settleVanishedTables(s.inst, s.dir);
   settleColumnFamilies(s.inst);
   return s.inst;

@@ -388,6 +388,12 @@ export interface DatadirModel {
 export interface InspectOptions {
   /** Per-SST details through the SST reader: "none" (MANIFEST only, default) or "cheap" (footer + properties). */
   tableDetails?: "none" | "cheap";
+  /**
+   * "caller": the caller opens every present table after the model is built (inspect --deep), so
+   * their sizes on disk are left to those opens instead of a stat each; it then calls
+   * settleCallerTableSizes (column_families.ts). Default "stat".
+   */
+  tableSizes?: "stat" | "caller";
   /** Read WAL files (default true). */
   readWal?: boolean;
   /** How deep to look for stores below `dir` (default 4). */

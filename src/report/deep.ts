@@ -19,7 +19,8 @@
 import { settleVanishedTables } from "../datadir/vanished.js";
 import { inspectDatadir } from "../datadir/inspect.js";
 import { tableEntries } from "../datadir/placement.js";
-import type { DatadirModel, InspectOptions, SstFileModel } from "../datadir/model.js";
+import type { DatadirModel, Finding, InspectOptions, SstFileModel } from "../datadir/model.js";
+import { settleCallerTableSizes } from "../datadir/column_families.js";
 import { readTableDeep, TAIL_PREFETCH, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
@@ -132,7 +133,8 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     });
     return { model, mode };
   }
-  const model = await inspectDatadir(dir, { ...base, tableDetails: "none" });
+  // every present table is opened below: their sizes on disk come from those opens, not a stat each
+  const model = await inspectDatadir(dir, { ...base, tableDetails: "none", tableSizes: "caller" });
   const deep = new Map<string, DeepTableInfo>();
   // as read so far: the deep loop below adds each table's details and findings to this model in place
   await onOutline?.(() => ({
@@ -158,9 +160,13 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
         )
       : undefined;
   let done = 0;
+  const sizes = new Map<SstFileModel, number>();
+  /** Findings of unreadable tables, added once the tables' size checks are in place (settleSizes). */
+  const unreadable: { inst: (typeof all)[number]["inst"]; finding: Finding }[] = [];
   const record = (inst: (typeof all)[number]["inst"], f: SstFileModel, r: DeepTableResult) => {
     f.details = r.details;
     deep.set(f.path, r.deep);
+    if (r.size !== undefined) sizes.set(f, r.size);
     const err = r.details.error ?? r.deep.error;
     if (err) {
       // a block that fails its checksum or does not decode: the picture is incomplete
@@ -170,12 +176,19 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
         file: f.path,
         message: `table reader: ${err}`,
       };
-      inst.findings.push(finding);
-      model.findings.push(finding);
+      unreadable.push({ inst, finding });
     }
     done++;
     if (opts.onProgress && (done % 64 === 0 || done === all.length))
       opts.onProgress(done, all.length, inst.relPath);
+  };
+  // each table's size check where the model's stat would have put it, then what the reads found
+  const settleSizes = () => {
+    settleCallerTableSizes(model, sizes);
+    for (const { inst, finding } of unreadable) {
+      inst.findings.push(finding);
+      model.findings.push(finding);
+    }
   };
   // the model's completeness was judged before the tables were read
   const judge = () => {
@@ -199,11 +212,13 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
       const r = results?.[i];
       record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));
     });
+    settleSizes();
     for (const inst of model.instances) settleVanishedTables(inst, inst.path);
     countEntries(model, deep);
     judge();
     return { model, mode, deep, readThreads: results ? 2 : 1 };
   }
+  settleSizes();
   // tables a live node's compaction deleted while they were read: warnings, not damage
   for (const inst of model.instances) settleVanishedTables(inst, inst.path);
   countEntries(model, deep);

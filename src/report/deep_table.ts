@@ -35,6 +35,8 @@ export interface DeepTableInfo {
 export interface DeepTableResult {
   details: TableDetails;
   deep: DeepTableInfo;
+  /** The file's size when it opened (the model leaves it to this open: InspectOptions.tableSizes). */
+  size?: number;
 }
 
 /**
@@ -95,12 +97,13 @@ export function readTableDeep(path: string): DeepTableResult {
       deep.propertiesAgree = details.numDataBlocks === blocks;
     deep.reads = t.io.reads;
     deep.bytesRead = t.io.bytes;
-    return { details, deep };
+    return { details, deep, size: t.fileSize };
   } catch (e) {
     const msg = (e as Error).message;
     return {
       details: { error: msg },
       deep: { dataBlocks: 0, dataBlockBytes: 0, reads: 0, bytesRead: 0, checksumsVerified: true, error: msg },
+      size: t?.fileSize,
     };
   } finally {
     t?.close();
