@@ -300,6 +300,9 @@ function sizeChecks(
   const out: SizeCheck[] = [];
   for (const { model, at } of later) {
     model.diskSize = opened.get(model) ?? sizeOf(model.path);
+    // gone since the MANIFEST was read (a live node's compaction deleted it): the reader's finding
+    // says so (vanished.ts), as when the stat came first and the open found the file gone
+    if (model.diskSize === undefined) continue;
     const mismatch = sizeMismatch(model);
     if (mismatch) out.push({ at, finding: mismatch });
   }
