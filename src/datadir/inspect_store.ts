@@ -132,7 +132,11 @@ async function readTableDetails(
   const sizes = new Map<SstFileModel, number>();
   for (const { model } of present) {
     await ahead.ready(done);
-    const { details: d, size } = tableReader(model.path);
+    // a virtual table's size is not its file's
+    const { details: d, size } = tableReader(
+      model.path,
+      model.virtualBacking === undefined ? model.fileSize : undefined,
+    );
     model.details = d;
     if (size !== undefined) sizes.set(model, size);
     // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)

@@ -7,8 +7,14 @@ import type { Finding, TableDetails } from "./model.js";
 import type { TableProperties } from "../format/properties.js";
 import { sharedString } from "../util/shared_text.js";
 
-/** A table's details, and its size on disk when it opened (the reader's fstat). */
-export type TableDetailsReader = (path: string) => { details: TableDetails; size?: number };
+/**
+ * A table's details, and its size on disk when it opened. `expectedSize`: the size its MANIFEST entry
+ * gives (not for a virtual table), which the open then confirms instead of an fstat.
+ */
+export type TableDetailsReader = (
+  path: string,
+  expectedSize?: number,
+) => { details: TableDetails; size?: number };
 
 /** What the details need of an opened table (the SST reader's SstTable has it). */
 export interface DetailsSource {
@@ -36,7 +42,7 @@ export interface DetailsSource {
 interface FormatModule {
   openTable(
     path: string,
-    opts: { prefetchTail: number },
+    opts: { prefetchTail: number; expectedSize?: number },
   ): DetailsSource & { format: string; fileSize: number; tailReach: number; close(): void };
 }
 
@@ -90,10 +96,10 @@ export async function loadTableDetailsReader(
     return undefined;
   }
   const tail = new TailEstimate();
-  return (path: string) => {
+  return (path: string, expectedSize?: number) => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
-      t = mod.openTable(path, { prefetchTail: tail.bytes });
+      t = mod.openTable(path, { prefetchTail: tail.bytes, expectedSize });
       return { details: tableDetailsOf(t), size: t.fileSize };
     } catch (e) {
       return { details: { error: (e as Error).message }, size: t?.fileSize };

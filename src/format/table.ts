@@ -106,7 +106,7 @@ export { DataBlockReader } from "./data_block_reader.js";
 
 /** Open one table: footer, metaindex, properties (and compression dictionary) are read now. */
 export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
-  const file = new TableFile(path);
+  const file = new TableFile(path, opts.prefetchTail !== undefined ? opts.expectedSize : undefined);
   try {
     return new SstTable(file, opts);
   } catch (err) {

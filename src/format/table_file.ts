@@ -48,6 +48,14 @@ function holdDescriptor(f: TableFile): void {
   }
 }
 
+/** An open table file's size and identity; refused when it is not a regular file. */
+function statOpened(fd: number, path: string): { size: number; ino: number } {
+  const st = fstatSync(fd);
+  // a directory opens fine on Linux and only fails at the first read, with no path in the error
+  if (!st.isFile()) throw new LsmscopeError("not a regular file", { file: path });
+  return { size: st.size, ino: st.ino };
+}
+
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
 let spareTail: Buffer | undefined;
 
@@ -61,12 +69,15 @@ export interface IoStats {
 
 export class TableFile {
   readonly path: string;
-  readonly size: number;
+  /** The file's size (fstat at open; or the size the caller expected, confirmed by prefetchTail). */
+  size: number;
   /** -1 while closed, or while the descriptor is lent back (see withDescriptor) */
   private fd: number;
   private closed = false;
-  /** Identity of the file opened first: a reopen must find the same file. */
-  private readonly ino: number;
+  /** Identity of the file opened first: a reopen must find the same file (-1: not asked yet). */
+  private ino: number;
+  /** Opened with an expected size, not yet confirmed (prefetchTail confirms it or stats the file). */
+  private sizeExpected: boolean;
   /**
    * The buffer of `reuse` block reads, allocated at the first one and grown as needed: a merge keeps
    * thousands of tables open at once (an L0 pile-up), and most never read a block that large.
@@ -92,17 +103,27 @@ export class TableFile {
   private windowStart = 0;
   private windowLen = 0;
 
-  constructor(path: string) {
+  /**
+   * `expectedSize`: the size the file should have; no fstat now, the first prefetchTail() confirms it
+   * (reading one byte past it) or stats the file and goes on as without it. Inspecting thousands of
+   * tables, the fstat was a call and ~0.9 KiB of garbage (a Stats object and its Dates) per table.
+   */
+  constructor(path: string, expectedSize?: number) {
     this.path = path;
     let fd = -1;
     try {
       fd = openSync(path, "r");
-      const st = fstatSync(fd);
-      // a directory opens fine on Linux and only fails at the first read, with no path in the error
-      if (!st.isFile()) throw new LsmscopeError("not a regular file", { file: path });
       this.fd = fd;
-      this.size = st.size;
-      this.ino = st.ino;
+      if (expectedSize !== undefined && Number.isSafeInteger(expectedSize) && expectedSize >= 0) {
+        this.size = expectedSize;
+        this.ino = -1;
+        this.sizeExpected = true;
+      } else {
+        const st = statOpened(fd, path);
+        this.size = st.size;
+        this.ino = st.ino;
+        this.sizeExpected = false;
+      }
     } catch (err) {
       if (fd >= 0) closeSync(fd);
       throw fromFsError(err) ?? err;
@@ -111,10 +132,25 @@ export class TableFile {
     holdDescriptor(this);
   }
 
+  /** The file's size and identity from its descriptor (the open's expected size not confirmed). */
+  private statNow(): void {
+    try {
+      const st = statOpened(this.fd, this.path);
+      this.size = st.size;
+      this.ino = st.ino;
+    } catch (err) {
+      throw fromFsError(err) ?? err;
+    }
+    this.sizeExpected = false;
+    this.blockAreaEnd = this.size;
+  }
+
   /** Close the descriptor but not the table: the next read from the file opens it again. */
   releaseDescriptor(): void {
     withDescriptor.delete(this);
     if (this.fd >= 0) {
+      // lent back while open: the reopen checks the file's identity, so learn it first
+      if (!this.closed && this.ino === -1) this.statNow();
       closeSync(this.fd);
       this.fd = -1;
     }
@@ -158,20 +194,51 @@ export class TableFile {
    * deep open of a small table takes one read instead of five or six. Returns the prefetched bytes.
    */
   prefetchTail(bytes: number): Buffer {
-    const len = Math.min(this.size, bytes);
-    const start = this.size - len;
     this.tail = undefined;
     // the last closed table's tail buffer when it fits: blocks read from a tail are copies, so a
     // closed table's tail is free (a fresh buffer per table left ~30 MiB more peak RSS on 6,500 tables)
     const spare = spareTail;
     spareTail = undefined;
-    const whole = spare && spare.length >= len ? spare : Buffer.allocUnsafe(len);
+    // one byte more than the tail while the size is only expected: reading it confirms the file ends
+    const room = Math.min(this.size, bytes) + 1;
+    let whole = spare && spare.length >= room ? spare : Buffer.allocUnsafe(room);
+    if (this.sizeExpected && !this.tailAtExpectedEnd(whole, room - 1)) this.statNow();
+    const len = Math.min(this.size, bytes);
+    const start = this.size - len;
+    if (whole.length < len) whole = Buffer.allocUnsafe(len);
     const tail = whole.subarray(0, len);
-    this.readInto(tail, 0, len, start);
+    if (this.sizeExpected) this.sizeExpected = false;
+    else this.readInto(tail, 0, len, start);
     this.tail = tail;
     this.tailBuffer = whole;
     this.tailStart = start;
     return tail;
+  }
+
+  /**
+   * The last `len` bytes of a file of the expected size into `buf`, and whether the file ends there
+   * (the byte past them is end of file): counted as one read of `len` bytes. False for a file of any
+   * other size, or one that cannot be read this way (a directory): the caller stats it and reads again.
+   */
+  private tailAtExpectedEnd(buf: Buffer, len: number): boolean {
+    if (this.closed) throw new Error(`table ${this.path} is closed`);
+    const start = this.size - len;
+    let done = 0;
+    try {
+      while (done <= len) {
+        const n = readSync(this.descriptor(), buf, done, len + 1 - done, start + done);
+        if (n <= 0) break;
+        done += n;
+      }
+    } catch {
+      return false;
+    }
+    if (done !== len) return false;
+    if (start < this.lowestRead) this.lowestRead = start;
+    this.io.reads++;
+    this.io.bytes += len;
+    throttleRead(len);
+    return true;
   }
 
   /**

@@ -16,6 +16,12 @@ export interface OpenTableOptions {
    * metadata blocks inside them from memory (TableFile.prefetchTail). For whole-table metadata reads.
    */
   prefetchTail?: number;
+  /**
+   * With prefetchTail: the size the file should have (its MANIFEST entry's). The tail is then read
+   * without an fstat first, one byte past that size to confirm the file ends there; a file of another
+   * size (or not a regular file) is opened as without it.
+   */
+  expectedSize?: number;
   /** Sequential scans: read this many bytes at a time and serve the blocks inside them (TableFile.readAhead). */
   readAhead?: number;
 }

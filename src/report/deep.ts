@@ -202,7 +202,7 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
   for (let i = 0; i < split; i++) {
     await ahead.ready(i);
     const { inst, f } = all[i]!;
-    record(inst, f, readTableDeep(f.path));
+    record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
     if (onOutline) await yieldEvery(i + 1, TABLES_PER_YIELD, opts.signal);
   }
   if (workerJob) {

@@ -46,11 +46,12 @@ export interface DeepTableResult {
  */
 export const TAIL_PREFETCH = 32 * 1024;
 
-export function readTableDeep(path: string): DeepTableResult {
+/** `expectedSize`: the file's size by its MANIFEST entry (not a virtual table's), confirmed at open. */
+export function readTableDeep(path: string, expectedSize?: number): DeepTableResult {
   let t: SstTable | undefined;
   try {
     // one read of the file's last TAIL_PREFETCH bytes serves the metadata of a small table
-    t = openTable(path, { verifyChecksums: true, prefetchTail: TAIL_PREFETCH });
+    t = openTable(path, { verifyChecksums: true, prefetchTail: TAIL_PREFETCH, expectedSize });
     const details = tableDetailsOf(t); // the same fields the datadir model's cheap reader fills
     let blocks = 0;
     let bytes = 0;
