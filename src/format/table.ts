@@ -57,7 +57,7 @@ import {
   type PebbleEntries,
   type RangeKeyCounts,
 } from "./pebble.js";
-import { decodeFooter, FOOTER_SIZE, footerSize, type Footer } from "./footer.js";
+import { decodeFooter, FOOTER_SIZE, footerSize, MAX_FOOTER_SIZE, type Footer } from "./footer.js";
 import {
   ColumnarLayout,
   columnarProperties,
@@ -106,7 +106,10 @@ export { DataBlockReader } from "./data_block_reader.js";
 
 /** Open one table: footer, metaindex, properties (and compression dictionary) are read now. */
 export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
-  const file = new TableFile(path, opts.prefetchTail !== undefined ? opts.expectedSize : undefined);
+  // an expected size stands in for the fstat only where the tail read that confirms it comes first
+  const expected =
+    opts.prefetchTail !== undefined && opts.prefetchTail >= MAX_FOOTER_SIZE ? opts.expectedSize : undefined;
+  const file = new TableFile(path, expected);
   try {
     return new SstTable(file, opts);
   } catch (err) {
@@ -161,12 +164,14 @@ export class SstTable {
   constructor(file: TableFile, opts: OpenTableOptions) {
     this.file = file;
     this.path = file.path;
-    this.fileSize = file.size;
+
     this.io = file.io;
     this.blocks = new TableBlocks(file);
     file.verifyChecksums = opts.verifyChecksums ?? true;
     if (opts.readAhead !== undefined) file.readAhead(opts.readAhead);
     this.footer = this.readFooter(opts.prefetchTail);
+    // after the footer: reading the tail confirmed the size (TableFile's expected size)
+    this.fileSize = file.size;
     this.formatVersion = this.footer.formatVersion;
     this.checksumType = CHECKSUM_NAMES[this.footer.checksumType as ChecksumType];
 
@@ -249,8 +254,14 @@ export class SstTable {
       prefetchTail !== undefined && prefetchTail > n
         ? file.prefetchTail(prefetchTail).subarray(-n)
         : file.read(file.size - n, n);
+    // the prefetched tail first when there is one: it confirms (or corrects) a size the file was only
+    // expected to have (OpenTableOptions.expectedSize) before the size is used
+    const first =
+      prefetchTail !== undefined && prefetchTail > Math.min(file.size, FOOTER_SIZE)
+        ? file.prefetchTail(prefetchTail)
+        : undefined;
     let tailLen = Math.min(file.size, FOOTER_SIZE);
-    let tail = readTail(tailLen);
+    let tail = first ? first.subarray(-tailLen) : readTail(tailLen);
     // (Pebble,v6)+ footers are longer: read again what the magic and version ask for
     const need = Math.min(file.size, footerSize(tail));
     if (need > tailLen) tail = readTail((tailLen = need));
