@@ -42,7 +42,6 @@ import {
 } from "./block_kind.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { compressionName } from "../base/compression_type.js";
-import { valueTypeName, ValueType } from "../base/internal_key.js";
 import { compressionCounts } from "./compression.js";
 import { DataBlock, DataCursor, type DataEntryCursor, type EntryView } from "./data_block.js";
 import {
@@ -71,13 +70,7 @@ import { decodeKeyspanBlock, type KeyspanBlock } from "./pebble/colblk_keyspan.j
 import { PebbleValueBlocks, valueIndexHandleOf } from "./pebble_value_blocks.js";
 import { wrapDecodeError } from "./errors.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, PrefixHashIndex } from "./hash_index.js";
-import {
-  compareUserKey,
-  createIndexReader,
-  type IndexLayout,
-  type IndexReader,
-  type IndexType,
-} from "./index_reader.js";
+import { createIndexReader, type IndexLayout, type IndexReader, type IndexType } from "./index_reader.js";
 import { decodeMetaindex, type MetaBlockEntry } from "./metaindex.js";
 import {
   emptyTableProperties,
@@ -92,6 +85,7 @@ import { TableFile, type IoStats } from "./table_file.js";
 import { familyOf, tableCodecs, type TableFamily } from "./table_family.js";
 import type { GetResult, IndexEntry, OpenTableOptions, RangeTombstone, TableFormat } from "./table_types.js";
 import { DataBlockReader } from "./data_block_reader.js";
+import { pointLookup, type LastDataBlock } from "./table_get.js";
 import { countColumnarRangeKeys, countRowRangeKeys } from "./pebble_range_keys.js";
 
 export { DataBlock, type EntryView } from "./data_block.js";
@@ -103,6 +97,7 @@ export { emptyLookupStats, type LookupStats } from "./read_stats.js";
 export type { ScanSummary } from "./table_scan.js";
 export type { GetResult, IndexEntry, OpenTableOptions, TableFormat } from "./table_types.js";
 export { DataBlockReader } from "./data_block_reader.js";
+export type { LastDataBlock } from "./table_get.js";
 
 /** Open one table: footer, metaindex, properties (and compression dictionary) are read now. */
 export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
@@ -684,58 +679,8 @@ export class SstTable {
     const s = stats ?? emptyLookupStats();
     const key = Buffer.from(userKey.buffer, userKey.byteOffset, userKey.byteLength);
     // like TableCache::Get, the table's range tombstones apply whatever the filter says
-    const tomb = this.coveringRangeDeletion(key);
-    const covered = (filterRejected: boolean): GetResult => ({
-      found: true,
-      filterRejected,
-      type: ValueType.RangeDeletion,
-      typeName: valueTypeName(ValueType.RangeDeletion),
-      seqno: tomb!.seqno,
-      value: Buffer.from(tomb!.end),
-      stats: s,
-    });
-    const miss = (filterRejected: boolean): GetResult =>
-      tomb ? covered(filterRejected) : { found: false, filterRejected, stats: s };
-    const filter = this.filterReader;
-    filter.describe(s);
-    if (!filter.needsDataBlockOffset && filter.mayContain(key, s) === false) return miss(true);
-    const h = this.index.seek(key, s);
-    if (!h) return miss(false);
-    if (filter.needsDataBlockOffset && filter.mayContain(key, s, () => h.offset) === false) return miss(true);
-    let block: DataBlock;
-    if (lastBlock?.block !== undefined && lastBlock.block.handle.offset === h.offset) {
-      // counted as read: the figures say what a Get reads, whatever this process kept
-      countBlockRead(s, "data", h);
-      block = lastBlock.block;
-    } else {
-      block = this.readDataBlock(h, { stats: s });
-      if (lastBlock) lastBlock.block = block;
-    }
-    const c = block.cursor();
-    const found = this.blocks.guard(BlockKind.Data, h.offset, () => c.seek(compareUserKey(key, true)));
-    const hit = found && c.keyLength >= 8 && key.compare(c.key, 0, c.keyLength - 8) === 0;
-    if (tomb && (!hit || c.seqno < tomb.seqno)) return covered(false);
-    if (!hit) return { found: false, filterRejected: false, stats: s };
-    const type = c.type;
-    return {
-      found: true,
-      filterRejected: false,
-      type,
-      typeName: valueTypeName(type),
-      seqno: c.seqno,
-      value: c.valueCopy(),
-      stats: s,
-    };
+    return pointLookup(this, key, this.coveringRangeDeletion(key), s, lastBlock);
   }
-}
-
-/**
- * The data block the previous get() of one table read, for a caller that looks keys up in key order
- * (check's placement overlay): consecutive keys often fall in one block, which is then read and
- * decompressed once. Block read counts are unchanged by it.
- */
-export interface LastDataBlock {
-  block?: DataBlock;
 }
 
 function indexEntry(c: BlockCursor, isInternal: boolean): IndexEntry {

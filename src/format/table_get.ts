@@ -1,0 +1,82 @@
+/**
+ * A point lookup in one table, the way RocksDB's table reader does it (SstTable.get): filter
+ * (full/partitioned) -> index (-> partition) -> [block-based filter] -> data block, with the table's
+ * covering range deletion applied whatever the filter says.
+ */
+import { valueTypeName, ValueType } from "../base/internal_key.js";
+import { BlockKind } from "./block_kind.js";
+import type { DataBlock } from "./data_block.js";
+import type { FilterReader } from "./filter_reader.js";
+import type { BlockHandle } from "./handle.js";
+import { compareUserKey, type IndexReader } from "./index_reader.js";
+import { countBlockRead, type LookupStats } from "./read_stats.js";
+import type { TableBlocks } from "./table_blocks.js";
+import type { GetResult, RangeTombstone } from "./table_types.js";
+
+/**
+ * The data block the previous get() of one table read, for a caller that looks keys up in key order
+ * (check's placement overlay): consecutive keys often fall in one block, which is then read and
+ * decompressed once. Block read counts are unchanged by it.
+ */
+export interface LastDataBlock {
+  block?: DataBlock;
+}
+
+/** What a point lookup uses of a table (SstTable has it). */
+export interface PointLookupTable {
+  readonly blocks: TableBlocks;
+  readonly index: IndexReader;
+  readonly filterReader: FilterReader;
+  readDataBlock(handle: BlockHandle, opts: { stats?: LookupStats }): DataBlock;
+}
+
+/** Look `key` up in `t`; `tomb` is the table's newest range deletion covering it, if any. */
+export function pointLookup(
+  t: PointLookupTable,
+  key: Buffer,
+  tomb: RangeTombstone | undefined,
+  s: LookupStats,
+  lastBlock?: LastDataBlock,
+): GetResult {
+  const covered = (filterRejected: boolean): GetResult => ({
+    found: true,
+    filterRejected,
+    type: ValueType.RangeDeletion,
+    typeName: valueTypeName(ValueType.RangeDeletion),
+    seqno: tomb!.seqno,
+    value: Buffer.from(tomb!.end),
+    stats: s,
+  });
+  const miss = (filterRejected: boolean): GetResult =>
+    tomb ? covered(filterRejected) : { found: false, filterRejected, stats: s };
+  const filter = t.filterReader;
+  filter.describe(s);
+  if (!filter.needsDataBlockOffset && filter.mayContain(key, s) === false) return miss(true);
+  const h = t.index.seek(key, s);
+  if (!h) return miss(false);
+  if (filter.needsDataBlockOffset && filter.mayContain(key, s, () => h.offset) === false) return miss(true);
+  let block: DataBlock;
+  if (lastBlock?.block !== undefined && lastBlock.block.handle.offset === h.offset) {
+    // counted as read: the figures say what a Get reads, whatever this process kept
+    countBlockRead(s, "data", h);
+    block = lastBlock.block;
+  } else {
+    block = t.readDataBlock(h, { stats: s });
+    if (lastBlock) lastBlock.block = block;
+  }
+  const c = block.cursor();
+  const found = t.blocks.guard(BlockKind.Data, h.offset, () => c.seek(compareUserKey(key, true)));
+  const hit = found && c.keyLength >= 8 && key.compare(c.key, 0, c.keyLength - 8) === 0;
+  if (tomb && (!hit || c.seqno < tomb.seqno)) return covered(false);
+  if (!hit) return { found: false, filterRejected: false, stats: s };
+  const type = c.type;
+  return {
+    found: true,
+    filterRejected: false,
+    type,
+    typeName: valueTypeName(type),
+    seqno: c.seqno,
+    value: c.valueCopy(),
+    stats: s,
+  };
+}
