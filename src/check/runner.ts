@@ -2,6 +2,7 @@
  * runCheck(): load the arm(s), run every rule, collect the findings in a stable order; and the exit-code
  * policy of `lsmscope check`.
  */
+import { prepareChecksums } from "../format/checksum.js";
 import { performance } from "node:perf_hooks";
 import { analyzeCfKnobs, type CfKnobs } from "../analysis/knobs.js";
 import type { ColumnFamilyModel } from "../datadir/model.js";
@@ -65,6 +66,8 @@ const ARM_ORDER = { both: 0, subject: 1, reference: 2 } as const;
 /** Run the checks on DIR (and REF_DIR with `against`). Throws CheckCannotRunError (exit 3) when it cannot run. */
 export async function runCheck(dir: string, opts: CheckOptions = {}): Promise<CheckReport> {
   const t0 = performance.now();
+  // the WebAssembly XXH3 compiles while the arms load (the overlay's lookups check every block they read)
+  void prepareChecksums();
   const subject = await loadArm(dir, "subject");
   const reference = opts.against !== undefined ? await loadArm(opts.against, "reference") : undefined;
   if (reference) vetPair(subject.model, reference.model);
@@ -78,6 +81,7 @@ export async function checkArms(
   opts: CheckOptions = {},
   t0 = performance.now(),
 ): Promise<CheckReport> {
+  await prepareChecksums(); // never rejects: without WebAssembly the native XXH3 checks the blocks
   // the chain head is read before the rules: damage met on the way is one of the datadir's findings
   for (const a of [subject, reference]) if (a) attachIdentity(a.model);
   const memo = new Map<ColumnFamilyModel, CfKnobs>();
