@@ -7,6 +7,24 @@ import { execFileSync } from "node:child_process";
 export { copyInto, dbBench, removeDir, snapshotTree, tempDir } from "../helpers/index.js";
 
 /**
+ * db_bench flags of an L0 pile-up of tiny tables (add `--num`): every 24 KiB memtable flushes to its own
+ * L0 table (no compactions, no write stalls however many tables L0 holds, no WAL), 16-byte keys and
+ * 20-byte values, uncompressed; about 1,290 entries per table.
+ */
+export const TINY_L0_PILEUP = [
+  "--benchmarks=fillrandom",
+  "--disable_auto_compactions=1",
+  "--level0_slowdown_writes_trigger=10000000",
+  "--level0_stop_writes_trigger=10000000",
+  "--max_write_buffer_number=16",
+  "--disable_wal=1",
+  "--key_size=16",
+  "--value_size=20",
+  "--compression_type=none",
+  "--write_buffer_size=24576",
+];
+
+/**
  * db_bench flags of the damage tests' store: two column families, 64 KiB memtables and tables (many
  * small tables over several levels), values of 200 bytes in blob files of ~100 KB, no compression.
  */

@@ -14,6 +14,7 @@ import type { DatadirModel, SstFileModel } from "../../src/datadir/model.js";
 import { runInspect, type InspectResult } from "../../src/report/deep.js";
 import { buildInspectReport } from "../../src/report/build.js";
 import { dbBench, removeDir, SAMPLES, tempDir } from "../helpers/index.js";
+import { TINY_L0_PILEUP } from "./helpers.js";
 
 const files = (m: DatadirModel): SstFileModel[] =>
   m.instances.flatMap((i) => i.columnFamilies.flatMap((c) => c.levels.flatMap((l) => l.files)));
@@ -93,19 +94,7 @@ describe.skipIf(!hasDbBench)("onOutline on an L0 pile-up (db_bench)", () => {
     db = join(root, "db");
     // every 24 KiB memtable flushes to its own L0 table: a few hundred tables, however db_bench's
     // background flushes fall (the test needs more than 2 x 64, the tables between two yields)
-    dbBench(db, [
-      "--benchmarks=fillrandom",
-      "--num=1000000",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=10000000",
-      "--level0_stop_writes_trigger=10000000",
-      "--max_write_buffer_number=16",
-      "--disable_wal=1",
-      "--key_size=16",
-      "--value_size=20",
-      "--compression_type=none",
-      "--write_buffer_size=24576",
-    ]);
+    dbBench(db, [...TINY_L0_PILEUP, "--num=1000000"]);
   }, 120_000);
   afterAll(() => removeDir(root));
 

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dbBench, removeDir, tempDir } from "../helpers/index.js";
+import { TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { runInspect } from "../../src/report/deep.js";
 import { buildInspectReport } from "../../src/report/build.js";
 import { OUTLINE_FIRST_MIN_TABLES } from "../../src/cli/commands/tui.js";
@@ -224,19 +225,7 @@ describe.skipIf(!hasTmux || !hasDbBench)("lsmscope DIR in tmux on an L0 pile-up 
     root = tempDir("lsmscope-tui-outline-");
     const db = join(root, "db");
     // every 24 KiB memtable flushes to its own L0 table: more tables than the outline-first threshold
-    dbBench(db, [
-      "--benchmarks=fillrandom",
-      "--num=2500000",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=10000000",
-      "--level0_stop_writes_trigger=10000000",
-      "--max_write_buffer_number=16",
-      "--disable_wal=1",
-      "--key_size=16",
-      "--value_size=20",
-      "--compression_type=none",
-      "--write_buffer_size=24576",
-    ]);
+    dbBench(db, [...TINY_L0_PILEUP, "--num=2500000"]);
     const r = await runInspect(db);
     const report = buildInspectReport(r.model, r.mode);
     expect(report.totals.sstFiles).toBeGreaterThanOrEqual(OUTLINE_FIRST_MIN_TABLES);
