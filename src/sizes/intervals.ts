@@ -11,7 +11,8 @@
  * - percentiles and means of record sizes: block bootstrap (resample blocks with replacement, R times,
  *   percentile method), which keeps whatever correlation records of one block have; percentiles are
  *   joined with the distribution-free order-statistic interval of the pooled records, whose upper end
- *   is unbounded (Infinity, null in JSON) when the sample is too small to bound the quantile.
+ *   is unbounded (Infinity, null in JSON) when the sample is too small to bound the quantile; means
+ *   with the ratio estimator's Student-t interval (the bootstrap alone under-covers from few blocks).
  * With every block sampled (n = B) the figures are exact and intervals collapse to the point.
  */
 import { wilson, type Interval } from "../util/interval.js";
@@ -151,6 +152,36 @@ export function sampleIndices(n: number, k: number, rand: () => number): number[
 }
 
 /**
+ * The mean record size Σ sizes / Σ records over the sampled blocks with the ratio estimator's Student-t
+ * interval (n − 1 degrees of freedom; no finite-population correction, so at least as wide). The
+ * percentile bootstrap alone under-covers the mean from a few dozen blocks: on a db_bench store with
+ * 25 sampled blocks its 95% interval held the exact mean in ~88% of seeds.
+ */
+function ratioMean(sparse: readonly number[][], sizes: readonly number[], z: number): Interval {
+  const n = sparse.length;
+  const sums = sparse.map((sp) => {
+    let sum = 0;
+    for (let i = 0; i < sp.length; i += 2) sum += sizes[sp[i]!]! * sp[i + 1]!;
+    return sum;
+  });
+  const counts = sparse.map((sp) => {
+    let c = 0;
+    for (let i = 1; i < sp.length; i += 2) c += sp[i]!;
+    return c;
+  });
+  const total = counts.reduce((a, c) => a + c, 0);
+  if (total === 0) return [0, 0];
+  const r = sums.reduce((a, v) => a + v, 0) / total;
+  if (n < 2) return [0, Number.POSITIVE_INFINITY];
+  const mbar = total / n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (sums[i]! - r * counts[i]!) ** 2;
+  const se = Math.sqrt(ss / (n - 1) / (n * mbar * mbar));
+  const t = tFor(z, n - 1);
+  return [Math.max(0, r - t * se), r + t * se];
+}
+
+/**
  * Per-block record sizes for a bootstrap: sizes are mapped to indexes of the distinct sizes seen, and
  * each block keeps sparse (index, count) pairs, so one resample costs O(records) without sorting.
  */
@@ -246,7 +277,7 @@ export class BlockSizes {
     };
     const join = (a: Interval, b: Interval): Interval => [Math.min(a[0], b[0]), Math.max(a[1], b[1])];
     return {
-      mean: pick(stats[0]!),
+      mean: join(pick(stats[0]!), ratioMean(sparse, sizes, z)),
       p50: join(pick(stats[1]!), orderStat(0.5)),
       p90: join(pick(stats[2]!), orderStat(0.9)),
       p99: join(pick(stats[3]!), orderStat(0.99)),
