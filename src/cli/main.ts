@@ -61,7 +61,9 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
         throw new UsageError(`--max-read-mb-per-sec needs a positive number, got ${String(v)}`);
       setReadRateLimit(v * 1024 * 1024);
     })
-    .wrap(Math.min(110, outputWidth()))
+    // yargs renders the whole help text as each command starts, in case its handler shows it (none
+    // does); wrapped to the terminal that is ~10 ms of string widths per run, so only --help wraps it
+    .wrap(argv.includes("--help") ? Math.min(110, outputWidth()) : null)
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
