@@ -57,28 +57,14 @@ function xxh3Low32(data: Uint8Array): number {
   return ((d[4]! << 24) | (d[5]! << 16) | (d[6]! << 8) | d[7]!) >>> 0;
 }
 
-function asBuffer(data: Uint8Array): Buffer {
-  return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+/** `buf[start, end)` as a Buffer view (the xxHash binding takes Buffers). */
+function rangeBuffer(buf: Uint8Array, start: number, end: number): Buffer {
+  return Buffer.from(buf.buffer, buf.byteOffset + start, end - start);
 }
 
 /** ComputeBuiltinChecksum(type, data): checksum over all of `data` (its last byte is the "type" byte). */
 export function computeChecksum(type: ChecksumType, data: Uint8Array): number {
-  const b = asBuffer(data);
-  switch (type) {
-    case ChecksumType.CRC32c:
-      return maskCrc32c(crc32c(b) >>> 0);
-    case ChecksumType.XXHash:
-      return xx().xxh32(b, 0) >>> 0;
-    case ChecksumType.XXHash64:
-      return Number(xx().xxh64(b, 0n) & 0xffffffffn);
-    case ChecksumType.XXH3: {
-      if (b.length === 0) return 0;
-      const v = xxh3Low32(b.subarray(0, b.length - 1));
-      return (v ^ Math.imul(b[b.length - 1]!, 0x6b9083d9)) >>> 0;
-    }
-    default:
-      return 0;
-  }
+  return computeChecksumRange(type, data, 0, data.length);
 }
 
 /**
@@ -95,6 +81,10 @@ export function computeChecksumRange(
   switch (type) {
     case ChecksumType.CRC32c:
       return maskCrc32c(crc32c(new Uint8Array(buf.buffer, buf.byteOffset + start, end - start)) >>> 0);
+    case ChecksumType.XXHash:
+      return xx().xxh32(rangeBuffer(buf, start, end), 0) >>> 0;
+    case ChecksumType.XXHash64:
+      return Number(xx().xxh64(rangeBuffer(buf, start, end), 0n) & 0xffffffffn);
     case ChecksumType.XXH3: {
       if (end <= start) return 0;
       const body = new Uint8Array(buf.buffer, buf.byteOffset + start, end - 1 - start);
@@ -102,7 +92,7 @@ export function computeChecksumRange(
       return (v ^ Math.imul(buf[end - 1]!, 0x6b9083d9)) >>> 0;
     }
     default:
-      return computeChecksum(type, buf.subarray(start, end));
+      return 0;
   }
 }
 
