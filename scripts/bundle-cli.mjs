@@ -76,12 +76,6 @@ await build({
   logLevel: "warning",
 });
 
-// Code from a code cache cannot call import() (util/es_import.ts): the one import() left is the
-// launcher's stand-in's default, which the launcher replaces.
-const dynamicImports = readFileSync(join(out, "cli.cjs"), "utf8").match(/\bimport\(/g) ?? [];
-if (dynamicImports.length !== 1)
-  throw new Error(`the CLI bundle holds ${dynamicImports.length} import() calls; only util/es_import.ts may`);
-
 const sample = join(root, "samples", "modern");
 if (existsSync(sample)) {
   const r = spawnSync(process.execPath, [join(root, "bin", "lsmscope.js"), "inspect", sample], {

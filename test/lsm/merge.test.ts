@@ -19,6 +19,7 @@ import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpProperties } from "../sizes/helpers.js";
 import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
+import { TINY_L0_PILEUP } from "../datadir/helpers.js";
 
 /** `runs` sorted runs of user keys drawn from a small key space (many shared across runs). */
 function memRuns(runs: number, seed: number): { runs: MemEntry[][]; all: MemEntry[] } {
@@ -93,20 +94,11 @@ describe("sizes --full over an L0 pile-up", () => {
     // 24 KiB memtables of 36-byte entries, every flushed table in L0: 387 tables when measured (how
     // many memtables a flush takes varies from run to run)
     dbBench(db, [
-      "--benchmarks=fillrandom",
+      ...TINY_L0_PILEUP,
       "--num=600000",
-      "--key_size=16",
-      "--value_size=20",
-      "--compression_type=none",
       "--block_size=4096",
       "--bloom_bits=10",
-      "--write_buffer_size=24576",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=1000000",
-      "--level0_stop_writes_trigger=1000000",
-      "--max_write_buffer_number=16",
       "--max_background_flushes=2",
-      "--disable_wal=1",
     ]);
   }, 120_000);
   afterAll(() => removeDir(dir));
