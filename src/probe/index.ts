@@ -25,7 +25,7 @@ export {
   type AddressHashing,
   type KeySetResult,
 } from "./keys.js";
-export { runPoint, runPointInChild, workerScript, type PointJob } from "./point.js";
+export { runPoint, runPointInChild, type PointJob } from "./point.js";
 export {
   coldMethodAvailable,
   dropPageCache,

@@ -117,12 +117,10 @@ export function runPoint(job: PointJob): ProbePoint {
   }
 }
 
-/** The compiled worker script (dist/src/probe/worker.js), also when this module runs from sources. */
-export const workerScript = (): string | undefined => compiledScript("probe/worker.js");
 
 /** Measure one point in a fresh child process. */
 export function runPointInChild(job: PointJob): ProbePoint {
-  const script = workerScript();
+  const script = compiledScript("probe/worker.js");
   if (script === undefined)
     throw new LsmscopeError("probe worker dist/src/probe/worker.js is missing; run: npm run build", {
       exitCode: 3,

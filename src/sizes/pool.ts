@@ -15,9 +15,6 @@ import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
 
-/** Path of the compiled worker script, or undefined. */
-export const workerScript = (): string | undefined => compiledScript("sizes/worker.js");
-
 /** An error as a worker posts it (errors do not survive structured cloning with their class). */
 export interface WorkerError {
   name: string;
@@ -92,7 +89,7 @@ export class ScanPool {
     threads: number,
     private readonly mainScans = true,
   ) {
-    const script = threads > 1 || !mainScans ? workerScript() : undefined;
+    const script = threads > 1 || !mainScans ? compiledScript("sizes/worker.js") : undefined;
     if (!script) this.mainScans = true;
     if (script) {
       for (let i = mainScans ? 1 : 0; i < threads; i++) {
