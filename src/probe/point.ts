@@ -117,7 +117,6 @@ export function runPoint(job: PointJob): ProbePoint {
   }
 }
 
-
 /** Measure one point in a fresh child process. */
 export function runPointInChild(job: PointJob): ProbePoint {
   const script = compiledScript("probe/worker.js");
