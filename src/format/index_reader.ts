@@ -142,7 +142,7 @@ class SingleLevelIndexReader extends PinnedTopIndex implements IndexReader {
       n++;
       yield step;
     }
-    while (this.blocks.guard(BlockKind.Index, offset, () => c.next())) {
+    while (this.blocks.step(BlockKind.Index, offset, c)) {
       if (++n > LIMITS.maxBlocksPerTable) throw top.corrupt("too many index entries");
       yield step;
     }
@@ -201,7 +201,7 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
           yield step;
         }
       }
-      while (this.blocks.guard(BlockKind.IndexPartition, partition.offset, () => pc.next())) {
+      while (this.blocks.step(BlockKind.IndexPartition, partition.offset, pc)) {
         if (++n > LIMITS.maxBlocksPerTable) throw pb.corrupt("too many index entries");
         yield step;
       }

@@ -1,4 +1,5 @@
 import type { BlockHandle } from "./handle.js";
+import type { IndexReader } from "./index_reader.js";
 
 /**
  * A table's index separators (their user-key parts) in one growing buffer, with their data blocks'
@@ -14,6 +15,11 @@ export class PackedIndex {
   private sizes = new Float64Array(64);
 
   push(sep: Buffer, len: number, h: BlockHandle): void {
+    this.pushHandle(sep, len, h.offset, h.size);
+  }
+
+  /** push() without a handle object (a table's index walk: offset and size from its cursor). */
+  pushHandle(sep: Buffer, len: number, offset: number, size: number): void {
     if (this.used + len > this.bytes.length) {
       const b = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + len));
       this.bytes.copy(b, 0, 0, this.used);
@@ -31,8 +37,8 @@ export class PackedIndex {
     }
     sep.copy(this.bytes, this.used, 0, len);
     this.starts[this.count] = this.used;
-    this.offsets[this.count] = h.offset;
-    this.sizes[this.count] = h.size;
+    this.offsets[this.count] = offset;
+    this.sizes[this.count] = size;
     this.used += len;
     this.count++;
     this.starts[this.count] = this.used;
@@ -81,4 +87,25 @@ export class PackedIndex {
   handle(i: number): BlockHandle {
     return { offset: this.offsets[i]!, size: this.sizes[i]! };
   }
+}
+
+/**
+ * A table's data blocks from the one that may hold `from` (its index seeked there) up to and including
+ * the first whose separator is ≥ `until`, packed: a range scan's block list, with nothing allocated
+ * per block (SstTable.packedIndex). `internal`: the index keys are internal keys (8-byte trailer).
+ */
+export function packIndex(
+  index: IndexReader,
+  internal: boolean,
+  from?: Buffer,
+  until?: Uint8Array,
+): PackedIndex {
+  const idx = new PackedIndex();
+  for (const { cursor: c } of index.walk(from)) {
+    idx.pushHandle(c.key, internal ? c.keyLength - 8 : c.keyLength, c.handleOffset, c.handleSize);
+    // a separator is ≥ every key of its block and below every key of the next
+    if (until !== undefined && idx.compare(idx.count - 1, until) >= 0) break;
+  }
+  idx.finish();
+  return idx;
 }

@@ -85,6 +85,7 @@ import { TableFile, type IoStats } from "./table_file.js";
 import { familyOf, tableCodecs, type TableFamily } from "./table_family.js";
 import type { GetResult, IndexEntry, OpenTableOptions, RangeTombstone, TableFormat } from "./table_types.js";
 import { DataBlockReader } from "./data_block_reader.js";
+import { packIndex, type PackedIndex } from "./packed_index.js";
 import { pointLookup, type LastDataBlock } from "./table_get.js";
 import { countColumnarRangeKeys, countRowRangeKeys } from "./pebble_range_keys.js";
 
@@ -476,16 +477,22 @@ export class SstTable {
    */
   *iterateIndex(opts: { from?: Uint8Array } = {}): Generator<IndexEntry> {
     const isInternal = !this.indexKeyIsUserKey;
-    let from: Buffer | undefined;
-    if (opts.from) {
-      this.requireBytewise();
-      from = Buffer.from(opts.from.buffer, opts.from.byteOffset, opts.from.byteLength);
-    }
-    for (const { cursor, partition } of this.index.walk(from)) {
+    for (const { cursor, partition } of this.index.walk(this.seekKey(opts.from))) {
       const e = indexEntry(cursor, isInternal);
       if (partition) e.partition = partition;
       yield e;
     }
+  }
+
+  /** `from` as a Buffer to seek the index with (a comparator other than bytewise is refused). */
+  private seekKey(from: Uint8Array | undefined): Buffer | undefined {
+    if (from) this.requireBytewise();
+    return from && Buffer.from(from.buffer, from.byteOffset, from.byteLength);
+  }
+
+  /** The blocks from `from` to the first separator ≥ `until`, packed (packed_index.ts packIndex). */
+  packedIndex(from?: Uint8Array, until?: Uint8Array): PackedIndex {
+    return packIndex(this.index, !this.indexKeyIsUserKey, this.seekKey(from), until);
   }
 
   /**
@@ -503,15 +510,8 @@ export class SstTable {
       separatorLength: number,
     ) => void,
   ): void {
-    for (const { cursor, partition } of this.index.walk()) {
-      visit(
-        cursor.handleOffset,
-        cursor.handleSize,
-        partition ? partition.offset : -1,
-        cursor.key,
-        cursor.keyLength,
-      );
-    }
+    for (const { cursor: c, partition } of this.index.walk())
+      visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength);
   }
 
   // ---------------------------------------------------------------- data

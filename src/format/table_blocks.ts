@@ -3,7 +3,7 @@
  * the table file (checksum, decompression), parse it, and turn a decoder's RangeError inside it into a
  * corruption error naming the file, the block's kind and its offset.
  */
-import { Block } from "./block.js";
+import { Block, type BlockCursor } from "./block.js";
 import type { BlockKind } from "./block_kind.js";
 import { wrapDecodeError } from "./errors.js";
 import type { BlockHandle } from "./handle.js";
@@ -41,6 +41,18 @@ export class TableBlocks {
       kind,
       offset: handle.offset,
     });
+  }
+
+  /**
+   * guard() of one step of `cursor` (its next entry, false at the block's end) without a closure: an
+   * index walk takes a step per data block.
+   */
+  step(kind: BlockKind | string, offset: number, cursor: BlockCursor): boolean {
+    try {
+      return cursor.next();
+    } catch (err) {
+      return wrapDecodeError(err, this.path, kind, offset);
+    }
   }
 
   /** Run `fn` over the decoded bytes of a block; a RangeError inside becomes a located corruption error. */

@@ -32,6 +32,7 @@ export { cmpBytes, keyPrefix, mergeRuns, type MergeSink, type Run };
  * --trace-deopt); on two busy cores the re-compilation competes with the scan itself.
  */
 export interface BlockSink {
+  /** `e` is re-filled for the next block: valid during the call only. */
   block(e: BlockEvent): void;
 }
 
@@ -102,6 +103,13 @@ export class TableRun implements Run {
     return internalKeySeqno(this.key, this.ukLen + 8);
   }
 
+  /** What `blocks` is told of each block read: one object re-filled per block (valid during the call). */
+  private readonly event: BlockEvent = {
+    path: "",
+    handle: { offset: 0, size: 0 },
+    logical: 0,
+    counted: false,
+  };
   private fileIdx = -1;
   /** The current table, held until the run leaves it (from `tables`; undefined in a lean run)... */
   private table: SstTable | undefined;
@@ -185,16 +193,8 @@ export class TableRun implements Run {
 
   /** The table's data blocks from the one that may hold lo, up to the first whose separator reaches hi. */
   private blockList(t: SstTable): PackedIndex {
-    const idx = new PackedIndex();
-    const hi = this.hi;
-    for (const ie of this.lo ? t.iterateIndex({ from: this.lo }) : t.iterateIndex()) {
-      const sl = ie.separatorIsInternal ? ie.separator.length - 8 : ie.separator.length;
-      idx.push(ie.separator, sl, ie.handle);
-      // a separator is ≥ every key of its block and below every key of the next
-      if (hi !== undefined && cmpBytes(ie.separator, sl, hi, hi.length) >= 0) break;
-    }
-    idx.finish();
-    return idx;
+    // packed straight from the index walk: no entry object or separator copy per data block
+    return t.packedIndex(this.lo, this.hi);
   }
 
   private closeTable(): void {
@@ -235,7 +235,12 @@ export class TableRun implements Run {
       if (hi !== undefined && cmpBytes(first, fl, hi, hi.length) >= 0) return false;
       const counted = lo === undefined || cmpBytes(first, fl, lo, lo.length) >= 0;
       this.block = handle;
-      this.blocks.block({ path: this.path!, handle, logical, counted });
+      const e = this.event;
+      e.path = this.path!;
+      e.handle = handle;
+      e.logical = logical;
+      e.counted = counted;
+      this.blocks.block(e);
       this.cursor = c;
       // skip entries below lo (only in the block that straddles lo)
       if (!counted) {
