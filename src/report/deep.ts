@@ -21,7 +21,13 @@ import { inspectDatadir } from "../datadir/inspect.js";
 import { tableEntries } from "../datadir/placement.js";
 import type { DatadirModel, Finding, InspectOptions, SstFileModel } from "../datadir/model.js";
 import { settleCallerTableSizes } from "../datadir/column_families.js";
-import { readTableDeep, TAIL_PREFETCH, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
+import {
+  readTableDeep,
+  TAIL_PREFETCH,
+  WORKER_BATCH,
+  type DeepTableInfo,
+  type DeepTableResult,
+} from "./deep_table.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
 import { compactDetails } from "../datadir/table_details.js";
@@ -52,6 +58,8 @@ export interface RunInspectOptions {
   onProgress?: (done: number, total: number, what: string) => void;
   /** Deep mode: threads reading tables (default: 2 from PARALLEL_MIN_TABLES tables on, if cores allow). */
   threads?: number;
+  /** Deep mode with a worker: tables whose results it posts at once (default WORKER_BATCH). */
+  workerBatch?: number;
   /** Then read and checksum every block of every live table and every blob record (verify.ts). */
   verify?: boolean | VerifyOptions;
   /**
@@ -71,14 +79,21 @@ export interface RunInspectOptions {
  */
 export const PARALLEL_MIN_TABLES = 20_000;
 
-/** Read `paths` in a worker thread; undefined when no worker can be started (e.g. running from .ts). */
-function readInWorker(paths: string[], signal?: AbortSignal): Promise<DeepTableResult[] | undefined> {
+/**
+ * Read `paths` in a worker thread, which posts its results in batches (WORKER_BATCH); undefined when
+ * no worker can be started (e.g. running from .ts) or it stopped before the last result.
+ */
+function readInWorker(
+  paths: string[],
+  batch: number,
+  signal?: AbortSignal,
+): Promise<DeepTableResult[] | undefined> {
   return new Promise((resolve) => {
     let w: Worker;
     try {
       const script = compiledScript("report/deep_worker.js");
       if (script === undefined) throw new Error("no compiled deep worker");
-      w = new Worker(script, { workerData: { paths } });
+      w = new Worker(script, { workerData: { paths, batch } });
     } catch {
       resolve(undefined);
       return;
@@ -92,9 +107,13 @@ function readInWorker(paths: string[], signal?: AbortSignal): Promise<DeepTableR
     };
     // the caller stopped reading (the TUI closed): so does the worker
     signal?.addEventListener("abort", () => void w.terminate(), { once: true });
-    w.once("message", (m: DeepTableResult[]) => done(m));
+    const results: DeepTableResult[] = [];
+    w.on("message", (m: DeepTableResult[]) => {
+      for (const r of m) results.push(r);
+      if (results.length >= paths.length) done(results);
+    });
     w.once("error", () => done(undefined));
-    w.once("exit", () => done(undefined));
+    w.once("exit", () => done(results.length >= paths.length ? results : undefined));
   });
 }
 
@@ -150,12 +169,14 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     1,
     opts.threads ?? (all.length >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
   );
+  const workerBatch = Math.max(1, opts.workerBatch ?? WORKER_BATCH);
   // the worker takes the second half; started first so it runs while this thread reads the first half
   const split = threads > 1 ? Math.ceil(all.length / threads) : all.length;
   const workerJob =
     split < all.length
       ? readInWorker(
           all.slice(split).map((x) => x.f.path),
+          workerBatch,
           opts.signal,
         )
       : undefined;
@@ -204,6 +225,8 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     const { inst, f } = all[i]!;
     record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
     if (onOutline) await yieldEvery(i + 1, TABLES_PER_YIELD, opts.signal);
+    // the worker's batches are received as they come, not queued whole until this loop ends
+    else if (workerJob) await yieldEvery(i + 1, workerBatch, opts.signal);
   }
   if (workerJob) {
     const rest = all.slice(split);
