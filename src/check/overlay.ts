@@ -340,8 +340,10 @@ function blockSample(
         let i = 0;
         let w = 0;
         for (const ie of t.iterateIndex()) {
+          // a block drawn more than once is read once (each draw still picks its own entry)
+          const block = w < wanted.length && wanted[w] === i ? t.readDataBlock(ie.handle) : undefined;
           while (w < wanted.length && wanted[w] === i) {
-            const c = t.readDataBlock(ie.handle).cursor();
+            const c = block!.cursor();
             let count = 0;
             let pick: { key: Buffer; seqno: number } | undefined;
             while (c.next()) {
