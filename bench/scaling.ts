@@ -1,6 +1,6 @@
 /**
- * Per-table time and memory as the table count grows: `inspect`, `inspect --deep --json` and
- * `sst_dump --show_properties` (RocksDB 7.8.3, the anchor) on stores of 1,000 / 10,000 / 50,000
+ * Per-table time and memory as the table count grows: `inspect`, `inspect --json`, `inspect --deep
+ * --json` and `sst_dump --show_properties` (RocksDB 7.8.3, the anchor) on stores of 1,000 / 10,000 / 50,000
  * tables: the smallest store's whole-process wall time and peak RSS, then for each larger store the
  * cost of each table beyond the smallest store's (wall µs and peak RSS KiB per added table, start-up
  * excluded that way). Equal rows mean a constant cost per table; memory flat with the count means
@@ -26,6 +26,8 @@ const COUNTS = (process.env.LSMSCOPE_BENCH_SCALING ?? "1000,10000")
   .split(",")
   .map(Number)
   .filter((n) => n > 0);
+/** Characters per column: four columns and the table count in 80. */
+const CELL = 17;
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 /**
  * Entries per flushed table with these settings (measured: 8.8 M writes, 4,537 tables; how many
@@ -56,10 +58,12 @@ const medianOf = (cmd: [string, string[]]): Measure => {
 export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-scaling-"));
   const rows: { label: string; cmd: (dir: string) => [string, string[]] }[] = [
-    { label: "sst_dump --show_properties", cmd: (d) => ["sst_dump", [`--file=${d}`, "--show_properties"]] },
+    { label: "sst_dump props", cmd: (d) => ["sst_dump", [`--file=${d}`, "--show_properties"]] },
     { label: "inspect", cmd: (d) => lsm(["inspect", d]) },
+    // the model printed as JSON (streamed a table at a time) beside the text report built from it
+    { label: "inspect --json", cmd: (d) => lsm(["inspect", "--json", d]) },
     {
-      label: "inspect --deep --json",
+      label: "--deep --json",
       cmd: (d) => lsm(["inspect", "--deep", "--json", d]),
     },
   ];
@@ -69,7 +73,7 @@ export async function run(): Promise<void> {
     );
     /** Each row's figures on the smallest store: the marginal cost per table is measured from them. */
     const base = new Map<string, { tables: number; m: Measure }>();
-    console.log(`  ${"tables".padStart(7)}  ${rows.map((r) => r.label.padStart(28)).join("")}`);
+    console.log(`  ${"tables".padStart(7)}  ${rows.map((r) => r.label.padStart(CELL)).join("")}`);
     for (const wanted of COUNTS) {
       const dir = join(root, `t${wanted}`);
       const t0 = Date.now();
@@ -82,13 +86,13 @@ export async function run(): Promise<void> {
         const b = base.get(r.label);
         if (!b) {
           base.set(r.label, { tables, m });
-          cells.push(`${m.wall.toFixed(2)} s, ${(m.maxRssKb / 1024).toFixed(0)} MiB`.padStart(28));
+          cells.push(`${m.wall.toFixed(2)} s, ${(m.maxRssKb / 1024).toFixed(0)} MiB`.padStart(CELL));
           continue;
         }
         const more = tables - b.tables;
         const us = ((m.wall - b.m.wall) / more) * 1e6;
         const kib = (m.maxRssKb - b.m.maxRssKb) / more;
-        cells.push(`${us.toFixed(0)} µs, ${kib.toFixed(1)} KiB`.padStart(28));
+        cells.push(`${us.toFixed(0)} µs, ${kib.toFixed(1)} KiB`.padStart(CELL));
       }
       console.log(`  ${String(tables).padStart(7)}  ${cells.join("")}   (written in ${made} s)`);
       rmSync(dir, { recursive: true, force: true });
