@@ -19,24 +19,14 @@
 import { settleVanishedTables } from "../datadir/vanished.js";
 import { inspectDatadir } from "../datadir/inspect.js";
 import { tableEntries } from "../datadir/placement.js";
-import type { DatadirModel, Finding, InspectOptions, SstFileModel } from "../datadir/model.js";
+import type { DatadirModel, InspectOptions } from "../datadir/model.js";
 import { settleCallerTableSizes } from "../datadir/column_families.js";
-import {
-  readTableDeep,
-  TAIL_PREFETCH,
-  WORKER_BATCH,
-  type DeepTableInfo,
-  type DeepTableResult,
-} from "./deep_table.js";
-import { TailReadAhead } from "../util/tail_read_ahead.js";
-import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
-import { compactDetails } from "../datadir/table_details.js";
-import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
-import { compiledScript } from "../util/compiled_script.js";
+import type { DeepTableInfo } from "./deep_table.js";
+import { DeepReads } from "./deep_reads.js";
 import type { VerifyOptions, VerifyReport } from "../lsm/verify.js";
 
 export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
+export { PARALLEL_MIN_TABLES } from "./deep_reads.js";
 
 export type InspectMode = "cheap" | "deep";
 
@@ -69,52 +59,6 @@ export interface RunInspectOptions {
   onOutline?: (snapshot: () => InspectResult) => void | Promise<void>;
   /** Stops the table loops at their next yield (with onOutline), throwing the signal's reason. */
   signal?: AbortSignal;
-}
-
-/**
- * Below this many tables a worker's start-up (its own module graph and codecs, ~0.3-0.5 s CPU here) and
- * the structured clone of its results cost more than the half of the reads it takes over: measured on
- * 5,560 tables, one thread 0.58 s CPU / 1.27 s wall, two threads 1.06 s CPU / 1.99 s wall (loaded 2-core
- * machine). A table's deep read costs ~0.1 ms, so the worker pays off from some tens of thousands.
- */
-export const PARALLEL_MIN_TABLES = 20_000;
-
-/**
- * Read `paths` in a worker thread, which posts its results in batches (WORKER_BATCH); undefined when
- * no worker can be started (e.g. running from .ts) or it stopped before the last result.
- */
-function readInWorker(
-  paths: string[],
-  batch: number,
-  signal?: AbortSignal,
-): Promise<DeepTableResult[] | undefined> {
-  return new Promise((resolve) => {
-    let w: Worker;
-    try {
-      const script = compiledScript("report/deep_worker.js");
-      if (script === undefined) throw new Error("no compiled deep worker");
-      w = new Worker(script, { workerData: { paths, batch } });
-    } catch {
-      resolve(undefined);
-      return;
-    }
-    let settled = false;
-    const done = (v: DeepTableResult[] | undefined) => {
-      if (!settled) {
-        settled = true;
-        resolve(v);
-      }
-    };
-    // the caller stopped reading (the TUI closed): so does the worker
-    signal?.addEventListener("abort", () => void w.terminate(), { once: true });
-    const results: DeepTableResult[] = [];
-    w.on("message", (m: DeepTableResult[]) => {
-      for (const r of m) results.push(r);
-      if (results.length >= paths.length) done(results);
-    });
-    w.once("error", () => done(undefined));
-    w.once("exit", () => done(results.length >= paths.length ? results : undefined));
-  });
 }
 
 /** Each column family's entries: table properties, else the entries deep mode counted. */
@@ -161,90 +105,34 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     mode,
     deep,
   }));
-  const all: { inst: (typeof model.instances)[number]; f: SstFileModel }[] = [];
-  for (const inst of model.instances)
-    for (const cf of inst.columnFamilies)
-      for (const l of cf.levels) for (const f of l.files) if (f.present) all.push({ inst, f });
-  const threads = Math.max(
-    1,
-    opts.threads ?? (all.length >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
-  );
-  const workerBatch = Math.max(1, opts.workerBatch ?? WORKER_BATCH);
-  // the worker takes the second half; started first so it runs while this thread reads the first half
-  const split = threads > 1 ? Math.ceil(all.length / threads) : all.length;
-  const workerJob =
-    split < all.length
-      ? readInWorker(
-          all.slice(split).map((x) => x.f.path),
-          workerBatch,
-          opts.signal,
-        )
-      : undefined;
-  let done = 0;
-  const sizes = new Map<SstFileModel, number>();
-  /** Findings of unreadable tables, added once the tables' size checks are in place (settleSizes). */
-  const unreadable: { inst: (typeof all)[number]["inst"]; finding: Finding }[] = [];
-  const record = (inst: (typeof all)[number]["inst"], f: SstFileModel, r: DeepTableResult) => {
-    f.details = r.details;
-    deep.set(f.path, r.deep);
-    if (r.size !== undefined) sizes.set(f, r.size);
-    const err = r.details.error ?? r.deep.error;
-    if (err) {
-      // a block that fails its checksum or does not decode: the picture is incomplete
-      const finding = {
-        severity: "error" as const,
-        code: "sst-unreadable",
-        file: f.path,
-        message: `table reader: ${err}`,
-      };
-      unreadable.push({ inst, finding });
-    }
-    done++;
-    if (opts.onProgress && (done % 64 === 0 || done === all.length))
-      opts.onProgress(done, all.length, inst.relPath);
-  };
-  // each table's size check where the model's stat would have put it, then what the reads found
-  const settleSizes = () => {
-    settleCallerTableSizes(model, sizes);
-    for (const { inst, finding } of unreadable) {
-      inst.findings.push(finding);
-      model.findings.push(finding);
-    }
-  };
-  // the model's completeness was judged before the tables were read
-  const judge = () => {
-    if (model.findings.some((f) => f.severity === "error")) model.complete = false;
-  };
-  // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
-  const ahead = new TailReadAhead(
-    all.slice(0, split).map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
-    TAIL_PREFETCH,
-  );
-  for (let i = 0; i < split; i++) {
-    await ahead.ready(i);
-    const { inst, f } = all[i]!;
-    record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
-    if (onOutline) await yieldEvery(i + 1, TABLES_PER_YIELD, opts.signal);
-    // the worker's batches are received as they come, not queued whole until this loop ends
-    else if (workerJob) await yieldEvery(i + 1, workerBatch, opts.signal);
+  const reads = new DeepReads(model, deep, {
+    threads: opts.threads,
+    workerBatch: opts.workerBatch,
+    onProgress: opts.onProgress,
+    yieldOften: onOutline !== undefined,
+    signal: opts.signal,
+  });
+  for (let i = 0; i < reads.split; i++) await reads.read(i);
+  // the worker's part: its results when they all came, else read here
+  const fromWorker = await reads.workerFinished();
+  for (let i = reads.split; i < reads.all.length; i++) await reads.read(i, fromWorker);
+  settleDeepReads(model, reads);
+  return { model, mode, deep, readThreads: reads.readThreads };
+}
+
+/**
+ * After the deep reads: each table's size check where the model's stat would have put it, then what
+ * the reads found; tables a live node's compaction deleted meanwhile; entries; completeness.
+ */
+function settleDeepReads(model: DatadirModel, reads: DeepReads): void {
+  settleCallerTableSizes(model, reads.sizes);
+  for (const { inst, finding } of reads.unreadable) {
+    inst.findings.push(finding);
+    model.findings.push(finding);
   }
-  if (workerJob) {
-    const rest = all.slice(split);
-    const results = await workerJob;
-    rest.forEach(({ inst, f }, i) => {
-      const r = results?.[i];
-      record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));
-    });
-    settleSizes();
-    for (const inst of model.instances) settleVanishedTables(inst, inst.path);
-    countEntries(model, deep);
-    judge();
-    return { model, mode, deep, readThreads: results ? 2 : 1 };
-  }
-  settleSizes();
   // tables a live node's compaction deleted while they were read: warnings, not damage
   for (const inst of model.instances) settleVanishedTables(inst, inst.path);
-  countEntries(model, deep);
-  judge();
-  return { model, mode, deep, readThreads: 1 };
+  countEntries(model, reads.deep);
+  // the model's completeness was judged before the tables were read
+  if (model.findings.some((f) => f.severity === "error")) model.complete = false;
 }

@@ -1,0 +1,191 @@
+/**
+ * Deep mode's table reads over a model built without table details (deep.ts): every present table in
+ * model order, the first part in this thread (its tails read ahead on a cold store), the rest in a
+ * worker thread when there are many; each result recorded as it is taken — the table's details, its
+ * deep measurements, its size on disk and, for an unreadable table, its finding. `runInspect` reads
+ * them all, then settles the model; `inspect --deep --json` reads each as its JSON is written
+ * (deep_stream.ts).
+ */
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import type { DatadirModel, Finding, InstanceModel, SstFileModel } from "../datadir/model.js";
+import { compactDetails } from "../datadir/table_details.js";
+import { compiledScript } from "../util/compiled_script.js";
+import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
+import { TailReadAhead } from "../util/tail_read_ahead.js";
+import {
+  readTableDeep,
+  TAIL_PREFETCH,
+  WORKER_BATCH,
+  type DeepTableInfo,
+  type DeepTableResult,
+} from "./deep_table.js";
+
+/**
+ * Below this many tables a worker's start-up (its own module graph and codecs, ~0.3-0.5 s CPU here) and
+ * the structured clone of its results cost more than the half of the reads it takes over: measured on
+ * 5,560 tables, one thread 0.58 s CPU / 1.27 s wall, two threads 1.06 s CPU / 1.99 s wall (loaded 2-core
+ * machine). A table's deep read costs ~0.1 ms, so the worker pays off from some tens of thousands.
+ */
+export const PARALLEL_MIN_TABLES = 20_000;
+
+/**
+ * Tables read in a worker thread, which posts its results `batch` at a time in order. Posted all at the
+ * end, its half of a store of 50,000 tables was held three times over (the worker's results, their
+ * clone, the copy received).
+ */
+class WorkerReads {
+  private readonly results: (DeepTableResult | undefined)[] = [];
+  private received = 0;
+  /** Whether every result came (false: no worker could start, or it stopped before the last). */
+  readonly finished: Promise<boolean>;
+  private wake: () => void = () => {};
+
+  constructor(paths: string[], batch: number, signal?: AbortSignal) {
+    this.finished = new Promise((resolve) => {
+      let w: Worker;
+      try {
+        const script = compiledScript("report/deep_worker.js");
+        if (script === undefined) throw new Error("no compiled deep worker");
+        w = new Worker(script, { workerData: { paths, batch } });
+      } catch {
+        resolve(false);
+        return;
+      }
+      let settled = false;
+      const done = (all: boolean) => {
+        if (settled) return;
+        settled = true;
+        resolve(all);
+        this.wake();
+      };
+      // the caller stopped reading (the TUI closed): so does the worker
+      signal?.addEventListener("abort", () => void w.terminate(), { once: true });
+      w.on("message", (m: DeepTableResult[]) => {
+        for (const r of m) this.results[this.received++] = r;
+        this.wake();
+        if (this.received >= paths.length) done(true);
+      });
+      w.once("error", () => done(false));
+      w.once("exit", () => done(this.received >= paths.length));
+    });
+  }
+
+  /** Result `i` once it came (and let go of here); undefined when the worker ended without it. */
+  async take(i: number): Promise<DeepTableResult | undefined> {
+    let ended = false;
+    void this.finished.then(() => (ended = true));
+    while (i >= this.received && !ended) await new Promise<void>((r) => (this.wake = r));
+    const r = this.results[i];
+    this.results[i] = undefined;
+    return r;
+  }
+}
+
+export interface DeepReadOptions {
+  /** Threads reading tables (default: 2 from PARALLEL_MIN_TABLES tables on, if cores allow). */
+  threads?: number;
+  /** With a worker: tables whose results it posts at once (default WORKER_BATCH). */
+  workerBatch?: number;
+  onProgress?: (done: number, total: number, what: string) => void;
+  /** Let the event loop run every TABLES_PER_YIELD tables (a caller that shows the model as it is read). */
+  yieldOften?: boolean;
+  signal?: AbortSignal;
+}
+
+/** The deep reads of a model's present tables, taken in model order (read(0), read(1), ...). */
+export class DeepReads {
+  /** Sizes on disk from the opens (settleCallerTableSizes). */
+  readonly sizes = new Map<SstFileModel, number>();
+  /** Findings of unreadable tables, in table order, added once the size checks are in place. */
+  readonly unreadable: { inst: InstanceModel; finding: Finding }[] = [];
+  /** Every present table, in model order. */
+  readonly all: { inst: InstanceModel; f: SstFileModel }[] = [];
+  /** Tables from this index on are read by the worker. */
+  readonly split: number;
+  private readonly worker?: WorkerReads;
+  private readonly workerBatch: number;
+  private readonly ahead: TailReadAhead;
+  private workerMissed = false;
+  private done = 0;
+
+  constructor(
+    model: DatadirModel,
+    /** Each table's deep measurements by path, filled as the tables are read. */
+    readonly deep: Map<string, DeepTableInfo>,
+    private readonly opts: DeepReadOptions = {},
+  ) {
+    for (const inst of model.instances)
+      for (const cf of inst.columnFamilies)
+        for (const l of cf.levels) for (const f of l.files) if (f.present) this.all.push({ inst, f });
+    const n = this.all.length;
+    const threads = Math.max(
+      1,
+      opts.threads ?? (n >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
+    );
+    this.workerBatch = Math.max(1, opts.workerBatch ?? WORKER_BATCH);
+    // the worker takes the second half; started first so it runs while this thread reads the first half
+    this.split = threads > 1 ? Math.ceil(n / threads) : n;
+    if (this.split < n)
+      this.worker = new WorkerReads(
+        this.all.slice(this.split).map((x) => x.f.path),
+        this.workerBatch,
+        opts.signal,
+      );
+    // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
+    this.ahead = new TailReadAhead(
+      this.all.slice(0, this.split).map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
+      TAIL_PREFETCH,
+    );
+  }
+
+  /** Threads that read tables: 2 when the worker read its part. */
+  get readThreads(): number {
+    return this.worker && !this.workerMissed ? 2 : 1;
+  }
+
+  /** Whether every result of the worker came (true without a worker); for runInspect's all-or-none. */
+  async workerFinished(): Promise<boolean> {
+    return this.worker ? await this.worker.finished : true;
+  }
+
+  /**
+   * Read table `i` (or take the worker's result) and record it. `workerResults`: false reads the
+   * worker's part in this thread instead (its results were not all delivered).
+   */
+  async read(i: number, workerResults = true): Promise<void> {
+    const { inst, f } = this.all[i]!;
+    if (i < this.split) {
+      await this.ahead.ready(i);
+      this.record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
+      if (this.opts.yieldOften) await yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
+      // the worker's batches are received as they come, not queued whole until this part ends
+      else if (this.worker) await yieldEvery(i + 1, this.workerBatch, this.opts.signal);
+      return;
+    }
+    const r = workerResults ? await this.worker!.take(i - this.split) : undefined;
+    if (!r) this.workerMissed = true;
+    this.record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));
+  }
+
+  private record(inst: InstanceModel, f: SstFileModel, r: DeepTableResult): void {
+    f.details = r.details;
+    this.deep.set(f.path, r.deep);
+    if (r.size !== undefined) this.sizes.set(f, r.size);
+    const err = r.details.error ?? r.deep.error;
+    if (err) {
+      // a block that fails its checksum or does not decode: the picture is incomplete
+      const finding = {
+        severity: "error" as const,
+        code: "sst-unreadable",
+        file: f.path,
+        message: `table reader: ${err}`,
+      };
+      this.unreadable.push({ inst, finding });
+    }
+    this.done++;
+    const total = this.all.length;
+    if (this.opts.onProgress && (this.done % 64 === 0 || this.done === total))
+      this.opts.onProgress(this.done, total, inst.relPath);
+  }
+}
