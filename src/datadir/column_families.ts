@@ -41,7 +41,8 @@ function keyInfo(k: InternalKey, userKeyHex = toHex(k.userKey)): InternalKeyInfo
   };
 }
 
-function sizeOf(path: string): number | undefined {
+/** A file's size by stat, undefined when it cannot be stat'ed (gone). */
+export function sizeOf(path: string): number | undefined {
   try {
     return statSync(path).size;
   } catch {
@@ -256,21 +257,43 @@ export function leaveTableSizes(inst: InstanceModel, later: { model: SstFileMode
  * model's. Call it before appending findings of the caller's own to either.
  */
 export function settleCallerTableSizes(model: DatadirModel, opened: ReadonlyMap<SstFileModel, number>): void {
-  // model.findings: the datadir's own, then each instance's in order (inspectDatadir)
-  let offset = model.findings.length - model.instances.reduce((n, i) => n + i.findings.length, 0);
+  const place = modelFindingPlaces(model);
   const inserts: SizeCheck[] = [];
+  model.instances.forEach((inst, i) => inserts.push(...place(i, settleInstanceTableSizes(inst, opened))));
+  mergeFindingsAt(model.findings, inserts);
+}
+
+/**
+ * settleCallerTableSizes for one instance (before any other: a caller that settles instance by
+ * instance): its deferred sizes settled, each size check's finding merged into its findings; returns
+ * them with their positions in its findings as they were.
+ */
+export function settleInstanceTableSizes(
+  inst: InstanceModel,
+  opened: ReadonlyMap<SstFileModel, number>,
+): SizeCheck[] {
+  const later = sizesLeft.get(inst);
+  if (!later) return [];
+  sizesLeft.delete(inst);
+  const checks = sizeChecks(later, opened);
+  mergeFindingsAt(inst.findings, checks);
+  return checks;
+}
+
+/**
+ * Where an instance's size checks (positions in its findings as they were) go in the model's findings
+ * (the datadir's own, then each instance's in order: inspectDatadir); call before either changes.
+ */
+export function modelFindingPlaces(
+  model: DatadirModel,
+): (instance: number, checks: SizeCheck[]) => SizeCheck[] {
+  const offsets: number[] = [];
+  let offset = model.findings.length - model.instances.reduce((n, i) => n + i.findings.length, 0);
   for (const inst of model.instances) {
-    const later = sizesLeft.get(inst);
-    const length = inst.findings.length;
-    if (later) {
-      sizesLeft.delete(inst);
-      const checks = sizeChecks(later, opened);
-      mergeAt(inst.findings, checks);
-      for (const c of checks) inserts.push({ at: offset + c.at, finding: c.finding });
-    }
-    offset += length;
+    offsets.push(offset);
+    offset += inst.findings.length;
   }
-  mergeAt(model.findings, inserts);
+  return (i, checks) => checks.map((c) => ({ at: offsets[i]! + c.at, finding: c.finding }));
 }
 
 /**
@@ -283,11 +306,11 @@ export function settleTableSizes(
   later: readonly { model: SstFileModel; at: number }[],
   opened: ReadonlyMap<SstFileModel, number>,
 ): void {
-  mergeAt(F, sizeChecks(later, opened));
+  mergeFindingsAt(F, sizeChecks(later, opened));
 }
 
 /** A size check's finding and the position in the findings where the stat's would have gone. */
-interface SizeCheck {
+export interface SizeCheck {
   at: number;
   finding: Finding;
 }
@@ -310,7 +333,7 @@ function sizeChecks(
 }
 
 /** Insert each finding before the one at its position (positions ascending, in `F` as it is). */
-function mergeAt(F: Finding[], inserts: readonly SizeCheck[]): void {
+export function mergeFindingsAt(F: Finding[], inserts: readonly SizeCheck[]): void {
   if (inserts.length === 0) return;
   const merged: Finding[] = [];
   let j = 0;

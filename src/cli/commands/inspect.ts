@@ -159,6 +159,22 @@ export const command: CommandModule<object, Args> = {
     if (argv.csv && !argv.summary) throw new LsmscopeError("--csv goes with --summary");
     if (argv.summary && argv.json)
       throw new LsmscopeError("--summary is a table; --json prints the full model");
+    if (argv.json && argv.deep && !argv.verify) {
+      // each table read as its JSON is written, its details let go after (report/deep_stream.ts)
+      const { streamDeepJson } = await import("../../report/deep_stream.js");
+      const p = tableProgress();
+      try {
+        const { complete } = await streamDeepJson(argv.dir, process.stdout, {
+          readWal: argv.wal,
+          onProgress: p.onProgress,
+        });
+        process.stdout.write("\n");
+        if (!complete) process.exitCode = 2;
+      } finally {
+        p.done();
+      }
+      return;
+    }
     const r = await inspectForReport(argv.dir, {
       deep: argv.deep,
       verify: argv.verify,

@@ -1,0 +1,128 @@
+/**
+ * `inspect --deep --json` written as the tables are read: each table is read (DeepReads) just before
+ * its JSON is written, and its details are let go once written, so a store of tens of thousands of
+ * tables is not held whole with every table's properties. What the JSON prints after the tables is
+ * settled when the writer reaches it, as runInspect settles it after the last table: a column family's
+ * entries before its totals; an instance's size checks, unreadable tables and vanished tables before
+ * its findings; the model's findings, completeness and the views beside the stores (addDatadirViews)
+ * before the model's findings; the deep measurements last. The text is byte for byte what
+ * JSON.stringify prints of runInspect's model with its `deep` (test/report/inspect_json_many_tables).
+ */
+import { inspectDatadir } from "../datadir/inspect.js";
+import type {
+  ColumnFamilyModel,
+  DatadirModel,
+  InstanceModel,
+  LevelModel,
+  SstFileModel,
+} from "../datadir/model.js";
+import {
+  mergeFindingsAt,
+  modelFindingPlaces,
+  settleInstanceTableSizes,
+  sizeOf,
+  type SizeCheck,
+} from "../datadir/column_families.js";
+import { settleVanishedTables } from "../datadir/vanished.js";
+import { streamJson } from "../util/json_stream.js";
+import type { DeepTableInfo } from "./deep_table.js";
+import { DeepReads } from "./deep_reads.js";
+import { addDatadirViews } from "./views.js";
+
+export interface DeepStreamOptions {
+  readWal?: boolean;
+  onProgress?: (done: number, total: number, what: string) => void;
+}
+
+/** Write the deep JSON of DIR to `stream` (no newline after it); returns whether the picture is whole. */
+export async function streamDeepJson(
+  dir: string,
+  stream: NodeJS.WritableStream,
+  opts: DeepStreamOptions = {},
+): Promise<{ complete: boolean }> {
+  const model: DatadirModel & { deep?: Record<string, DeepTableInfo> } = await inspectDatadir(dir, {
+    readWal: opts.readWal,
+    onProgress: opts.onProgress,
+    tableDetails: "none",
+    tableSizes: "caller",
+  });
+  const deep = new Map<string, DeepTableInfo>();
+  const reads = new DeepReads(model, deep, { onProgress: opts.onProgress });
+  const place = modelFindingPlaces(model);
+  // the members printed after the instances, in the order runInspect's caller adds them
+  if (!("identity" in model)) model.identity = undefined;
+  if (!("freezers" in model)) model.freezers = undefined;
+  model.deep = undefined;
+
+  let inst: InstanceModel | undefined;
+  let instIndex = -1;
+  let cf: ColumnFamilyModel | undefined;
+  let level: LevelModel | undefined;
+  /** The column family's entries so far (tableEntries: null once a table's count is unknown). */
+  let entries: number | null = 0;
+  /** The next present table to read (reads.all is in model order, as the JSON is). */
+  let next = 0;
+  let unreadableTaken = 0;
+  /** The table whose JSON was written last: its details are let go at the next member. */
+  let written: SstFileModel | undefined;
+  const modelChecks: SizeCheck[] = [];
+
+  const readTable = async (f: SstFileModel): Promise<void> => {
+    if (f.present) {
+      if (reads.all[next]?.f !== f) throw new Error("deep JSON: tables out of model order");
+      await reads.read(next++);
+      // its size on disk, as the instance's size checks will set it (settleInstanceTableSizes): the
+      // open's, else a stat now
+      const size = reads.sizes.get(f) ?? sizeOf(f.path);
+      if (size !== undefined) reads.sizes.set(f, size);
+      f.diskSize = size;
+    }
+    const e = f.details?.numEntries ?? deep.get(f.path)?.entriesCounted;
+    entries = e === undefined || entries === null ? null : entries + e;
+    written = f;
+  };
+
+  const before = (holder: object, key: string | number): void | Promise<void> => {
+    // a member outside the table's own JSON (a Pebble table's blob references are walked inside it)
+    if (written && holder !== written && holder !== written.blobReferences) {
+      delete written.details;
+      written = undefined;
+    }
+    if (holder === model.instances) {
+      inst = model.instances[key as number];
+      instIndex = key as number;
+    } else if (holder === inst?.columnFamilies) {
+      cf = inst.columnFamilies[key as number];
+      entries = 0;
+    } else if (holder === cf?.levels) {
+      level = cf.levels[key as number];
+    } else if (holder === level?.files) {
+      return readTable(level.files[key as number]!);
+    } else if (holder === cf && key === "totals") {
+      cf.totals.entries = entries;
+    } else if (holder === inst && key === "findings") {
+      settleInstance(inst);
+    } else if (holder === model && key === "findings") {
+      settleModel();
+    } else if (holder === model && key === "deep") {
+      model.deep = Object.fromEntries(deep);
+    }
+  };
+
+  // as runInspect's settleDeepReads, for one instance once its tables are read
+  const settleInstance = (i: InstanceModel): void => {
+    modelChecks.push(...place(instIndex, settleInstanceTableSizes(i, reads.sizes)));
+    for (; unreadableTaken < reads.unreadable.length; unreadableTaken++)
+      i.findings.push(reads.unreadable[unreadableTaken]!.finding);
+    settleVanishedTables(i, i.path);
+  };
+  const settleModel = (): void => {
+    mergeFindingsAt(model.findings, modelChecks);
+    for (const { finding } of reads.unreadable) model.findings.push(finding);
+    if (model.findings.some((f) => f.severity === "error")) model.complete = false;
+    addDatadirViews(model);
+  };
+
+  await streamJson(model, stream, before);
+  return { complete: model.complete };
+}
