@@ -32,6 +32,9 @@ import { addDatadirViews } from "./views.js";
 export interface DeepStreamOptions {
   readWal?: boolean;
   onProgress?: (done: number, total: number, what: string) => void;
+  /** As runInspect's (DeepReadOptions): threads reading tables, the worker's batch. */
+  threads?: number;
+  workerBatch?: number;
 }
 
 /** Write the deep JSON of DIR to `stream` (no newline after it); returns whether the picture is whole. */
@@ -47,7 +50,11 @@ export async function streamDeepJson(
     tableSizes: "caller",
   });
   const deep = new Map<string, DeepTableInfo>();
-  const reads = new DeepReads(model, deep, { onProgress: opts.onProgress });
+  const reads = new DeepReads(model, deep, {
+    onProgress: opts.onProgress,
+    threads: opts.threads,
+    workerBatch: opts.workerBatch,
+  });
   const place = modelFindingPlaces(model);
   // the members printed after the instances, in the order runInspect's caller adds them
   if (!("identity" in model)) model.identity = undefined;

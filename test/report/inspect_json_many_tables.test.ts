@@ -1,14 +1,17 @@
 /**
  * `inspect --json` on a store of hundreds of tables, as db_bench left them (an L0 pile-up of tiny
- * tables): the JSON the CLI streams to stdout in pieces (util/json_stream.ts) parses, holds every table
- * on disk, and is byte for byte what JSON.stringify prints of the model the library builds; and deep
- * mode's worker, posting its results in small batches, gives exactly what one thread reads. The CLI
- * and the worker run from the compiled modules (dist/, built by `npm test`'s pretest).
+ * tables): the JSON the CLI streams to stdout in pieces (util/json_stream.ts; with `--deep`, each table
+ * read as its JSON is written: report/deep_stream.ts) parses, holds every table on disk, and is byte
+ * for byte what JSON.stringify prints of the model the library builds whole (runInspect); and deep
+ * mode's worker, posting its results in small batches, gives exactly what one thread reads, whole or
+ * streamed. The CLI and the worker run from the compiled modules (dist/, built by `npm test`'s
+ * pretest).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { dbBench, removeDir, tempDir, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { REPO } from "../helpers/index.js";
 
@@ -75,5 +78,24 @@ describe.skipIf(!existsSync(distDeep))("inspect --json on hundreds of tables", (
     const json = (r: typeof one) =>
       steady(JSON.stringify({ ...r.model, deep: Object.fromEntries(r.deep!) }, null, 2));
     expect(json(two)).toBe(json(one));
+    // streamed with the worker: what the CLI prints (the views beside the stores added, as it adds them)
+    const { streamDeepJson } = (await import(
+      join(REPO, "dist", "src", "report", "deep_stream.js")
+    )) as typeof import("../../src/report/deep_stream.js");
+    const { addDatadirViews } = (await import(
+      join(REPO, "dist", "src", "report", "views.js")
+    )) as typeof import("../../src/report/views.js");
+    let streamed = "";
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _enc, done) {
+        streamed += chunk;
+        done();
+      },
+    });
+    const { complete } = await streamDeepJson(dir, sink, { threads: 2, workerBatch: 16 });
+    expect(complete).toBe(true);
+    addDatadirViews(one.model);
+    expect(steady(streamed)).toBe(json(one));
   }, 120_000);
 });
