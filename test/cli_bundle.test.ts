@@ -32,6 +32,25 @@ describe("CLI bundle", () => {
     expect(r.stdout).toBe("false");
   });
 
+  it("starts libuv's pool with 32 threads for the cold read-ahead (the launcher is CommonJS)", () => {
+    // an ES module entry point starts the pool (4 threads) before its code runs; ours sets its size first
+    const r = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `const { readdirSync, readFile } = require("node:fs");
+         const threads = () => readdirSync("/proc/self/task").length;
+         require(${JSON.stringify(loader)}).loadCli();
+         const before = threads();
+         readFile("/proc/self/stat", () =>
+           process.stdout.write(process.env.UV_THREADPOOL_SIZE + " " + (threads() - before)));`,
+      ],
+      { encoding: "utf8", env: { ...process.env, UV_THREADPOOL_SIZE: undefined } },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("32 32");
+  });
+
   it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
     expect(readFileSync(bundle, "utf8").match(/\bimport\(/g)).toHaveLength(1);
   });
