@@ -200,7 +200,8 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     TAIL_PREFETCH,
   );
   for (let i = 0; i < split; i++) {
-    await ahead.ready(i);
+    const tail = ahead.ready(i);
+    if (tail) await tail;
     const { inst, f } = all[i]!;
     record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
     if (onOutline) await yieldEvery(i + 1, TABLES_PER_YIELD, opts.signal);

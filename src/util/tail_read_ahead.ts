@@ -16,6 +16,8 @@ import { closeSync, openSync, read } from "node:fs";
 export const READ_AHEAD_WINDOW = 32;
 /** Tables per sample of whether the reader's reads go to the disk. */
 const SAMPLE = 16;
+/** Block input operations (512 bytes) per table from which a sample counts as cold: half a page. */
+const COLD_BLOCKS_PER_TABLE = 4;
 
 export class TailReadAhead {
   private readonly inFlight: (Promise<void> | undefined)[] = [];
@@ -44,10 +46,12 @@ export class TailReadAhead {
   /**
    * Before the reader reads file `i` (i = 0, 1, 2, ... in order): while the reads look warm, sample how
    * long they wait; once they look cold, wait until file `i`'s tail has been read (or its read failed: the
-   * reader meets and reports the same error itself), keeping the reads of the next files going.
+   * reader meets and reports the same error itself), keeping the reads of the next files going. What to
+   * await, if anything: nothing while the reads are warm (an await per table is a turn of the
+   * microtask queue).
    */
-  async ready(i: number): Promise<void> {
-    if (!this.on && !this.coldFrom(i)) return;
+  ready(i: number): Promise<void> | undefined {
+    if (!this.on && !this.coldFrom(i)) return undefined;
     this.buffers ??= Array.from({ length: this.window }, () => Buffer.allocUnsafe(this.bytes));
     if (this.started < i) this.started = i;
     while (this.started < this.files.length && this.started < i + this.window) {
@@ -56,31 +60,31 @@ export class TailReadAhead {
     }
     const p = this.inFlight[i];
     this.inFlight[i] = undefined;
-    if (p) await p;
+    return p;
   }
 
   /**
-   * Whether the reads wait on the disk: the reader's reads went to the disk in two samples in a row of
-   * SAMPLE tables (getrusage's block input operations, which page-cache hits do not count; one sample
-   * alone can be a table or two out of the page cache). While reads are warm the read-ahead stays off,
-   * whatever the time per table: its reads cost CPU (+20-30% of `inspect`'s on 4,688 small tables when
-   * each read was three hops through the pool), and on a loaded machine a warm reader is often
-   * descheduled for longer than a disk read takes. Not a time threshold either: the development
-   * machine's virtual disk serves an uncached 4 KiB read in ~100 µs, a first-pass table's reader work
-   * is ~30-80 µs, so cold tables one at a time looked no slower than warm ones under load, and the
+   * Whether the reads wait on the disk: in two samples in a row of SAMPLE tables, the reader's reads
+   * brought in at least half a page per table from the disk (getrusage's block input operations, in
+   * 512-byte units, which page-cache hits do not count; a table or two out of the page cache, as
+   * another process's reads leave a warm store, is not enough: over a warm store the read-ahead costs
+   * ~35 µs of CPU per table, +35% of `inspect`'s on 4,354 small tables). Not a time threshold: the
+   * development machine's virtual disk serves an uncached 4 KiB read in ~100 µs, a first-pass
+   * table's reader work is ~30-80 µs, so cold tables one at a time looked no slower than warm ones on
+   * a loaded machine (where a warm reader is often descheduled for longer than a disk read), and the
    * read-ahead stayed off. getrusage costs ~1.5 µs a call here.
    */
   private coldFrom(i: number): boolean {
     if (i % SAMPLE !== 0) return false;
     const reads = process.resourceUsage().fsRead;
-    const waited = this.diskReads >= 0 && reads > this.diskReads;
+    const waited = this.diskReads >= 0 && reads - this.diskReads >= SAMPLE * COLD_BLOCKS_PER_TABLE;
     this.diskReads = reads;
     this.on = waited && this.waitedBefore;
     this.waitedBefore = waited;
     return this.on;
   }
 
-  private readTail(file: { path: string; size: number }, buf: Buffer): Promise<void> {
+  private readTail(file: { path: string; size: number }, buf: Buffer): Promise<void> | undefined {
     const len = Math.min(file.size, this.bytes);
     let fd: number;
     try {
@@ -90,7 +94,7 @@ export class TailReadAhead {
       fd = openSync(file.path, "r");
     } catch {
       // the synchronous reader opens the same file next and reports what is wrong with it
-      return Promise.resolve();
+      return undefined;
     }
     return new Promise((resolve) => {
       read(fd, buf, 0, len, file.size - len, () => {
