@@ -7,13 +7,21 @@
  * are discarded: the page cache keeps them for the reader's own read.
  */
 import { closeSync, openSync, read } from "node:fs";
+import { openFileCacheCapacity } from "./open_files.js";
 
 /**
  * Tables read ahead of the reader: as many reads in flight as libuv's pool has threads (32, set by the
  * launcher, bin/load_cli.js). A cold datadir is latency-bound: the development machine's disk served
- * 4,354 tails in 1.27 s one at a time, 0.45 s four at a time, 0.27 s 32 at a time.
+ * 4,354 tails in 1.27 s one at a time, 0.45 s four at a time, 0.27 s 32 at a time. Each read holds a
+ * descriptor until it is done: no more than a reader cache's share of the process's limit
+ * (util/open_files.ts; 32 under the usual 1,024, 16 under 128).
  */
 export const READ_AHEAD_WINDOW = 32;
+
+function readAheadWindow(): number {
+  return Math.min(READ_AHEAD_WINDOW, openFileCacheCapacity());
+}
+
 /** Tables per sample of whether the reader's reads go to the disk. */
 const SAMPLE = 16;
 /** Block input operations (512 bytes) per table from which a sample counts as cold: half a page. */
@@ -36,7 +44,7 @@ export class TailReadAhead {
   constructor(
     private readonly files: readonly { path: string; size: number }[],
     private readonly bytes: number,
-    private readonly window = READ_AHEAD_WINDOW,
+    private readonly window = readAheadWindow(),
     /** "now": read ahead from the first file on, without waiting for the reads to look cold. */
     start: "when-cold" | "now" = "when-cold",
   ) {
