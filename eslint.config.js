@@ -29,4 +29,13 @@ export default tseslint.config(
     files: ["bin/**/*.js", "scripts/**/*.mjs", "*.js"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
+  {
+    // the launcher is CommonJS (bin/package.json; bin/load_cli.js says why)
+    files: ["bin/**/*.js"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", exports: "writable", __dirname: "readonly" },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
 );

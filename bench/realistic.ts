@@ -4,7 +4,11 @@
  *  - `inspect` and `inspect --deep --json` vs `sst_dump --show_properties` on tables of 4-64 MiB (LZ4,
  *    32 KiB blocks, bloom 10): db_bench fillrandom with 64 MiB memtables and 32 MiB target files, auto
  *    compaction on, so the tables are flushed and compacted ones as on a node (target >= 3x), and
- *    `check` vs `inspect` on the same store (target <= 2x);
+ *    `check` vs `inspect` on the same store (target <= 2x). Ten tables (the default 6 M writes) measure
+ *    start-up more than tables: sst_dump takes ~15 ms per such table, Node alone ~50 ms;
+ *  - the same rows on a store of ~145 such tables (db_bench fillseq, 60 M writes, 3.8 GiB, written in
+ *    ~3 min here; sequential keys, so compactions move tables down instead of rewriting them and the
+ *    write takes minutes, not an hour): mainnet stores hold 10,000-100,000 tables like these;
  *  - `sizes --full --json` (one thread, and two) vs `sst_dump --command=scan` on a store of 2 M writes
  *    (64-byte values, LZ4: a few tables, ~130 MB here; the issue's row was a 79 MB store of 2 M
  *    entries; target >= 1x). The >= 500 MB row is
@@ -13,7 +17,9 @@
  * LSMSCOPE_BENCH_REALISTIC=1 runs this module (`npm run bench -- realistic`).
  *
  * Env: LSMSCOPE_BENCH_REALISTIC (1 to run), LSMSCOPE_BENCH_REALISTIC_NUM (writes of the realistic store,
- * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_RUNS (rounds, default 3).
+ * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_REALISTIC_MANY_NUM (writes of the store of many tables,
+ * default 60,000,000: ~3.8 GiB; 0: no such row), LSMSCOPE_BENCH_REALISTIC_MANY_DIR (that store written
+ * before, read only), LSMSCOPE_BENCH_RUNS (rounds, default 3).
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +30,8 @@ import { dbBench, fmt, lsm, measure, paired, type Paired, printLoadAverage } fro
 const ON = process.env.LSMSCOPE_BENCH_REALISTIC === "1";
 const NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_NUM ?? 6_000_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
+const MANY_NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_MANY_NUM ?? 60_000_000);
+const MANY_DIR = process.env.LSMSCOPE_BENCH_REALISTIC_MANY_DIR;
 
 function row(label: string, p: Paired, target: string): void {
   console.log(`  ${label}`);
@@ -46,26 +54,42 @@ function tables(dir: string): { count: number; minMiB: number; maxMiB: number; t
   };
 }
 
+/** db_bench flags for realistic tables (LZ4, 32 KiB blocks, bloom 10, 64 MiB memtables, 32 MiB files). */
+const REALISTIC: readonly string[] = [
+  "--key_size=32",
+  "--value_size=100",
+  "--compression_ratio=0.5",
+  "--compression_type=lz4",
+  "--block_size=32768",
+  "--bloom_bits=10",
+  "--write_buffer_size=67108864",
+  "--target_file_size_base=33554432",
+  "--disable_wal=1",
+];
+
 function realisticTables(root: string): void {
   const dir = join(root, "realistic");
   const t0 = Date.now();
-  dbBench([
-    "--benchmarks=fillrandom",
-    `--db=${dir}`,
-    `--num=${NUM}`,
-    "--key_size=32",
-    "--value_size=100",
-    "--compression_ratio=0.5",
-    "--compression_type=lz4",
-    "--block_size=32768",
-    "--bloom_bits=10",
-    "--write_buffer_size=67108864",
-    "--target_file_size_base=33554432",
-    "--disable_wal=1",
-  ]);
+  dbBench(["--benchmarks=fillrandom", `--db=${dir}`, `--num=${NUM}`, ...REALISTIC]);
+  realisticRows(dir, `db_bench fillrandom, written in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+}
+
+/** The same rows on a store of ~145 realistic tables (fillseq), or the one given. */
+function manyRealisticTables(root: string): void {
+  if (!MANY_DIR && MANY_NUM <= 0) return;
+  const dir = MANY_DIR ?? join(root, "realistic-many");
+  const t0 = Date.now();
+  if (!MANY_DIR) dbBench(["--benchmarks=fillseq", `--db=${dir}`, `--num=${MANY_NUM}`, ...REALISTIC]);
+  const how = MANY_DIR
+    ? `given (${MANY_DIR})`
+    : `db_bench fillseq, written in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
+  realisticRows(dir, how);
+}
+
+function realisticRows(dir: string, how: string): void {
   const t = tables(dir);
   console.log(
-    `realistic tables: db_bench fillrandom, ${t.count} tables of ${t.minMiB.toFixed(1)}-${t.maxMiB.toFixed(1)} MiB (${t.totalMB.toFixed(0)} MB; LZ4, 32 KiB blocks, bloom 10), written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds, page cache warm`,
+    `realistic tables: ${t.count} tables of ${t.minMiB.toFixed(1)}-${t.maxMiB.toFixed(1)} MiB (${t.totalMB.toFixed(0)} MB; LZ4, 32 KiB blocks, bloom 10), ${how}; ${RUNS} paired rounds, page cache warm`,
   );
   const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
   measure(...props); // warm both alike
@@ -120,6 +144,7 @@ export async function run(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), "lsmscope-bench-realistic-"));
   try {
     realisticTables(root);
+    manyRealisticTables(root);
     twoMillionWrites(root);
     printLoadAverage();
   } finally {

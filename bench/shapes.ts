@@ -3,8 +3,8 @@
  * `check`) in the same run, as whole processes:
  *  - an L0 pile-up: thousands of tiny uncompressed tables (4 KiB blocks, bloom 10), every one in L0, as
  *    after a bulk load with auto-compaction off (db_bench fillrandom, 24 KiB memtables, 20-byte values);
- *    rows: inspect and inspect --deep vs `sst_dump --show_properties` (and with the page cache dropped
- *    before each run of both: LSMSCOPE_BENCH_COLD=1, root; target ≥ 1.5×), check vs inspect (target ≤ 2×),
+ *    rows: inspect and inspect --deep vs `sst_dump --show_properties` (and cold: the store's pages
+ *    evicted before each run of both, LSMSCOPE_BENCH_COLD=1; target ≥ 1.5×), check vs inspect (target ≤ 2×),
  *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB) and its CPU per entry
  *    read, sizes --sample 100 (sample mode: point lookups through thousands of L0 tables), probe of
  *    100 absent keys; the TUI's time to its first screen (tui.ts; target ~1 s);
@@ -17,7 +17,9 @@
  * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_L0_DIR (an L0 pile-up already written
  * with TINY_L0_TABLES, e.g. /tmp/l0: read only, not written), LSMSCOPE_BENCH_BLOB_FILES (default
  * 33000; 0: no blob row), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold
- * rows, as root), LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 1).
+ * rows, each file of a copy of the store evicted with posix_fadvise, python3; "drop": the whole page
+ * cache dropped instead, as root, which slows every other process on the machine),
+ * LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 3).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -46,9 +48,9 @@ const ENTRIES_PER_L0_TABLE = 1290;
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
 const FD_LIMIT = 1024;
-/** Cold rows (page cache dropped before each run; needs root): LSMSCOPE_BENCH_COLD=1. */
-const COLD = process.env.LSMSCOPE_BENCH_COLD === "1";
-const COLD_RUNS = Number(process.env.LSMSCOPE_BENCH_COLD_RUNS ?? 1);
+/** Cold rows: LSMSCOPE_BENCH_COLD=1 (the store's pages evicted) or "drop" (the page cache dropped, root). */
+const COLD = process.env.LSMSCOPE_BENCH_COLD;
+const COLD_RUNS = Number(process.env.LSMSCOPE_BENCH_COLD_RUNS ?? 3);
 
 function row(label: string, p: Paired, aName: string, target: string): void {
   console.log(`  ${label}`);
@@ -85,7 +87,7 @@ async function l0Pileup(root: string): Promise<void> {
       "sst_dump",
       "target >= 2x",
     );
-  if (COLD) coldRows(dir, props);
+  if (COLD === "1" || COLD === "drop") coldRows(dir, root, COLD);
   await tuiFirstScreenRow(dir, tables);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
   console.log(`  check vs inspect`);
@@ -143,18 +145,47 @@ function dropCaches(): void {
 }
 
 /**
- * inspect and inspect --deep --json vs sst_dump --show_properties with the page cache dropped before
- * every run of each (root only; slows every other process on the machine, so off by default). One
- * round unless LSMSCOPE_BENCH_RUNS says more.
+ * Evict every file of `dir` from the page cache (fsync, then posix_fadvise DONTNEED: pages still dirty
+ * are not dropped), as a datadir no process has read since boot would be, without touching any other
+ * process's pages. Node has no fadvise: python3 does it. Directory entries and inodes stay cached.
  */
-export function coldRows(dir: string, props: [string, string[]]): void {
+function evictStore(dir: string): void {
+  const py = `import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        fd = os.open(os.path.join(root, f), os.O_RDONLY)
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)`;
+  const r = spawnSync("python3", ["-c", py, dir], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`evicting ${dir} failed: ${r.stderr || r.error?.message}`);
+}
+
+/**
+ * inspect and inspect --deep --json vs sst_dump --show_properties, cold before every run of each:
+ * "1", a copy of the store (the given L0 pile-up is shared and read-only) with its files evicted from
+ * the page cache; "drop", the whole page cache dropped (root only; slows every other process on the
+ * machine, and Node's and the CLI's own files are read from the disk too).
+ */
+export function coldRows(dir: string, root: string, how: "1" | "drop"): void {
+  let store = dir;
+  if (how === "1" && L0_DIR) {
+    store = join(root, "l0-cold");
+    spawnSync("cp", ["-r", dir, store]);
+  }
+  const evict = how === "1" ? () => evictStore(store) : dropCaches;
   const cold = (c: [string, string[]]): Measure => {
-    dropCaches();
+    evict();
     return measure(...c);
   };
+  const what =
+    how === "1"
+      ? "the store's pages evicted (posix_fadvise) before each run; programs and inodes stay cached"
+      : "page cache dropped before each run";
+  const props: [string, string[]] = ["sst_dump", [`--file=${store}`, "--show_properties"]];
   for (const [label, args] of [
-    ["inspect, page cache dropped before each run", ["inspect", dir]],
-    ["inspect --deep --json, page cache dropped", ["inspect", "--deep", "--json", dir]],
+    [`inspect, ${what}`, ["inspect", store]],
+    ["inspect --deep --json, the same", ["inspect", "--deep", "--json", store]],
   ] as const) {
     row(label, paired(props, lsm([...args]), COLD_RUNS, cold), "sst_dump", "target >= 1.5x");
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Thin launcher: the CLI lives in the compiled library, bundled with a code cache (load_cli.js).
-import { loadCli } from "./load_cli.js";
+"use strict";
+const { loadCli } = require("./load_cli.js");
 
 const { main, writeCodeCache } = loadCli();
 main().then(

@@ -26,6 +26,31 @@ const out = join(root, "dist", "src", "bundle");
 const BUNDLED = new Set(["yargs", "csv-stringify"]);
 const deps = Object.keys(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).dependencies);
 
+/**
+ * string-width (yargs' and cliui's, three copies) builds an Intl.Segmenter and Unicode-property regular
+ * expressions when its module is evaluated: ~23 ms per run (the \p{RGI_Emoji} set alone ~15 ms, the
+ * first Segmenter's ICU set-up ~8 ms), though a command that prints no help never measures a string with
+ * them. Each such top-level `const NAME = EXPR;` becomes a `let NAME;` made on first use
+ * (`(NAME ??= EXPR)`), which is what the module does, later. test/cli_bundle.test.ts checks that none
+ * is left in the bundle.
+ */
+const lazyStringWidth = {
+  name: "lazy-string-width",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, ({ path }) => {
+      let code = readFileSync(path, "utf8");
+      const eager = /^const (\w+) = (new Intl\.Segmenter\(\)|\/.*\\p\{.*\/[a-z]*);$/gm;
+      for (const [decl, name, expr] of [...code.matchAll(eager)]) {
+        // every use but the declaration itself (`let NAME;`)
+        code = code
+          .replace(decl, () => `let ${name};`)
+          .replace(new RegExp(`(?<![.\\w])${name}\\b(?!;)`, "g"), () => `(${name} ??= ${expr})`);
+      }
+      return { contents: code, loader: "js" };
+    });
+  },
+};
+
 rmSync(out, { recursive: true, force: true });
 await build({
   entryPoints: [join(root, "dist", "src", "cli", "main.js")],
@@ -38,6 +63,7 @@ await build({
   // a CommonJS file has no import.meta: the modules' own URL is the bundle's
   define: { "import.meta.url": "__lsmscope_bundle_url" },
   banner: { js: 'const __lsmscope_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [lazyStringWidth],
   logLevel: "warning",
 });
 

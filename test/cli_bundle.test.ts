@@ -8,7 +8,9 @@ import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import yargs from "yargs";
 import { LsmscopeError as BundleSideError, isUserError } from "../src/util/errors.js";
+import { skipHelpCache } from "../src/cli/main.js";
 
 const loader = fileURLToPath(new URL("../bin/load_cli.js", import.meta.url));
 const bundle = fileURLToPath(new URL("../dist/src/bundle/cli.cjs", import.meta.url));
@@ -30,8 +32,37 @@ describe("CLI bundle", () => {
     expect(r.stdout).toBe("false");
   });
 
+  it("starts libuv's pool with 32 threads for the cold read-ahead (the launcher is CommonJS)", () => {
+    // an ES module entry point starts the pool (4 threads) before its code runs; ours sets its size first
+    const r = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `const { readdirSync, readFile } = require("node:fs");
+         const threads = () => readdirSync("/proc/self/task").length;
+         require(${JSON.stringify(loader)}).loadCli();
+         const before = threads();
+         readFile("/proc/self/stat", () =>
+           process.stdout.write(process.env.UV_THREADPOOL_SIZE + " " + (threads() - before)));`,
+      ],
+      { encoding: "utf8", env: { ...process.env, UV_THREADPOOL_SIZE: undefined } },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("32 32");
+  });
+
   it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
     expect(readFileSync(bundle, "utf8").match(/\bimport\(/g)).toHaveLength(1);
+  });
+
+  it("builds no Intl.Segmenter or Unicode-property set as it loads (string-width's, made on first use)", () => {
+    const text = readFileSync(bundle, "utf8");
+    expect(text).toMatch(/\?\?= new Intl\.Segmenter\(\)/);
+    expect(text).not.toMatch(/^(var|const|let) \w+ = new (Intl\.Segmenter\(|RegExp\(".*\\p\{)/m);
+  });
+
+  it("finds yargs' help caching to skip (its text is rendered as every command starts)", () => {
+    expect(skipHelpCache(yargs([]))).toBe(true);
   });
 
   it("treats an LsmscopeError from another copy of the module as the user's error", async () => {

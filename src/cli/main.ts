@@ -70,6 +70,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
       throw new UsageError(oneNamePerFlag(msg));
     });
   for (const c of commands) parser.command(c);
+  skipHelpCache(parser);
   try {
     await parser.parseAsync();
     exitCode = typeof process.exitCode === "number" ? process.exitCode : 0;
@@ -84,6 +85,21 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
 }
 
 class UsageError extends Error {}
+
+/**
+ * yargs renders the whole help text as each command's handler starts (command.js: cacheHelpMessage),
+ * to show it should the handler fail; our `fail` throws instead of showing help, so that text is never
+ * shown, yet rendering it cost ~10 ms per run (cliui's string widths, the first Intl.Segmenter's ICU
+ * set-up). The method is yargs' own, reached through its untyped getInternalMethods(); `--help` renders
+ * through help(), not this. Returns whether it was found (a test fails if yargs renames it).
+ */
+export function skipHelpCache(parser: object): boolean {
+  type Internals = { getInternalMethods?: () => { getUsageInstance?: () => Record<string, unknown> } };
+  const usage = (parser as Internals).getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage !== "function") return false;
+  usage.cacheHelpMessage = () => {};
+  return true;
+}
 
 /**
  * yargs names an unknown flag twice, as typed and camel-cased ("Unknown arguments: bogus-flag, bogusFlag"):

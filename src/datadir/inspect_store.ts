@@ -131,7 +131,8 @@ async function readTableDetails(
   let done = 0;
   const sizes = new Map<SstFileModel, number>();
   for (const { model } of present) {
-    await ahead.ready(done);
+    const tail = ahead.ready(done);
+    if (tail) await tail;
     // a virtual table's size is not its file's
     const { details: d, size } = tableReader(
       model.path,

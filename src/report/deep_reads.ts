@@ -156,7 +156,8 @@ export class DeepReads {
   async read(i: number, workerResults = true): Promise<void> {
     const { inst, f } = this.all[i]!;
     if (i < this.split) {
-      await this.ahead.ready(i);
+      const tail = this.ahead.ready(i);
+      if (tail) await tail;
       this.record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
       if (this.opts.yieldOften) await yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
       // the worker's batches are received as they come, not queued whole until this part ends

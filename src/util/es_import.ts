@@ -2,8 +2,8 @@
  * How the CLI imports an ES module that is not part of it: the TUI (src/tui/), since Ink is an ES module
  * with top-level await, which the CLI's CommonJS bundle cannot hold (scripts/bundle-cli.mjs). The bundle
  * runs as a script compiled from V8's code cache, and Node 20 gives code from that cache no way to call
- * import() (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): the launcher (bin/lsmscope.js), an ordinary ES
- * module, hands its own import() over.
+ * import() (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING): the launcher (bin/load_cli.js), an ordinary
+ * CommonJS module loaded by Node, hands its own import() over.
  */
 export type EsImport = (url: string) => Promise<unknown>;
 

@@ -2,28 +2,30 @@
  * Several file tails read ahead of a synchronous reader, so that a datadir out of the page cache is not
  * read one disk round trip at a time. The table readers are synchronous (format/table_file.ts: one table
  * at a time, no thread-pool hop per block); a table's metadata sits in its last bytes, so reading those
- * bytes of the next `window` tables through libuv's thread pool (four reads at once by default) while the
+ * bytes of the next `window` tables through libuv's thread pool (32 reads at once: bin/load_cli.js) while the
  * reader works through the current one leaves each table's own read a page-cache hit. The bytes read here
  * are discarded: the page cache keeps them for the reader's own read.
  */
-import { close, open, read } from "node:fs";
-import { performance } from "node:perf_hooks";
+import { closeSync, openSync, read } from "node:fs";
+import { openFileCacheCapacity } from "./open_files.js";
 
-/** Tables read ahead of the reader: enough to keep the thread pool's reads going between two awaits. */
-export const READ_AHEAD_WINDOW = 16;
-/** Tables per sample of how long the reader waits for the disk. */
-const SAMPLE = 32;
 /**
- * Time per table (wall) from which the reads may be cold: a warm table takes ~15-40 µs of the reader's
- * work, a cold read on the development machine's virtual disk adds ~100-400 µs. While reads are warm
- * the read-ahead stays off: its thread-pool reads cost ~40 µs of CPU per table, +20-30% of `inspect`'s
- * CPU on 4,688 small tables. Time alone is not enough: on a loaded machine (5 processes on 2 cores) a
- * warm store's reader is descheduled for longer than that, and the read-ahead went on and doubled its
- * CPU per table; so a slow sample is confirmed by the reads having gone to the disk (getrusage's block
- * input operations, which page-cache hits do not count). getrusage is asked only then: in a process
- * whose other threads are busy (GC, libuv) one call took 20-500 µs, ~15 µs per table at one per sample.
+ * Tables read ahead of the reader: as many reads in flight as libuv's pool has threads (32, set by the
+ * launcher, bin/load_cli.js). A cold datadir is latency-bound: the development machine's disk served
+ * 4,354 tails in 1.27 s one at a time, 0.45 s four at a time, 0.27 s 32 at a time. Each read holds a
+ * descriptor until it is done: no more than a reader cache's share of the process's limit
+ * (util/open_files.ts; 32 under the usual 1,024, 16 under 128).
  */
-const COLD_WAIT_US = 150;
+export const READ_AHEAD_WINDOW = 32;
+
+function readAheadWindow(): number {
+  return Math.min(READ_AHEAD_WINDOW, openFileCacheCapacity());
+}
+
+/** Tables per sample of whether the reader's reads go to the disk. */
+const SAMPLE = 16;
+/** Block input operations (512 bytes) per table from which a sample counts as cold: half a page. */
+const COLD_BLOCKS_PER_TABLE = 4;
 
 export class TailReadAhead {
   private readonly inFlight: (Promise<void> | undefined)[] = [];
@@ -32,8 +34,7 @@ export class TailReadAhead {
   private started = 0;
   private on = false;
   private waitedBefore = false;
-  private sampleWall = 0;
-  /** Block input operations at the last confirmation (getrusage), -1 before the first. */
+  /** Block input operations at the sample before (getrusage), -1 before the first. */
   private diskReads = -1;
 
   /**
@@ -43,7 +44,7 @@ export class TailReadAhead {
   constructor(
     private readonly files: readonly { path: string; size: number }[],
     private readonly bytes: number,
-    private readonly window = READ_AHEAD_WINDOW,
+    private readonly window = readAheadWindow(),
     /** "now": read ahead from the first file on, without waiting for the reads to look cold. */
     start: "when-cold" | "now" = "when-cold",
   ) {
@@ -53,10 +54,12 @@ export class TailReadAhead {
   /**
    * Before the reader reads file `i` (i = 0, 1, 2, ... in order): while the reads look warm, sample how
    * long they wait; once they look cold, wait until file `i`'s tail has been read (or its read failed: the
-   * reader meets and reports the same error itself), keeping the reads of the next files going.
+   * reader meets and reports the same error itself), keeping the reads of the next files going. What to
+   * await, if anything: nothing while the reads are warm (an await per table is a turn of the
+   * microtask queue).
    */
-  async ready(i: number): Promise<void> {
-    if (!this.on && !this.coldFrom(i)) return;
+  ready(i: number): Promise<void> | undefined {
+    if (!this.on && !this.coldFrom(i)) return undefined;
     this.buffers ??= Array.from({ length: this.window }, () => Buffer.allocUnsafe(this.bytes));
     if (this.started < i) this.started = i;
     while (this.started < this.files.length && this.started < i + this.window) {
@@ -65,40 +68,46 @@ export class TailReadAhead {
     }
     const p = this.inFlight[i];
     this.inFlight[i] = undefined;
-    if (p) await p;
+    return p;
   }
 
   /**
-   * Whether the reads wait on the disk: two samples in a row of SAMPLE synchronous reads each took
-   * COLD_WAIT_US per table and read from the disk since the check before (one alone can be a loaded
-   * machine descheduling the reader; the first sample, the reader's warm-up, is not counted).
+   * Whether the reads wait on the disk: in two samples in a row of SAMPLE tables, the reader's reads
+   * brought in at least half a page per table from the disk (getrusage's block input operations, in
+   * 512-byte units, which page-cache hits do not count; a table or two out of the page cache, as
+   * another process's reads leave a warm store, is not enough: over a warm store the read-ahead costs
+   * ~35 µs of CPU per table, +35% of `inspect`'s on 4,354 small tables). Not a time threshold: the
+   * development machine's virtual disk serves an uncached 4 KiB read in ~100 µs, a first-pass
+   * table's reader work is ~30-80 µs, so cold tables one at a time looked no slower than warm ones on
+   * a loaded machine (where a warm reader is often descheduled for longer than a disk read), and the
+   * read-ahead stayed off. getrusage costs ~1.5 µs a call here.
    */
   private coldFrom(i: number): boolean {
     if (i % SAMPLE !== 0) return false;
-    const wall = performance.now() * 1000;
-    const slow = i > SAMPLE && wall - this.sampleWall > SAMPLE * COLD_WAIT_US;
-    this.sampleWall = wall;
-    let waited = false;
-    // the baseline as the warm-up ends, so that the next sample can be confirmed
-    if (i === SAMPLE) this.diskReads = process.resourceUsage().fsRead;
-    else if (slow) {
-      const reads = process.resourceUsage().fsRead;
-      waited = this.diskReads >= 0 && reads > this.diskReads;
-      this.diskReads = reads;
-    }
+    const reads = process.resourceUsage().fsRead;
+    const waited = this.diskReads >= 0 && reads - this.diskReads >= SAMPLE * COLD_BLOCKS_PER_TABLE;
+    this.diskReads = reads;
     this.on = waited && this.waitedBefore;
     this.waitedBefore = waited;
     return this.on;
   }
 
-  private readTail(file: { path: string; size: number }, buf: Buffer): Promise<void> {
+  private readTail(file: { path: string; size: number }, buf: Buffer): Promise<void> | undefined {
     const len = Math.min(file.size, this.bytes);
-    // callbacks rather than a FileHandle: a third less CPU per file
+    let fd: number;
+    try {
+      // opened and closed here (a few µs: the directory and inode are not what a cold datadir waits on),
+      // so each tail is one hop through the thread pool, not three: the main thread, busy with a table,
+      // would otherwise leave the next open's read unsubmitted until its next await
+      fd = openSync(file.path, "r");
+    } catch {
+      // the synchronous reader opens the same file next and reports what is wrong with it
+      return undefined;
+    }
     return new Promise((resolve) => {
-      open(file.path, "r", (err, fd) => {
-        // the synchronous reader opens the same file next and reports what is wrong with it
-        if (err) return resolve();
-        read(fd, buf, 0, len, file.size - len, () => close(fd, () => resolve()));
+      read(fd, buf, 0, len, file.size - len, () => {
+        closeSync(fd);
+        resolve();
       });
     });
   }
