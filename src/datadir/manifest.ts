@@ -19,9 +19,11 @@ import {
   type PebbleBlobFile,
   type VersionEdit,
 } from "./version_edit.js";
+import { INTERNAL_KEY_TRAILER, type InternalKey } from "../base/internal_key.js";
 import { decodePebbleVersionEdit } from "./pebble_version_edit.js";
 import type { Finding, ManifestSummary } from "./model.js";
 import { LIMITS } from "../util/limits.js";
+import { EDIT_KEYS, packKeys } from "./key_arena.js";
 
 export interface ReplayedBlobFile extends BlobFileAdditionEntry {
   garbageBlobCount: number;
@@ -87,6 +89,8 @@ export function readCurrent(dir: string): CurrentFile | Finding {
 
 /** RocksDB has no hard cap on num_levels; anything near this is a corrupt or hostile edit. */
 const MAX_LEVEL = 1000;
+/** Key bytes the decoders may hand out beyond twice the live keys' before those are packed. */
+const PACK_AFTER_BYTES = 4 * 1024 * 1024;
 
 class Replayer {
   readonly cfs = new Map<number, ReplayedColumnFamily>();
@@ -94,6 +98,8 @@ class Replayer {
   readonly summary: ManifestSummary;
   private readonly trackedWals = new Map<number, { logNumber: number; syncedSize?: number }>();
   private dropped = 0;
+  /** Bytes of the live keys at their last packing (packKeysWhenDue). */
+  private packedBytes = 0;
   isLevelDb = true;
   /** Which of the entries recovery requires some edit carried (VersionEditHandler::CheckIterationResult). */
   readonly seen = { nextFileNumber: false, logNumber: false, lastSequence: false };
@@ -233,6 +239,7 @@ class Replayer {
           `edit marks table ${m.fileNumber} on level ${m.level} for compaction, which is not there`,
         );
     }
+    this.packKeysWhenDue();
     for (const b of edit.blobFileAdditions) {
       if (cf.blobFiles.has(b.blobFileNumber))
         this.finding("error", "manifest-blob", offset, `blob file ${b.blobFileNumber} added twice`);
@@ -261,7 +268,36 @@ class Replayer {
     }
   }
 
+  /**
+   * Live files' keys into one buffer each time the decoders have handed out twice their bytes (and a
+   * few MiB) since the last packing, so the chunks of files compacted away can go (key_arena.ts).
+   */
+  private packKeysWhenDue(): void {
+    if (EDIT_KEYS.handedOut < PACK_AFTER_BYTES + 2 * this.packedBytes) return;
+    this.packLiveKeys();
+  }
+
+  /** Every live file's boundary keys copied into one buffer of their exact size. */
+  private packLiveKeys(): void {
+    const files = [...this.cfs.values()].flatMap((cf) => [...cf.files.values()]);
+    const keys: InternalKey[] = [];
+    for (const f of files) {
+      keys.push(f.smallest, f.largest);
+      if (f.rangeKeyBounds) keys.push(f.rangeKeyBounds.smallest, f.rangeKeyBounds.largest);
+    }
+    const packed = packKeys(keys);
+    let i = 0;
+    for (const f of files) {
+      f.smallest = packed[i++]!;
+      f.largest = packed[i++]!;
+      if (f.rangeKeyBounds) f.rangeKeyBounds = { smallest: packed[i++]!, largest: packed[i++]! };
+    }
+    this.packedBytes = packed.reduce((sum, k) => sum + k.userKey.byteLength + INTERNAL_KEY_TRAILER, 0);
+    EDIT_KEYS.handedOut = 0;
+  }
+
   finish(): void {
+    this.packKeysWhenDue();
     const s = this.summary;
     s.trackedWals = [...this.trackedWals.values()].sort((a, b) => a.logNumber - b.logNumber);
     s.droppedColumnFamilies = this.dropped;

@@ -10,7 +10,14 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { openTable } from "../format/table.js";
-import type { NewFileEntry } from "./version_edit.js";
+import { toHex } from "../util/bytes.js";
+
+/** A live table: where it is and its user-key bounds as hex (the model's smallestKey, largestKey). */
+export interface TableBounds {
+  path: string;
+  smallestKey: string;
+  largestKey: string;
+}
 
 /** geth's metadata key naming the database schema version. */
 const GETH_DATABASE_VERSION_KEY = Buffer.from("DatabaseVersion");
@@ -26,7 +33,7 @@ const isDir = (p: string) => {
 /** The evidence found, one phrase each; empty when the store shows none. */
 export function gethEvidenceForPebble(
   dir: string,
-  tables: { path: string; entry: NewFileEntry }[],
+  tables: TableBounds[],
 ): string[] {
   const out: string[] = [];
   if (basename(dir) === "chaindata") {
@@ -37,10 +44,11 @@ export function gethEvidenceForPebble(
   return out;
 }
 
-function hasKey(tables: { path: string; entry: NewFileEntry }[], key: Buffer): boolean {
-  for (const { path, entry } of tables) {
-    if (Buffer.compare(key, entry.smallest.userKey) < 0 || Buffer.compare(key, entry.largest.userKey) > 0)
-      continue;
+function hasKey(tables: TableBounds[], key: Buffer): boolean {
+  // hex strings order as their bytes do (two lowercase digits a byte)
+  const keyHex = toHex(key);
+  for (const { path, smallestKey, largestKey } of tables) {
+    if (keyHex < smallestKey || keyHex > largestKey) continue;
     if (!existsSync(path)) continue;
     try {
       const t = openTable(path);

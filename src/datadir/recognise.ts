@@ -74,7 +74,7 @@ export function recognisePebble(s: StoreRead): boolean {
 export function recognisePebbleGeth({ dir, inst, F }: StoreRead, live: LiveFiles): void {
   const evidence = gethEvidenceForPebble(
     dir,
-    live.tables.filter((t) => t.model.present).map((t) => ({ path: t.model.path, entry: t.entry })),
+    live.tables.filter((t) => t.model.present).map((t) => t.model),
   );
   if (evidence.length > 0) {
     inst.client = "geth";
@@ -109,8 +109,9 @@ export function recogniseGeth({ dir, inst }: StoreRead, live: LiveFiles): void {
   const pathHint = /(^|[\\/])(geth|chaindata)([\\/]|$)/.test(dir);
   let gethKeys = 0;
   let keys = 0;
-  for (const { entry } of live.tables)
-    for (const k of [entry.smallest.userKey, entry.largest.userKey]) {
+  for (const { model } of live.tables)
+    for (const hex of [model.smallestKey, model.largestKey]) {
+      const k = Buffer.from(hex, "hex");
       keys++;
       if (gethKeyCategory(k) !== GETH_CATEGORIES.unaccounted) gethKeys++;
     }

@@ -3,7 +3,6 @@
  * holds, the instance model being filled in, and the live files the MANIFEST names.
  */
 import { relative } from "node:path";
-import type { NewFileEntry } from "./version_edit.js";
 import type { Finding, InstanceModel, SstFileModel } from "./model.js";
 import type { RemoteCatalog } from "./pebble_remote_catalog.js";
 
@@ -21,7 +20,11 @@ export interface StoreRead {
 
 /** Live files the MANIFEST names, and which of the files on disk it references. */
 export interface LiveFiles {
-  tables: { model: SstFileModel; entry: NewFileEntry }[];
+  /**
+   * The live tables' models (not their MANIFEST entries: the replay's entries, keys and maps can go
+   * once the models are built; what recognition needs of the keys the models hold, as hex).
+   */
+  tables: { model: SstFileModel }[];
   referencedTables: Set<string>;
   referencedBlobs: Set<string>;
   /**

@@ -55,6 +55,7 @@ import {
 } from "../util/coding.js";
 import { toHex } from "../util/bytes.js";
 import { decodeInternalKey, type InternalKey } from "../base/internal_key.js";
+import { EDIT_KEYS } from "./key_arena.js";
 
 export interface NewFileEntry {
   level: number;
@@ -236,12 +237,13 @@ function copyBytes(b: Uint8Array): Uint8Array {
 }
 
 export function getInternalKey(c: Cursor): InternalKey {
-  // one copy straight out of the record: the log reader reuses its buffer after the callback
+  // one copy straight out of the record (the log reader reuses its buffer after the callback), into
+  // the edit decoders' shared chunks rather than a buffer per key (key_arena.ts)
   const len = getVarint32(c);
   if (c.pos + len > c.end) throw new RangeError("internal key runs past end of record");
-  const bytes = Uint8Array.prototype.slice.call(c.buf, c.pos, c.pos + len);
+  const key = EDIT_KEYS.copyInternalKey(c.buf, c.pos, c.pos + len);
   c.pos += len;
-  return decodeInternalKey(bytes);
+  return key;
 }
 
 export function getSeq(c: Cursor): number {
