@@ -31,10 +31,7 @@ const isDir = (p: string) => {
 };
 
 /** The evidence found, one phrase each; empty when the store shows none. */
-export function gethEvidenceForPebble(
-  dir: string,
-  tables: TableBounds[],
-): string[] {
+export function gethEvidenceForPebble(dir: string, tables: TableBounds[]): string[] {
   const out: string[] = [];
   if (basename(dir) === "chaindata") {
     if (isDir(join(dir, "ancient"))) out.push("chaindata with the freezer ancient/ inside");
