@@ -1,8 +1,8 @@
 /**
  * Where the MANIFEST's boundary keys live. Each key copied into an ArrayBuffer of its own costs V8 an
  * ArrayBuffer, a backing store and its bookkeeping besides the key's few dozen bytes (~0.5 KiB of peak
- * RSS per table for its two keys, measured on 43,733 tables); keys copied into shared chunks cost one
- * view each. A chunk stays alive while any key in it does, so a replay that keeps a few keys of many
+ * RSS per table for its two keys, measured on 43,733 tables); keys copied into shared chunks cost a
+ * small object each, which makes its user key's view when asked (ArenaKey). A chunk stays alive while any key in it does, so a replay that keeps a few keys of many
  * chunks (a long MANIFEST whose files were mostly compacted away) repacks its live keys into one buffer
  * from time to time (packKeys), which bounds what dead keys hold to about twice the live keys' bytes.
  */
@@ -45,15 +45,30 @@ class KeyArena {
   }
 }
 
-/** The internal key in buf[start, end) (at least a trailer long), its user key a view of buf. */
-function keyAt(buf: Uint8Array, start: number, end: number): InternalKey {
-  return {
-    userKey: buf.subarray(start, end - INTERNAL_KEY_TRAILER),
+/**
+ * An internal key in buf[start, end) (at least a trailer long). Its user key is a view made when asked
+ * for (a caller reads it once or twice): a view kept per key would cost ~100 bytes, more than most keys.
+ */
+class ArenaKey implements InternalKey {
+  readonly seqno: number;
+  readonly type: number;
+
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly start: number,
+    private readonly end: number,
+  ) {
     // both read the 8 bytes before `end`
-    seqno: internalKeySeqno(buf, end),
-    type: internalKeyType(buf, end),
-  };
+    this.seqno = internalKeySeqno(buf, end);
+    this.type = internalKeyType(buf, end);
+  }
+
+  get userKey(): Uint8Array {
+    return this.buf.subarray(this.start, this.end - INTERNAL_KEY_TRAILER);
+  }
 }
+
+const keyAt = (buf: Uint8Array, start: number, end: number): InternalKey => new ArenaKey(buf, start, end);
 
 /** The arena every VersionEdit decoder copies its internal keys into (decoding is synchronous). */
 export const EDIT_KEYS = new KeyArena();
