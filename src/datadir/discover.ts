@@ -25,23 +25,29 @@ export function discoverStores(root: string, maxDepth: number, findings: Finding
     }
     if (seen.has(real)) return;
     seen.add(real);
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch (e) {
-      findings.push({
-        severity: "warn",
-        code: "dir-unreadable",
-        file: dir,
-        message: `cannot list directory: ${describeOsError(e)}`,
-      });
-      return;
-    }
-    const names = entries.map((e) => e.name);
+    const list = <T>(read: () => T): T | undefined => {
+      try {
+        return read();
+      } catch (e) {
+        findings.push({
+          severity: "warn",
+          code: "dir-unreadable",
+          file: dir,
+          message: `cannot list directory: ${describeOsError(e)}`,
+        });
+        return undefined;
+      }
+    };
+    // names alone first: a store's directory may list ~100,000 tables, and a Dirent each is ~100 bytes
+    // of garbage the model would be built beside; only a directory walked further needs the types
+    const names = list(() => readdirSync(dir));
+    if (!names) return;
     if (names.includes("CURRENT") || names.some((n) => n.startsWith("marker.manifest."))) {
       out.push({ path: dir, names });
       return;
     }
+    const entries = list(() => readdirSync(dir, { withFileTypes: true }));
+    if (!entries) return;
     if (depth >= maxDepth) {
       // a store further down is missed: say so, so "no store found" can say why
       const sub = entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).length;

@@ -56,6 +56,7 @@ import {
 import { toHex } from "../util/bytes.js";
 import { decodeInternalKey, type InternalKey } from "../base/internal_key.js";
 import { EDIT_KEYS } from "./key_arena.js";
+import { sharedString } from "../util/shared_text.js";
 
 export interface NewFileEntry {
   level: number;
@@ -290,7 +291,8 @@ function decodeNewFile4Custom(c: Cursor, f: NewFileEntry, edit: VersionEdit): vo
         f.fileChecksum = toHex(field);
         break;
       case NewFileCustom.FileChecksumFuncName:
-        f.fileChecksumFuncName = utf8(field);
+        // one string for every table's "Unknown", not one each
+        f.fileChecksumFuncName = sharedString(utf8(field));
         break;
       case NewFileCustom.Temperature:
         f.temperature = field[0];
