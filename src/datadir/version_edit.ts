@@ -54,7 +54,7 @@ import {
   type Cursor,
 } from "../util/coding.js";
 import { toHex } from "../util/bytes.js";
-import { decodeInternalKey, type InternalKey } from "../base/internal_key.js";
+import type { InternalKey } from "../base/internal_key.js";
 import { EDIT_KEYS } from "./key_arena.js";
 import { sharedString } from "../util/shared_text.js";
 
