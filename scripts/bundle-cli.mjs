@@ -51,21 +51,25 @@ const lazyStringWidth = {
   },
 };
 
+/** One CommonJS file from tsc's `entry` (the CLI, a worker script), with yargs and csv-stringify inside. */
+const commonJsBundle = (entry, outfile, plugins = []) =>
+  build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    external: deps.filter((d) => !BUNDLED.has(d)),
+    // a CommonJS file has no import.meta: the modules' own URL is the bundle's
+    define: { "import.meta.url": "__lsmscope_bundle_url" },
+    banner: { js: 'const __lsmscope_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+    plugins,
+    logLevel: "warning",
+  });
+
 rmSync(out, { recursive: true, force: true });
-await build({
-  entryPoints: [join(root, "dist", "src", "cli", "main.js")],
-  outfile: join(out, "cli.cjs"),
-  bundle: true,
-  format: "cjs",
-  platform: "node",
-  target: "node20",
-  external: deps.filter((d) => !BUNDLED.has(d)),
-  // a CommonJS file has no import.meta: the modules' own URL is the bundle's
-  define: { "import.meta.url": "__lsmscope_bundle_url" },
-  banner: { js: 'const __lsmscope_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [lazyStringWidth],
-  logLevel: "warning",
-});
+await commonJsBundle(join(root, "dist", "src", "cli", "main.js"), join(out, "cli.cjs"), [lazyStringWidth]);
 
 // The TUI, which the CLI imports as an ES module (util/es_import.ts), bundled as one of its own beside
 // tsc's src/tui/run.js (so module-relative paths name the same files): its ~100 modules, most of them
@@ -108,18 +112,8 @@ await build({
 // a 131 MB store starts scanning in the second thread that much sooner). Same externals as the CLI.
 const WORKERS = ["sizes/worker.js"];
 for (const rel of WORKERS) {
-  await build({
-    entryPoints: [join(root, "dist", "src", rel)],
-    outfile: join(root, "dist", "src", rel.replace(/\.js$/, ".cjs")),
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    external: deps.filter((d) => !BUNDLED.has(d)),
-    define: { "import.meta.url": "__lsmscope_bundle_url" },
-    banner: { js: 'const __lsmscope_bundle_url = require("node:url").pathToFileURL(__filename).href;' },
-    logLevel: "warning",
-  });
+  const script = join(root, "dist", "src", rel);
+  await commonJsBundle(script, script.replace(/\.js$/, ".cjs"));
 }
 
 const sample = join(root, "samples", "modern");
