@@ -96,7 +96,7 @@ export function columnFamily(
     while (levels.length <= f.level) levels.push({ level: levels.length, files: [], bytes: 0 });
     levels[f.level]!.files.push(m);
     levels[f.level]!.bytes += f.fileSize;
-    live.tables.push({ model: m });
+    live.tables.push(m);
   }
   // in lookup order: L0 newest first, other levels by key (src/base/level_order.ts)
   for (const lv of levels) sortLevelFiles(lv.level, lv.files);
@@ -443,7 +443,7 @@ export function attachPebbleBlobFiles(
     dir,
     nameSet,
     blobFiles: replay.pebbleBlobFiles,
-    tables: live.tables.map((t) => t.model),
+    tables: live.tables,
     findings: F,
   });
   for (const b of files) live.referencedBlobs.add(b.fileName);

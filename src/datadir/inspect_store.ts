@@ -123,14 +123,14 @@ async function readTableDetails(
   tableReader: TableDetailsReader,
   opts: InspectOptions,
 ): Promise<void> {
-  const present = live.tables.filter((f) => f.model.present);
+  const present = live.tables.filter((f) => f.present);
   const ahead = new TailReadAhead(
-    present.map(({ model }) => ({ path: model.path, size: model.diskSize ?? model.fileSize })),
+    present.map((model) => ({ path: model.path, size: model.diskSize ?? model.fileSize })),
     TABLE_TAIL_BYTES,
   );
   let done = 0;
   const sizes = new Map<SstFileModel, number>();
-  for (const { model } of present) {
+  for (const model of present) {
     const tail = ahead.ready(done);
     if (tail) await tail;
     // a virtual table's size is not its file's

@@ -89,12 +89,20 @@ export function tableEntries(
   levels: readonly LevelModel[],
   counted?: (f: SstFileModel) => number | undefined,
 ): number | null {
-  let n = 0;
-  for (const l of levels)
-    for (const f of l.files) {
-      const e = f.details?.numEntries ?? counted?.(f);
-      if (e === undefined) return null;
-      n += e;
-    }
+  let n: number | null = 0;
+  for (const l of levels) for (const f of l.files) n = addTableEntries(n, f, counted);
   return n;
+}
+
+/**
+ * `sum` (entries of the tables before, null when unknown) with table `f`'s entries added, as
+ * tableEntries counts them: for a caller that meets the tables one at a time (deep_stream.ts).
+ */
+export function addTableEntries(
+  sum: number | null,
+  f: SstFileModel,
+  counted?: (f: SstFileModel) => number | undefined,
+): number | null {
+  const e = f.details?.numEntries ?? counted?.(f);
+  return e === undefined || sum === null ? null : sum + e;
 }

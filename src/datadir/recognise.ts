@@ -74,7 +74,7 @@ export function recognisePebble(s: StoreRead): boolean {
 export function recognisePebbleGeth({ dir, inst, F }: StoreRead, live: LiveFiles): void {
   const evidence = gethEvidenceForPebble(
     dir,
-    live.tables.filter((t) => t.model.present).map((t) => t.model),
+    live.tables.filter((t) => t.present),
   );
   if (evidence.length > 0) {
     inst.client = "geth";
@@ -109,7 +109,7 @@ export function recogniseGeth({ dir, inst }: StoreRead, live: LiveFiles): void {
   const pathHint = /(^|[\\/])(geth|chaindata)([\\/]|$)/.test(dir);
   let gethKeys = 0;
   let keys = 0;
-  for (const { model } of live.tables)
+  for (const model of live.tables)
     for (const hex of [model.smallestKey, model.largestKey]) {
       const k = Buffer.from(hex, "hex");
       keys++;

@@ -24,7 +24,7 @@ export interface LiveFiles {
    * The live tables' models (not their MANIFEST entries: the replay's entries, keys and maps can go
    * once the models are built; what recognition needs of the keys the models hold, as hex).
    */
-  tables: { model: SstFileModel }[];
+  tables: SstFileModel[];
   referencedTables: Set<string>;
   referencedBlobs: Set<string>;
   /**

@@ -32,7 +32,7 @@ export const PARALLEL_MIN_TABLES = 20_000;
 /**
  * Tables read in a worker thread, which posts its results `batch` at a time in order. Posted all at the
  * end, its half of a store of 50,000 tables was held three times over (the worker's results, their
- * clone, the copy received).
+ * clone, the copy received): ~2 KiB more peak memory per table than reading them all in one thread.
  */
 class WorkerReads {
   private readonly results: (DeepTableResult | undefined)[] = [];

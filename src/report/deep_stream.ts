@@ -24,6 +24,7 @@ import {
   type SizeCheck,
 } from "../datadir/column_families.js";
 import { settleVanishedTables } from "../datadir/vanished.js";
+import { addTableEntries } from "../datadir/placement.js";
 import { streamJson } from "../util/json_stream.js";
 import type { DeepTableInfo } from "./deep_table.js";
 import { DeepReads } from "./deep_reads.js";
@@ -65,7 +66,7 @@ export async function streamDeepJson(
   let instIndex = -1;
   let cf: ColumnFamilyModel | undefined;
   let level: LevelModel | undefined;
-  /** The column family's entries so far (tableEntries: null once a table's count is unknown). */
+  /** The column family's entries so far (as tableEntries counts: null once a table's count is unknown). */
   let entries: number | null = 0;
   /** The next present table to read (reads.all is in model order, as the JSON is). */
   let next = 0;
@@ -84,8 +85,7 @@ export async function streamDeepJson(
       if (size !== undefined) reads.sizes.set(f, size);
       f.diskSize = size;
     }
-    const e = f.details?.numEntries ?? deep.get(f.path)?.entriesCounted;
-    entries = e === undefined || entries === null ? null : entries + e;
+    entries = addTableEntries(entries, f, (t) => deep.get(t.path)?.entriesCounted);
     written = f;
   };
 

@@ -46,11 +46,7 @@ export interface DeepTableResult {
  */
 export const TAIL_PREFETCH = 32 * 1024;
 
-/**
- * Tables whose results a deep-mode worker posts at once. Posted all at the end, its half of a store of
- * 50,000 tables was held three times over (the worker's results, their clone, the copy received):
- * ~2 KiB more peak memory per table than reading them all in one thread.
- */
+/** Tables whose results a deep-mode worker posts at once (deep_reads.ts WorkerReads says why). */
 export const WORKER_BATCH = 512;
 
 /** `expectedSize`: the file's size by its MANIFEST entry (not a virtual table's), confirmed at open. */

@@ -1,6 +1,6 @@
 /**
  * Worker thread for deep mode: reads the tables it is given (workerData.paths) and posts back one
- * DeepTableResult per path, in order, `batch` at a time (WORKER_BATCH, deep.ts). Plain data only (structured
+ * DeepTableResult per path, in order, `batch` at a time (WORKER_BATCH, deep_table.ts). Plain data only (structured
  * clone).
  */
 import { parentPort, workerData } from "node:worker_threads";

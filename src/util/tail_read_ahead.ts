@@ -52,11 +52,11 @@ export class TailReadAhead {
   }
 
   /**
-   * Before the reader reads file `i` (i = 0, 1, 2, ... in order): while the reads look warm, sample how
-   * long they wait; once they look cold, wait until file `i`'s tail has been read (or its read failed: the
-   * reader meets and reports the same error itself), keeping the reads of the next files going. What to
-   * await, if anything: nothing while the reads are warm (an await per table is a turn of the
-   * microtask queue).
+   * Before the reader reads file `i` (i = 0, 1, 2, ... in order): while the reads look warm, sample
+   * whether they go to the disk (coldFrom); once they look cold, wait until file `i`'s tail has been
+   * read (or its read failed: the reader meets and reports the same error itself), keeping the reads of
+   * the next files going. What to await, if anything: nothing while the reads are warm (an await per
+   * table is a turn of the microtask queue).
    */
   ready(i: number): Promise<void> | undefined {
     if (!this.on && !this.coldFrom(i)) return undefined;
