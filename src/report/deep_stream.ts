@@ -92,7 +92,8 @@ export async function streamDeepJson(
   const before = (holder: object, key: string | number): void | Promise<void> => {
     // a member outside the table's own JSON (a Pebble table's blob references are walked inside it)
     if (written && holder !== written && holder !== written.blobReferences) {
-      delete written.details;
+      // not `delete`: that turned each table's object into a dictionary (~2 µs a table, 8 ms on 4,354)
+      written.details = undefined;
       written = undefined;
     }
     if (holder === model.instances) {

@@ -82,14 +82,37 @@ export async function streamJson(
     else if (!stream.write(chunk)) await once(stream, "drain");
 }
 
+/**
+ * JSON.stringify(v, null, 2) with every line after the first indented by `indent` (spaces, two per
+ * level), as one stringify of `v` nested in as many arrays as there are levels, less what those arrays
+ * print around it (a slice: no copy). Re-indenting the text afterwards (replaceAll) copied and scanned
+ * it again: ~12 of ~35 ms for 20 MB of `inspect --deep --json` on 4,354 tables.
+ */
+function indented(v: object, indent: string): string {
+  const depth = indent.length / 2;
+  // a toJSON result with a toJSON of its own: printed as before (JSON.stringify calls the outer one only)
+  if (depth === 0 || typeof (v as { toJSON?: unknown }).toJSON === "function") {
+    const s = JSON.stringify(v, null, 2) ?? "null";
+    return indent ? s.replaceAll("\n", "\n" + indent) : s;
+  }
+  let nested: unknown = v;
+  for (let d = 0; d < depth; d++) nested = [nested];
+  const s = JSON.stringify(nested, null, 2);
+  // "[\n" + 2(j + 1) spaces before it for j = 0 .. depth-1, "\n" + 2j spaces + "]" after it
+  return s.slice(2 * depth + depth * (depth + 1), s.length - (2 * depth + depth * (depth - 1)));
+}
+
 function* pieces(
   v: unknown,
   indent: string,
   before?: BeforeMember,
 ): Generator<string | Promise<void>, void, undefined> {
-  if (v === null || typeof v !== "object" || !walked(v)) {
-    const s = JSON.stringify(v, null, 2);
-    yield s === undefined ? "null" : indent ? s.replaceAll("\n", "\n" + indent) : s;
+  if (v === null || typeof v !== "object") {
+    yield JSON.stringify(v) ?? "null";
+    return;
+  }
+  if (!walked(v)) {
+    yield indented(v, indent);
     return;
   }
   const inner = indent + "  ";

@@ -37,6 +37,9 @@ describe("writeJson", () => {
       { nested: { toJSON: (k: string) => `key ${k}` }, list: [{ toJSON: (k: string) => [k] }] },
       many,
       { deep: many, levels: [{ files: [many, many] }] },
+      // values printed whole below several levels (re-indented as one stringify nested that deep)
+      { a: [{ b: [{ c: { d: 1, e: "x\ny", f: { g: [] } }, h: new Date(0) }] }] },
+      { a: [[{ toJSON: () => ({ x: 1, y: { toJSON: () => "inner" } }) }, { toJSON: () => undefined }]] },
     ];
     for (const v of values) expect(pieces(v).text).toBe(JSON.stringify(v, null, 2));
   });
