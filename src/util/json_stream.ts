@@ -2,7 +2,8 @@
  * JSON.stringify(value, null, 2), written in pieces. A datadir model's JSON grows with the table count
  * (21 MB for 4,537 tables with `--deep`): built whole it was one string that stdout then copied into a
  * buffer, about 40 MB of peak memory beside the model. Here containers that hold arrays, or many
- * members, are walked member by member; the rest is stringified whole (natively) and re-indented.
+ * members, are walked member by member; the rest is stringified whole (natively) at the depth where it
+ * sits, the elements of an array that are printed whole RUN at a time.
  */
 
 import { once } from "node:events";
@@ -11,6 +12,13 @@ import { once } from "node:events";
 const MANY_MEMBERS = 64;
 /** Pieces are gathered into writes of about this many characters. */
 const CHUNK = 1 << 16;
+/**
+ * Consecutive array elements printed whole that are stringified together: one native call instead of
+ * one each, with its generator and re-indenting. On 4,354 tables' 20 MB of `inspect --deep --json` the
+ * tables took ~22 ms in runs of 16 or 64 against ~26-31 ms one at a time (steady state, best of 15);
+ * 16 tables' text (~75 KB) stays below V8's large-object size, 64 tables' did not (+14 MiB peak RSS).
+ */
+const RUN = 16;
 
 /** What JSON.stringify leaves out of objects (and writes as null in arrays). */
 function omitted(v: unknown): boolean {
@@ -36,9 +44,17 @@ function walked(v: object): boolean {
 /**
  * Called before a member of a container that is walked member by member (one holding arrays) is
  * printed, before its value is read: it may fill the value in, and return a promise to wait for first
- * (streamJson waits; writeJson and jsonChunks take no hook).
+ * (streamJson waits; writeJson and jsonChunks take no hook). Array elements printed whole are printed
+ * RUN at a time: each one's hook is called before any of them is printed.
  */
 export type BeforeMember = (holder: object, key: string | number) => void | Promise<void>;
+
+/** What streamJson calls around the members of walked containers. */
+export interface MemberHooks {
+  before?: BeforeMember;
+  /** Called once the member has been printed (handed to the stream, or about to be). */
+  after?: (holder: object, key: string | number) => void;
+}
 
 /** `value` exactly as JSON.stringify(value, null, 2) prints it, in chunks of about CHUNK characters. */
 export function* jsonChunks(value: unknown): Generator<string, void, undefined> {
@@ -46,9 +62,9 @@ export function* jsonChunks(value: unknown): Generator<string, void, undefined> 
 }
 
 /** The chunks of `value`, and each promise `before` returns where the writer must wait for it. */
-function* chunked(value: unknown, before?: BeforeMember): Generator<string | Promise<void>, void, undefined> {
+function* chunked(value: unknown, hooks?: MemberHooks): Generator<string | Promise<void>, void, undefined> {
   let buf = "";
-  for (const piece of pieces(toJsonValue(value, ""), "", before)) {
+  for (const piece of pieces(toJsonValue(value, ""), "", hooks)) {
     if (typeof piece !== "string") {
       yield piece;
       continue;
@@ -75,9 +91,9 @@ export function writeJson(value: unknown, write: (s: string) => void): void {
 export async function streamJson(
   value: unknown,
   stream: NodeJS.WritableStream,
-  before?: BeforeMember,
+  hooks?: MemberHooks,
 ): Promise<void> {
-  for (const chunk of chunked(value, before))
+  for (const chunk of chunked(value, hooks))
     if (typeof chunk !== "string") await chunk;
     else if (!stream.write(chunk)) await once(stream, "drain");
 }
@@ -102,10 +118,35 @@ function indented(v: object, indent: string): string {
   return s.slice(2 * depth + depth * (depth + 1), s.length - (2 * depth + depth * (depth - 1)));
 }
 
+/** Whether an array element (toJSON applied) can be printed in a run: it is printed whole as it is. */
+function printedWhole(e: unknown): boolean {
+  return (
+    e === null ||
+    typeof e !== "object" ||
+    (typeof (e as { toJSON?: unknown }).toJSON !== "function" && !walked(e))
+  );
+}
+
+/**
+ * The text of array elements `run` as they follow "[" (or a ",") in an array printed at `indent`:
+ * "\n" + indent + "  " + element, joined by ",". One stringify of the run as an array nested as deep as
+ * the array sits, without the brackets around the elements (a slice, as in indented()).
+ */
+function runText(run: unknown[], indent: string): string {
+  const depth = indent.length / 2;
+  let nested: unknown = run;
+  for (let d = 0; d < depth; d++) nested = [nested];
+  const s = JSON.stringify(nested, null, 2);
+  return s.slice(
+    2 * depth + depth * (depth + 1) + 1,
+    s.length - (2 * depth + depth * (depth - 1)) - indent.length - 2,
+  );
+}
+
 function* pieces(
   v: unknown,
   indent: string,
-  before?: BeforeMember,
+  hooks?: MemberHooks,
 ): Generator<string | Promise<void>, void, undefined> {
   if (v === null || typeof v !== "object") {
     yield JSON.stringify(v) ?? "null";
@@ -116,15 +157,39 @@ function* pieces(
     return;
   }
   const inner = indent + "  ";
+  const before = hooks?.before;
+  const after = hooks?.after;
   if (Array.isArray(v)) {
     if (v.length === 0) return yield "[]";
     yield "[";
-    for (let i = 0; i < v.length; i++) {
-      const wait = before?.(v, i);
-      if (wait) yield wait;
-      yield `${i ? "," : ""}\n${inner}`;
-      const e = toJsonValue(v[i], String(i));
-      yield* pieces(omitted(e) ? null : e, inner, before);
+    const run: unknown[] = [];
+    let i = 0;
+    while (i < v.length) {
+      // the elements from i on that are printed whole (up to RUN), then one that is walked, if any
+      run.length = 0;
+      let walkedNext: object | undefined;
+      while (i + run.length < v.length && run.length < RUN) {
+        const j = i + run.length;
+        const wait = before?.(v, j);
+        if (wait) yield wait;
+        const e = toJsonValue(v[j], String(j));
+        if (!printedWhole(e)) {
+          walkedNext = e as object;
+          break;
+        }
+        run.push(e);
+      }
+      if (run.length > 0) {
+        yield (i ? "," : "") + runText(run, indent);
+        if (after) for (let k = 0; k < run.length; k++) after(v, i + k);
+        i += run.length;
+      }
+      if (walkedNext !== undefined) {
+        yield `${i ? "," : ""}\n${inner}`;
+        yield* pieces(walkedNext, inner, hooks);
+        after?.(v, i);
+        i++;
+      }
     }
     return yield `\n${indent}]`;
   }
@@ -136,7 +201,8 @@ function* pieces(
     if (omitted(e)) continue;
     yield `${first ? "{" : ","}\n${inner}${JSON.stringify(k)}: `;
     first = false;
-    yield* pieces(e, inner, before);
+    yield* pieces(e, inner, hooks);
+    after?.(v, k);
   }
   yield first ? "{}" : `\n${indent}}`;
 }

@@ -91,4 +91,52 @@ describe("writeJson", () => {
     const whole = JSON.stringify(big, null, 2).length;
     expect(maxQueued).toBeLessThan(whole / 4);
   });
+
+  it("fills each member in before it is printed and lets it go after, a bounded number held at once", async () => {
+    // a store's tables as deep_stream streams them: each filled in by `before`, emptied by `after`
+    const files: { n: number; details?: { text: string; list: number[] } }[] = Array.from(
+      { length: 300 },
+      (_, n) => ({ n }),
+    );
+    // one walked element (an array inside) among those printed whole
+    files[130]!.details = undefined;
+    const value = { levels: [{ files }], after: "end" };
+    const filled = (n: number) => ({ text: `table ${n}\n`, list: n === 130 ? [n] : [] });
+    const expected = JSON.stringify(
+      { levels: [{ files: files.map((f) => ({ ...f, details: filled(f.n) })) }], after: "end" },
+      null,
+      2,
+    );
+    let held = 0;
+    let mostHeld = 0;
+    let text = "";
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _enc, done) {
+        text += chunk;
+        done();
+      },
+    });
+    await streamJson(value, sink, {
+      before: (holder, key) => {
+        if (holder !== files) return;
+        const f = files[key as number]!;
+        f.details = filled(f.n);
+        mostHeld = Math.max(mostHeld, ++held);
+        // a hook may wait (deep_stream reads the table first)
+        return key === 0 || key === 200 ? new Promise((r) => setImmediate(r)) : undefined;
+      },
+      after: (holder, key) => {
+        if (holder !== files) return;
+        files[key as number]!.details = undefined;
+        held--;
+      },
+    });
+    expect(text).toBe(expected);
+    expect(held).toBe(0);
+    expect(files.every((f) => f.details === undefined)).toBe(true);
+    // printed whole in runs of at most 16 (RUN): no more held at once
+    expect(mostHeld).toBeGreaterThan(1);
+    expect(mostHeld).toBeLessThanOrEqual(16);
+  });
 });
