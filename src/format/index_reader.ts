@@ -50,8 +50,10 @@ export interface IndexReader {
    * With `from` (a user key) the walk starts at the first block that can hold a key ≥ `from`: the first
    * entry whose separator (≥ every key of its block, < every key of the next) has a user-key part
    * ≥ `from`, found by binary search over the restart points. Needs a bytewise comparator.
+   * `pin` false (for a table closed after one walk): blocks stored uncompressed in the prefetched tail
+   * are read in place and not kept, where the reader can (default true: the top level is kept).
    */
-  walk(from?: Buffer): Generator<IndexStep, void, undefined>;
+  walk(from?: Buffer, pin?: boolean): Generator<IndexStep, void, undefined>;
   /** Handles of the index partitions (none for a single-level index). */
   partitions(): Generator<BlockHandle, void, undefined>;
 }
@@ -107,6 +109,20 @@ abstract class PinnedTopIndex {
     }
     return this.top;
   }
+
+  /**
+   * The top-level block for a walk: the kept one; with `pin` false while none is kept, the block in
+   * place in the prefetched tail (stored uncompressed there; TableBlocks.tailParsed), not kept. Deep
+   * mode walks each of thousands of tables' index once and closes the table: a buffer of its own per
+   * table (an ArrayBuffer, ~2 µs with its share of the collector's work) bought nothing.
+   */
+  protected walkTop(pin: boolean): Block {
+    if (!pin && !this.top) {
+      const b = this.blocks.tailParsed(this.handle, this.topKind);
+      if (b) return b;
+    }
+    return this.loadTop();
+  }
 }
 
 class SingleLevelIndexReader extends PinnedTopIndex implements IndexReader {
@@ -130,8 +146,8 @@ class SingleLevelIndexReader extends PinnedTopIndex implements IndexReader {
     return ok ? { offset: c.handleOffset, size: c.handleSize } : undefined;
   }
 
-  *walk(from?: Buffer): Generator<IndexStep, void, undefined> {
-    const top = this.loadTop();
+  *walk(from?: Buffer, pin = true): Generator<IndexStep, void, undefined> {
+    const top = this.walkTop(pin);
     const c = this.cursor().reset(top);
     const step: IndexStep = { cursor: c };
     const offset = this.handle.offset;
@@ -179,9 +195,9 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
     return ok ? { offset: pc.handleOffset, size: pc.handleSize } : undefined;
   }
 
-  *walk(from?: Buffer): Generator<IndexStep, void, undefined> {
+  *walk(from?: Buffer, pin = true): Generator<IndexStep, void, undefined> {
     const cmp = from ? compareUserKey(from, !this.layout.keyIsUserKey) : undefined;
-    const tc = this.partitionCursor().reset(this.loadTop());
+    const tc = this.partitionCursor().reset(this.walkTop(pin));
     let n = 0;
     // with `from`: the first partition whose separator is ≥ from, then the seek inside it
     let seekTop = cmp !== undefined;
@@ -191,7 +207,9 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
       );
       if (!more) return;
       const partition = { offset: tc.handleOffset, size: tc.handleSize };
-      const pb = this.readPartition(partition);
+      const pb =
+        (!pin && this.blocks.tailParsed(partition, BlockKind.IndexPartition)) ||
+        this.readPartition(partition);
       const pc = this.partitionCursor().reset(pb);
       const step: IndexStep = { cursor: pc, partition };
       if (seekTop) {

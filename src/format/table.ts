@@ -500,6 +500,8 @@ export class SstTable {
    * data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
    * the index partition of a two-level index (-1 otherwise). `separator[0, separatorLength)` is the
    * stored separator key (internal unless index_key_is_user_key), valid during the call only.
+   * `pin` false: for a table closed after this walk, index blocks in the prefetched tail are read in
+   * place and not kept (IndexReader.walk).
    */
   forEachIndexHandle(
     visit: (
@@ -509,8 +511,9 @@ export class SstTable {
       separator: Buffer,
       separatorLength: number,
     ) => void,
+    pin = true,
   ): void {
-    for (const { cursor: c, partition } of this.index.walk())
+    for (const { cursor: c, partition } of this.index.walk(undefined, pin))
       visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength);
   }
 

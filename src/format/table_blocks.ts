@@ -34,6 +34,15 @@ export class TableBlocks {
     return this.file.readBlockView(handle, kind);
   }
 
+  /**
+   * A block in block format stored uncompressed in the table's prefetched tail, as a view of it (valid
+   * until the table closes: TableFile.tailBlockView); undefined for any other block.
+   */
+  tailParsed(handle: BlockHandle, kind: BlockKind | string): Block | undefined {
+    const b = this.file.tailBlockView(handle, kind);
+    return b && new Block(b, { file: this.path, kind, offset: handle.offset });
+  }
+
   /** A block in block format (block.ts), read as `read()` does. */
   parsed(handle: BlockHandle, kind: BlockKind | string, reuse = false): Block {
     return new Block(this.file.readBlock(handle, kind, reuse), {

@@ -424,26 +424,33 @@ export class TableFile {
    * Anything else is read as readBlock() reads it (and fails as it fails).
    */
   readBlockView(handle: BlockHandle, blockKind: string): Buffer {
+    return this.tailBlockView(handle, blockKind) ?? this.readBlock(handle, blockKind);
+  }
+
+  /**
+   * A block stored uncompressed inside the prefetched tail, checked there, as a view of it (valid until
+   * the table closes); undefined for any other block, which readBlock() reads (and checks) instead.
+   * Neither counts as a read: the tail's read did.
+   */
+  tailBlockView(handle: BlockHandle, blockKind: string): Buffer | undefined {
     const tail = this.tail;
     const { offset, size } = handle;
     if (
-      tail !== undefined &&
-      offset >= this.tailStart &&
-      size <= LIMITS.maxBlockBytes &&
-      offset + size + BLOCK_TRAILER_SIZE <= this.blockAreaEnd &&
-      this.codecs !== undefined
-    ) {
-      const start = offset - this.tailStart;
-      const end = start + size;
-      if (tail[end] === CompressionType.None) {
-        if (offset < this.lowestRead) this.lowestRead = offset;
-        this.lastBlockType = CompressionType.None;
-        if (this.verifyChecksums && this.checksumType !== ChecksumType.None)
-          this.verify(tail, start, end, offset, this.kindPrefix + blockKind);
-        return tail.subarray(start, end);
-      }
-    }
-    return this.readBlock(handle, blockKind);
+      tail === undefined ||
+      offset < this.tailStart ||
+      size > LIMITS.maxBlockBytes ||
+      offset + size + BLOCK_TRAILER_SIZE > this.blockAreaEnd ||
+      this.codecs === undefined
+    )
+      return undefined;
+    const start = offset - this.tailStart;
+    const end = start + size;
+    if (tail[end] !== CompressionType.None) return undefined;
+    if (offset < this.lowestRead) this.lowestRead = offset;
+    this.lastBlockType = CompressionType.None;
+    if (this.verifyChecksums && this.checksumType !== ChecksumType.None)
+      this.verify(tail, start, end, offset, this.kindPrefix + blockKind);
+    return tail.subarray(start, end);
   }
 
   private verify(buf: Buffer, start: number, end: number, offset: number, kind: string): void {

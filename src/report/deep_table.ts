@@ -69,14 +69,15 @@ export function readTableDeep(path: string, expectedSize?: number): DeepTableRes
       checksumsVerified: true,
     };
     try {
-      // handles only: no separator copies (iterateIndex's walk and checks)
+      // handles only: no separator copies (iterateIndex's walk and checks); the table is closed after,
+      // so its index blocks are read in place where they lie in the tail (not pinned)
       t.forEachIndexHandle((_offset, s, partition) => {
         blocks++;
         bytes += s;
         if (min === undefined || s < min) min = s;
         if (max === undefined || s > max) max = s;
         if (partition >= 0) partitions.add(partition);
-      });
+      }, false);
     } catch (e) {
       deep.error = `index: ${(e as Error).message}`;
     }
