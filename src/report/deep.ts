@@ -112,7 +112,11 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     yieldOften: onOutline !== undefined,
     signal: opts.signal,
   });
-  for (let i = 0; i < reads.split; i++) await reads.read(i);
+  // awaited only when a read waits for something (DeepReads.read): not a microtask turn per table
+  for (let i = 0; i < reads.split; i++) {
+    const wait = reads.read(i);
+    if (wait) await wait;
+  }
   // the worker's part: its results when they all came, else read here
   const fromWorker = await reads.workerFinished();
   for (let i = reads.split; i < reads.all.length; i++) await reads.read(i, fromWorker);

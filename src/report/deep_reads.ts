@@ -151,19 +151,28 @@ export class DeepReads {
 
   /**
    * Read table `i` (or take the worker's result) and record it. `workerResults`: false reads the
-   * worker's part in this thread instead (its results were not all delivered).
+   * worker's part in this thread instead (its results were not all delivered). A promise only when
+   * there is something to wait for (a tail read ahead, a yield, the worker): on a warm store each
+   * table is read without a turn of the microtask queue.
    */
-  async read(i: number, workerResults = true): Promise<void> {
+  read(i: number, workerResults = true): Promise<void> | undefined {
+    if (i >= this.split) return this.take(i, workerResults);
+    const tail = this.ahead.ready(i);
+    return tail ? tail.then(() => this.readHere(i)) : this.readHere(i);
+  }
+
+  /** Table `i` of this thread's part, read now; then the yield to the event loop that is due, if any. */
+  private readHere(i: number): Promise<void> | undefined {
     const { inst, f } = this.all[i]!;
-    if (i < this.split) {
-      const tail = this.ahead.ready(i);
-      if (tail) await tail;
-      this.record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
-      if (this.opts.yieldOften) await yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
-      // the worker's batches are received as they come, not queued whole until this part ends
-      else if (this.worker) await yieldEvery(i + 1, this.workerBatch, this.opts.signal);
-      return;
-    }
+    this.record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
+    if (this.opts.yieldOften) return yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
+    // the worker's batches are received as they come, not queued whole until this part ends
+    if (this.worker) return yieldEvery(i + 1, this.workerBatch, this.opts.signal);
+    return undefined;
+  }
+
+  private async take(i: number, workerResults: boolean): Promise<void> {
+    const { inst, f } = this.all[i]!;
     const r = workerResults ? await this.worker!.take(i - this.split) : undefined;
     if (!r) this.workerMissed = true;
     this.record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));

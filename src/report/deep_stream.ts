@@ -73,10 +73,16 @@ export async function streamDeepJson(
   let unreadableTaken = 0;
   const modelChecks: SizeCheck[] = [];
 
-  const readTable = async (f: SstFileModel): Promise<void> => {
+  // a promise only when the read waits for something (DeepReads.read): a warm store's tables are read
+  // and written without a turn of the microtask queue each
+  const readTable = (f: SstFileModel): Promise<void> | undefined => {
+    if (!f.present) return void settleTable(f);
+    if (reads.all[next]?.f !== f) throw new Error("deep JSON: tables out of model order");
+    const wait = reads.read(next++);
+    return wait ? wait.then(() => settleTable(f)) : settleTable(f);
+  };
+  const settleTable = (f: SstFileModel): undefined => {
     if (f.present) {
-      if (reads.all[next]?.f !== f) throw new Error("deep JSON: tables out of model order");
-      await reads.read(next++);
       // its size on disk, as the instance's size checks will set it (settleInstanceTableSizes): the
       // open's, else a stat now
       const size = reads.sizes.get(f) ?? sizeOf(f.path);
@@ -84,6 +90,7 @@ export async function streamDeepJson(
       f.diskSize = size;
     }
     entries = addTableEntries(entries, f, (t) => deep.get(t.path)?.entriesCounted);
+    return undefined;
   };
 
   const before = (holder: object, key: string | number): void | Promise<void> => {

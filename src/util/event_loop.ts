@@ -8,10 +8,10 @@ export const TABLES_PER_YIELD = 64;
 
 /**
  * After step `done` of a loop: every `every` steps, let the event loop run once (setImmediate: timers
- * and I/O callbacks come first), then throw the signal's reason if the caller aborted meanwhile.
+ * and I/O callbacks come first), then throw the signal's reason if the caller aborted meanwhile. In
+ * between, nothing to wait for (undefined): a caller that is synchronous otherwise stays so.
  */
-export async function yieldEvery(done: number, every: number, signal?: AbortSignal): Promise<void> {
-  if (done % every !== 0) return;
-  await new Promise((resolve) => setImmediate(resolve));
-  signal?.throwIfAborted();
+export function yieldEvery(done: number, every: number, signal?: AbortSignal): Promise<void> | undefined {
+  if (done % every !== 0) return undefined;
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => signal?.throwIfAborted());
 }
