@@ -12,6 +12,8 @@ import { once } from "node:events";
 const MANY_MEMBERS = 64;
 /** Pieces are gathered into writes of about this many characters. */
 const CHUNK = 1 << 16;
+/** Pieces this long are written on their own, not gathered. */
+const ALONE = CHUNK / 4;
 /**
  * Consecutive array elements printed whole that are stringified together: one native call instead of
  * one each, with its generator and re-indenting. On 4,354 tables' 20 MB of `inspect --deep --json` the
@@ -66,6 +68,14 @@ function* chunked(value: unknown, hooks?: MemberHooks): Generator<string | Promi
   let buf = "";
   for (const piece of pieces(toJsonValue(value, ""), "", hooks)) {
     if (typeof piece !== "string") {
+      yield piece;
+      continue;
+    }
+    if (piece.length >= ALONE) {
+      // a run's text (a flat slice): written as it is; appended to `buf` it was copied once more when
+      // the joined chunk was written (~20 MB more garbage for 4,354 tables' --deep --json)
+      if (buf.length > 0) yield buf;
+      buf = "";
       yield piece;
       continue;
     }
@@ -180,7 +190,9 @@ function* pieces(
         run.push(e);
       }
       if (run.length > 0) {
-        yield (i ? "," : "") + runText(run, indent);
+        // the comma apart: joined to the run's text, the two were copied into one string
+        if (i) yield ",";
+        yield runText(run, indent);
         if (after) for (let k = 0; k < run.length; k++) after(v, i + k);
         i += run.length;
       }
