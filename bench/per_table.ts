@@ -7,6 +7,8 @@
  *   open of each table gives the size the model alone stats for),
  * - `--deep` (the model plus each table's index walked, checksums verified),
  * - the report (build and render, after default mode),
+ * - `--json` (default mode, then the model's JSON written to a stream that discards it) and
+ *   `--deep --json` (each table read as its JSON is written: report/deep_stream.ts), beyond the model,
  * - the file-system floor: per table the calls default mode cannot do without (open, fstat, one 4 KiB
  *   read of the tail, close), from JavaScript,
  *
@@ -15,10 +17,22 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { Writable } from "node:stream";
 import { inspectDatadir } from "../src/datadir/inspect.js";
 import { runInspect } from "../src/report/deep.js";
 import { buildInspectReport } from "../src/report/build.js";
 import { renderInspectReport } from "../src/report/render.js";
+import { streamDeepJson } from "../src/report/deep_stream.js";
+import { addDatadirViews } from "../src/report/views.js";
+import { streamJson } from "../src/util/json_stream.js";
+
+/** A stream that takes every write and keeps nothing (the JSON rows measure writing, not a disk). */
+const discard = () =>
+  new Writable({
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
 
 interface Cost {
   /** Best wall seconds over the rounds. */
@@ -124,6 +138,13 @@ export async function printPerTable(dir: string, rounds: number, sstDumpWall: nu
   const deep = await best(rounds, () => runInspect(dir, { mode: "deep" }));
   const r = await runInspect(dir, { mode: "cheap" });
   const report = await best(rounds, () => renderInspectReport(buildInspectReport(r.model, r.mode)));
+  // as the CLI's --json: default mode, the views beside the stores, the model's JSON
+  const json = await best(rounds, async () => {
+    const m = (await runInspect(dir, { mode: "cheap" })).model;
+    addDatadirViews(m);
+    await streamJson(m, discard());
+  });
+  const deepJson = await best(rounds, () => streamDeepJson(dir, discard()));
   const floor = await best(rounds, () => fileSystemFloor(paths));
   const perTable = (c: Cost) => ({ wall: c.wall - model.wall, cpu: c.cpu - model.cpu });
   const cheapT = perTable(cheap);
@@ -135,6 +156,12 @@ export async function printPerTable(dir: string, rounds: number, sstDumpWall: nu
   console.log(`    default mode, beyond the model alone:       ${us(cheapT.wall, n)} / ${us(cheapT.cpu, n)}`);
   console.log(`    --deep, table reads beyond the model:       ${us(deepT.wall, n)} / ${us(deepT.cpu, n)}`);
   console.log(`    report (build + render):                    ${us(report.wall, n)} / ${us(report.cpu, n)}`);
+  const jsonT = perTable(json);
+  const deepJsonT = perTable(deepJson);
+  console.log(`    --json, beyond the model (JSON discarded):  ${us(jsonT.wall, n)} / ${us(jsonT.cpu, n)}`);
+  console.log(
+    `    --deep --json, beyond the model (the same): ${us(deepJsonT.wall, n)} / ${us(deepJsonT.cpu, n)}`,
+  );
   console.log(`    floor: open + fstat + 4 KiB read + close:   ${us(floor.wall, n)} / ${us(floor.cpu, n)}`);
   console.log(
     `    sst_dump's wall / lsmscope's in process (model + tables): default ${(sstDumpWall / cheap.wall).toFixed(2)}x, --deep ${(sstDumpWall / deep.wall).toFixed(2)}x; default / --deep CPU ${(cheap.cpu / deep.cpu).toFixed(2)}`,
