@@ -112,10 +112,11 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     yieldOften: onOutline !== undefined,
     signal: opts.signal,
   });
-  for (let i = 0; i < reads.split; i++) await reads.read(i);
-  // the worker's part: its results when they all came, else read here
-  const fromWorker = await reads.workerFinished();
-  for (let i = reads.split; i < reads.all.length; i++) await reads.read(i, fromWorker);
+  try {
+    for (let i = 0; i < reads.all.length; i++) await reads.read(i);
+  } finally {
+    reads.close();
+  }
   settleDeepReads(model, reads);
   return { model, mode, deep, readThreads: reads.readThreads };
 }

@@ -16,6 +16,7 @@ import { TailReadAhead } from "../util/tail_read_ahead.js";
 import {
   readTableDeep,
   TAIL_PREFETCH,
+  WORKER_AHEAD,
   WORKER_BATCH,
   type DeepTableInfo,
   type DeepTableResult,
@@ -30,28 +31,40 @@ import {
 export const PARALLEL_MIN_TABLES = 20_000;
 
 /**
- * Tables read in a worker thread, which posts its results `batch` at a time in order. Posted all at the
- * end, its half of a store of 50,000 tables was held three times over (the worker's results, their
- * clone, the copy received): ~2 KiB more peak memory per table than reading them all in one thread.
+ * Tables read in a worker thread, which posts its results `batch` at a time in order and reads at most
+ * WORKER_AHEAD batches beyond the one this thread is taking (each batch begun is a credit for one
+ * more). The worker took the second half of the tables and posted it as fast as it read: this thread
+ * reached those results only after its own half, by which time most of them waited here, each table's
+ * details as a structured clone (~1.6 KiB: compactDetails) — `inspect --deep --json` on 43,726 tables
+ * peaked at ~230 MiB with the worker against ~177 MiB without. Its batches now alternate with this
+ * thread's (DeepReads), so a result waits about as long as this thread takes to read one batch.
  */
 class WorkerReads {
   private readonly results: (DeepTableResult | undefined)[] = [];
   private received = 0;
+  /** Batches whose first result has been taken: the worker has been told of each. */
+  private begun = 0;
   /** Whether every result came (false: no worker could start, or it stopped before the last). */
   readonly finished: Promise<boolean>;
   private wake: () => void = () => {};
+  private worker?: Worker;
 
-  constructor(paths: string[], batch: number, signal?: AbortSignal) {
+  constructor(
+    paths: string[],
+    private readonly batch: number,
+    signal?: AbortSignal,
+  ) {
     this.finished = new Promise((resolve) => {
       let w: Worker;
       try {
         const script = compiledScript("report/deep_worker.js");
         if (script === undefined) throw new Error("no compiled deep worker");
-        w = new Worker(script, { workerData: { paths, batch } });
+        w = new Worker(script, { workerData: { paths, batch, ahead: WORKER_AHEAD } });
       } catch {
         resolve(false);
         return;
       }
+      this.worker = w;
       let settled = false;
       const done = (all: boolean) => {
         if (settled) return;
@@ -73,12 +86,23 @@ class WorkerReads {
 
   /** Result `i` once it came (and let go of here); undefined when the worker ended without it. */
   async take(i: number): Promise<DeepTableResult | undefined> {
+    const b = Math.floor(i / this.batch);
+    if (b >= this.begun) {
+      // a batch begun: the worker may read one more (it waits for this, never for the results' use)
+      this.worker?.postMessage(b + 1 - this.begun);
+      this.begun = b + 1;
+    }
     let ended = false;
     void this.finished.then(() => (ended = true));
     while (i >= this.received && !ended) await new Promise<void>((r) => (this.wake = r));
     const r = this.results[i];
     this.results[i] = undefined;
     return r;
+  }
+
+  /** The worker stops (a reader that gives up before the last table must not leave it waiting). */
+  close(): void {
+    void this.worker?.terminate();
   }
 }
 
@@ -101,10 +125,12 @@ export class DeepReads {
   readonly unreadable: { inst: InstanceModel; finding: Finding }[] = [];
   /** Every present table, in model order. */
   readonly all: { inst: InstanceModel; f: SstFileModel }[] = [];
-  /** Tables from this index on are read by the worker. */
-  readonly split: number;
+  /**
+   * With a worker: tables come in runs of this many, the worker reading every second run (the 2nd, 4th,
+   * ...), so that this thread takes each of its results soon after it came.
+   */
+  private readonly run: number;
   private readonly worker?: WorkerReads;
-  private readonly workerBatch: number;
   private readonly ahead: TailReadAhead;
   private workerMissed = false;
   private done = 0;
@@ -123,20 +149,31 @@ export class DeepReads {
       1,
       opts.threads ?? (n >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
     );
-    this.workerBatch = Math.max(1, opts.workerBatch ?? WORKER_BATCH);
-    // the worker takes the second half; started first so it runs while this thread reads the first half
-    this.split = threads > 1 ? Math.ceil(n / threads) : n;
-    if (this.split < n)
+    // a store of fewer than two batches: a half each
+    this.run = threads > 1 ? Math.min(Math.max(1, opts.workerBatch ?? WORKER_BATCH), Math.ceil(n / 2)) : n;
+    const mine = this.all.filter((_, i) => !this.byWorker(i));
+    // started first, so that it reads while this thread reads its first run
+    if (threads > 1 && mine.length < n)
       this.worker = new WorkerReads(
-        this.all.slice(this.split).map((x) => x.f.path),
-        this.workerBatch,
+        this.all.filter((_, i) => this.byWorker(i)).map((x) => x.f.path),
+        this.run,
         opts.signal,
       );
     // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
     this.ahead = new TailReadAhead(
-      this.all.slice(0, this.split).map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
+      mine.map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
       TAIL_PREFETCH,
     );
+  }
+
+  /** Whether table `i` is one the worker reads (every second run, when there is a worker to be). */
+  private byWorker(i: number): boolean {
+    return this.run > 0 && Math.floor(i / this.run) % 2 === 1;
+  }
+
+  /** Table `i`'s place among its reader's tables (this thread's, or the worker's). */
+  private placeOf(i: number): number {
+    return this.run > 0 ? (Math.floor(i / this.run) >> 1) * this.run + (i % this.run) : i;
   }
 
   /** Threads that read tables: 2 when the worker read its part. */
@@ -144,29 +181,29 @@ export class DeepReads {
     return this.worker && !this.workerMissed ? 2 : 1;
   }
 
-  /** Whether every result of the worker came (true without a worker); for runInspect's all-or-none. */
-  async workerFinished(): Promise<boolean> {
-    return this.worker ? await this.worker.finished : true;
-  }
-
   /**
-   * Read table `i` (or take the worker's result) and record it. `workerResults`: false reads the
-   * worker's part in this thread instead (its results were not all delivered).
+   * Read table `i` (or take the worker's result) and record it; what the worker did not deliver (it
+   * could not start, or stopped) is read here.
    */
-  async read(i: number, workerResults = true): Promise<void> {
+  async read(i: number): Promise<void> {
     const { inst, f } = this.all[i]!;
-    if (i < this.split) {
-      const tail = this.ahead.ready(i);
+    if (!this.byWorker(i)) {
+      const tail = this.ahead.ready(this.placeOf(i));
       if (tail) await tail;
       this.record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
       if (this.opts.yieldOften) await yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
-      // the worker's batches are received as they come, not queued whole until this part ends
-      else if (this.worker) await yieldEvery(i + 1, this.workerBatch, this.opts.signal);
+      // the worker's batches are received as they come
+      else if (this.worker) await yieldEvery(i + 1, this.run, this.opts.signal);
       return;
     }
-    const r = workerResults ? await this.worker!.take(i - this.split) : undefined;
+    const r = this.worker ? await this.worker.take(this.placeOf(i)) : undefined;
     if (!r) this.workerMissed = true;
     this.record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));
+  }
+
+  /** Done reading (or giving up): the worker, if any, stops. */
+  close(): void {
+    this.worker?.close();
   }
 
   private record(inst: InstanceModel, f: SstFileModel, r: DeepTableResult): void {

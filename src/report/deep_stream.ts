@@ -130,6 +130,10 @@ export async function streamDeepJson(
     addDatadirViews(model);
   };
 
-  await streamJson(model, stream, before);
+  try {
+    await streamJson(model, stream, before);
+  } finally {
+    reads.close();
+  }
   return { complete: model.complete };
 }
