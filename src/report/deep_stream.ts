@@ -77,7 +77,7 @@ export async function streamDeepJson(
 
   const readTable = async (f: SstFileModel): Promise<void> => {
     if (f.present) {
-      if (reads.all[next]?.f !== f) throw new Error("deep JSON: tables out of model order");
+      if (reads.all[next] !== f) throw new Error("deep JSON: tables out of model order");
       await reads.read(next++);
       // its size on disk, as the instance's size checks will set it (settleInstanceTableSizes): the
       // open's, else a stat now
