@@ -1,12 +1,11 @@
 /**
  * Deep mode's table reads over a model built without table details (deep.ts): every present table in
- * model order, the first part in this thread (its tails read ahead on a cold store), the rest in a
- * worker thread when there are many; each result recorded as it is taken — the table's details, its
+ * model order, in this thread (its tails read ahead on a cold store) or, asked for two threads, every
+ * second run of them in a worker thread; each result recorded as it is taken — the table's details, its
  * deep measurements, its size on disk and, for an unreadable table, its finding. `runInspect` reads
  * them all, then settles the model; `inspect --deep --json` reads each as its JSON is written
  * (deep_stream.ts).
  */
-import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { DatadirModel, Finding, InstanceModel, SstFileModel } from "../datadir/model.js";
 import { compactDetails } from "../datadir/table_details.js";
@@ -21,14 +20,6 @@ import {
   type DeepTableInfo,
   type DeepTableResult,
 } from "./deep_table.js";
-
-/**
- * Below this many tables a worker's start-up (its own module graph and codecs, ~0.3-0.5 s CPU here) and
- * the structured clone of its results cost more than the half of the reads it takes over: measured on
- * 5,560 tables, one thread 0.58 s CPU / 1.27 s wall, two threads 1.06 s CPU / 1.99 s wall (loaded 2-core
- * machine). A table's deep read costs ~0.1 ms, so the worker pays off from some tens of thousands.
- */
-export const PARALLEL_MIN_TABLES = 20_000;
 
 /**
  * Tables read in a worker thread, which posts its results `batch` at a time in order and reads at most
@@ -107,7 +98,14 @@ class WorkerReads {
 }
 
 export interface DeepReadOptions {
-  /** Threads reading tables (default: 2 from PARALLEL_MIN_TABLES tables on, if cores allow). */
+  /**
+   * Threads reading tables: 2 adds a worker thread; default 1, since the worker does not pay for
+   * itself. `inspect --deep --json` on 43,726 tiny tables with a worker reading every second run: main
+   * thread CPU 1.78 s against 2.01 s alone (receiving a result costs it about what reading the table
+   * does), the process 2.98 s against 2.56 s, peak RSS ~+45 MiB (a second V8 heap, the results'
+   * structured clones); text `inspect --deep`: main thread 1.33 s against 1.37 s, +25 MiB. Until
+   * session 7 it was taken from 20,000 tables on, and the memory per table grew from there.
+   */
   threads?: number;
   /** With a worker: tables whose results it posts at once (default WORKER_BATCH). */
   workerBatch?: number;
@@ -152,10 +150,7 @@ export class DeepReads {
               this.instanceOf.push(inst);
             }
     const n = this.all.length;
-    const threads = Math.max(
-      1,
-      opts.threads ?? (n >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
-    );
+    const threads = Math.max(1, opts.threads ?? 1);
     // a store of fewer than two batches: a half each
     this.run = threads > 1 ? Math.min(Math.max(1, opts.workerBatch ?? WORKER_BATCH), Math.ceil(n / 2)) : n;
     const mine = this.all.filter((_, i) => !this.byWorker(i));

@@ -51,7 +51,8 @@ export const TAIL_PREFETCH = 32 * 1024;
  * the reader's (deep_reads.ts WorkerReads). Small, so that a batch is taken before V8's young generation
  * (1 MiB here: bin/load_cli.js) has been collected twice over it: a batch of 512 results (~1 MiB of
  * cloned details) was promoted to the old generation whole, where it stayed as garbage until the next
- * full collection. `inspect --deep --json` on 43,726 tables: 64 at a time ~205 MiB peak, 512 ~230 MiB.
+ * full collection. `inspect --deep --json` with a worker on 43,726 tables: 64 at a time ~205 MiB peak,
+ * 512 ~230 MiB.
  */
 export const WORKER_BATCH = 64;
 /**
