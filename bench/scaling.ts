@@ -13,7 +13,8 @@
  * are written: LSMSCOPE_BENCH_SCALING="1000,10000,50000" for all three.
  *
  * Env: LSMSCOPE_BENCH_SCALING (table counts, comma-separated), LSMSCOPE_BENCH_RUNS (rounds, default 3;
- * each row is the median). The machine this runs on may be shared: read the ratios and per-table
+ * each row is the median), LSMSCOPE_BENCH_SCALING_STORES (stores already written this way, smallest
+ * first, comma-separated: read instead of writing new ones, and left as they are). The machine this runs on may be shared: read the ratios and per-table
  * figures of one run together, not against another run's.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -26,6 +27,8 @@ const COUNTS = (process.env.LSMSCOPE_BENCH_SCALING ?? "1000,10000")
   .split(",")
   .map(Number)
   .filter((n) => n > 0);
+/** Existing stores to read instead of writing COUNTS' (read-only: nothing is written into them). */
+const STORES = (process.env.LSMSCOPE_BENCH_SCALING_STORES ?? "").split(",").filter((d) => d !== "");
 /** Characters per column: four columns and the table count in 80. */
 const CELL = 17;
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
@@ -43,8 +46,10 @@ function makeStore(dir: string, tables: number): number {
     `--db=${dir}`,
     `--num=${Math.ceil(tables * ENTRIES_PER_TABLE)}`,
   ]);
-  return readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+  return tablesIn(dir);
 }
+
+const tablesIn = (dir: string): number => readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
 
 const medianOf = (cmd: [string, string[]]): Measure => {
   const ms = Array.from({ length: RUNS }, () => measure(...cmd));
@@ -74,11 +79,13 @@ export async function run(): Promise<void> {
     /** Each row's figures on the smallest store: the marginal cost per table is measured from them. */
     const base = new Map<string, { tables: number; m: Measure }>();
     console.log(`  ${"tables".padStart(7)}  ${rows.map((r) => r.label.padStart(CELL)).join("")}`);
-    for (const wanted of COUNTS) {
-      const dir = join(root, `t${wanted}`);
+    const stores: (number | string)[] = STORES.length > 0 ? STORES : COUNTS;
+    for (const store of stores) {
+      const given = typeof store === "string";
+      const dir = given ? store : join(root, `t${store}`);
       const t0 = Date.now();
-      const tables = makeStore(dir, wanted);
-      const made = ((Date.now() - t0) / 1000).toFixed(0);
+      const tables = given ? tablesIn(dir) : makeStore(dir, store);
+      const made = given ? "given" : `written in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
       measure(...rows[0]!.cmd(dir)); // warm the page cache for every row alike
       const cells: string[] = [];
       for (const r of rows) {
@@ -94,8 +101,8 @@ export async function run(): Promise<void> {
         const kib = (m.maxRssKb - b.m.maxRssKb) / more;
         cells.push(`${us.toFixed(0)} µs, ${kib.toFixed(1)} KiB`.padStart(CELL));
       }
-      console.log(`  ${String(tables).padStart(7)}  ${cells.join("")}   (written in ${made} s)`);
-      rmSync(dir, { recursive: true, force: true });
+      console.log(`  ${String(tables).padStart(7)}  ${cells.join("")}   (${made})`);
+      if (!given) rmSync(dir, { recursive: true, force: true });
     }
     printLoadAverage("per-table figures");
   } finally {

@@ -50,7 +50,6 @@ export { clientFilterExpectation, type ClientFilterExpectation } from "./analysi
 export {
   runInspect,
   readTableDeep,
-  PARALLEL_MIN_TABLES,
   type InspectMode,
   type InspectResult,
   type RunInspectOptions,

@@ -27,7 +27,7 @@ import type {
 } from "./model.js";
 import { plural } from "../util/words.js";
 import { sharedString } from "../util/shared_text.js";
-import type { LiveFiles, StoreRead } from "./store_read.js";
+import type { DeferredSizes, LiveFiles, StoreRead } from "./store_read.js";
 
 const fileName = numberedFileName;
 
@@ -224,7 +224,8 @@ function tableFile(
       message: `the MANIFEST lists table ${f.fileNumber} (level ${f.level}, ${f.fileSize} bytes) but it is not on disk`,
     });
   } else if (live.sizeLater) {
-    live.sizeLater.push({ model: m, at: F.length });
+    live.sizeLater.models.push(m);
+    live.sizeLater.at.push(F.length);
   } else {
     const mismatch = sizeMismatch(m);
     if (mismatch) F.push(mismatch);
@@ -244,9 +245,9 @@ export function sizeMismatch(m: SstFileModel): Finding | undefined {
 }
 
 /** Per instance, the tables whose sizes are left to the caller (InspectOptions.tableSizes "caller"). */
-const sizesLeft = new WeakMap<InstanceModel, { model: SstFileModel; at: number }[]>();
+const sizesLeft = new WeakMap<InstanceModel, DeferredSizes>();
 
-export function leaveTableSizes(inst: InstanceModel, later: { model: SstFileModel; at: number }[]): void {
+export function leaveTableSizes(inst: InstanceModel, later: DeferredSizes): void {
   sizesLeft.set(inst, later);
 }
 
@@ -303,7 +304,7 @@ export function modelFindingPlaces(
  */
 export function settleTableSizes(
   F: Finding[],
-  later: readonly { model: SstFileModel; at: number }[],
+  later: DeferredSizes,
   opened: ReadonlyMap<SstFileModel, number>,
 ): void {
   mergeFindingsAt(F, sizeChecks(later, opened));
@@ -316,12 +317,11 @@ export interface SizeCheck {
 }
 
 /** Each deferred table's size on disk set (`opened`, else a stat now), its size check's finding if any. */
-function sizeChecks(
-  later: readonly { model: SstFileModel; at: number }[],
-  opened: ReadonlyMap<SstFileModel, number>,
-): SizeCheck[] {
+function sizeChecks(later: DeferredSizes, opened: ReadonlyMap<SstFileModel, number>): SizeCheck[] {
   const out: SizeCheck[] = [];
-  for (const { model, at } of later) {
+  for (let i = 0; i < later.models.length; i++) {
+    const model = later.models[i]!;
+    const at = later.at[i]!;
     model.diskSize = opened.get(model) ?? sizeOf(model.path);
     // gone since the MANIFEST was read (a live node's compaction deleted it): the reader's finding
     // says so (vanished.ts), as when the stat came first and the open found the file gone

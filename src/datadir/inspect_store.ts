@@ -68,7 +68,7 @@ export function inspectStoreOutline(
   const live: LiveFiles = { tables: [], referencedTables: new Set(), referencedBlobs: new Set() };
   // every present table is opened next (finishStore, or the caller): its size on disk comes from that
   // open, not a stat of its own
-  if (opts.tableDetails === "cheap" || opts.tableSizes === "caller") live.sizeLater = [];
+  if (opts.tableDetails === "cheap" || opts.tableSizes === "caller") live.sizeLater = { models: [], at: [] };
   for (const rcf of replay.columnFamilies) inst.columnFamilies.push(columnFamily(s, replay, rcf, live));
   if (pebble) attachPebbleBlobFiles(s, replay, live);
   noteUnreferencedFiles(s, live);

@@ -30,9 +30,19 @@ export interface LiveFiles {
   /**
    * Set when every present table will be opened for its details: their sizes on disk are then taken
    * from that open (its fstat) instead of a stat each, and their size checks made afterwards, each
-   * finding put where the stat's would have been (`at`: the findings' length then).
+   * finding put where the stat's would have been.
    */
-  sizeLater?: { model: SstFileModel; at: number }[];
+  sizeLater?: DeferredSizes;
+}
+
+/**
+ * Tables whose sizes on disk are left to their opens, and where each one's size check goes (`at`: the
+ * findings' length when it was deferred). Two arrays, not an object per table (40 bytes each, kept
+ * until the tables are read).
+ */
+export interface DeferredSizes {
+  models: SstFileModel[];
+  at: number[];
 }
 
 export function emptyInstance(root: string, dir: string): InstanceModel {

@@ -13,8 +13,9 @@
  *
  * Deep mode builds the model without table details and fills `details` itself, so each table is opened
  * once: footer + metaindex + properties + filter metadata + index, in a handful of positioned reads.
- * On a store with very many tables (PARALLEL_MIN_TABLES) one worker thread reads the second half while
- * the main thread reads the first (when the compiled worker module exists and there is a second core).
+ * Asked for two threads (RunInspectOptions.threads), a worker thread reads every second run of tables
+ * while the main thread reads the others (when the compiled worker module exists); by default one
+ * thread reads them all (deep_reads.ts DeepReadOptions.threads says why).
  */
 import { settleVanishedTables } from "../datadir/vanished.js";
 import { inspectDatadir } from "../datadir/inspect.js";
@@ -26,7 +27,6 @@ import { DeepReads } from "./deep_reads.js";
 import type { VerifyOptions, VerifyReport } from "../lsm/verify.js";
 
 export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
-export { PARALLEL_MIN_TABLES } from "./deep_reads.js";
 
 export type InspectMode = "cheap" | "deep";
 
@@ -46,7 +46,7 @@ export interface RunInspectOptions {
   readWal?: boolean;
   maxDepth?: number;
   onProgress?: (done: number, total: number, what: string) => void;
-  /** Deep mode: threads reading tables (default: 2 from PARALLEL_MIN_TABLES tables on, if cores allow). */
+  /** Deep mode: threads reading tables (default 1; 2 adds a worker thread). */
   threads?: number;
   /** Deep mode with a worker: tables whose results it posts at once (default WORKER_BATCH). */
   workerBatch?: number;
@@ -112,14 +112,15 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     yieldOften: onOutline !== undefined,
     signal: opts.signal,
   });
-  // awaited only when a read waits for something (DeepReads.read): not a microtask turn per table
-  for (let i = 0; i < reads.split; i++) {
-    const wait = reads.read(i);
-    if (wait) await wait;
+  try {
+    // awaited only when a read waits for something (DeepReads.read): not a microtask turn per table
+    for (let i = 0; i < reads.all.length; i++) {
+      const wait = reads.read(i);
+      if (wait) await wait;
+    }
+  } finally {
+    reads.close();
   }
-  // the worker's part: its results when they all came, else read here
-  const fromWorker = await reads.workerFinished();
-  for (let i = reads.split; i < reads.all.length; i++) await reads.read(i, fromWorker);
   settleDeepReads(model, reads);
   return { model, mode, deep, readThreads: reads.readThreads };
 }

@@ -1,12 +1,11 @@
 /**
  * Deep mode's table reads over a model built without table details (deep.ts): every present table in
- * model order, the first part in this thread (its tails read ahead on a cold store), the rest in a
- * worker thread when there are many; each result recorded as it is taken — the table's details, its
+ * model order, in this thread (its tails read ahead on a cold store) or, asked for two threads, every
+ * second run of them in a worker thread; each result recorded as it is taken — the table's details, its
  * deep measurements, its size on disk and, for an unreadable table, its finding. `runInspect` reads
  * them all, then settles the model; `inspect --deep --json` reads each as its JSON is written
  * (deep_stream.ts).
  */
-import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import type { DatadirModel, Finding, InstanceModel, SstFileModel } from "../datadir/model.js";
 import { compactDetails } from "../datadir/table_details.js";
@@ -16,42 +15,47 @@ import { TailReadAhead } from "../util/tail_read_ahead.js";
 import {
   readTableDeep,
   TAIL_PREFETCH,
+  WORKER_AHEAD,
   WORKER_BATCH,
   type DeepTableInfo,
   type DeepTableResult,
 } from "./deep_table.js";
 
 /**
- * Below this many tables a worker's start-up (its own module graph and codecs, ~0.3-0.5 s CPU here) and
- * the structured clone of its results cost more than the half of the reads it takes over: measured on
- * 5,560 tables, one thread 0.58 s CPU / 1.27 s wall, two threads 1.06 s CPU / 1.99 s wall (loaded 2-core
- * machine). A table's deep read costs ~0.1 ms, so the worker pays off from some tens of thousands.
- */
-export const PARALLEL_MIN_TABLES = 20_000;
-
-/**
- * Tables read in a worker thread, which posts its results `batch` at a time in order. Posted all at the
- * end, its half of a store of 50,000 tables was held three times over (the worker's results, their
- * clone, the copy received): ~2 KiB more peak memory per table than reading them all in one thread.
+ * Tables read in a worker thread, which posts its results `batch` at a time in order and reads at most
+ * WORKER_AHEAD batches beyond the one this thread is taking (each batch begun is a credit for one
+ * more). The worker took the second half of the tables and posted it as fast as it read: this thread
+ * reached those results only after its own half, by which time most of them waited here, each table's
+ * details as a structured clone (~1.6 KiB: compactDetails) — `inspect --deep --json` on 43,726 tables
+ * peaked at ~230 MiB with the worker against ~177 MiB without. Its batches now alternate with this
+ * thread's (DeepReads), so a result waits about as long as this thread takes to read one batch.
  */
 class WorkerReads {
   private readonly results: (DeepTableResult | undefined)[] = [];
   private received = 0;
+  /** Batches whose first result has been taken: the worker has been told of each. */
+  private begun = 0;
   /** Whether every result came (false: no worker could start, or it stopped before the last). */
   readonly finished: Promise<boolean>;
   private wake: () => void = () => {};
+  private worker?: Worker;
 
-  constructor(paths: string[], batch: number, signal?: AbortSignal) {
+  constructor(
+    paths: string[],
+    private readonly batch: number,
+    signal?: AbortSignal,
+  ) {
     this.finished = new Promise((resolve) => {
       let w: Worker;
       try {
         const script = compiledScript("report/deep_worker.js");
         if (script === undefined) throw new Error("no compiled deep worker");
-        w = new Worker(script, { workerData: { paths, batch } });
+        w = new Worker(script, { workerData: { paths, batch, ahead: WORKER_AHEAD } });
       } catch {
         resolve(false);
         return;
       }
+      this.worker = w;
       let settled = false;
       const done = (all: boolean) => {
         if (settled) return;
@@ -73,6 +77,12 @@ class WorkerReads {
 
   /** Result `i` once it came (and let go of here); undefined when the worker ended without it. */
   async take(i: number): Promise<DeepTableResult | undefined> {
+    const b = Math.floor(i / this.batch);
+    if (b >= this.begun) {
+      // a batch begun: the worker may read one more (it waits for this, never for the results' use)
+      this.worker?.postMessage(b + 1 - this.begun);
+      this.begun = b + 1;
+    }
     let ended = false;
     void this.finished.then(() => (ended = true));
     while (i >= this.received && !ended) await new Promise<void>((r) => (this.wake = r));
@@ -80,10 +90,22 @@ class WorkerReads {
     this.results[i] = undefined;
     return r;
   }
+
+  /** The worker stops (a reader that gives up before the last table must not leave it waiting). */
+  close(): void {
+    void this.worker?.terminate();
+  }
 }
 
 export interface DeepReadOptions {
-  /** Threads reading tables (default: 2 from PARALLEL_MIN_TABLES tables on, if cores allow). */
+  /**
+   * Threads reading tables: 2 adds a worker thread; default 1, since the worker does not pay for
+   * itself. `inspect --deep --json` on 43,726 tiny tables with a worker reading every second run: main
+   * thread CPU 1.78 s against 2.01 s alone (receiving a result costs it about what reading the table
+   * does), the process 2.98 s against 2.56 s, peak RSS ~+45 MiB (a second V8 heap, the results'
+   * structured clones); text `inspect --deep`: main thread 1.33 s against 1.37 s, +25 MiB. Until
+   * session 7 it was taken from 20,000 tables on, and the memory per table grew from there.
+   */
   threads?: number;
   /** With a worker: tables whose results it posts at once (default WORKER_BATCH). */
   workerBatch?: number;
@@ -100,11 +122,15 @@ export class DeepReads {
   /** Findings of unreadable tables, in table order, added once the size checks are in place. */
   readonly unreadable: { inst: InstanceModel; finding: Finding }[] = [];
   /** Every present table, in model order. */
-  readonly all: { inst: InstanceModel; f: SstFileModel }[] = [];
-  /** Tables from this index on are read by the worker. */
-  readonly split: number;
+  readonly all: SstFileModel[] = [];
+  /** The instance of each (two arrays: an object per table was 40 bytes more, kept to the end). */
+  private readonly instanceOf: InstanceModel[] = [];
+  /**
+   * With a worker: tables come in runs of this many, the worker reading every second run (the 2nd, 4th,
+   * ...), so that this thread takes each of its results soon after it came.
+   */
+  private readonly run: number;
   private readonly worker?: WorkerReads;
-  private readonly workerBatch: number;
   private readonly ahead: TailReadAhead;
   private workerMissed = false;
   private done = 0;
@@ -117,26 +143,39 @@ export class DeepReads {
   ) {
     for (const inst of model.instances)
       for (const cf of inst.columnFamilies)
-        for (const l of cf.levels) for (const f of l.files) if (f.present) this.all.push({ inst, f });
+        for (const l of cf.levels)
+          for (const f of l.files)
+            if (f.present) {
+              this.all.push(f);
+              this.instanceOf.push(inst);
+            }
     const n = this.all.length;
-    const threads = Math.max(
-      1,
-      opts.threads ?? (n >= PARALLEL_MIN_TABLES ? Math.min(2, availableParallelism()) : 1),
-    );
-    this.workerBatch = Math.max(1, opts.workerBatch ?? WORKER_BATCH);
-    // the worker takes the second half; started first so it runs while this thread reads the first half
-    this.split = threads > 1 ? Math.ceil(n / threads) : n;
-    if (this.split < n)
+    const threads = Math.max(1, opts.threads ?? 1);
+    // a store of fewer than two batches: a half each
+    this.run = threads > 1 ? Math.min(Math.max(1, opts.workerBatch ?? WORKER_BATCH), Math.ceil(n / 2)) : n;
+    const mine = this.all.filter((_, i) => !this.byWorker(i));
+    // started first, so that it reads while this thread reads its first run
+    if (threads > 1 && mine.length < n)
       this.worker = new WorkerReads(
-        this.all.slice(this.split).map((x) => x.f.path),
-        this.workerBatch,
+        this.all.filter((_, i) => this.byWorker(i)).map((f) => f.path),
+        this.run,
         opts.signal,
       );
     // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
     this.ahead = new TailReadAhead(
-      this.all.slice(0, this.split).map(({ f }) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
+      mine.map((f) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
       TAIL_PREFETCH,
     );
+  }
+
+  /** Whether table `i` is one the worker reads (every second run, when there is a worker to be). */
+  private byWorker(i: number): boolean {
+    return this.run > 0 && Math.floor(i / this.run) % 2 === 1;
+  }
+
+  /** Table `i`'s place among its reader's tables (this thread's, or the worker's). */
+  private placeOf(i: number): number {
+    return this.run > 0 ? (Math.floor(i / this.run) >> 1) * this.run + (i % this.run) : i;
   }
 
   /** Threads that read tables: 2 when the worker read its part. */
@@ -144,38 +183,47 @@ export class DeepReads {
     return this.worker && !this.workerMissed ? 2 : 1;
   }
 
-  /** Whether every result of the worker came (true without a worker); for runInspect's all-or-none. */
-  async workerFinished(): Promise<boolean> {
-    return this.worker ? await this.worker.finished : true;
-  }
-
   /**
-   * Read table `i` (or take the worker's result) and record it. `workerResults`: false reads the
-   * worker's part in this thread instead (its results were not all delivered). A promise only when
-   * there is something to wait for (a tail read ahead, a yield, the worker): on a warm store each
-   * table is read without a turn of the microtask queue.
+   * Read table `i` (or take the worker's result) and record it; what the worker did not deliver (it
+   * could not start, or stopped) is read here. A promise only when there is something to wait for (a
+   * tail read ahead, a yield, the worker): on a warm store each table is read without a turn of the
+   * microtask queue.
    */
-  read(i: number, workerResults = true): Promise<void> | undefined {
-    if (i >= this.split) return this.take(i, workerResults);
-    const tail = this.ahead.ready(i);
+  read(i: number): Promise<void> | undefined {
+    if (this.byWorker(i)) return this.take(i);
+    const tail = this.ahead.ready(this.placeOf(i));
     return tail ? tail.then(() => this.readHere(i)) : this.readHere(i);
   }
 
   /** Table `i` of this thread's part, read now; then the yield to the event loop that is due, if any. */
   private readHere(i: number): Promise<void> | undefined {
-    const { inst, f } = this.all[i]!;
-    this.record(inst, f, readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined));
+    const f = this.all[i]!;
+    this.record(
+      this.instanceOf[i]!,
+      f,
+      readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined),
+    );
     if (this.opts.yieldOften) return yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
-    // the worker's batches are received as they come, not queued whole until this part ends
-    if (this.worker) return yieldEvery(i + 1, this.workerBatch, this.opts.signal);
+    // the worker's batches are received as they come
+    if (this.worker) return yieldEvery(i + 1, this.run, this.opts.signal);
     return undefined;
   }
 
-  private async take(i: number, workerResults: boolean): Promise<void> {
-    const { inst, f } = this.all[i]!;
-    const r = workerResults ? await this.worker!.take(i - this.split) : undefined;
+  /** The worker's result for table `i`, or the table read here when the worker did not deliver it. */
+  private async take(i: number): Promise<void> {
+    const f = this.all[i]!;
+    const r = this.worker ? await this.worker.take(this.placeOf(i)) : undefined;
     if (!r) this.workerMissed = true;
-    this.record(inst, f, r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path));
+    this.record(
+      this.instanceOf[i]!,
+      f,
+      r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path),
+    );
+  }
+
+  /** Done reading (or giving up): the worker, if any, stops. */
+  close(): void {
+    this.worker?.close();
   }
 
   private record(inst: InstanceModel, f: SstFileModel, r: DeepTableResult): void {

@@ -46,8 +46,20 @@ export interface DeepTableResult {
  */
 export const TAIL_PREFETCH = 32 * 1024;
 
-/** Tables whose results a deep-mode worker posts at once (deep_reads.ts WorkerReads says why). */
-export const WORKER_BATCH = 512;
+/**
+ * Tables whose results a deep-mode worker posts at once, and the runs in which its tables alternate with
+ * the reader's (deep_reads.ts WorkerReads). Small, so that a batch is taken before V8's young generation
+ * (1 MiB here: bin/load_cli.js) has been collected twice over it: a batch of 512 results (~1 MiB of
+ * cloned details) was promoted to the old generation whole, where it stayed as garbage until the next
+ * full collection. `inspect --deep --json` with a worker on 43,726 tables: 64 at a time ~205 MiB peak,
+ * 512 ~230 MiB.
+ */
+export const WORKER_BATCH = 64;
+/**
+ * Batches a deep-mode worker reads beyond the one the reader is taking: one to hand when the reader
+ * comes to it, one more in the reading (deep_reads.ts WorkerReads).
+ */
+export const WORKER_AHEAD = 2;
 
 /** `expectedSize`: the file's size by its MANIFEST entry (not a virtual table's), confirmed at open. */
 export function readTableDeep(path: string, expectedSize?: number): DeepTableResult {

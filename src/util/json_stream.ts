@@ -27,7 +27,22 @@ function omitted(v: unknown): boolean {
   return v === undefined || typeof v === "function" || typeof v === "symbol";
 }
 
+/**
+ * A Map printed as the object Object.fromEntries() makes of it (its toJSON), without that copy when
+ * streamed: a record by table (`inspect --deep --json`'s `deep`, one member per table) is written from
+ * the Map it was gathered in. Keys are strings that are not array indices (an object lists those
+ * first, a Map in insertion order).
+ */
+export class MapRecord<V> {
+  constructor(readonly map: ReadonlyMap<string, V>) {}
+  toJSON(): Record<string, V> {
+    return Object.fromEntries(this.map);
+  }
+}
+
 function toJsonValue(v: unknown, key: string): unknown {
+  // walked member by member below, not copied
+  if (v instanceof MapRecord) return v;
   if (v !== null && typeof v === "object" && typeof (v as { toJSON?: unknown }).toJSON === "function")
     return (v as { toJSON(k: string): unknown }).toJSON(key);
   return v;
@@ -158,6 +173,7 @@ function* pieces(
   indent: string,
   hooks?: MemberHooks,
 ): Generator<string | Promise<void>, void, undefined> {
+  if (v instanceof MapRecord) return yield* mapPieces(v.map, indent, hooks);
   if (v === null || typeof v !== "object") {
     yield JSON.stringify(v) ?? "null";
     return;
@@ -215,6 +231,24 @@ function* pieces(
     first = false;
     yield* pieces(e, inner, hooks);
     after?.(v, k);
+  }
+  yield first ? "{}" : `\n${indent}}`;
+}
+
+/** A MapRecord's Map as its toJSON() object would print (members walked as an object's are). */
+function* mapPieces(
+  m: ReadonlyMap<string, unknown>,
+  indent: string,
+  hooks?: MemberHooks,
+): Generator<string | Promise<void>, void, undefined> {
+  const inner = indent + "  ";
+  let first = true;
+  for (const [k, value] of m) {
+    const e = toJsonValue(value, k);
+    if (omitted(e)) continue;
+    yield `${first ? "{" : ","}\n${inner}${JSON.stringify(k)}: `;
+    first = false;
+    yield* pieces(e, inner, hooks);
   }
   yield first ? "{}" : `\n${indent}}`;
 }

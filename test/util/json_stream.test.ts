@@ -4,10 +4,10 @@
  * JSON's special paths (toJSON, undefined and functions in objects and arrays, empty containers, Maps,
  * typed arrays, strings with newlines, objects with many members).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { streamJson, writeJson } from "../../src/util/json_stream.js";
+import { MapRecord, streamJson, writeJson } from "../../src/util/json_stream.js";
 import { runInspect } from "../../src/report/deep.js";
 import { SAMPLES } from "../helpers/index.js";
 
@@ -42,6 +42,29 @@ describe("writeJson", () => {
       { a: [[{ toJSON: () => ({ x: 1, y: { toJSON: () => "inner" } }) }, { toJSON: () => undefined }]] },
     ];
     for (const v of values) expect(pieces(v).text).toBe(JSON.stringify(v, null, 2));
+  });
+
+  it("prints a MapRecord as JSON.stringify prints its toJSON object, walked or not", () => {
+    const record = new MapRecord(
+      new Map<string, unknown>([
+        ["/b/000012.sst", { dataBlocks: 3, error: undefined }],
+        ["/a/000007.sst", { list: [1, { x: 2 }] }],
+        ["skipped", undefined],
+        ["fn", () => 1],
+      ]),
+    );
+    const values: unknown[] = [
+      record,
+      new MapRecord(new Map()),
+      { levels: [{ files: [] }], deep: record },
+      { small: record },
+      [record, new MapRecord(new Map([["k", [[]]]]))],
+    ];
+    for (const v of values) expect(pieces(v).text).toBe(JSON.stringify(v, null, 2));
+    // in a walked container its entries are walked, not copied into an object by toJSON
+    const toJson = vi.spyOn(record, "toJSON");
+    pieces({ levels: [], deep: record });
+    expect(toJson).not.toHaveBeenCalled();
   });
 
   it.each(["besu-snapshot", "nethermind", "db_bench-l0-l1"])(

@@ -203,13 +203,13 @@ export const command: CommandModule<object, Args> = {
       import("../../report/render.js"),
     ]);
     if (argv.json) {
+      const { MapRecord, streamJson } = await import("../../util/json_stream.js");
       const out = {
         ...r.model,
-        ...(r.deep ? { deep: Object.fromEntries(r.deep) } : {}),
+        ...(r.deep ? { deep: new MapRecord(r.deep) } : {}),
         ...(r.verify ? { verify: r.verify } : {}),
       };
       // in pieces: the JSON grows with the table count (util/json_stream.ts)
-      const { streamJson } = await import("../../util/json_stream.js");
       await streamJson(out, process.stdout);
       process.stdout.write("\n");
     } else {
