@@ -8,7 +8,6 @@ export {
   measureOverlay,
   ratioInterval,
   DEFAULT_OVERLAY_SAMPLE,
-  DEFAULT_OVERLAY_SCAN_LIMIT,
   DEFAULT_OVERLAY_LOOKUP_BUDGET,
   type OverlayMeasurement,
   type OverlayOptions,

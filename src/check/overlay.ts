@@ -28,16 +28,27 @@
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
 import { TableCache } from "../lsm/table_cache.js";
 import type { LastDataBlock } from "../format/table.js";
+import { lookUpUnits } from "./overlay_merge.js";
 import { NUMERIC_FIELDS } from "../format/properties.js";
 import { toHex } from "../util/bytes.js";
 import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Version } from "../lsm/version.js";
 import { Reservoir, seededRandom } from "./stats.js";
+import {
+  BlockFrame,
+  drawUnits,
+  forDrawnBlocks,
+  mayShadow,
+  MIN_FIRST_STAGE_BLOCKS,
+  secondStage,
+  unitInterval,
+  type BlockUnit,
+  type FrameFile,
+  type Sampled,
+} from "./overlay_blocks.js";
 import { wilson } from "../util/interval.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
-/** Above this many bytes above the bottom level, sample data blocks instead of scanning every entry. */
-export const DEFAULT_OVERLAY_SCAN_LIMIT = 1024 * 1024 * 1024;
 /**
  * Table lookups (one sampled key in one file below it) one measurement may make. A sampled entry costs
  * one lookup per file below it that may hold its key: a handful in a levelled store, but every older
@@ -97,20 +108,14 @@ export interface OverlayMeasurement extends Placement {
   skippedFiles: { file: string; reason: string }[];
 }
 
-interface Sampled {
-  key: Buffer;
-  seqno: number;
-  level: number;
-  file: SstFileModel;
-  /** Block sampling: entries in the block the key was drawn from (its weight). */
-  weight: number;
-}
-
 export interface OverlayOptions {
   /** Entries to check below (default DEFAULT_OVERLAY_SAMPLE). */
   sample?: number;
   seed?: number;
-  /** Bytes above the bottom level up to which every entry is scanned (default DEFAULT_OVERLAY_SCAN_LIMIT). */
+  /**
+   * Bytes above the bottom level up to which every entry is scanned (beyond: block sampling); default:
+   * scan only when that reads no more blocks than block sampling would (scanIsCheaper).
+   */
   scanLimitBytes?: number;
   /** Table lookups allowed (default DEFAULT_OVERLAY_LOOKUP_BUDGET). */
   lookupBudget?: number;
@@ -170,7 +175,12 @@ export function measureOverlay(
         )
       : sampleSize;
     let sample: Sampled[];
-    if (m.bytesAboveBottom <= (opts.scanLimitBytes ?? DEFAULT_OVERLAY_SCAN_LIMIT) && toCheck <= affordable) {
+    const limit = opts.scanLimitBytes;
+    if (toCheck <= affordable && !(limit !== undefined ? m.bytesAboveBottom <= limit : scanIsCheaper(upper, sampleSize))) {
+      clusterSample(upper, below, cache, { sample: sampleSize, affordable, budget }, random, m, skip);
+      return m;
+    }
+    if (toCheck <= affordable) {
       sample = scanSample(upper, cache, sampleSize, random, m, skip);
     } else {
       m.sampling = "blocks";
@@ -283,6 +293,153 @@ function scanSample(
   return reservoir.items;
 }
 
+const maxSeqno = (u: BlockUnit) => u.keys.reduce((a, s) => Math.max(a, s.seqno), 0);
+
+/**
+ * Whether scanning every entry above the bottom is the cheaper way (no `scanLimitBytes` given): when
+ * there are no more entries than the sample (every one is checked and the count is exact), or no more
+ * data blocks (table properties) than the first stage of block sampling would draw.
+ */
+function scanIsCheaper(upper: LevelModel[], sample: number): boolean {
+  const files = upper.flatMap((l) => l.files);
+  let entries = 0;
+  let blocks = 0;
+  for (const f of files) {
+    const d = f.details;
+    if (!d || d.numEntries === undefined || d.numDataBlocks === undefined) return false;
+    entries += d.numEntries;
+    blocks += d.numDataBlocks;
+  }
+  if (entries <= sample) return true;
+  const perBlock = blocks > 0 ? entries / blocks : 1;
+  return blocks <= Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(sample / perBlock));
+}
+
+/**
+ * Two-stage block sampling (step 2 of the header): the tables no table below overlaps hold no
+ * shadowing entry and are counted, not read; over the data blocks of the rest, a first stage of
+ * distinct blocks drawn uniformly with a uniform subsample of entries in each, looked up below; a
+ * second stage sized from the first (secondStage); the ratio estimate and its interval (unitInterval).
+ * Fills `m` (sampling "blocks", method "ratio"; exact 0 when no table may shadow).
+ */
+function clusterSample(
+  upper: LevelModel[],
+  below: FilesBelow,
+  cache: TableCache,
+  plan: { sample: number; affordable: number; budget: number },
+  random: () => number,
+  m: OverlayMeasurement,
+  skip: (f: SstFileModel, e: unknown) => void,
+): void {
+  m.sampling = "blocks";
+  const all = frameFiles(upper, cache, skip);
+  for (const x of all) m.entriesAboveBottom += x.entries;
+  const frame = new BlockFrame(all.filter((x) => x.blocks > 0 && below.mayShadow(x.f, x.level)));
+  const frameEntries = frame.files.reduce((a, x) => a + x.entries, 0);
+  if (frame.total === 0 || frameEntries === 0) {
+    // no entry above can have an older version below: exactly none shadows
+    m.exhaustive = m.skippedFiles.length === 0;
+    m.shadowedEntriesEstimate.confidence = 1;
+    return;
+  }
+  const units: BlockUnit[] = [];
+  let allowed = plan.affordable; // entries the lookup budget checks
+  const stage = (blocks: number, perBlock: number) => {
+    const from = units.length;
+    drawUnits(frame, frame.draw(blocks, random), perBlock, cache, random, units, skip);
+    for (let i = from; i < units.length; i++) allowed -= units[i]!.keys.length;
+    m.droppedForLookupBudget += lookUpUnits(
+      units,
+      from,
+      (u) => below.candidatesForRange(u.keys[0]!.key, u.keys[u.keys.length - 1]!.key, u, maxSeqno(u)),
+      cache,
+      random,
+      plan.budget,
+      m,
+      skip,
+    );
+  };
+  // first stage: every entry of each drawn block (the merge passes check a block's keys for about
+  // the cost of one key each)
+  const mean = frameEntries / frame.total;
+  const first = Math.min(frame.total, Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(plan.sample / Math.max(1, mean))));
+  stage(first, Infinity);
+  const next = secondStage(units, plan.sample, mean);
+  // never more blocks than the sample has entries, nor than the frame holds
+  const blocks = Math.min(next.blocks, Math.max(0, plan.sample - first), frame.remaining);
+  if (blocks > 0) {
+    // the lookup budget bounds the entries checked
+    const k = Math.max(1, Math.min(next.perBlock, mean));
+    let perBlock = next.perBlock;
+    let take = blocks;
+    if (take * k > allowed) {
+      perBlock = Math.max(1, Math.floor(allowed / take));
+      take = Math.max(0, Math.min(take, Math.floor(allowed / perBlock)));
+      m.droppedForLookupBudget += Math.round(blocks * k - take * perBlock);
+    }
+    if (take > 0) stage(take, perBlock);
+  }
+
+  const est = unitInterval(units);
+  m.sampled = est.checked;
+  m.sampledShadowing = est.shadowing;
+  m.exhaustive = false;
+  // mean bytes of the obsolete versions, each checked entry standing for its block's entries / checked
+  let bytes = 0;
+  let count = 0;
+  for (const u of units)
+    if (u.checked > 0) {
+      bytes += (u.entries / u.checked) * u.shadowedBytes;
+      count += (u.entries / u.checked) * u.shadowing;
+    }
+  const meanBytes = count > 0 ? bytes / count : 0;
+  const value = Math.round(est.share * frameEntries);
+  const low = Math.floor(est.low * frameEntries);
+  const high = Math.ceil(est.high * frameEntries);
+  m.shadowedEntriesEstimate = { value, low, high, confidence: 0.95, method: "ratio" };
+  m.obsoleteBytesEstimate = {
+    value: Math.round(value * meanBytes),
+    low: Math.round(low * meanBytes),
+    high: Math.round(high * meanBytes),
+  };
+}
+
+/**
+ * The files above the bottom with their data blocks and point entries (table properties: the ones the
+ * model already read, inspect's table details, else the table's own; entries = num_entries minus
+ * range deletions). Unreadable files go to `skip` and are left out.
+ */
+function frameFiles(
+  upper: LevelModel[],
+  cache: TableCache,
+  skip: (f: SstFileModel, e: unknown) => void,
+): FrameFile[] {
+  const files: FrameFile[] = [];
+  for (const lv of upper)
+    for (const f of lv.files) {
+      try {
+        if (!f.present) throw new Error("missing");
+        const d = f.details;
+        let blocks: number;
+        let entries: number;
+        if (d && !d.error && d.numDataBlocks !== undefined) {
+          blocks = d.numDataBlocks;
+          entries = (d.numEntries ?? 0) - Number(d.properties?.[NUMERIC_FIELDS.numRangeDeletions] ?? 0);
+        } else {
+          const t = cache.acquire(f.path);
+          const p = t.props;
+          cache.release(t);
+          blocks = p.numDataBlocks ?? 0;
+          entries = (p.numEntries ?? 0) - (p.numRangeDeletions ?? 0);
+        }
+        files.push({ f, level: lv.level, blocks, entries: Math.max(0, entries) });
+      } catch (e) {
+        skip(f, e);
+      }
+    }
+  return files;
+}
+
 /**
  * Data blocks drawn uniformly (with replacement) over every data block above the bottom, one entry drawn
  * uniformly inside each; the entry's weight is its block's entry count. Files are chosen in proportion
@@ -297,72 +454,27 @@ function blockSample(
   m: OverlayMeasurement,
   skip: (f: SstFileModel, e: unknown) => void,
 ): Sampled[] {
-  const files: { f: SstFileModel; level: number; blocks: number }[] = [];
-  for (const lv of upper)
-    for (const f of lv.files) {
-      try {
-        if (!f.present) throw new Error("missing");
-        // the properties the model already read (inspect's table details), else the table's own
-        const d = f.details;
-        let blocks: number;
-        let entries: number;
-        if (d && !d.error && d.numDataBlocks !== undefined) {
-          blocks = d.numDataBlocks;
-          entries = (d.numEntries ?? 0) - Number(d.properties?.[NUMERIC_FIELDS.numRangeDeletions] ?? 0);
-        } else {
-          const t = cache.acquire(f.path);
-          const p = t.props;
-          cache.release(t);
-          blocks = p.numDataBlocks ?? 0;
-          entries = (p.numEntries ?? 0) - (p.numRangeDeletions ?? 0);
-        }
-        m.entriesAboveBottom += Math.max(0, entries);
-        if (blocks > 0) files.push({ f, level: lv.level, blocks });
-      } catch (e) {
-        skip(f, e);
-      }
-    }
+  const all = frameFiles(upper, cache, skip);
+  for (const x of all) m.entriesAboveBottom += x.entries;
+  const files = all.filter((x) => x.blocks > 0);
   const total = files.reduce((a, x) => a + x.blocks, 0);
   if (total === 0) return [];
   // draw global block numbers, then group them by file
   const draws = Array.from({ length: size }, () => Math.floor(random() * total)).sort((a, b) => a - b);
   const out: Sampled[] = [];
-  let base = 0;
-  let d = 0;
-  for (const x of files) {
-    const wanted: number[] = [];
-    while (d < draws.length && draws[d]! < base + x.blocks) wanted.push(draws[d++]! - base);
-    base += x.blocks;
-    if (wanted.length === 0) continue;
-    try {
-      const t = cache.acquire(x.f.path);
-      try {
-        let i = 0;
-        let w = 0;
-        for (const ie of t.iterateIndex()) {
-          // a block drawn more than once is read once (each draw still picks its own entry)
-          const block = w < wanted.length && wanted[w] === i ? t.readDataBlock(ie.handle) : undefined;
-          while (w < wanted.length && wanted[w] === i) {
-            const c = block!.cursor();
-            let count = 0;
-            let pick: { key: Buffer; seqno: number } | undefined;
-            while (c.next()) {
-              count++;
-              if (random() * count < 1) pick = { key: c.userKeyCopy(), seqno: c.seqno };
-            }
-            if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
-            w++;
-          }
-          if (w >= wanted.length) break;
-          i++;
-        }
-      } finally {
-        cache.release(t);
+  forDrawnBlocks(files, draws, cache, skip, (x, block, times) => {
+    // a block drawn more than once is read once (each draw still picks its own entry)
+    for (let k = 0; k < times; k++) {
+      const c = block.cursor();
+      let count = 0;
+      let pick: { key: Buffer; seqno: number } | undefined;
+      while (c.next()) {
+        count++;
+        if (random() * count < 1) pick = { key: c.userKeyCopy(), seqno: c.seqno };
       }
-    } catch (e) {
-      skip(x.f, e);
+      if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
     }
-  }
+  });
   return out;
 }
 
@@ -401,6 +513,38 @@ class FilesBelow {
       n++;
     }
     return sum / n;
+  }
+
+  /**
+   * Files that may hold an older version of keys in [first, last] (user keys) drawn from file `u.file`
+   * of level `u.level` with sequence numbers up to `seqno`, in walk order: the other L0 files that
+   * overlap the range (those whose smallest sequence number is above `seqno` cannot), then in each
+   * deeper level the files that overlap it.
+   */
+  candidatesForRange(first: Buffer, last: Buffer, u: { level: number; file: SstFileModel }, seqno: number): SstFileModel[] {
+    const lo = toHex(first);
+    const hi = toHex(last);
+    const out: SstFileModel[] = [];
+    if (u.level === 0)
+      for (const f of this.version.l0)
+        if (f !== u.file && f.smallestKey <= hi && lo <= f.largestKey && !((f.smallestSeqno ?? 0) > seqno)) out.push(f);
+    for (let lv = Math.max(1, u.level + 1); lv < this.version.levels.length; lv++) {
+      const files = this.version.levels[lv]!;
+      let a = 0;
+      let b = files.length;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        if (files[mid]!.largestKey < lo) a = mid + 1;
+        else b = mid;
+      }
+      for (let i = a; i < files.length && files[i]!.smallestKey <= hi; i++) out.push(files[i]!);
+    }
+    return out;
+  }
+
+  /** Whether some entry of `f` may have an older version below (overlay_blocks.ts mayShadow). */
+  mayShadow(f: SstFileModel, level: number): boolean {
+    return mayShadow(this.version, f, level);
   }
 
   /** Every file, in the order a Get walks them. */

@@ -63,7 +63,10 @@ export interface CheckOptions {
   against?: string;
   /** Entries sampled per column family for placement-overlay (default 4000; all when fewer above bottom). */
   overlaySample?: number;
-  /** Bytes above the bottom level up to which placement-overlay scans every entry (default 1 GiB). */
+  /**
+   * Bytes above the bottom level up to which placement-overlay scans every entry (beyond: block
+   * sampling); default: scan only when that reads no more blocks than block sampling would.
+   */
   overlayScanLimitBytes?: number;
   /** Table lookups placement-overlay may make per column family (default 150,000; see check/overlay.ts). */
   overlayLookupBudget?: number;

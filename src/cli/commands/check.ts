@@ -15,7 +15,7 @@ interface Args {
   "fail-on": "warn" | "error";
   report?: string;
   sample: number;
-  "overlay-scan-limit": number;
+  "overlay-scan-limit"?: number;
   "overlay-lookups": number;
   "code-sample-blocks"?: number;
   seed: number;
@@ -39,7 +39,7 @@ export const command: CommandModule<object, Args> = {
   describe: "Pre-benchmark sanity checks on one store, or two arms side by side (--against)",
   // the check library (for the rule list and defaults) loads only when this command is parsed
   builder: async (y) => {
-    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_SCAN_LIMIT, DEFAULT_OVERLAY_LOOKUP_BUDGET }] =
+    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_LOOKUP_BUDGET }] =
       await Promise.all([import("../../check/runner.js"), import("../../check/overlay.js")]);
     return y
       .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
@@ -61,9 +61,8 @@ export const command: CommandModule<object, Args> = {
       })
       .option("overlay-scan-limit", {
         type: "number",
-        default: DEFAULT_OVERLAY_SCAN_LIMIT / 1024 / 1024,
         describe:
-          "placement-overlay: MiB above the bottom level up to which every entry is scanned (beyond: block sampling)",
+          "placement-overlay: MiB above the bottom level up to which every entry is scanned (beyond: block sampling; default: scan when that reads fewer blocks)",
       })
       .option("overlay-lookups", {
         type: "number",
@@ -99,7 +98,8 @@ export const command: CommandModule<object, Args> = {
         throw new LsmscopeError("--sample must be a positive integer", { exitCode: 3 });
       if (!Number.isInteger(argv["overlay-lookups"]) || argv["overlay-lookups"] < 1)
         throw new LsmscopeError("--overlay-lookups must be a positive integer", { exitCode: 3 });
-      if (!(argv["overlay-scan-limit"] >= 0))
+      const scanLimit = argv["overlay-scan-limit"];
+      if (scanLimit !== undefined && !(scanLimit >= 0))
         throw new LsmscopeError("--overlay-scan-limit must be a number of MiB >= 0", { exitCode: 3 });
       const dirs = [argv.dir, ...(argv.against !== undefined ? [argv.against] : [])];
       // refuse a report path inside a datadir before reading anything
@@ -108,7 +108,7 @@ export const command: CommandModule<object, Args> = {
       const report = await runCheck(argv.dir, {
         against: argv.against,
         overlaySample: argv.sample,
-        overlayScanLimitBytes: argv["overlay-scan-limit"] * 1024 * 1024,
+        overlayScanLimitBytes: scanLimit === undefined ? undefined : scanLimit * 1024 * 1024,
         overlayLookupBudget: argv["overlay-lookups"],
         seed: argv.seed,
         codeSampleBlocks: argv["code-sample-blocks"],

@@ -1,0 +1,312 @@
+/**
+ * The placement overlay's block sample (two-stage cluster sampling; the method is in overlay.ts's
+ * header): the frame of data blocks above the bottom that may shadow anything, distinct blocks drawn
+ * uniformly from it with a uniform subsample of entries in each, the size of the second stage from
+ * the first, and the estimate with its interval.
+ */
+import type { SstFileModel } from "../datadir/model.js";
+import type { Version } from "../lsm/version.js";
+import type { TableCache } from "../lsm/table_cache.js";
+import { Reservoir } from "./stats.js";
+import { wilson } from "../util/interval.js";
+
+/** One entry drawn above the bottom, to be looked up below. */
+export interface Sampled {
+  key: Buffer;
+  seqno: number;
+  level: number;
+  file: SstFileModel;
+  /** Block sampling: entries in the block the key was drawn from (its weight). */
+  weight: number;
+}
+
+/** A file of the frame: its data blocks and point entries (table properties). */
+export interface FrameFile {
+  f: SstFileModel;
+  level: number;
+  blocks: number;
+  entries: number;
+  /** Its data blocks' offsets and sizes, pairwise (read at the first draw in it). */
+  handles?: number[];
+}
+
+/** A drawn data block: its entries, and the entries checked in it with what the lookups found. */
+export interface BlockUnit {
+  /** The level and file the block belongs to. */
+  level: number;
+  file: SstFileModel;
+  /** The entries drawn in it, in key order (let go once looked up). */
+  keys: Sampled[];
+  /** Entries in the block. */
+  entries: number;
+  /** Entries checked (resolved lookups). */
+  checked: number;
+  /** Checked entries that shadow an older version below. */
+  shadowing: number;
+  /** Bytes (internal key + value) of the older versions they shadow. */
+  shadowedBytes: number;
+}
+
+/** Fewest blocks the first stage draws: fewer leave the between-block variance too loosely known. */
+export const MIN_FIRST_STAGE_BLOCKS = 20;
+/**
+ * Below this many first-stage blocks on each side (some entry shadowing / some not), the blocks'
+ * variance says little (a share shadowed in a few blocks, or in none): the entries are then assumed as
+ * alike within a block as possible, and the second stage draws one entry per block, as many blocks as
+ * the fixed sample has entries.
+ */
+const MIN_INFORMATIVE_BLOCKS = 8;
+/**
+ * What a drawn block costs over what one more entry checked in it costs: its read above plus the
+ * blocks its keys read below (~10 reads of ~50 µs on 32 KiB LZ4 blocks) against an entry's point
+ * lookups (~3 of ~5 µs). Sets the entries per block of the second stage (the textbook optimum
+ * sqrt(cost ratio × (1 − ρ) / ρ)); it moves cost, never the interval's honesty.
+ */
+const BLOCK_TO_ENTRY_COST = 200;
+
+/**
+ * Whether some entry of `f` (level `level`) may have an older version below: some file a Get walks
+ * after it overlaps its key range (an older L0 file that holds no entry older than all of `f`'s is
+ * left out, as the lookups leave it out). Files for which this is false hold no shadowing entry.
+ */
+export function mayShadow(version: Version<SstFileModel>, f: SstFileModel, level: number): boolean {
+  const overlaps = (g: SstFileModel) => g.smallestKey <= f.largestKey && f.smallestKey <= g.largestKey;
+  // past a few hundred L0 files the pairwise test costs more than it saves (the pile-up's lookups are
+  // bounded by the budget anyway): every L0 file may shadow
+  if (level === 0 && version.l0.length > 256) return true;
+  if (level === 0) {
+    const at = version.l0.indexOf(f);
+    for (let i = at + 1; i < version.l0.length; i++) {
+      const g = version.l0[i]!;
+      if (overlaps(g) && !((g.smallestSeqno ?? 0) > (f.largestSeqno ?? Number.MAX_SAFE_INTEGER))) return true;
+    }
+  }
+  for (let lv = Math.max(1, level + 1); lv < version.levels.length; lv++) {
+    // sorted, disjoint: the first file whose largest key reaches f's smallest is the only candidate start
+    const files = version.levels[lv]!;
+    let lo = 0;
+    let hi = files.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (files[mid]!.largestKey < f.smallestKey) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < files.length && files[lo]!.smallestKey <= f.largestKey) return true;
+  }
+  return false;
+}
+
+/** The frame's data blocks, numbered across its files, drawn without replacement. */
+export class BlockFrame {
+  readonly total: number;
+  private readonly drawn = new Set<number>();
+
+  constructor(readonly files: FrameFile[]) {
+    this.total = files.reduce((a, x) => a + x.blocks, 0);
+  }
+
+  get remaining(): number {
+    return this.total - this.drawn.size;
+  }
+
+  /** `n` blocks not drawn before, uniformly (global block numbers, sorted). */
+  draw(n: number, random: () => number): number[] {
+    n = Math.min(n, this.remaining);
+    const out: number[] = [];
+    if (n * 2 < this.remaining) {
+      while (out.length < n) {
+        const b = Math.floor(random() * this.total);
+        if (this.drawn.has(b)) continue;
+        this.drawn.add(b);
+        out.push(b);
+      }
+    } else {
+      // most of what is left: a partial Fisher–Yates over the blocks not drawn yet
+      const left: number[] = [];
+      for (let b = 0; b < this.total; b++) if (!this.drawn.has(b)) left.push(b);
+      for (let i = 0; i < n; i++) {
+        const j = i + Math.floor(random() * (left.length - i));
+        [left[i], left[j]] = [left[j]!, left[i]!];
+        this.drawn.add(left[i]!);
+        out.push(left[i]!);
+      }
+    }
+    return out.sort((a, b) => a - b);
+  }
+}
+
+/**
+ * Visit the drawn blocks (sorted global numbers over `files`; a number may repeat), file by file, each
+ * file's index walked once and each distinct block read once: `visit(file, block, draws)` with the
+ * number of draws of that block. A file that cannot be read is passed to `skip`.
+ */
+export function forDrawnBlocks(
+  files: readonly FrameFile[],
+  draws: readonly number[],
+  cache: TableCache,
+  skip: (f: SstFileModel, e: unknown) => void,
+  visit: (x: FrameFile, block: ReturnType<ReturnType<TableCache["acquire"]>["readDataBlock"]>, times: number) => void,
+): void {
+  let base = 0;
+  let d = 0;
+  for (const x of files) {
+    const wanted: number[] = [];
+    while (d < draws.length && draws[d]! < base + x.blocks) wanted.push(draws[d++]! - base);
+    base += x.blocks;
+    if (wanted.length === 0) continue;
+    try {
+      const t = cache.acquire(x.f.path);
+      try {
+        // every data block's handle, from one walk of the index that copies nothing (kept for the
+        // second stage's draws)
+        if (!x.handles) {
+          const hs: number[] = [];
+          t.forEachIndexHandle((offset, size) => hs.push(offset, size));
+          x.handles = hs;
+        }
+        const handles: { offset: number; size: number; times: number }[] = [];
+        for (let w = 0; w < wanted.length; ) {
+          const i = wanted[w]!;
+          let times = 0;
+          while (w < wanted.length && wanted[w] === i) {
+            times++;
+            w++;
+          }
+          // a table holding fewer blocks than its properties say: the draws past its end find none
+          if (2 * i + 1 < x.handles.length) handles.push({ offset: x.handles[2 * i]!, size: x.handles[2 * i + 1]!, times });
+        }
+        for (const h of handles) visit(x, t.readDataBlock({ offset: h.offset, size: h.size }), h.times);
+      } finally {
+        cache.release(t);
+      }
+    } catch (e) {
+      skip(x.f, e);
+    }
+  }
+}
+
+/**
+ * Read the drawn blocks and keep a uniform subsample of `perBlock` entries of each (every entry when
+ * the block holds no more): one BlockUnit per block that holds entries, appended to `units`.
+ */
+export function drawUnits(
+  frame: BlockFrame,
+  draws: readonly number[],
+  perBlock: number,
+  cache: TableCache,
+  random: () => number,
+  units: BlockUnit[],
+  skip: (f: SstFileModel, e: unknown) => void,
+): void {
+  forDrawnBlocks(frame.files, draws, cache, skip, (x, block) => {
+    const keep = new Reservoir<Sampled>(perBlock, random);
+    const c = block.cursor();
+    while (c.next()) {
+      const slot = keep.slotFor();
+      if (slot >= 0) keep.put(slot, { key: c.userKeyCopy(), seqno: c.seqno, level: x.level, file: x.f, weight: 0 });
+    }
+    if (keep.seen === 0) return;
+    const keys = keep.items;
+    // a subsample leaves the reservoir's order; a whole block is in key order already
+    if (keys.length < keep.seen) keys.sort((a, b) => Buffer.compare(a.key, b.key));
+    for (const s of keys) s.weight = keep.seen;
+    units.push({ level: x.level, file: x.f, keys, entries: keep.seen, checked: 0, shadowing: 0, shadowedBytes: 0 });
+  });
+}
+
+/** The share's ratio estimate over the units and its standard error (between-block, "ultimate cluster"). */
+export function unitRatio(units: readonly BlockUnit[]): { share: number; se: number } {
+  const used = units.filter((u) => u.checked > 0);
+  const n = used.length;
+  if (n === 0) return { share: 0, se: Infinity };
+  const sw = used.reduce((a, u) => a + u.entries, 0);
+  const mean = (u: BlockUnit) => u.shadowing / u.checked;
+  const r = used.reduce((a, u) => a + u.entries * mean(u), 0) / sw;
+  if (n < 2) return { share: r, se: Infinity };
+  const mbar = sw / n;
+  const ss = used.reduce((a, u) => a + (u.entries * (mean(u) - r)) ** 2, 0);
+  return { share: r, se: Math.sqrt(ss / (n * (n - 1) * mbar * mbar)) };
+}
+
+/** Student's t quantile for a two-sided 95% interval (Cornish–Fisher expansion around z = 1.96). */
+export function t95(df: number): number {
+  const z = 1.96;
+  if (!(df >= 1)) return Infinity;
+  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df);
+}
+
+/** Whether the units' variance is informative (enough blocks on each side; see MIN_INFORMATIVE_BLOCKS). */
+function informative(units: readonly BlockUnit[]): boolean {
+  const used = units.filter((u) => u.checked > 0);
+  const some = used.filter((u) => u.shadowing > 0).length;
+  const notAll = used.filter((u) => u.shadowing < u.checked).length;
+  return Math.min(some, notAll) >= MIN_INFORMATIVE_BLOCKS;
+}
+
+/**
+ * The second stage, from the first stage's blocks alone (decided once and never looked at again: no
+ * stopping on the data): as many more blocks as bring the sample's effective size (entries checked
+ * over the design effect, measured from the first stage's between-block variance) up to `sample`,
+ * the precision a uniform sample of `sample` entries gives at the observed share, with `perBlock`
+ * entries checked in each (Infinity: all) from the intra-block correlation ρ measured with it.
+ * `meanEntries`: the frame's entries per data block.
+ */
+export function secondStage(
+  units: readonly BlockUnit[],
+  sample: number,
+  meanEntries: number,
+): { blocks: number; perBlock: number } {
+  const used = units.filter((u) => u.checked > 0);
+  const n = used.length;
+  const checked = used.reduce((a, u) => a + u.checked, 0);
+  if (n === 0) return { blocks: sample, perBlock: 1 };
+  let effective: number;
+  let rho: number;
+  const { share, se } = unitRatio(used);
+  if (!informative(used) || !(se > 0) || !Number.isFinite(se)) {
+    // nothing to measure the variance by: each block counts as one entry (ρ = 1)
+    effective = n;
+    rho = 1;
+  } else {
+    effective = Math.min(checked, (share * (1 - share)) / (se * se));
+    const kbar = checked / n;
+    rho = kbar > 1 ? Math.min(1, Math.max(0, (checked / effective - 1) / (kbar - 1))) : 1;
+  }
+  const need = sample - effective;
+  if (need <= 0) return { blocks: 0, perBlock: Infinity };
+  const optimum = rho > 0 ? Math.max(1, Math.round(Math.sqrt((BLOCK_TO_ENTRY_COST * (1 - rho)) / rho))) : Infinity;
+  const perBlock = optimum >= meanEntries ? Infinity : optimum;
+  const k = Math.max(1, Math.min(perBlock, meanEntries));
+  return { blocks: Math.ceil((need * (1 + (k - 1) * rho)) / k), perBlock };
+}
+
+/**
+ * The shadowed share of the frame's entries with a 95% interval: the ratio estimate (Σ entries ×
+ * share checked / Σ entries) with the t interval of its between-block variance; never narrower than
+ * the Wilson interval of the entries checked (as if they were drawn one by one), nor, when every block
+ * showed the same share (no variance to measure), than the Wilson interval of the blocks.
+ */
+export function unitInterval(units: readonly BlockUnit[]): {
+  share: number;
+  low: number;
+  high: number;
+  checked: number;
+  shadowing: number;
+} {
+  const used = units.filter((u) => u.checked > 0);
+  const checked = used.reduce((a, u) => a + u.checked, 0);
+  const shadowing = used.reduce((a, u) => a + u.shadowing, 0);
+  const { share, se } = unitRatio(used);
+  const half = t95(used.length - 1) * se;
+  let low = Number.isFinite(half) ? Math.max(0, share - half) : 0;
+  let high = Number.isFinite(half) ? Math.min(1, share + half) : 1;
+  const [wLow, wHigh] = wilson(share, checked);
+  low = Math.min(low, wLow);
+  high = Math.max(high, wHigh);
+  if (!(se > 0) || !informative(used)) {
+    const [bLow, bHigh] = wilson(share, used.length);
+    low = Math.min(low, bLow);
+    high = Math.max(high, bHigh);
+  }
+  return { share, low, high, checked, shadowing };
+}

@@ -1,0 +1,239 @@
+/**
+ * The placement overlay's lookups of the keys drawn from one data block above (block sampling), in the
+ * tables below, block by block: each table that may hold some of them is visited once, in the order a
+ * Get walks them, for the keys not answered yet. There the keys go either to one pass over the data
+ * blocks their key range spans (a merge of two sorted runs) or to point lookups (filter, index, data
+ * block; one read per block the sorted keys share). The pass gives each key the answer a point lookup
+ * gives (the table's newest entry for the user key, any type) without the filter, which only turns
+ * away keys the table does not hold. The pass goes on while it reads no more than one block per two
+ * keys (the keys it did not reach go to point lookups), and is taken only for tables whose point
+ * lookup is the plain newest entry: bytewise order, no range deletions (those apply over the
+ * entries), RocksDB/LevelDB rows (not Pebble's formats).
+ */
+import type { LastDataBlock, SstTable } from "../format/table.js";
+import type { SstFileModel } from "../datadir/model.js";
+import type { TableCache } from "../lsm/table_cache.js";
+import { fromHex } from "../util/bytes.js";
+import type { BlockUnit } from "./overlay_blocks.js";
+
+/** Fewest keys of one drawn block in one table that a merge pass looks up together. */
+const MIN_MERGE_KEYS = 4;
+
+/** What the lookups cost (OverlayMeasurement.lookups) and what they could not resolve. */
+export interface LookupTally {
+  lookups: { tablesConsulted: number; filterRejections: number; dataBlocksRead: number };
+  unresolved: number;
+}
+
+/** What the pass found for one key: the newest entry's sequence number and its internal key + value bytes. */
+export interface MergeHit {
+  seqno: number;
+  bytes: number;
+}
+
+/** Whether keys of `t` may be looked up by a merge pass. */
+export function mergeable(t: SstTable): boolean {
+  const cmp = t.comparator;
+  return (
+    (cmp === "leveldb.BytewiseComparator" || cmp === "") && t.format !== "pebble" && !t.rangeDelHandle()
+  );
+}
+
+/**
+ * `a` against `b[0, bLength)`, bytewise (sign only). A loop: on keys of tens of bytes Buffer#compare's
+ * argument checks cost more than the bytes.
+ */
+function compareBytes(a: Buffer, b: Buffer, bLength: number): number {
+  const n = a.length < bLength ? a.length : bLength;
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d;
+  }
+  return a.length - bLength;
+}
+
+/** The first index in sorted `keys` whose key is ≥ `bound` (with `strict`: > `bound`). */
+function lowerBound(keys: readonly { key: Buffer }[], bound: Buffer, strict: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const c = compareBytes(keys[mid]!.key, bound, bound.length);
+    if (c < 0 || (strict && c === 0)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Look `keys` (user keys, sorted ascending) up in `t` by one pass over the data blocks from the first
+ * key's on: `hits[i]` is set for each key the table holds. The pass stops after `maxBlocks` blocks;
+ * the keys it answered are answered (a key below the last entry read is settled either way) and the
+ * first key it did not reach is returned (keys.length when it reached them all), with the blocks
+ * read. Throws what the reader throws (a corrupt block): the caller counts the keys unresolved.
+ */
+export function mergeLookups(
+  t: SstTable,
+  keys: readonly Buffer[],
+  hits: (MergeHit | undefined)[],
+  maxBlocks: number,
+): { reached: number; blocks: number } {
+  let blocks = 0;
+  let j = 0;
+  const n = keys.length;
+  if (n === 0) return { reached: 0, blocks: 0 };
+  for (const ie of t.iterateIndex({ from: keys[0] })) {
+    if (blocks >= maxBlocks) return { reached: j, blocks };
+    const c = t.readDataBlock(ie.handle).cursor();
+    blocks++;
+    while (c.next()) {
+      const userLength = c.keyLength - 8;
+      if (userLength < 0) continue;
+      // keys below this entry's user key are not in the table
+      let d = 0;
+      while (j < n && (d = compareBytes(keys[j]!, c.key, userLength)) < 0) j++;
+      if (j >= n) return { reached: n, blocks };
+      // the first entry of a user key is its newest version in the table (internal key order)
+      while (d === 0) {
+        hits[j] = { seqno: c.seqno, bytes: c.keyLength + c.valueLength };
+        if (++j >= n) return { reached: n, blocks };
+        d = compareBytes(keys[j]!, c.key, userLength);
+      }
+    }
+  }
+  // past the table's last block: no key left is in it
+  return { reached: n, blocks };
+}
+
+/**
+ * Look up the keys of `units` (from `from` on) below, unit by unit in a uniform order; `filesFor` gives
+ * a unit's tables below in walk order. Each key stops at its nearest older version (the first table in
+ * walk order whose newest entry for it has a smaller sequence number), exactly as a Get walk per key
+ * would. Fills each unit's checked / shadowing / shadowedBytes and lets its keys go. When the next
+ * unit's lookups (keys × tables) would take the lookups past `budget`, it and every unit after it in
+ * that order are left unchecked (a uniform subsample of units is checked): returns the keys left.
+ */
+export function lookUpUnits(
+  units: BlockUnit[],
+  from: number,
+  filesFor: (u: BlockUnit) => SstFileModel[],
+  cache: TableCache,
+  random: () => number,
+  budget: number,
+  tally: LookupTally,
+  skip: (f: SstFileModel, e: unknown) => void,
+): number {
+  const order: number[] = [];
+  for (let i = from; i < units.length; i++) order.push(i);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const bounds = new Map<SstFileModel, [Buffer, Buffer]>();
+  let dropped = 0;
+  let stop = false;
+  for (const ui of order) {
+    const u = units[ui]!;
+    const files = stop ? [] : filesFor(u);
+    if (stop || tally.lookups.tablesConsulted + u.keys.length * files.length > budget) {
+      stop = true;
+      dropped += u.keys.length;
+      u.keys = [];
+      continue;
+    }
+    const n = u.keys.length;
+    const older: (number | undefined)[] = new Array<number | undefined>(n);
+    const failed = new Uint8Array(n);
+    for (const f of files) {
+      let b = bounds.get(f);
+      if (!b) bounds.set(f, (b = [fromHex(f.smallestKey), fromHex(f.largestKey)]));
+      const [lo, hi] = b;
+      // the keys within the table's range (sorted: two binary searches), not answered yet
+      const idx: number[] = [];
+      const end = lowerBound(u.keys, hi, true);
+      for (let k = lowerBound(u.keys, lo, false); k < end; k++) if (older[k] === undefined) idx.push(k);
+      if (idx.length === 0) continue;
+      lookUpInTable(f, u, idx, older, failed, cache, tally, skip);
+    }
+    for (let k = 0; k < n; k++) {
+      if (older[k] === undefined && failed[k] === 1) {
+        tally.unresolved++;
+        continue;
+      }
+      u.checked++;
+      if (older[k] !== undefined) {
+        u.shadowing++;
+        u.shadowedBytes += older[k]!;
+      }
+    }
+    u.keys = [];
+  }
+  return dropped;
+}
+
+/** The keys `idx` of unit `u` (key order) in table `f`: older[k] = bytes of the older version found. */
+function lookUpInTable(
+  f: SstFileModel,
+  u: BlockUnit,
+  idx: number[],
+  older: (number | undefined)[],
+  failed: Uint8Array,
+  cache: TableCache,
+  tally: LookupTally,
+  skip: (f: SstFileModel, e: unknown) => void,
+): void {
+  let t: SstTable;
+  try {
+    if (!f.present) throw new Error("missing");
+    t = cache.acquire(f.path);
+  } catch (e) {
+    skip(f, e);
+    for (const k of idx) failed[k] = 1;
+    return;
+  }
+  try {
+    tally.lookups.tablesConsulted += idx.length;
+    let point = idx;
+    if (idx.length >= MIN_MERGE_KEYS && mergeable(t)) {
+      // a pass while it reads at most one block per two keys; the keys it did not reach: point lookups
+      const hits: (MergeHit | undefined)[] = [];
+      let pass;
+      try {
+        pass = mergeLookups(
+          t,
+          idx.map((k) => u.keys[k]!.key),
+          hits,
+          Math.floor(idx.length / 2),
+        );
+      } catch (e) {
+        skip(f, e);
+        for (const k of idx) failed[k] = 1;
+        return;
+      }
+      tally.lookups.dataBlocksRead += pass.blocks;
+      for (let i = 0; i < pass.reached; i++) {
+        const h = hits[i];
+        const k = idx[i]!;
+        if (h && h.seqno < u.keys[k]!.seqno) older[k] = h.bytes;
+      }
+      point = idx.slice(pass.reached);
+    }
+    const lastBlock: LastDataBlock = {};
+    for (const k of point) {
+      const s = u.keys[k]!;
+      let r;
+      try {
+        r = t.get(s.key, undefined, lastBlock);
+      } catch (e) {
+        skip(f, e);
+        failed[k] = 1;
+        continue;
+      }
+      if (r.filterRejected) tally.lookups.filterRejections++;
+      tally.lookups.dataBlocksRead += r.stats.dataBlocksRead;
+      if (r.found && r.seqno !== undefined && r.seqno < s.seqno) older[k] = s.key.length + 8 + (r.value?.length ?? 0);
+    }
+  } finally {
+    cache.release(t);
+  }
+}
