@@ -176,7 +176,10 @@ export function measureOverlay(
       : sampleSize;
     let sample: Sampled[];
     const limit = opts.scanLimitBytes;
-    if (toCheck <= affordable && !(limit !== undefined ? m.bytesAboveBottom <= limit : scanIsCheaper(upper, sampleSize))) {
+    if (
+      toCheck <= affordable &&
+      !(limit !== undefined ? m.bytesAboveBottom <= limit : scanIsCheaper(upper, sampleSize))
+    ) {
       clusterSample(upper, below, cache, { sample: sampleSize, affordable, budget }, random, m, skip);
       return m;
     }
@@ -362,7 +365,10 @@ function clusterSample(
   // first stage: every entry of each drawn block (the merge passes check a block's keys for about
   // the cost of one key each)
   const mean = frameEntries / frame.total;
-  const first = Math.min(frame.total, Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(plan.sample / Math.max(1, mean))));
+  const first = Math.min(
+    frame.total,
+    Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(plan.sample / Math.max(1, mean))),
+  );
   stage(first, Infinity);
   const next = secondStage(units, plan.sample, mean);
   // never more blocks than the sample has entries, nor than the frame holds
@@ -521,13 +527,19 @@ class FilesBelow {
    * overlap the range (those whose smallest sequence number is above `seqno` cannot), then in each
    * deeper level the files that overlap it.
    */
-  candidatesForRange(first: Buffer, last: Buffer, u: { level: number; file: SstFileModel }, seqno: number): SstFileModel[] {
+  candidatesForRange(
+    first: Buffer,
+    last: Buffer,
+    u: { level: number; file: SstFileModel },
+    seqno: number,
+  ): SstFileModel[] {
     const lo = toHex(first);
     const hi = toHex(last);
     const out: SstFileModel[] = [];
     if (u.level === 0)
       for (const f of this.version.l0)
-        if (f !== u.file && f.smallestKey <= hi && lo <= f.largestKey && !((f.smallestSeqno ?? 0) > seqno)) out.push(f);
+        if (f !== u.file && f.smallestKey <= hi && lo <= f.largestKey && !((f.smallestSeqno ?? 0) > seqno))
+          out.push(f);
     for (let lv = Math.max(1, u.level + 1); lv < this.version.levels.length; lv++) {
       const files = this.version.levels[lv]!;
       let a = 0;

@@ -65,22 +65,20 @@ const MIN_INFORMATIVE_BLOCKS = 8;
 const BLOCK_TO_ENTRY_COST = 200;
 
 /**
- * Whether some entry of `f` (level `level`) may have an older version below: some file a Get walks
- * after it overlaps its key range (an older L0 file that holds no entry older than all of `f`'s is
- * left out, as the lookups leave it out). Files for which this is false hold no shadowing entry.
+ * Whether some entry of `f` (level `level`) may have an older version below: some file the lookups
+ * consult for its keys overlaps its key range (another L0 file for an L0 file, unless it holds no
+ * entry older than all of `f`'s; a file of a deeper level). Files for which this is false hold no
+ * shadowing entry.
  */
 export function mayShadow(version: Version<SstFileModel>, f: SstFileModel, level: number): boolean {
   const overlaps = (g: SstFileModel) => g.smallestKey <= f.largestKey && f.smallestKey <= g.largestKey;
   // past a few hundred L0 files the pairwise test costs more than it saves (the pile-up's lookups are
   // bounded by the budget anyway): every L0 file may shadow
   if (level === 0 && version.l0.length > 256) return true;
-  if (level === 0) {
-    const at = version.l0.indexOf(f);
-    for (let i = at + 1; i < version.l0.length; i++) {
-      const g = version.l0[i]!;
-      if (overlaps(g) && !((g.smallestSeqno ?? 0) > (f.largestSeqno ?? Number.MAX_SAFE_INTEGER))) return true;
-    }
-  }
+  if (level === 0)
+    for (const g of version.l0)
+      if (g !== f && overlaps(g) && !((g.smallestSeqno ?? 0) > (f.largestSeqno ?? Number.MAX_SAFE_INTEGER)))
+        return true;
   for (let lv = Math.max(1, level + 1); lv < version.levels.length; lv++) {
     // sorted, disjoint: the first file whose largest key reaches f's smallest is the only candidate start
     const files = version.levels[lv]!;
@@ -145,7 +143,11 @@ export function forDrawnBlocks(
   draws: readonly number[],
   cache: TableCache,
   skip: (f: SstFileModel, e: unknown) => void,
-  visit: (x: FrameFile, block: ReturnType<ReturnType<TableCache["acquire"]>["readDataBlock"]>, times: number) => void,
+  visit: (
+    x: FrameFile,
+    block: ReturnType<ReturnType<TableCache["acquire"]>["readDataBlock"]>,
+    times: number,
+  ) => void,
 ): void {
   let base = 0;
   let d = 0;
@@ -165,7 +167,7 @@ export function forDrawnBlocks(
           x.handles = hs;
         }
         const handles: { offset: number; size: number; times: number }[] = [];
-        for (let w = 0; w < wanted.length; ) {
+        for (let w = 0; w < wanted.length;) {
           const i = wanted[w]!;
           let times = 0;
           while (w < wanted.length && wanted[w] === i) {
@@ -173,7 +175,8 @@ export function forDrawnBlocks(
             w++;
           }
           // a table holding fewer blocks than its properties say: the draws past its end find none
-          if (2 * i + 1 < x.handles.length) handles.push({ offset: x.handles[2 * i]!, size: x.handles[2 * i + 1]!, times });
+          if (2 * i + 1 < x.handles.length)
+            handles.push({ offset: x.handles[2 * i]!, size: x.handles[2 * i + 1]!, times });
         }
         for (const h of handles) visit(x, t.readDataBlock({ offset: h.offset, size: h.size }), h.times);
       } finally {
@@ -203,14 +206,23 @@ export function drawUnits(
     const c = block.cursor();
     while (c.next()) {
       const slot = keep.slotFor();
-      if (slot >= 0) keep.put(slot, { key: c.userKeyCopy(), seqno: c.seqno, level: x.level, file: x.f, weight: 0 });
+      if (slot >= 0)
+        keep.put(slot, { key: c.userKeyCopy(), seqno: c.seqno, level: x.level, file: x.f, weight: 0 });
     }
     if (keep.seen === 0) return;
     const keys = keep.items;
     // a subsample leaves the reservoir's order; a whole block is in key order already
     if (keys.length < keep.seen) keys.sort((a, b) => Buffer.compare(a.key, b.key));
     for (const s of keys) s.weight = keep.seen;
-    units.push({ level: x.level, file: x.f, keys, entries: keep.seen, checked: 0, shadowing: 0, shadowedBytes: 0 });
+    units.push({
+      level: x.level,
+      file: x.f,
+      keys,
+      entries: keep.seen,
+      checked: 0,
+      shadowing: 0,
+      shadowedBytes: 0,
+    });
   });
 }
 
@@ -274,7 +286,8 @@ export function secondStage(
   }
   const need = sample - effective;
   if (need <= 0) return { blocks: 0, perBlock: Infinity };
-  const optimum = rho > 0 ? Math.max(1, Math.round(Math.sqrt((BLOCK_TO_ENTRY_COST * (1 - rho)) / rho))) : Infinity;
+  const optimum =
+    rho > 0 ? Math.max(1, Math.round(Math.sqrt((BLOCK_TO_ENTRY_COST * (1 - rho)) / rho))) : Infinity;
   const perBlock = optimum >= meanEntries ? Infinity : optimum;
   const k = Math.max(1, Math.min(perBlock, meanEntries));
   return { blocks: Math.ceil((need * (1 + (k - 1) * rho)) / k), perBlock };

@@ -34,9 +34,7 @@ export interface MergeHit {
 /** Whether keys of `t` may be looked up by a merge pass. */
 export function mergeable(t: SstTable): boolean {
   const cmp = t.comparator;
-  return (
-    (cmp === "leveldb.BytewiseComparator" || cmp === "") && t.format !== "pebble" && !t.rangeDelHandle()
-  );
+  return (cmp === "leveldb.BytewiseComparator" || cmp === "") && t.format !== "pebble" && !t.rangeDelHandle();
 }
 
 /**
@@ -231,7 +229,8 @@ function lookUpInTable(
       }
       if (r.filterRejected) tally.lookups.filterRejections++;
       tally.lookups.dataBlocksRead += r.stats.dataBlocksRead;
-      if (r.found && r.seqno !== undefined && r.seqno < s.seqno) older[k] = s.key.length + 8 + (r.value?.length ?? 0);
+      if (r.found && r.seqno !== undefined && r.seqno < s.seqno)
+        older[k] = s.key.length + 8 + (r.value?.length ?? 0);
     }
   } finally {
     cache.release(t);
