@@ -175,10 +175,14 @@ export function measureOverlay(
         )
       : sampleSize;
     let sample: Sampled[];
+    // block sampling needs every table's data blocks and entries (properties; LevelDB's tables have
+    // none: every entry is scanned then)
     const limit = opts.scanLimitBytes;
+    const counts = upperCounts(upper);
     if (
       toCheck <= affordable &&
-      !(limit !== undefined ? m.bytesAboveBottom <= limit : scanIsCheaper(upper, sampleSize))
+      counts !== undefined &&
+      !(limit !== undefined ? m.bytesAboveBottom <= limit : scanIsCheaper(counts, sampleSize))
     ) {
       clusterSample(upper, below, cache, { sample: sampleSize, affordable, budget }, random, m, skip);
       return m;
@@ -298,21 +302,26 @@ function scanSample(
 
 const maxSeqno = (u: BlockUnit) => u.keys.reduce((a, s) => Math.max(a, s.seqno), 0);
 
-/**
- * Whether scanning every entry above the bottom is the cheaper way (no `scanLimitBytes` given): when
- * there are no more entries than the sample (every one is checked and the count is exact), or no more
- * data blocks (table properties) than the first stage of block sampling would draw.
- */
-function scanIsCheaper(upper: LevelModel[], sample: number): boolean {
-  const files = upper.flatMap((l) => l.files);
+/** Entries and data blocks of the tables above the bottom (properties), or undefined when some table lacks them. */
+function upperCounts(upper: LevelModel[]): { entries: number; blocks: number } | undefined {
   let entries = 0;
   let blocks = 0;
-  for (const f of files) {
+  for (const f of upper.flatMap((l) => l.files)) {
     const d = f.details;
-    if (!d || d.numEntries === undefined || d.numDataBlocks === undefined) return false;
+    if (!d || d.error || d.numEntries === undefined || d.numDataBlocks === undefined) return undefined;
     entries += d.numEntries;
     blocks += d.numDataBlocks;
   }
+  return { entries, blocks };
+}
+
+/**
+ * Whether scanning every entry above the bottom is the cheaper way (no `scanLimitBytes` given): when
+ * there are no more entries than the sample (every one is checked and the count is exact), or no more
+ * data blocks than the first stage of block sampling would draw.
+ */
+function scanIsCheaper(counts: { entries: number; blocks: number }, sample: number): boolean {
+  const { entries, blocks } = counts;
   if (entries <= sample) return true;
   const perBlock = blocks > 0 ? entries / blocks : 1;
   return blocks <= Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(sample / perBlock));
