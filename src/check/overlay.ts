@@ -5,23 +5,42 @@
  *
  * Method (no engine, read-only, through the SST reader):
  *  1. bottom level = the deepest level holding files; "above" = every file in a shallower level.
- *  2. Up to `scanLimitBytes` above the bottom: scan every point entry there (cheap next to the lookups:
- *     upper levels are the small part of an LSM) and keep a uniform reservoir sample of `sample` entries;
- *     when there are no more entries than that, every entry is checked and the count is exact.
- *     Beyond it: draw `sample` data blocks uniformly over the upper files (through their indexes) and one
- *     entry uniformly inside each, weighted by the block's entry count (blockSample below).
+ *  2. The sample, one of three ways:
+ *     a. Scan (sampling "scan"): every point entry above is read and a uniform reservoir sample of
+ *        `sample` entries kept; when there are no more entries than that, every entry is checked and
+ *        the count is exact. Taken when the tables above hold no more entries than the sample, or no
+ *        more data blocks than the first stage of (b) would draw, or up to `scanLimitBytes` when that
+ *        is given, or when some table above lacks block and entry counts (LevelDB: no properties).
+ *     b. Blocks, two stages (sampling "blocks"; clusterSample, overlay_blocks.ts): tables that no table
+ *        below overlaps hold no shadowing entry and are counted (properties), not read; over the data
+ *        blocks of the rest, a first stage of max(20, sample / entries per block) distinct blocks drawn
+ *        uniformly, every entry of each checked; then a second stage sized from the first alone (once:
+ *        no stopping on the data, as Stein's two-stage design): as many more blocks as bring the
+ *        sample's effective size (entries checked over the design effect measured between blocks) up
+ *        to `sample`, every entry of each, or a uniform few per block when the first stage found the
+ *        entries of a block alike (intra-block correlation ρ; one per block when it could not tell).
+ *        Scanning 65 MB above to keep 4,000 entries read ~4,000 blocks; 20 whole blocks give ~4,800.
+ *     c. Blocks, one entry each (sampling "blocks"; blockSample): when checking the sample would
+ *        exceed the lookup budget (5), as many blocks as the budget checks, drawn uniformly with
+ *        replacement, one entry uniformly inside each, weighted by its block's entries.
  *  3. For each sampled entry (user key k, sequence s, level L) look k up below the entry the way a Get
- *     walks the LSM: older L0 files (L = 0 only), then in each deeper level the one file whose key range
- *     holds k (its own filter first, then index and data block). The entry shadows an older version when
- *     some file below holds k with a sequence number < s. Counting entries that have an older version
- *     below counts obsolete versions exactly once each (every non-oldest version of a key is one entry).
- *  4. shadowedEntriesEstimate = share × entries above bottom, with a 95% interval on the share (Wilson for
- *     the uniform scan sample; for block draws the wider of the ratio estimator's interval and Wilson's);
- *     obsolete bytes = mean (internal key + value) bytes of the shadowed versions found × the estimate.
+ *     walks the LSM: other L0 files (L = 0 only), then in each deeper level the one file whose key range
+ *     holds k. The entry shadows an older version when the first file in that order holding k holds it
+ *     with a sequence number < s. Counting entries that have an older version below counts obsolete
+ *     versions exactly once each (every non-oldest version of a key is one entry). (a) and (c) look
+ *     each key up with the file's filter, index and data block (lookUpBelow); (b) visits each file
+ *     below once per drawn block for its keys, by one pass over the data blocks their range spans
+ *     when they are at least two per block, else by point lookups (overlay_merge.ts): same answers.
+ *  4. shadowedEntriesEstimate = share × entries (above the bottom; for (b), of the tables that may
+ *     shadow), with a 95% interval on the share: Wilson for the uniform scan sample; for block draws
+ *     the ratio estimator Σ entries·share checked / Σ entries with its between-block variance (t
+ *     quantile for (b)), never narrower than Wilson's over the entries checked (nor, for (b) when the
+ *     blocks told nothing of the variance, than Wilson's over the blocks); obsolete bytes = mean
+ *     (internal key + value) bytes of the shadowed versions found (for (b) each checked entry standing
+ *     for its block's entries / checked) × the estimate.
  *  5. Lookups are bounded (DEFAULT_OVERLAY_LOOKUP_BUDGET): when the sample would need more (an entry in
  *     a pile of thousands of overlapping L0 files has as many files below it), fewer entries are drawn
- *     (blocks, as in 2) and checked, the interval widens, and droppedForLookupBudget says how many.
- *     Lookups go file by file (each file opened once for every entry that needs it; see lookUpBelow).
+ *     (2c) and checked, the interval widens, and droppedForLookupBudget says how many.
  * Not counted: several versions of one key inside the same file (only snapshots keep those), range
  * deletions, and what the WAL holds (see wal-unflushed).
  */
@@ -71,7 +90,7 @@ export interface Estimate {
 
 /** The placement (src/datadir/placement.ts: bottom level, files and bytes above it) and what lookups found. */
 export interface OverlayMeasurement extends Placement {
-  /** Point entries in the files above the bottom level (scanned, exact). */
+  /** Point entries in the files above the bottom level (scanned, or from the table properties). */
   entriesAboveBottom: number;
   /** Entries in the bottom level (from the table properties; absent when some file lacks them). */
   entriesInBottom?: number;
@@ -86,18 +105,22 @@ export interface OverlayMeasurement extends Placement {
    * was not reached.
    */
   droppedForLookupBudget: number;
-  /** True when every entry above the bottom was checked (the estimate is then exact). */
+  /**
+   * True when the count is exact: every entry above the bottom was checked, or (block sampling) no
+   * table above is overlapped by one below, so none can shadow (nothing is read then).
+   */
   exhaustive: boolean;
   /**
    * How the sample was drawn: "scan" (every entry above the bottom read, uniform reservoir) or "blocks"
-   * (more than the scan limit above the bottom, or more lookups than the budget allows: data blocks drawn uniformly, one entry per block, weighted
-   * by the block's entry count; entriesAboveBottom then comes from the table properties).
+   * (data blocks drawn uniformly: in two stages, every entry of a block or a uniform few checked, over
+   * the tables a table below overlaps; or, when the lookup budget binds, one entry per block weighted by
+   * the block's entry count). entriesAboveBottom then comes from the table properties.
    */
   sampling: "scan" | "blocks";
   /**
    * Obsolete entries (older versions shadowed from above), with a 95% interval: exact when every entry
-   * was checked; else the Wilson interval on the sampled share ("wilson"), or for block sampling the wider
-   * of the ratio estimator's normal interval and the Wilson interval ("ratio").
+   * was checked (or none can shadow); else the Wilson interval on the sampled share ("wilson"), or for
+   * block sampling the ratio estimator's interval, never narrower than Wilson's ("ratio").
    */
   shadowedEntriesEstimate: Estimate & { confidence: number; method: "exact" | "wilson" | "ratio" };
   /** Uncompressed bytes (internal key + value) of those obsolete versions, with the same interval. */

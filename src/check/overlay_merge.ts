@@ -82,7 +82,8 @@ export function mergeLookups(
   if (n === 0) return { reached: 0, blocks: 0 };
   for (const ie of t.iterateIndex({ from: keys[0] })) {
     if (blocks >= maxBlocks) return { reached: j, blocks };
-    const c = t.readDataBlock(ie.handle).cursor();
+    // each block is done with before the next is read: one read buffer serves the pass
+    const c = t.readDataBlock(ie.handle, { reuse: true }).cursor();
     blocks++;
     while (c.next()) {
       const userLength = c.keyLength - 8;
