@@ -57,6 +57,7 @@ import {
   BlockFrame,
   drawUnits,
   forDrawnBlocks,
+  keyAt,
   mayShadow,
   MIN_FIRST_STAGE_BLOCKS,
   secondStage,
@@ -323,8 +324,6 @@ function scanSample(
   return reservoir.items;
 }
 
-const maxSeqno = (u: BlockUnit) => u.keys.reduce((a, s) => Math.max(a, s.seqno), 0);
-
 /** Entries and data blocks of the tables above the bottom (properties), or undefined when some table lacks them. */
 function upperCounts(upper: LevelModel[]): { entries: number; blocks: number } | undefined {
   let entries = 0;
@@ -382,11 +381,11 @@ function clusterSample(
   const stage = (blocks: number, perBlock: number) => {
     const from = units.length;
     drawUnits(frame, frame.draw(blocks, random), perBlock, cache, random, units, skip);
-    for (let i = from; i < units.length; i++) allowed -= units[i]!.keys.length;
+    for (let i = from; i < units.length; i++) allowed -= units[i]!.keys.n;
     m.droppedForLookupBudget += lookUpUnits(
       units,
       from,
-      (u) => below.candidatesForRange(u.keys[0]!.key, u.keys[u.keys.length - 1]!.key, u, maxSeqno(u)),
+      (u) => below.candidatesForRange(keyAt(u.keys, 0), keyAt(u.keys, u.keys.n - 1), u, u.keys.maxSeqno),
       cache,
       random,
       plan.budget,

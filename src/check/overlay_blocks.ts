@@ -7,7 +7,6 @@
 import type { SstFileModel } from "../datadir/model.js";
 import type { Version } from "../lsm/version.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import { Reservoir } from "./stats.js";
 import { wilson } from "../util/interval.js";
 
 /** One entry drawn above the bottom, to be looked up below. */
@@ -30,13 +29,38 @@ export interface FrameFile {
   handles?: number[];
 }
 
+/**
+ * The entries drawn in one block: their user keys back to back (key k is bytes[start[k], start[k +
+ * 1])), in key order, and their sequence numbers. One buffer per block rather than one per key.
+ */
+export interface UnitKeys {
+  n: number;
+  bytes: Buffer;
+  start: Uint32Array;
+  seqno: Float64Array;
+  /** The largest of them. */
+  maxSeqno: number;
+}
+
+const NO_KEYS: UnitKeys = {
+  n: 0,
+  bytes: Buffer.alloc(0),
+  start: new Uint32Array(1),
+  seqno: new Float64Array(0),
+  maxSeqno: 0,
+};
+
+/** Key k of `keys` (a view, no copy). */
+export const keyAt = (keys: UnitKeys, k: number): Buffer =>
+  keys.bytes.subarray(keys.start[k]!, keys.start[k + 1]!);
+
 /** A drawn data block: its entries, and the entries checked in it with what the lookups found. */
 export interface BlockUnit {
   /** The level and file the block belongs to. */
   level: number;
   file: SstFileModel;
-  /** The entries drawn in it, in key order (let go once looked up). */
-  keys: Sampled[];
+  /** The entries drawn in it (let go once looked up). */
+  keys: UnitKeys;
   /** Entries in the block. */
   entries: number;
   /** Entries checked (resolved lookups). */
@@ -45,6 +69,11 @@ export interface BlockUnit {
   shadowing: number;
   /** Bytes (internal key + value) of the older versions they shadow. */
   shadowedBytes: number;
+}
+
+/** Let a unit's keys go (its figures stay). */
+export function releaseKeys(u: BlockUnit): void {
+  u.keys = NO_KEYS;
 }
 
 /** Fewest blocks the first stage draws: fewer leave the between-block variance too loosely known. */
@@ -188,6 +217,9 @@ export function forDrawnBlocks(
   }
 }
 
+/** Growing scratch for one block's user keys (the keys then move to a buffer of their own size). */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
 /**
  * Read the drawn blocks and keep a uniform subsample of `perBlock` entries of each (every entry when
  * the block holds no more): one BlockUnit per block that holds entries, appended to `units`.
@@ -202,23 +234,59 @@ export function drawUnits(
   skip: (f: SstFileModel, e: unknown) => void,
 ): void {
   forDrawnBlocks(frame.files, draws, cache, skip, (x, block) => {
-    const keep = new Reservoir<Sampled>(perBlock, random);
+    const starts: number[] = [0];
+    const seqnos: number[] = [];
+    let used = 0;
     const c = block.cursor();
     while (c.next()) {
-      const slot = keep.slotFor();
-      if (slot >= 0)
-        keep.put(slot, { key: c.userKeyCopy(), seqno: c.seqno, level: x.level, file: x.f, weight: 0 });
+      const len = Math.max(0, c.keyLength - 8);
+      if (used + len > scratch.length) {
+        const grown = Buffer.allocUnsafe(Math.max(2 * scratch.length, used + len));
+        scratch.copy(grown, 0, 0, used);
+        scratch = grown;
+      }
+      // a loop: Buffer#copy's argument checks cost more than a key's few tens of bytes
+      const key = c.key;
+      for (let i = 0; i < len; i++) scratch[used + i] = key[i]!;
+      used += len;
+      starts.push(used);
+      seqnos.push(c.seqno);
     }
-    if (keep.seen === 0) return;
-    const keys = keep.items;
-    // a subsample leaves the reservoir's order; a whole block is in key order already
-    if (keys.length < keep.seen) keys.sort((a, b) => Buffer.compare(a.key, b.key));
-    for (const s of keys) s.weight = keep.seen;
+    const m = seqnos.length;
+    if (m === 0) return;
+    // a uniform subsample of the block's entries (partial Fisher–Yates), kept in key order
+    let chosen: number[] | undefined;
+    if (perBlock < m) {
+      const all = Array.from({ length: m }, (_, i) => i);
+      for (let i = 0; i < perBlock; i++) {
+        const j = i + Math.floor(random() * (m - i));
+        [all[i], all[j]] = [all[j]!, all[i]!];
+      }
+      chosen = all.slice(0, perBlock).sort((a, b) => a - b);
+    }
+    const pick = chosen ?? Array.from({ length: m }, (_, i) => i);
+    const n = pick.length;
+    const start = new Uint32Array(n + 1);
+    const seqno = new Float64Array(n);
+    let size = 0;
+    for (const i of pick) size += starts[i + 1]! - starts[i]!;
+    const bytes = Buffer.allocUnsafe(size);
+    let at = 0;
+    let maxSeqno = 0;
+    if (!chosen) scratch.copy(bytes, 0, 0, size);
+    for (let k = 0; k < n; k++) {
+      const i = pick[k]!;
+      if (chosen) scratch.copy(bytes, at, starts[i]!, starts[i + 1]!);
+      at += starts[i + 1]! - starts[i]!;
+      start[k + 1] = at;
+      seqno[k] = seqnos[i]!;
+      if (seqnos[i]! > maxSeqno) maxSeqno = seqnos[i]!;
+    }
     units.push({
       level: x.level,
       file: x.f,
-      keys,
-      entries: keep.seen,
+      keys: { n, bytes, start, seqno, maxSeqno },
+      entries: m,
       checked: 0,
       shadowing: 0,
       shadowedBytes: 0,

@@ -14,7 +14,7 @@ import type { LastDataBlock, SstTable } from "../format/table.js";
 import type { SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { fromHex } from "../util/bytes.js";
-import type { BlockUnit } from "./overlay_blocks.js";
+import { keyAt, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
 
 /** Fewest keys of one drawn block in one table that a merge pass looks up together. */
 const MIN_MERGE_KEYS = 4;
@@ -38,25 +38,26 @@ export function mergeable(t: SstTable): boolean {
 }
 
 /**
- * `a` against `b[0, bLength)`, bytewise (sign only). A loop: on keys of tens of bytes Buffer#compare's
- * argument checks cost more than the bytes.
+ * `a[aStart, aEnd)` against `b[0, bLength)`, bytewise (sign only). A loop: on keys of tens of bytes
+ * Buffer#compare's argument checks cost more than the bytes.
  */
-function compareBytes(a: Buffer, b: Buffer, bLength: number): number {
-  const n = a.length < bLength ? a.length : bLength;
+function compareBytes(a: Buffer, aStart: number, aEnd: number, b: Buffer, bLength: number): number {
+  const aLength = aEnd - aStart;
+  const n = aLength < bLength ? aLength : bLength;
   for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
+    const d = a[aStart + i]! - b[i]!;
     if (d !== 0) return d;
   }
-  return a.length - bLength;
+  return aLength - bLength;
 }
 
-/** The first index in sorted `keys` whose key is ≥ `bound` (with `strict`: > `bound`). */
-function lowerBound(keys: readonly { key: Buffer }[], bound: Buffer, strict: boolean): number {
+/** The first key of `keys` that is ≥ `bound` (with `strict`: > `bound`). */
+function lowerBound(keys: UnitKeys, bound: Buffer, strict: boolean): number {
   let lo = 0;
-  let hi = keys.length;
+  let hi = keys.n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const c = compareBytes(keys[mid]!.key, bound, bound.length);
+    const c = compareBytes(keys.bytes, keys.start[mid]!, keys.start[mid + 1]!, bound, bound.length);
     if (c < 0 || (strict && c === 0)) lo = mid + 1;
     else hi = mid;
   }
@@ -64,23 +65,28 @@ function lowerBound(keys: readonly { key: Buffer }[], bound: Buffer, strict: boo
 }
 
 /**
- * Look `keys` (user keys, sorted ascending) up in `t` by one pass over the data blocks from the first
- * key's on: `hits[i]` is set for each key the table holds. The pass stops after `maxBlocks` blocks;
- * the keys it answered are answered (a key below the last entry read is settled either way) and the
- * first key it did not reach is returned (keys.length when it reached them all), with the blocks
- * read. Throws what the reader throws (a corrupt block): the caller counts the keys unresolved.
+ * Look the keys `idx` of `keys` (ascending) up in `t` by one pass over the data blocks from the first
+ * one's on: `hits[i]` is set for each key idx[i] the table holds. The pass stops after `maxBlocks`
+ * blocks; the keys it answered are answered (a key below the last entry read is settled either way)
+ * and the position in `idx` of the first key it did not reach is returned (idx.length when it reached
+ * them all), with the blocks read. Throws what the reader throws (a corrupt block): the caller counts
+ * the keys unresolved.
  */
 export function mergeLookups(
   t: SstTable,
-  keys: readonly Buffer[],
+  keys: UnitKeys,
+  idx: readonly number[],
   hits: (MergeHit | undefined)[],
   maxBlocks: number,
 ): { reached: number; blocks: number } {
   let blocks = 0;
   let j = 0;
-  const n = keys.length;
+  const n = idx.length;
   if (n === 0) return { reached: 0, blocks: 0 };
-  for (const ie of t.iterateIndex({ from: keys[0] })) {
+  const { bytes, start } = keys;
+  const cmp = (i: number, b: Buffer, len: number) =>
+    compareBytes(bytes, start[idx[i]!]!, start[idx[i]! + 1]!, b, len);
+  for (const ie of t.iterateIndex({ from: keyAt(keys, idx[0]!) })) {
     if (blocks >= maxBlocks) return { reached: j, blocks };
     // each block is done with before the next is read: one read buffer serves the pass
     const c = t.readDataBlock(ie.handle, { reuse: true }).cursor();
@@ -90,13 +96,13 @@ export function mergeLookups(
       if (userLength < 0) continue;
       // keys below this entry's user key are not in the table
       let d = 0;
-      while (j < n && (d = compareBytes(keys[j]!, c.key, userLength)) < 0) j++;
+      while (j < n && (d = cmp(j, c.key, userLength)) < 0) j++;
       if (j >= n) return { reached: n, blocks };
       // the first entry of a user key is its newest version in the table (internal key order)
       while (d === 0) {
         hits[j] = { seqno: c.seqno, bytes: c.keyLength + c.valueLength };
         if (++j >= n) return { reached: n, blocks };
-        d = compareBytes(keys[j]!, c.key, userLength);
+        d = cmp(j, c.key, userLength);
       }
     }
   }
@@ -134,14 +140,15 @@ export function lookUpUnits(
   for (const ui of order) {
     const u = units[ui]!;
     const files = stop ? [] : filesFor(u);
-    if (stop || tally.lookups.tablesConsulted + u.keys.length * files.length > budget) {
+    if (stop || tally.lookups.tablesConsulted + u.keys.n * files.length > budget) {
       stop = true;
-      dropped += u.keys.length;
-      u.keys = [];
+      dropped += u.keys.n;
+      releaseKeys(u);
       continue;
     }
-    const n = u.keys.length;
-    const older: (number | undefined)[] = new Array<number | undefined>(n);
+    const n = u.keys.n;
+    // bytes of the older version found per key, -1 while none
+    const older = new Float64Array(n).fill(-1);
     const failed = new Uint8Array(n);
     for (const f of files) {
       let b = bounds.get(f);
@@ -150,32 +157,33 @@ export function lookUpUnits(
       // the keys within the table's range (sorted: two binary searches), not answered yet
       const idx: number[] = [];
       const end = lowerBound(u.keys, hi, true);
-      for (let k = lowerBound(u.keys, lo, false); k < end; k++) if (older[k] === undefined) idx.push(k);
+      for (let k = lowerBound(u.keys, lo, false); k < end; k++) if (older[k]! < 0) idx.push(k);
       if (idx.length === 0) continue;
       lookUpInTable(f, u, idx, older, failed, cache, tally, skip);
     }
     for (let k = 0; k < n; k++) {
-      if (older[k] === undefined && failed[k] === 1) {
+      const bytes = older[k]!;
+      if (bytes < 0 && failed[k] === 1) {
         tally.unresolved++;
         continue;
       }
       u.checked++;
-      if (older[k] !== undefined) {
+      if (bytes >= 0) {
         u.shadowing++;
-        u.shadowedBytes += older[k]!;
+        u.shadowedBytes += bytes;
       }
     }
-    u.keys = [];
+    releaseKeys(u);
   }
   return dropped;
 }
 
-/** The keys `idx` of unit `u` (key order) in table `f`: older[k] = bytes of the older version found. */
+/** The keys `idx` of unit `u` (key order) in table `f`: older[k] = bytes of the older version found (else -1). */
 function lookUpInTable(
   f: SstFileModel,
   u: BlockUnit,
   idx: number[],
-  older: (number | undefined)[],
+  older: Float64Array,
   failed: Uint8Array,
   cache: TableCache,
   tally: LookupTally,
@@ -198,12 +206,7 @@ function lookUpInTable(
       const hits: (MergeHit | undefined)[] = [];
       let pass;
       try {
-        pass = mergeLookups(
-          t,
-          idx.map((k) => u.keys[k]!.key),
-          hits,
-          Math.floor(idx.length / 2),
-        );
+        pass = mergeLookups(t, u.keys, idx, hits, Math.floor(idx.length / 2));
       } catch (e) {
         skip(f, e);
         for (const k of idx) failed[k] = 1;
@@ -213,16 +216,17 @@ function lookUpInTable(
       for (let i = 0; i < pass.reached; i++) {
         const h = hits[i];
         const k = idx[i]!;
-        if (h && h.seqno < u.keys[k]!.seqno) older[k] = h.bytes;
+        if (h && h.seqno < u.keys.seqno[k]!) older[k] = h.bytes;
       }
       point = idx.slice(pass.reached);
     }
     const lastBlock: LastDataBlock = {};
     for (const k of point) {
-      const s = u.keys[k]!;
+      const key = keyAt(u.keys, k);
+      const seqno = u.keys.seqno[k]!;
       let r;
       try {
-        r = t.get(s.key, undefined, lastBlock);
+        r = t.get(key, undefined, lastBlock);
       } catch (e) {
         skip(f, e);
         failed[k] = 1;
@@ -230,8 +234,8 @@ function lookUpInTable(
       }
       if (r.filterRejected) tally.lookups.filterRejections++;
       tally.lookups.dataBlocksRead += r.stats.dataBlocksRead;
-      if (r.found && r.seqno !== undefined && r.seqno < s.seqno)
-        older[k] = s.key.length + 8 + (r.value?.length ?? 0);
+      if (r.found && r.seqno !== undefined && r.seqno < seqno)
+        older[k] = key.length + 8 + (r.value?.length ?? 0);
     }
   } finally {
     cache.release(t);
