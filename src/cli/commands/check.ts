@@ -39,8 +39,10 @@ export const command: CommandModule<object, Args> = {
   describe: "Pre-benchmark sanity checks on one store, or two arms side by side (--against)",
   // the check library (for the rule list and defaults) loads only when this command is parsed
   builder: async (y) => {
-    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_LOOKUP_BUDGET }] =
-      await Promise.all([import("../../check/runner.js"), import("../../check/overlay.js")]);
+    const [{ RULES }, { DEFAULT_OVERLAY_SAMPLE, DEFAULT_OVERLAY_LOOKUP_BUDGET }] = await Promise.all([
+      import("../../check/runner.js"),
+      import("../../check/overlay.js"),
+    ]);
     return y
       .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
       .option("against", { type: "string", describe: "reference arm REF_DIR to compare with" })
