@@ -369,8 +369,9 @@ describe("placement-overlay on db_bench stores", () => {
     expect(m.sampled).toBeGreaterThan(0);
     expect(m.sampled).toBeLessThanOrEqual(m.entriesAboveBottom);
     expect(m.shadowedEntriesEstimate.value).toBe(obsolete);
-    // the passes read fewer blocks than one per key looked up
-    expect(m.lookups.dataBlocksRead).toBeLessThan(m.lookups.tablesConsulted / 4);
+    // the passes read fewer blocks than one per key looked up (point lookups read ~1 each; measured
+    // ~0.17 here)
+    expect(m.lookups.dataBlocksRead).toBeLessThan(m.lookups.tablesConsulted / 2);
   });
 
   it("block sampling is unbiased and its 95% interval covers sst_dump's count over seeds", async () => {
@@ -379,7 +380,7 @@ describe("placement-overlay on db_bench stores", () => {
     const model = await inspectDatadir(db, { tableDetails: "cheap" });
     const inst = model.instances[0]!;
     const cf = inst.columnFamilies[0]!;
-    const seeds = 20;
+    const seeds = 40;
     const values: number[] = [];
     let covered = 0;
     for (let seed = 1; seed <= seeds; seed++) {
@@ -391,9 +392,9 @@ describe("placement-overlay on db_bench stores", () => {
       values.push(est.value);
       if (est.low <= obsolete && obsolete <= est.high) covered++;
     }
-    // an honest 95% interval covers 16 or fewer times in 20 with probability 1.6%; a biased or too
+    // an honest 95% interval covers 33 or fewer times in 40 with probability 0.3%; a biased or too
     // narrow one fails it every time
-    expect(covered).toBeGreaterThanOrEqual(17);
+    expect(covered).toBeGreaterThanOrEqual(34);
     // unbiased: the mean of the seeds' estimates within 3 standard errors of the count
     const mean = values.reduce((a, v) => a + v, 0) / seeds;
     const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (seeds - 1));
