@@ -401,6 +401,27 @@ describe("placement-overlay on db_bench stores", () => {
     expect(Math.abs(mean - obsolete)).toBeLessThanOrEqual((3 * sd) / Math.sqrt(seeds) + 1);
   });
 
+  it("block sampling over a damaged table below: the table is named, never a silent count", async () => {
+    const db = join(dir, "random-damaged");
+    cpSync(randomStore(), db, { recursive: true });
+    const model = await inspectDatadir(db, { tableDetails: "cheap" });
+    const inst = model.instances[0]!;
+    const cf = inst.columnFamilies[0]!;
+    const deepest = cf.levels.filter((l) => l.files.length > 0).at(-1)!;
+    const victim = deepest.files[0]!;
+    // one byte flipped a third of the way in: inside a data block (its checksum no longer matches)
+    const bytes = readFileSync(victim.path);
+    const at = Math.floor(bytes.length / 3);
+    bytes[at] = bytes[at]! ^ 0xff;
+    writeFileSync(victim.path, bytes);
+    // every block above drawn: the passes over the victim's range meet the flipped block
+    const m = measureOverlay(inst, cf, { sample: 10_000_000, scanLimitBytes: 0, lookupBudget: 100_000_000 })!;
+    expect(m.sampling).toBe("blocks");
+    expect(m.skippedFiles.map((f) => f.file)).toContain(victim.fileName);
+    expect(m.unresolved).toBeGreaterThan(0);
+    expect(m.exhaustive).toBe(false);
+  });
+
   it("block sampling on tables no table below overlaps: exactly none shadows, nothing read", async () => {
     // fillseq: every flush holds keys past the ones before, so no L0 file overlaps an older one
     const db = join(dir, "seq-l0");
