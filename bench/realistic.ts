@@ -21,6 +21,7 @@
  * default 60,000,000: ~3.8 GiB; 0: no such row), LSMSCOPE_BENCH_REALISTIC_MANY_DIR (that store written
  * before, read only), LSMSCOPE_BENCH_RUNS (rounds, default 3).
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -104,6 +105,29 @@ function realisticRows(dir: string, how: string): void {
   console.log(`    inspect      ${fmt(chk.a)}`);
   console.log(`    check        ${fmt(chk.b)}`);
   console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
+  overlayCost(dir);
+}
+
+/** What check's placement overlay read on `dir` (its evidence): how it sampled and the blocks it read. */
+function overlayCost(dir: string): void {
+  const [cmd, args] = lsm(["check", "--json", dir]);
+  const r = spawnSync(cmd, args, { encoding: "utf8", maxBuffer: 64 << 20 });
+  const findings = (
+    JSON.parse(r.stdout) as { findings: { rule: string; evidence: Record<string, unknown> }[] }
+  ).findings;
+  for (const f of findings.filter((x) => x.rule === "placement-overlay")) {
+    const e = f.evidence as {
+      sampling: string;
+      sampled: number;
+      entriesAboveBottom: number;
+      lookups: { dataBlocksRead: number };
+      shadowedEntriesEstimate: { value: number; low: number; high: number; method: string };
+    };
+    const est = e.shadowedEntriesEstimate;
+    console.log(
+      `    overlay: ${e.sampling}, ${e.sampled} of ${e.entriesAboveBottom} entries checked, ${e.lookups.dataBlocksRead} data blocks read below; ~${est.value} shadowed (${est.method} ${est.low}-${est.high})`,
+    );
+  }
 }
 
 function twoMillionWrites(root: string): void {
