@@ -54,13 +54,13 @@ import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Version } from "../lsm/version.js";
 import { Reservoir, seededRandom } from "./stats.js";
 import {
-  BlockFrame,
   drawUnits,
   forDrawnBlocks,
   keyAt,
   mayShadow,
   MIN_FIRST_STAGE_BLOCKS,
   secondStage,
+  StratifiedFrame,
   unitInterval,
   type BlockUnit,
   type FrameFile,
@@ -368,19 +368,32 @@ function clusterSample(
   m.sampling = "blocks";
   const all = frameFiles(upper, cache, skip);
   for (const x of all) m.entriesAboveBottom += x.entries;
-  const frame = new BlockFrame(all.filter((x) => x.blocks > 0 && below.mayShadow(x.f, x.level)));
-  const frameEntries = frame.files.reduce((a, x) => a + x.entries, 0);
-  if (frame.total === 0 || frameEntries === 0) {
+  const upperFrame = all.filter((x) => x.blocks > 0 && below.mayShadow(x.f, x.level));
+  const frameBlocks = upperFrame.reduce((a, x) => a + x.blocks, 0);
+  const frameEntries = upperFrame.reduce((a, x) => a + x.entries, 0);
+  if (frameBlocks === 0 || frameEntries === 0) {
     // no entry above can have an older version below: exactly none shadows
     m.exhaustive = m.skippedFiles.length === 0;
     m.shadowedEntriesEstimate.confidence = 1;
     return;
   }
+  // first stage: every entry of each drawn block (the merge passes check a block's keys for about
+  // the cost of one key each)
+  const mean = frameEntries / frameBlocks;
+  const first = Math.min(
+    frameBlocks,
+    Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(plan.sample / Math.max(1, mean))),
+  );
+  const frame = new StratifiedFrame(upperFrame, first);
   const units: BlockUnit[] = [];
   let allowed = plan.affordable; // entries the lookup budget checks
-  const stage = (blocks: number, perBlock: number) => {
+  const stage = (perStratum: number[], perBlock: number) => {
     const from = units.length;
-    drawUnits(frame, frame.draw(blocks, random), perBlock, cache, random, units, skip);
+    frame.strata.forEach((st, h) => {
+      const at = units.length;
+      drawUnits(st, st.draw(perStratum[h]!, random), perBlock, cache, random, units, skip);
+      for (let i = at; i < units.length; i++) units[i]!.stratum = h;
+    });
     for (let i = from; i < units.length; i++) allowed -= units[i]!.keys.n;
     m.droppedForLookupBudget += lookUpUnits(
       units,
@@ -393,17 +406,11 @@ function clusterSample(
       skip,
     );
   };
-  // first stage: every entry of each drawn block (the merge passes check a block's keys for about
-  // the cost of one key each)
-  const mean = frameEntries / frame.total;
-  const first = Math.min(
-    frame.total,
-    Math.max(MIN_FIRST_STAGE_BLOCKS, Math.ceil(plan.sample / Math.max(1, mean))),
-  );
-  stage(first, Infinity);
-  const next = secondStage(units, plan.sample, mean);
+  // at least two blocks per stratum: its variance is measured within it
+  stage(frame.allocate(first, 2), Infinity);
+  const next = secondStage(units, frame.weights, plan.sample, mean);
   // never more blocks than the sample has entries, nor than the frame holds
-  const blocks = Math.min(next.blocks, Math.max(0, plan.sample - first), frame.remaining);
+  const blocks = Math.min(next.blocks, Math.max(0, plan.sample - units.length), frame.remaining);
   if (blocks > 0) {
     // the lookup budget bounds the entries checked
     const k = Math.max(1, Math.min(next.perBlock, mean));
@@ -414,10 +421,10 @@ function clusterSample(
       take = Math.max(0, Math.min(take, Math.floor(allowed / perBlock)));
       m.droppedForLookupBudget += Math.round(blocks * k - take * perBlock);
     }
-    if (take > 0) stage(take, perBlock);
+    if (take > 0) stage(frame.allocate(take), perBlock);
   }
 
-  const est = unitInterval(units);
+  const est = unitInterval(units, frame.weights);
   m.sampled = est.checked;
   m.sampledShadowing = est.shadowing;
   m.exhaustive = false;

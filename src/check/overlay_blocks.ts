@@ -56,9 +56,10 @@ export const keyAt = (keys: UnitKeys, k: number): Buffer =>
 
 /** A drawn data block: its entries, and the entries checked in it with what the lookups found. */
 export interface BlockUnit {
-  /** The level and file the block belongs to. */
+  /** The level and file the block belongs to, and its stratum (StratifiedFrame). */
   level: number;
   file: SstFileModel;
+  stratum: number;
   /** The entries drawn in it (let go once looked up). */
   keys: UnitKeys;
   /** Entries in the block. */
@@ -159,6 +160,65 @@ export class BlockFrame {
       }
     }
     return out.sort((a, b) => a - b);
+  }
+}
+
+/** Fewest first-stage blocks a table needs to be a stratum of its own (else it joins the pooled one). */
+const MIN_STRATUM_BLOCKS = 4;
+
+/**
+ * The frame cut into strata, each drawn on its own (proportional allocation): a table whose share of
+ * the first stage's blocks is at least MIN_STRATUM_BLOCKS is a stratum of its own, the other tables one
+ * pooled stratum (joined to the largest when it would get fewer). Tables differ in how much of them
+ * shadows (a newer L0 table has more below it than an older one): within tables the blocks vary less,
+ * and the estimate needs fewer of them for the same interval.
+ */
+export class StratifiedFrame {
+  readonly strata: BlockFrame[];
+  /** Each stratum's share of the frame's entries. */
+  readonly weights: number[];
+  readonly total: number;
+
+  constructor(files: FrameFile[], firstBlocks: number) {
+    const total = files.reduce((a, x) => a + x.blocks, 0);
+    const own: FrameFile[][] = [];
+    const pool: FrameFile[] = [];
+    for (const x of files) {
+      if ((firstBlocks * x.blocks) / total >= MIN_STRATUM_BLOCKS) own.push([x]);
+      else pool.push(x);
+    }
+    const poolBlocks = pool.reduce((a, x) => a + x.blocks, 0);
+    if (pool.length > 0) {
+      if (own.length > 0 && (firstBlocks * poolBlocks) / total < MIN_STRATUM_BLOCKS) {
+        const largest = own.reduce((a, g) => (g[0]!.blocks > a[0]!.blocks ? g : a));
+        largest.push(...pool);
+      } else own.push(pool);
+    }
+    this.strata = own.map((g) => new BlockFrame(g));
+    const entries = files.reduce((a, x) => a + x.entries, 0);
+    this.weights = this.strata.map((st) => st.files.reduce((a, x) => a + x.entries, 0) / entries);
+    this.total = total;
+  }
+
+  get remaining(): number {
+    return this.strata.reduce((a, st) => a + st.remaining, 0);
+  }
+
+  /**
+   * `n` blocks shared among the strata in proportion to their blocks (largest remainder), at least
+   * `least` each, never more than a stratum has left.
+   */
+  allocate(n: number, least = 0): number[] {
+    const exact = this.strata.map((st) => (n * st.total) / this.total);
+    const out = exact.map(Math.floor);
+    let left = n - out.reduce((a, k) => a + k, 0);
+    const order = exact.map((e, h) => h).sort((a, b) => exact[b]! - out[b]! - (exact[a]! - out[a]!));
+    for (const h of order) {
+      if (left <= 0) break;
+      out[h]!++;
+      left--;
+    }
+    return out.map((k, h) => Math.min(this.strata[h]!.remaining, Math.max(k, least)));
   }
 }
 
@@ -285,6 +345,7 @@ export function drawUnits(
     units.push({
       level: x.level,
       file: x.f,
+      stratum: 0,
       keys: { n, bytes, start, seqno, maxSeqno },
       entries: m,
       checked: 0,
@@ -306,6 +367,33 @@ export function unitRatio(units: readonly BlockUnit[]): { share: number; se: num
   const mbar = sw / n;
   const ss = used.reduce((a, u) => a + (u.entries * (mean(u) - r)) ** 2, 0);
   return { share: r, se: Math.sqrt(ss / (n * (n - 1) * mbar * mbar)) };
+}
+
+/**
+ * The stratified estimate: Σ weight × the stratum's ratio estimate, its standard error from the
+ * strata's (Σ weight² × se²), and the degrees of freedom (blocks − strata). When some stratum holds
+ * fewer than two checked blocks (tables that could not be read), the strata are pooled.
+ */
+export function stratifiedRatio(
+  units: readonly BlockUnit[],
+  weights: readonly number[],
+): { share: number; se: number; df: number } {
+  const used = units.filter((u) => u.checked > 0);
+  const by = weights.map(() => [] as BlockUnit[]);
+  for (const u of used) by[u.stratum]?.push(u);
+  if (weights.length > 1 && by.every((g, h) => g.length >= 2 || weights[h] === 0)) {
+    let share = 0;
+    let variance = 0;
+    by.forEach((g, h) => {
+      if (g.length === 0) return;
+      const r = unitRatio(g);
+      share += weights[h]! * r.share;
+      variance += weights[h]! ** 2 * r.se ** 2;
+    });
+    return { share, se: Math.sqrt(variance), df: used.length - by.filter((g) => g.length > 0).length };
+  }
+  const r = unitRatio(used);
+  return { share: r.share, se: r.se, df: used.length - 1 };
 }
 
 /** Student's t quantile for a two-sided 95% interval (Cornish–Fisher expansion around z = 1.96). */
@@ -333,6 +421,7 @@ function informative(units: readonly BlockUnit[]): boolean {
  */
 export function secondStage(
   units: readonly BlockUnit[],
+  weights: readonly number[],
   sample: number,
   meanEntries: number,
 ): { blocks: number; perBlock: number } {
@@ -342,7 +431,7 @@ export function secondStage(
   if (n === 0) return { blocks: sample, perBlock: 1 };
   let effective: number;
   let rho: number;
-  const { share, se } = unitRatio(used);
+  const { share, se } = stratifiedRatio(used, weights);
   if (!informative(used) || !(se > 0) || !Number.isFinite(se)) {
     // nothing to measure the variance by: each block counts as one entry (ρ = 1)
     effective = n;
@@ -367,7 +456,10 @@ export function secondStage(
  * the Wilson interval of the entries checked (as if they were drawn one by one), nor, when every block
  * showed the same share (no variance to measure), than the Wilson interval of the blocks.
  */
-export function unitInterval(units: readonly BlockUnit[]): {
+export function unitInterval(
+  units: readonly BlockUnit[],
+  weights: readonly number[],
+): {
   share: number;
   low: number;
   high: number;
@@ -377,8 +469,8 @@ export function unitInterval(units: readonly BlockUnit[]): {
   const used = units.filter((u) => u.checked > 0);
   const checked = used.reduce((a, u) => a + u.checked, 0);
   const shadowing = used.reduce((a, u) => a + u.shadowing, 0);
-  const { share, se } = unitRatio(used);
-  const half = t95(used.length - 1) * se;
+  const { share, se, df } = stratifiedRatio(used, weights);
+  const half = t95(df) * se;
   let low = Number.isFinite(half) ? Math.max(0, share - half) : 0;
   let high = Number.isFinite(half) ? Math.min(1, share + half) : 1;
   const [wLow, wHigh] = wilson(share, checked);
