@@ -13,8 +13,9 @@
  *        is given, or when some table above lacks block and entry counts (LevelDB: no properties).
  *     b. Blocks, two stages (sampling "blocks"; clusterSample, overlay_blocks.ts): tables that no table
  *        below overlaps hold no shadowing entry and are counted (properties), not read; over the data
- *        blocks of the rest, a first stage of max(20, sample / entries per block) distinct blocks drawn
- *        uniformly, every entry of each checked; then a second stage sized from the first alone (once:
+ *        blocks of the rest, stratified by table (StratifiedFrame), a first stage of max(20, sample /
+ *        entries per block) distinct blocks drawn uniformly within each stratum in proportion to its
+ *        blocks, every entry of each checked; then a second stage sized from the first alone (once:
  *        no stopping on the data, as Stein's two-stage design): as many more blocks as bring the
  *        sample's effective size (entries checked over the design effect measured between blocks) up
  *        to `sample`, every entry of each, or a uniform few per block when the first stage found the
@@ -33,8 +34,9 @@
  *     when they are at least two per block, else by point lookups (overlay_merge.ts): same answers.
  *  4. shadowedEntriesEstimate = share × entries (above the bottom; for (b), of the tables that may
  *     shadow), with a 95% interval on the share: Wilson for the uniform scan sample; for block draws
- *     the ratio estimator Σ entries·share checked / Σ entries with its between-block variance (t
- *     quantile for (b)), never narrower than Wilson's over the entries checked (nor, for (b) when the
+ *     the ratio estimator Σ entries·share checked / Σ entries with its between-block variance (for
+ *     (b) per stratum, weighted by the strata's entries; t quantile), never narrower than Wilson's over
+ *     the entries checked (nor, for (b) when the
  *     blocks told nothing of the variance, than Wilson's over the blocks); obsolete bytes = mean
  *     (internal key + value) bytes of the shadowed versions found (for (b) each checked entry standing
  *     for its block's entries / checked) × the estimate.

@@ -1,8 +1,8 @@
 /**
- * The placement overlay's block sample (two-stage cluster sampling; the method is in overlay.ts's
- * header): the frame of data blocks above the bottom that may shadow anything, distinct blocks drawn
- * uniformly from it with a uniform subsample of entries in each, the size of the second stage from
- * the first, and the estimate with its interval.
+ * The placement overlay's block sample (stratified two-stage cluster sampling; the method is in
+ * overlay.ts's header): the frame of data blocks above the bottom that may shadow anything, cut into
+ * strata by table, distinct blocks drawn uniformly within each with a uniform subsample of entries in
+ * each block, the size of the second stage from the first, and the estimate with its interval.
  */
 import type { SstFileModel } from "../datadir/model.js";
 import type { Version } from "../lsm/version.js";
@@ -451,9 +451,9 @@ export function secondStage(
 }
 
 /**
- * The shadowed share of the frame's entries with a 95% interval: the ratio estimate (Σ entries ×
- * share checked / Σ entries) with the t interval of its between-block variance; never narrower than
- * the Wilson interval of the entries checked (as if they were drawn one by one), nor, when every block
+ * The shadowed share of the frame's entries with a 95% interval: the stratified ratio estimate
+ * (stratifiedRatio) with the t interval of its between-block variance; never narrower than the
+ * Wilson interval of the entries checked (as if they were drawn one by one), nor, when every block
  * showed the same share (no variance to measure), than the Wilson interval of the blocks.
  */
 export function unitInterval(
