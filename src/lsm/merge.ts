@@ -378,7 +378,12 @@ export interface NewestVisitor {
 
 /** Tells each merged entry's fate from the previous user key and the range tombstones. */
 class NewestFilter implements MergeSink {
-  private prev = Buffer.allocUnsafe(256);
+  /**
+   * The previous user key: its length, its first 8 bytes as the run's prefix numbers (Run.pfxHi and
+   * pfxLo, zero-padded), and its bytes from the 8th on in `prevTail`. Length and prefix numbers alone
+   * tell most new keys (and every key under 8 bytes) apart; only the bytes past the prefix are kept.
+   */
+  private prevTail = Buffer.allocUnsafe(256);
   private prevLen = -1;
   private prevHi = 0;
   private prevLo = 0;
@@ -391,24 +396,26 @@ class NewestFilter implements MergeSink {
   entry(r: Run): void {
     const kl = r.ukLen;
     const key = r.key;
-    let prev = this.prev;
-    // compare with the previous user key and, from the first difference on, copy over it: one pass
-    // (sorted keys share their prefixes, which need no copy; an equal 8-byte prefix is known equal)
-    let i = 0;
-    if (this.prevLen === kl) {
-      if (kl >= 8 && r.pfxHi === this.prevHi && r.pfxLo === this.prevLo) i = 8;
-      while (i < kl && key[i] === prev[i]) i++;
-      if (i === kl) {
+    const hi = r.pfxHi;
+    const lo = r.pfxLo;
+    if (this.prevLen === kl && hi === this.prevHi && lo === this.prevLo) {
+      // same length and first 8 bytes (all of a shorter key): compare the rest
+      const tail = this.prevTail;
+      let i = 8;
+      while (i < kl && key[i] === tail[i - 8]) i++;
+      if (i >= kl) {
         this.visitor.visit(r, Fate.Shadowed);
         return;
       }
-    } else if (kl > prev.length) {
-      prev = this.prev = Buffer.allocUnsafe(Math.max(kl, prev.length * 2));
+      for (; i < kl; i++) tail[i - 8] = key[i]!;
+    } else {
+      let tail = this.prevTail;
+      if (kl - 8 > tail.length) tail = this.prevTail = Buffer.allocUnsafe(Math.max(kl, tail.length * 2));
+      for (let i = 8; i < kl; i++) tail[i - 8] = key[i]!;
+      this.prevLen = kl;
+      this.prevHi = hi;
+      this.prevLo = lo;
     }
-    for (; i < kl; i++) prev[i] = key[i]!;
-    this.prevLen = kl;
-    this.prevHi = r.pfxHi;
-    this.prevLo = r.pfxLo;
     const rangeDels = this.rangeDels;
     if (rangeDels.length > 0) {
       for (const rd of rangeDels) {

@@ -168,6 +168,34 @@ export class SizeDist {
 }
 
 /**
+ * Sizes counted one at a time for a SizeDist, folded into it at the end (fold()): below 64 KiB only
+ * a counter per byte size is bumped, where SizeDist.add also keeps its count, sum and bounds at every
+ * size (the full scan adds a key and a value size per live record). The folded SizeDist is the same as
+ * if every size had been added to it: its sums are of integers, exact in any order.
+ */
+export class SizeTally {
+  private readonly counts = new Float64Array(EXACT);
+
+  constructor(private readonly into: SizeDist) {}
+
+  add(size: number): void {
+    if (size < EXACT) this.counts[size]! += 1;
+    else this.into.add(size);
+  }
+
+  /** Add the counted sizes to the SizeDist, and start counting afresh. */
+  fold(): void {
+    const c = this.counts;
+    for (let i = 0; i < EXACT; i++) {
+      if (c[i] !== 0) {
+        this.into.add(i, c[i]);
+        c[i] = 0;
+      }
+    }
+  }
+}
+
+/**
  * Per-block compression ratio (physical / logical) in 1% bins up to 4.0 (blocks can exceed 1 when a
  * codec expands incompressible data or a block is stored raw with its trailer).
  */

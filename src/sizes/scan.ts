@@ -6,7 +6,7 @@
  */
 import { isTombstone, ValueType, valueTypeName } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
-import { SizeDist, RatioDist, type SizeDistData } from "./dist.js";
+import { SizeDist, SizeTally, RatioDist, type SizeDistData } from "./dist.js";
 import { BlobValueSizer } from "../format/blob.js";
 import { BlobTally, blobIndexedValueSize, type BlobTallyData } from "./blob_tally.js";
 import type { MemEntry } from "../datadir/memtable.js";
@@ -143,6 +143,9 @@ function matches(m: RoleMatcher, key: Uint8Array, len: number): boolean {
 class TaskScan implements BlockSink, NewestVisitor {
   readonly keySize = new SizeDist();
   readonly valueSize = new SizeDist();
+  /** keySize and valueSize as counted per live record (folded into them by done()). */
+  private readonly keyTally = new SizeTally(this.keySize);
+  private readonly valueTally = new SizeTally(this.valueSize);
   readonly ratio = new RatioDist();
   readonly typeCounts = new Float64Array(256);
   readonly blob = new BlobTally();
@@ -236,8 +239,8 @@ class TaskScan implements BlockSink, NewestVisitor {
       if (vSize !== undefined) c.valueSize.add(vSize);
     }
     if (this.stats) {
-      this.keySize.add(kl);
-      if (vSize !== undefined) this.valueSize.add(vSize);
+      this.keyTally.add(kl);
+      if (vSize !== undefined) this.valueTally.add(vSize);
     }
     const codeM = this.codeM;
     if (this.codeAcc && matches(codeM!, key, kl) && kl - codeM!.hashOff >= 32) {
@@ -250,6 +253,12 @@ class TaskScan implements BlockSink, NewestVisitor {
     if (this.accAcc && matches(this.accM!, key, kl)) this.accAcc.add(r.data, r.vOff, r.vLen);
     const st = this.storageAcc;
     if (st && st.matches(key, kl)) st.add(key, kl + (vSize ?? 0));
+  }
+
+  /** Settle what visit() counted: call once the merge is over, before reading the figures. */
+  done(): void {
+    this.keyTally.fold();
+    this.valueTally.fold();
   }
 }
 
@@ -295,6 +304,7 @@ export function runScanTask(
   } finally {
     for (const r of runs) r.close();
   }
+  scan.done();
 
   const valueTypes: Record<string, number> = {};
   for (let t = 0; t < 256; t++)

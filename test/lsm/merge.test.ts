@@ -1,9 +1,11 @@
 /**
  * The merge over many sorted runs, as over an L0 pile-up (a bulk load with auto-compaction off leaves
  * thousands of L0 files, each its own run):
- *  - mergeRuns() over more than 16 runs (a tree of losers) and over fewer (a heap) give every entry in
- *    internal-key order: the same sequence as sorting them all (keys shorter than 8 bytes, equal 8-byte
- *    prefixes, one user key in many runs, empty runs);
+ *  - mergeRuns() (a tree of losers) over one run to hundreds gives every entry in internal-key order:
+ *    the same sequence as sorting them all (keys shorter than 8 bytes, equal 8-byte prefixes, one user
+ *    key in many runs, empty runs), and mergeNewest() calls the first version of each user key its
+ *    newest and every later one shadowed (keys that differ only past their 8-byte prefix, or only in
+ *    length where the prefix pads with zeros);
  *  - `sizes --full` over a db_bench store of a few hundred L0 tables (a merge of more than 128 runs keeps only
  *    each table's file and block list, and reads through lent-back descriptors) counts the live keys
  *    `ldb scan` iterates and the entries the tables' own properties declare, and gives the same report
@@ -14,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { MemRun, mergeRuns, type Run } from "../../src/lsm/merge.js";
+import { Fate, MemRun, mergeNewest, mergeRuns, type Run } from "../../src/lsm/merge.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpProperties } from "../sizes/helpers.js";
@@ -68,6 +70,34 @@ describe("merge of many sorted runs", () => {
       const { runs, all } = memRuns(n, seed * 1000 + n);
       const want = [...all].sort(internalOrder).map((e) => `${e.key.toString("hex")}@${e.seqno}`);
       expect(merged(runs)).toEqual(want);
+    }
+  });
+
+  it.each([1, 3, 40])("%i runs: the newest version of each user key, the rest shadowed", (n) => {
+    for (const seed of [3, 11]) {
+      const { runs, all } = memRuns(n, seed * 1000 + n);
+      // keys that pad to the same 8-byte prefix: "" < 00 < 0000 < 00..00 (8) < 00..00 01 (9)
+      const zeros = [0, 1, 2, 8].map((len) => Buffer.alloc(len));
+      zeros.push(Buffer.from("000000000000000001", "hex"));
+      const extra = zeros.map((key, i) => ({ key, seqno: 100000 + i, type: 1, value: Buffer.alloc(0) }));
+      runs.push(
+        extra,
+        extra.map((e) => ({ ...e, seqno: e.seqno + 1000 })),
+      );
+      all.push(...runs.at(-2)!, ...runs.at(-1)!);
+      const sorted = [...all].sort(internalOrder);
+      const want = sorted.map((e, i) =>
+        i > 0 && sorted[i - 1]!.key.equals(e.key) ? Fate.Shadowed : Fate.Newest,
+      );
+      const got: Fate[] = [];
+      mergeNewest(
+        runs.map((es) => new MemRun(es)),
+        [],
+        { visit: (_r: Run, fate: Fate) => void got.push(fate) },
+      );
+      expect(got).toEqual(want);
+      // the case the zero-padded prefixes are there for: some keys must be shadowed, some not
+      expect(want).toContain(Fate.Shadowed);
     }
   });
 
