@@ -122,6 +122,9 @@ export class TableRun implements Run {
   /** The current table's cursor, loaded with each of its blocks in turn (cursor is it, or undefined). */
   private tableCursor: DataEntryCursor | undefined;
   private done = false;
+  /** A view of the cursor's key buffer, and the buffer it views (load()). */
+  private keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private keyViewOf: Uint8Array | undefined;
   /** The current block may hold keys ≥ hi: check every entry. */
   private checkHi = false;
   /** lo and hi in hex, to compare with the files' key ranges (hex order is byte order). */
@@ -261,10 +264,24 @@ export class TableRun implements Run {
     const kl = c.keyLength;
     if (kl < 8) throw new RangeError(`internal key of ${kl} bytes`);
     if (this.checkHi && cmpBytes(c.key, kl - 8, this.hi!, this.hi!.length) >= 0) return false;
-    this.key = c.key;
+    const k = c.key;
+    this.key = k;
     this.ukLen = kl - 8;
-    keyPrefix(this);
-    this.type = c.key[kl - 8]!;
+    if (kl >= 16) {
+      // keyPrefix() for a key of 8 bytes or more: two loads through a view of the cursor's key buffer
+      // (kept while the cursor keeps the buffer) instead of eight byte loads
+      let v = this.keyView;
+      if (this.keyViewOf !== k) {
+        v = this.keyView = new DataView(k.buffer, k.byteOffset, k.byteLength);
+        this.keyViewOf = k;
+      }
+      const hi = v.getUint32(0);
+      const lo = v.getUint32(4);
+      this.pfxHi = hi;
+      this.pfxLo = lo;
+      this.pfx = hi * 4294967296 + lo;
+    } else keyPrefix(this);
+    this.type = k[kl - 8]!;
     this.data = c.data;
     this.vOff = c.valueOffset;
     this.vLen = c.valueLength;

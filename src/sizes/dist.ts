@@ -83,7 +83,9 @@ export class SizeDist {
       if (this.exact === null) this.exact = new Float64Array(EXACT);
       const a = this.exact;
       const b = d.exact;
-      for (let i = 0; i < EXACT; i++) if (b[i] !== 0) a[i]! += b[i]!;
+      // no size above the maximum was counted: the rest of the 64 Ki counters are zero
+      const n = Math.min(EXACT, d.max + 1);
+      for (let i = 0; i < n; i++) if (b[i] !== 0) a[i]! += b[i]!;
     }
     for (const [bin, c] of d.large) this.large.set(bin, (this.large.get(bin) ?? 0) + c);
   }
@@ -117,7 +119,8 @@ export class SizeDist {
     let seen = 0;
     if (this.exact) {
       const a = this.exact;
-      for (let i = 0; i < EXACT; i++) {
+      const n = Math.min(EXACT, this.max + 1);
+      for (let i = 0; i < n; i++) {
         seen += a[i]!;
         if (seen >= rank) return i;
       }
@@ -138,7 +141,8 @@ export class SizeDist {
     if (this.exact) {
       const a = this.exact;
       let le = 0;
-      for (let i = 0; i < EXACT; i++) {
+      const n = Math.min(EXACT, this.max + 1);
+      for (let i = 0; i < n; i++) {
         if (i > le) le = le === 0 ? 1 : le * 2;
         if (a[i] !== 0) bump(le, a[i]!);
       }
