@@ -83,6 +83,7 @@ export interface RunFile {
 /** Sorted, non-overlapping files (one level) or a single L0 file, read block by block. */
 export class TableRun implements Run {
   key: Uint8Array = Buffer.alloc(0);
+  keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
   ukLen = 0;
   pfxHi = 0;
   pfxLo = 0;
@@ -122,8 +123,7 @@ export class TableRun implements Run {
   /** The current table's cursor, loaded with each of its blocks in turn (cursor is it, or undefined). */
   private tableCursor: DataEntryCursor | undefined;
   private done = false;
-  /** A view of the cursor's key buffer, and the buffer it views (load()). */
-  private keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  /** The buffer keyView views: the cursor's key buffer, viewed again when the cursor replaces it. */
   private keyViewOf: Uint8Array | undefined;
   /** The current block may hold keys ≥ hi: check every entry. */
   private checkHi = false;
@@ -267,14 +267,13 @@ export class TableRun implements Run {
     const k = c.key;
     this.key = k;
     this.ukLen = kl - 8;
+    let v = this.keyView;
+    if (this.keyViewOf !== k) {
+      v = this.keyView = new DataView(k.buffer, k.byteOffset, k.byteLength);
+      this.keyViewOf = k;
+    }
     if (kl >= 16) {
-      // keyPrefix() for a key of 8 bytes or more: two loads through a view of the cursor's key buffer
-      // (kept while the cursor keeps the buffer) instead of eight byte loads
-      let v = this.keyView;
-      if (this.keyViewOf !== k) {
-        v = this.keyView = new DataView(k.buffer, k.byteOffset, k.byteLength);
-        this.keyViewOf = k;
-      }
+      // keyPrefix() for a key of 8 bytes or more: two loads through the view instead of eight byte loads
       const hi = v.getUint32(0);
       const lo = v.getUint32(4);
       this.pfxHi = hi;
@@ -317,6 +316,7 @@ export class TableRun implements Run {
 /** The WAL layer: sorted MemEntry[] (already restricted to the range). */
 export class MemRun implements Run {
   key: Uint8Array = Buffer.alloc(0);
+  keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
   ukLen = 0;
   pfxHi = 0;
   pfxLo = 0;
@@ -335,6 +335,7 @@ export class MemRun implements Run {
     const e = this.entries[++this.i];
     if (!e) return false;
     this.key = e.key;
+    this.keyView = new DataView(e.key.buffer, e.key.byteOffset, e.key.byteLength);
     this.ukLen = e.key.length;
     keyPrefix(this);
     this.seqno = e.seqno;
@@ -398,9 +399,11 @@ class NewestFilter implements MergeSink {
   /**
    * The previous user key: its length, its first 8 bytes as the run's prefix numbers (Run.pfxHi and
    * pfxLo, zero-padded), and its bytes from the 8th on in `prevTail`. Length and prefix numbers alone
-   * tell most new keys (and every key under 8 bytes) apart; only the bytes past the prefix are kept.
+   * tell most new keys (and every key under 8 bytes) apart; the rest is compared and copied four
+   * bytes at a time (bytewise, the copy was ~7% of a scan's CPU over 20-byte keys).
    */
-  private prevTail = Buffer.allocUnsafe(256);
+  private prevTail = Buffer.allocUnsafeSlow(256);
+  private prevView = new DataView(this.prevTail.buffer, 0, this.prevTail.length);
   private prevLen = -1;
   private prevHi = 0;
   private prevLo = 0;
@@ -412,34 +415,31 @@ class NewestFilter implements MergeSink {
 
   entry(r: Run): void {
     const kl = r.ukLen;
-    const key = r.key;
     const hi = r.pfxHi;
     const lo = r.pfxLo;
     if (this.prevLen === kl && hi === this.prevHi && lo === this.prevLo) {
       // same length and first 8 bytes (all of a shorter key): compare the rest
-      const tail = this.prevTail;
-      let i = 8;
-      while (i < kl && key[i] === tail[i - 8]) i++;
-      if (i >= kl) {
+      if (this.sameTail(r, kl)) {
         this.visitor.visit(r, Fate.Shadowed);
         return;
       }
-      for (; i < kl; i++) tail[i - 8] = key[i]!;
     } else {
-      let tail = this.prevTail;
-      if (kl - 8 > tail.length) tail = this.prevTail = Buffer.allocUnsafe(Math.max(kl, tail.length * 2));
-      for (let i = 8; i < kl; i++) tail[i - 8] = key[i]!;
+      if (kl - 8 > this.prevTail.length) {
+        this.prevTail = Buffer.allocUnsafeSlow(Math.max(kl, this.prevTail.length * 2));
+        this.prevView = new DataView(this.prevTail.buffer, 0, this.prevTail.length);
+      }
       this.prevLen = kl;
       this.prevHi = hi;
       this.prevLo = lo;
     }
+    this.copyTail(r, kl);
     const rangeDels = this.rangeDels;
     if (rangeDels.length > 0) {
       for (const rd of rangeDels) {
         if (
           rd.seqno > r.seqno &&
-          cmpBytes(rd.start, rd.start.length, key, kl) <= 0 &&
-          cmpBytes(key, kl, rd.end, rd.end.length) < 0
+          cmpBytes(rd.start, rd.start.length, r.key, kl) <= 0 &&
+          cmpBytes(r.key, kl, rd.end, rd.end.length) < 0
         ) {
           this.visitor.visit(r, Fate.RangeDeleted);
           return;
@@ -447,6 +447,29 @@ class NewestFilter implements MergeSink {
       }
     }
     this.visitor.visit(r, Fate.Newest);
+  }
+
+  /** r's user key from byte 8 to kl equals prevTail's first kl - 8 bytes. */
+  private sameTail(r: Run, kl: number): boolean {
+    const v = r.keyView;
+    const pv = this.prevView;
+    let i = 8;
+    for (; i + 4 <= kl; i += 4) if (v.getInt32(i) !== pv.getInt32(i - 8)) return false;
+    const key = r.key;
+    const tail = this.prevTail;
+    for (; i < kl; i++) if (key[i] !== tail[i - 8]) return false;
+    return true;
+  }
+
+  /** Copy r's user key from byte 8 to kl into prevTail. */
+  private copyTail(r: Run, kl: number): void {
+    const v = r.keyView;
+    const pv = this.prevView;
+    let i = 8;
+    for (; i + 4 <= kl; i += 4) pv.setInt32(i - 8, v.getInt32(i));
+    const key = r.key;
+    const tail = this.prevTail;
+    for (; i < kl; i++) tail[i - 8] = key[i]!;
   }
 }
 

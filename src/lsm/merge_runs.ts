@@ -54,6 +54,8 @@ export function keyPrefix(r: {
 /** One position of a run: what the merge reads. */
 export interface Run {
   key: Uint8Array;
+  /** A view of `key`'s bytes (same offsets): for reading them four at a time. */
+  keyView: DataView<ArrayBufferLike>;
   /** User key length (key bytes [0, ukLen)). */
   ukLen: number;
   /** The user key's first 8 bytes (zero-padded) as two big-endian uint32s: see keyPrefix(). */
