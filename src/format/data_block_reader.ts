@@ -14,6 +14,12 @@ export class DataBlockReader {
     private readonly blocks: TableBlocks,
     /** A cursor of the table's block layout (SstTable.newDataCursor, without the table). */
     readonly newCursor: () => DataEntryCursor,
+    /**
+     * No entry's value is read from elsewhere in the file (no Pebble value blocks): nothing but the
+     * next load() reads the file while the cursor is on a block, so a block may stay in the read-ahead
+     * window (TableFile.readBlock's `inPlace`).
+     */
+    private readonly inPlace = false,
   ) {}
 
   /**
@@ -21,7 +27,7 @@ export class DataBlockReader {
    * Returns the block's uncompressed size.
    */
   load(cursor: DataEntryCursor, handle: BlockHandle): number {
-    const data = this.blocks.read(handle, BlockKind.Data, true);
+    const data = this.blocks.read(handle, BlockKind.Data, true, this.inPlace);
     // one origin per reader, re-pointed per block: it only names the block in errors, and the block
     // it names is the one the cursor is on
     const origin = (this.origin ??= { file: this.blocks.path, kind: BlockKind.Data, offset: 0 });

@@ -555,6 +555,8 @@ export class SstTable {
     return new DataBlockReader(
       this.blocks,
       columnar ? () => columnar.dataCursor(pebble) : () => new DataCursor(pebble),
+      // RocksDB and LevelDB tables: every value lies in its data block
+      columnar === undefined && pebble === undefined,
     );
   }
 

@@ -20,10 +20,11 @@ export class TableBlocks {
 
   /**
    * A block's payload, checked and decompressed. With `reuse`, the bytes may live in a scratch buffer
-   * that the next `reuse` read overwrites (TableFile.readBlock).
+   * that the next `reuse` read overwrites; with `inPlace` too, in the read-ahead window until the next
+   * read of the file (TableFile.readBlock).
    */
-  read(handle: BlockHandle, kind: BlockKind | string, reuse = false): Buffer {
-    return this.file.readBlock(handle, kind, reuse);
+  read(handle: BlockHandle, kind: BlockKind | string, reuse = false, inPlace = false): Buffer {
+    return this.file.readBlock(handle, kind, reuse, inPlace);
   }
 
   /**

@@ -357,9 +357,12 @@ export class TableFile {
   /**
    * Read, check and decompress one block. `kind` names the block in errors ("data", "index", ...).
    * With `reuse`, an uncompressed block is returned as a view of a scratch buffer that the next
-   * `reuse` read overwrites (the full-scan path); otherwise the result is owned by the caller.
+   * `reuse` read overwrites (the full-scan path); otherwise the result is owned by the caller. With
+   * `inPlace` too, an uncompressed block inside the read-ahead window is checked there and returned as
+   * a view of it, valid until the next read of this file: for a caller that reads nothing else from
+   * the file while it uses the block (a scan of a table whose values all lie in its data blocks).
    */
-  readBlock(handle: BlockHandle, blockKind: string, reuse = false): Buffer {
+  readBlock(handle: BlockHandle, blockKind: string, reuse = false, inPlace = false): Buffer {
     const kind = this.kindPrefix + blockKind;
     const { offset, size } = handle;
     if (size > LIMITS.maxBlockBytes) {
@@ -377,8 +380,13 @@ export class TableFile {
     // (its output is a new buffer): no copy into the scratch buffer first
     if (reuse && !this.closed && (this.tail === undefined || offset < this.tailStart)) {
       const at = this.windowed(offset, size + BLOCK_TRAILER_SIZE);
-      if (at >= BLOCK_HEADROOM && this.window![at + size] !== CompressionType.None)
-        return this.decodeInWindow(at, size, offset, kind);
+      if (at >= BLOCK_HEADROOM) {
+        if (this.window![at + size] !== CompressionType.None)
+          return this.decodeInWindow(at, size, offset, kind);
+        // nothing to decompress: checked where it lies, without the copy into the scratch buffer (a
+        // store of poorly compressible values keeps most blocks raw: ~5% of its scan's CPU)
+        if (inPlace) return this.decode(this.window!, at, size, offset, kind);
+      }
     }
     const total = BLOCK_HEADROOM + size + BLOCK_TRAILER_SIZE;
     let buf: Buffer;

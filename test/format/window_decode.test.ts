@@ -3,7 +3,10 @@
  * window (TableFile.decodeInWindow), and LZ4's size prefix is written into the window there: the
  * window must read back unchanged. Blocks of a db_bench LZ4 table read with `reuse` forwards,
  * backwards and again give the entries that reads of their own (no window) give, and a block with a
- * flipped byte is refused without spoiling its neighbours' reads from the same window.
+ * flipped byte is refused without spoiling its neighbours' reads from the same window. A scan's
+ * uncompressed blocks (none compressed, or stored raw because the codec saved too little) are checked
+ * and read where they lie in the window (TableFile.readBlock's `inPlace`): the same entries as reads of their
+ * own, a flipped one refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -14,6 +17,8 @@ import { dbBench, makeTempDir, removeDir } from "./oracle.js";
 
 let root: string;
 let file: string;
+/** A table whose blocks are stored raw (no compression). */
+let rawFile: string;
 
 beforeAll(() => {
   root = makeTempDir("window");
@@ -21,6 +26,7 @@ beforeAll(() => {
   [file] = dbBench(join(root, "db"), ["--num=4000", "--compression_type=lz4", "--compression_ratio=0.5"]) as [
     string,
   ];
+  [rawFile] = dbBench(join(root, "raw"), ["--num=4000", "--compression_type=none"]) as [string];
 });
 afterAll(() => removeDir(root));
 
@@ -67,5 +73,47 @@ describe("blocks decoded in the read-ahead window", () => {
     } finally {
       t.close();
     }
+  });
+});
+
+describe("uncompressed blocks read in place by a scan", () => {
+  /** Every data block's entries through the scan's reader (one cursor, blocks loaded in turn). */
+  function scanned(path: string, handles: BlockHandle[], order: number[]): Entries[] {
+    const t = openTable(path, { readAhead: 64 * 1024 });
+    const reader = t.dataBlockReader();
+    const c = reader.newCursor();
+    try {
+      return order.map((i) => {
+        reader.load(c, handles[i]!);
+        const out: Entries = [];
+        while (c.next())
+          out.push(`${c.userKeyCopy().toString("hex")}@${c.seqno}:${c.valueCopy().toString("hex")}`);
+        return out;
+      });
+    } finally {
+      t.close();
+    }
+  }
+
+  it("give the entries of reads of their own, and a flipped one is refused", () => {
+    const own = openTable(rawFile);
+    const handles = [...own.iterateIndex()].map((ie) => ie.handle);
+    const want = handles.map((h) => entriesOf(own, h, false));
+    // the blocks are raw (trailer type 0): what this test is about
+    const bytes = readFileSync(rawFile);
+    expect(handles.every((h) => bytes[h.offset + h.size] === 0)).toBe(true);
+    expect(handles.length).toBeGreaterThan(20);
+    own.close();
+    const order = [...handles.keys(), ...[...handles.keys()].reverse()];
+    const got = scanned(rawFile, handles, order);
+    order.forEach((i, n) => expect(got[n], `block ${i}`).toEqual(want[i]));
+
+    const bad = handles[5]!;
+    expect(bytes[bad.offset + bad.size]).toBe(0);
+    bytes[bad.offset + Math.floor(bad.size / 2)]! ^= 0x40;
+    const flipped = join(root, "raw-flipped.sst");
+    writeFileSync(flipped, bytes);
+    expect(scanned(flipped, handles, [4, 6])).toEqual([want[4], want[6]]);
+    expect(() => scanned(flipped, handles, [4, 5])).toThrow(/data block: \w+ checksum mismatch/);
   });
 });
