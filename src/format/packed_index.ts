@@ -35,7 +35,12 @@ export class PackedIndex {
       this.offsets = grow(this.offsets);
       this.sizes = grow(this.sizes);
     }
-    sep.copy(this.bytes, this.used, 0, len);
+    // a separator is short: copied bytewise (Buffer.copy's native call costs ~40 ns at any length, a
+    // table's index walk makes one per data block)
+    const b = this.bytes;
+    const at = this.used;
+    if (len <= 64) for (let i = 0; i < len; i++) b[at + i] = sep[i]!;
+    else sep.copy(b, at, 0, len);
     this.starts[this.count] = this.used;
     this.offsets[this.count] = offset;
     this.sizes[this.count] = size;
