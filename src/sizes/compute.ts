@@ -338,10 +338,18 @@ function partialList(names: string[]): string {
 }
 
 /** Size distributions, account population and code co-tenancy of the store(s) under `dir`. */
+/**
+ * Start getting ready what a full scan can prepare off this thread (the WASM XXH3 that checks every
+ * block compiles in the background): for a caller that reads the model itself before computeSizes().
+ */
+export function prepareFullScan(): void {
+  void prepareChecksums();
+}
+
 export async function computeSizes(dir: string, opts: SizesOptions = {}): Promise<SizesReport> {
   const t0 = Date.now();
-  // full mode checks every block: the faster XXH3 compiles (off this thread) while the model is read
-  if (opts.mode !== "sample") void prepareChecksums();
+  // full mode: the XXH3 compiles while the model is read and the scan is planned
+  if (opts.mode !== "sample") prepareFullScan();
   const model = opts.model ?? (await inspectDatadir(dir, {}));
   const report = await computeSizesOf(model, opts, t0);
   const sampled = report.mode === "sample" && opts.eth !== "off" ? sampledStorageOf(model, opts) : undefined;
@@ -622,8 +630,9 @@ async function computeFull(
       opts.onProgress?.(this.done, this.total);
     },
   };
-  // every block's checksum is checked: the faster XXH3, compiling since computeSizes() began, checks
-  // the blocks planning reads too (no load of the native binding for the first few blocks: ~7 ms)
+  // every block's checksum is checked by the faster XXH3, compiling since the model began to be read
+  // (prepareFullScan): it checks the blocks planning reads too, so the native binding is not loaded
+  // for them (~3 ms, 4 MiB)
   await prepareChecksums();
   const plan = planFull(model, opts, pool.size, progress);
   const { selected, selectedKeys, plans, accLoc, codeLoc, storageLoc } = plan;

@@ -84,7 +84,7 @@ export const command: CommandModule<object, Args> = {
       throw new LsmscopeError(`--sample needs a positive whole number of blocks, got ${argv.sample}`);
     // libraries load when a command runs, not when the CLI starts (every command's module loads then)
     const [
-      { computeSizes },
+      { computeSizes, prepareFullScan },
       { incompleteLine, inspectDatadir, noReadableStoreError },
       { renderSizesSvg, renderSizesText, sizesJson },
     ] = await Promise.all([
@@ -105,6 +105,7 @@ export const command: CommandModule<object, Args> = {
       throw new LsmscopeError("--contracts-csv prints the full scan's contracts: without --json or --sample");
     // refuse an output path inside the datadir before reading anything
     if (argv.svg) assertOutsideDatadirs(argv.svg, [argv.dir], "the SVG");
+    if (argv.sample === undefined) prepareFullScan();
     const model = await inspectDatadir(argv.dir, {});
     if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
     let progress: Progress | undefined;
