@@ -84,13 +84,23 @@ export interface Run {
 function before(a: Run, b: Run): boolean {
   if (a.pfxHi !== b.pfxHi) return a.pfxHi < b.pfxHi;
   if (a.pfxLo !== b.pfxLo) return a.pfxLo < b.pfxLo;
-  // equal prefixes: with both keys at least 8 bytes long their first 8 bytes are equal
+  // equal prefixes: with both keys at least 8 bytes long their first 8 bytes are equal; the rest is
+  // compared four bytes at a time (big-endian words order as their bytes do)
   const al = a.ukLen;
   const bl = b.ukLen;
+  const n = al < bl ? al : bl;
+  let i = 0;
+  if (n >= 8) {
+    const av = a.keyView;
+    const bv = b.keyView;
+    for (i = 8; i + 4 <= n; i += 4) {
+      const x = av.getUint32(i);
+      const y = bv.getUint32(i);
+      if (x !== y) return x < y;
+    }
+  }
   const ak = a.key;
   const bk = b.key;
-  const n = al < bl ? al : bl;
-  let i = n >= 8 ? 8 : 0;
   while (i < n && ak[i] === bk[i]) i++;
   const c = i < n ? ak[i]! - bk[i]! : al - bl;
   return c < 0 || (c === 0 && a.seqno > b.seqno);
