@@ -1,0 +1,187 @@
+/**
+ * The placement overlay's lookups below a sampled entry (step 3 of overlay.ts's method): the files a
+ * Get walks after the entry's own (FilesBelow: L0 newest first, then the one file per deeper level
+ * whose range holds the key), and the point lookups of sampled entries there, file by file
+ * (lookUpBelow). Block sampling's merge passes (overlay_merge.ts) take their candidate files from here
+ * too.
+ */
+import type { LevelModel, SstFileModel } from "../datadir/model.js";
+import type { LastDataBlock } from "../format/table.js";
+import type { TableCache } from "../lsm/table_cache.js";
+import { Version } from "../lsm/version.js";
+import { toHex } from "../util/bytes.js";
+import { mayShadow, type Sampled } from "./overlay_blocks.js";
+import type { LookupTally } from "./overlay_merge.js";
+
+/** The files below an entry that a Get walks: L0 newest first, then one file per deeper level. */
+export class FilesBelow {
+  private readonly version: Version<SstFileModel>;
+
+  constructor(levels: LevelModel[]) {
+    this.version = Version.of(levels);
+  }
+
+  /**
+   * Files that may hold an older version of user key `hex` written at `seqno` in `file` of `level`.
+   * An L0 file whose smallest sequence number is above the entry's cannot, and is left out.
+   */
+  candidates(hex: string, level: number, seqno: number, file: SstFileModel): SstFileModel[] {
+    return this.version
+      .filesFor(hex, { level, file })
+      .filter((f) => f.level !== 0 || !((f.smallestSeqno ?? 0) > seqno));
+  }
+
+  /**
+   * Lookups one entry above the bottom costs, estimated from the MANIFEST alone: the mean over up to
+   * 64 files above (spread over them) of the candidates of an entry at the file's smallest key and
+   * largest sequence number.
+   */
+  lookupsPerEntry(upper: LevelModel[]): number {
+    const files = upper.flatMap((l) => l.files.map((f) => ({ f, level: l.level })));
+    if (files.length === 0) return 0;
+    const step = Math.max(1, Math.floor(files.length / 64));
+    let n = 0;
+    let sum = 0;
+    for (let i = 0; i < files.length; i += step) {
+      const { f, level } = files[i]!;
+      sum += this.candidates(f.smallestKey, level, f.largestSeqno ?? Number.MAX_SAFE_INTEGER, f).length;
+      n++;
+    }
+    return sum / n;
+  }
+
+  /**
+   * Files that may hold an older version of keys in [first, last] (user keys) drawn from file `u.file`
+   * of level `u.level` with sequence numbers up to `seqno`, in walk order: the other L0 files that
+   * overlap the range (those whose smallest sequence number is above `seqno` cannot), then in each
+   * deeper level the files that overlap it.
+   */
+  candidatesForRange(
+    first: Buffer,
+    last: Buffer,
+    u: { level: number; file: SstFileModel },
+    seqno: number,
+  ): SstFileModel[] {
+    const lo = toHex(first);
+    const hi = toHex(last);
+    const out: SstFileModel[] = [];
+    if (u.level === 0)
+      for (const f of this.version.l0)
+        if (f !== u.file && f.smallestKey <= hi && lo <= f.largestKey && !((f.smallestSeqno ?? 0) > seqno))
+          out.push(f);
+    for (let lv = Math.max(1, u.level + 1); lv < this.version.levels.length; lv++) {
+      const files = this.version.levels[lv]!;
+      let a = 0;
+      let b = files.length;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        if (files[mid]!.largestKey < lo) a = mid + 1;
+        else b = mid;
+      }
+      for (let i = a; i < files.length && files[i]!.smallestKey <= hi; i++) out.push(files[i]!);
+    }
+    return out;
+  }
+
+  /** Whether some entry of `f` may have an older version below (overlay_blocks.ts mayShadow). */
+  mayShadow(f: SstFileModel, level: number): boolean {
+    return mayShadow(this.version, f, level);
+  }
+
+  /** Every file, in the order a Get walks them. */
+  walkOrder(): SstFileModel[] {
+    return [...this.version.l0, ...this.version.levels.flat()];
+  }
+}
+
+/** What the lookups below found for one sampled entry. */
+export interface Resolution {
+  weight: number;
+  /** Bytes (internal key + value) of the nearest older version below, when there is one. */
+  olderBytes?: number;
+  /** No older version found and some file below could not be read. */
+  unresolved: boolean;
+}
+
+/**
+ * Look each sampled entry up in the files below it that may hold its key, file by file rather than
+ * entry by entry: every file is opened once, for all the entries that need it, and files are visited
+ * in the order a Get walks them (L0 newest first, then each deeper level), so each entry stops at its
+ * nearest older version exactly as a walk per entry would. An L0 file whose smallest sequence number
+ * is above the entry's cannot hold an older version and is not consulted. When the lookups would
+ * exceed `budget`, a uniform subsample of the entries is checked (m.droppedForLookupBudget).
+ */
+export function lookUpBelow(
+  below: FilesBelow,
+  sample: Sampled[],
+  cache: TableCache,
+  random: () => number,
+  budget: number,
+  m: Pick<LookupTally, "lookups">,
+  skip: (f: SstFileModel, e: unknown) => void,
+): { resolved: Resolution[]; dropped: number } {
+  // a uniform order (Fisher–Yates), so that when the budget ends the checks, the prefix checked is a
+  // uniform subsample of the draw
+  const order = sample.slice();
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const entries: { s: Sampled; files: SstFileModel[] }[] = [];
+  let lookups = 0;
+  for (const s of order) {
+    const files = below.candidates(toHex(s.key), s.level, s.seqno, s.file);
+    if (lookups + files.length > budget) break;
+    lookups += files.length;
+    entries.push({ s, files });
+  }
+  const out: Resolution[] = entries.map((e) => ({ weight: e.s.weight, unresolved: false }));
+  const done = new Uint8Array(entries.length);
+  // which entries need each file, files in walk order
+  const byFile = new Map<SstFileModel, number[]>();
+  for (const f of below.walkOrder()) byFile.set(f, []);
+  entries.forEach((e, i) => {
+    for (const f of e.files) byFile.get(f)!.push(i);
+  });
+  for (const [f, wanting] of byFile) {
+    // in key order, so that keys falling in one data block read it once (LastDataBlock)
+    const pending = wanting
+      .filter((i) => done[i] === 0)
+      .sort((a, b) => Buffer.compare(entries[a]!.s.key, entries[b]!.s.key));
+    if (pending.length === 0) continue;
+    const lastBlock: LastDataBlock = {};
+    let t;
+    try {
+      if (!f.present) throw new Error("missing");
+      t = cache.acquire(f.path);
+    } catch (e) {
+      skip(f, e);
+      for (const i of pending) out[i]!.unresolved = true;
+      continue;
+    }
+    try {
+      for (const i of pending) {
+        const s = entries[i]!.s;
+        m.lookups.tablesConsulted++;
+        let r;
+        try {
+          r = t.get(s.key, undefined, lastBlock);
+        } catch (e) {
+          skip(f, e);
+          out[i]!.unresolved = true;
+          continue;
+        }
+        if (r.filterRejected) m.lookups.filterRejections++;
+        m.lookups.dataBlocksRead += r.stats.dataBlocksRead;
+        if (r.found && r.seqno !== undefined && r.seqno < s.seqno) {
+          out[i]!.olderBytes = s.key.length + 8 + (r.value?.length ?? 0);
+          out[i]!.unresolved = false;
+          done[i] = 1;
+        }
+      }
+    } finally {
+      cache.release(t);
+    }
+  }
+  return { resolved: out, dropped: order.length - entries.length };
+}
