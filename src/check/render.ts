@@ -5,7 +5,7 @@
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CheckFinding, CheckReport } from "./types.js";
 import { compactCommandFor } from "./rules/placement_overlay.js";
-import { plural, wrap } from "../util/words.js";
+import { int, plural, wrap } from "../util/words.js";
 export { wrap } from "../util/words.js";
 
 const SEV = { error: "ERROR", warn: "WARN", info: "info" } as const;
@@ -35,14 +35,14 @@ export function shortText(f: CheckFinding): string {
   switch (f.rule) {
     case "placement-overlay": {
       const est = e.shadowedEntriesEstimate as { value: number; low: number; high: number; method: string };
-      const range = est.method === "exact" ? "" : ` (${est.low}–${est.high})`;
+      const range = est.method === "exact" ? "" : ` (${int(est.low)}–${int(est.high)})`;
       return (
         `${formatBytes(n(e.bytesAboveBottom))} above ${e.oldestL0AsBottom ? "oldest L0 file" : `L${n(e.bottomLevel)}`} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
-        `${est.method === "exact" ? "" : "~"}${est.value}${range} of ${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
+        `${est.method === "exact" ? "" : "~"}${int(est.value)}${range} of ${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
       );
     }
     case "wal-unflushed":
-      return `${n(e.unflushedWrites)} unflushed writes in ${formatBytes(n(e.walBytes))} of WAL`;
+      return `${int(n(e.unflushedWrites))} unflushed writes in ${formatBytes(n(e.walBytes))} of WAL`;
     case "wal-inert":
       return `${formatBytes(n(e.walBytes))} of WAL, nothing unflushed`;
     default:

@@ -10,7 +10,7 @@ import { formatBytes } from "../../util/bytes.js";
 import { measureOverlay } from "../overlay.js";
 import type { ArmModel, CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
-import { plural } from "../../util/words.js";
+import { int, plural } from "../../util/words.js";
 
 const SAFE = /^[A-Za-z0-9_/.:@%+=,-]+$/;
 export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -80,7 +80,7 @@ export const rule: Rule = {
         const remedy = cmd
           ? `remove: ${cmd}`
           : `lsmscope compact rewrites RocksDB stores only; compact this ${r.instance.engine} store with its own tools`;
-        const range = est.method === "exact" ? "" : ` (95%: ${est.low}–${est.high})`;
+        const range = est.method === "exact" ? "" : ` (95%: ${int(est.low)}–${int(est.high)})`;
         const above = m.oldestL0AsBottom
           ? `L0 ${m.filesAboveBottom}`
           : m.perLevel
@@ -101,7 +101,7 @@ export const rule: Rule = {
               `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
               (incomplete && m.sampled === 0
                 ? `how many of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version is unknown`
-                : `${est.method === "exact" ? "" : "~"}${est.value} of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version${range}, ` +
+                : `${est.method === "exact" ? "" : "~"}${int(est.value)} of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version${range}, ` +
                   `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete`) +
               (m.unresolved > 0
                 ? ` (${m.unresolved} sampled lookups unresolved: ${plural(m.skippedFiles.length, "unreadable file")})`
