@@ -6,6 +6,7 @@
 // (UV_THREADPOOL_SIZE, read at the pool's first use) could not be chosen; a CommonJS entry is read
 // synchronously and starts ~3 ms sooner.
 "use strict";
+const { isAscii } = require("node:buffer");
 const { readFileSync, writeFileSync } = require("node:fs");
 const Module = require("node:module");
 const { dirname, join } = require("node:path");
@@ -39,7 +40,10 @@ function loadCli() {
   setFlagsFromString("--semi-space-growth-factor=1");
   let source;
   try {
-    source = readFileSync(bundle, "utf8");
+    // the build writes the bundle in ASCII: read as Latin-1 it is the same text, without UTF-8's
+    // decoding (~2 ms of every run for 1.2 MB)
+    const bytes = readFileSync(bundle);
+    source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   } catch {
     process.stderr.write(`lsmscope: ${bundle} is missing; run: npm run build\n`);
     process.exit(3);

@@ -6,6 +6,7 @@
  */
 import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
+import { isAscii } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import yargs from "yargs";
@@ -59,6 +60,13 @@ describe("CLI bundle", () => {
     const text = readFileSync(bundle, "utf8");
     expect(text).toMatch(/\?\?= new Intl\.Segmenter\(\)/);
     expect(text).not.toMatch(/^(var|const|let) \w+ = new (Intl\.Segmenter\(|RegExp\(".*\\p\{)/m);
+  });
+
+  it("is ASCII, which the launcher reads as Latin-1, and keeps the non-ASCII characters it escaped", () => {
+    const bytes = readFileSync(bundle);
+    expect(isAscii(bytes)).toBe(true);
+    // src/util/words.ts' /^×\d/ (a regular expression literal, which esbuild leaves as written)
+    expect(bytes.toString("latin1")).toContain("/^\\u00d7\\d/");
   });
 
   it("finds yargs' help caching to skip (its text is rendered as every command starts)", () => {
