@@ -337,7 +337,6 @@ function partialList(names: string[]): string {
     : `${names.length} column families partial (marked in the report)`;
 }
 
-/** Size distributions, account population and code co-tenancy of the store(s) under `dir`. */
 /**
  * Start getting ready what a full scan can prepare off this thread (the WASM XXH3 that checks every
  * block compiles in the background): for a caller that reads the model itself before computeSizes().
@@ -346,6 +345,7 @@ export function prepareFullScan(): void {
   void prepareChecksums();
 }
 
+/** Size distributions, account population and code co-tenancy of the store(s) under `dir`. */
 export async function computeSizes(dir: string, opts: SizesOptions = {}): Promise<SizesReport> {
   const t0 = Date.now();
   // full mode: the XXH3 compiles while the model is read and the scan is planned
