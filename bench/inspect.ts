@@ -83,7 +83,7 @@ export async function run(): Promise<void> {
         ` (target >= 2x); cheap: ${(sst.wall / cheap.wall).toFixed(2)}x wall`,
     );
     console.log(
-      `  in process (runInspect deep + report, ${threads} reading threads): ${lib.toFixed(2)} s, ${(sst.wall / lib).toFixed(2)}x sst_dump's wall`,
+      `  in process (runInspect deep + report, reading threads: ${threads}): ${lib.toFixed(2)} s, ${(sst.wall / lib).toFixed(2)}x sst_dump's wall`,
     );
     await printPerTable(dir, RUNS, sst.wall);
     printLoadAverage();
