@@ -10,8 +10,16 @@ import type { LastDataBlock } from "../format/table.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { toHex } from "../util/bytes.js";
-import { mayShadow, type Sampled } from "./overlay_blocks.js";
+import type { Sampled } from "./overlay_blocks.js";
 import type { LookupTally } from "./overlay_merge.js";
+
+/**
+ * Whether file `f`, consulted below an entry written at `seqno`, may hold an older version of its key:
+ * an L0 file whose entries are all newer (its smallest sequence number above `seqno`) cannot.
+ */
+function mayHoldOlder(f: SstFileModel, seqno: number): boolean {
+  return f.level !== 0 || !((f.smallestSeqno ?? 0) > seqno);
+}
 
 /** The files below an entry that a Get walks: L0 newest first, then one file per deeper level. */
 export class FilesBelow {
@@ -26,9 +34,7 @@ export class FilesBelow {
    * An L0 file whose smallest sequence number is above the entry's cannot, and is left out.
    */
   candidates(hex: string, level: number, seqno: number, file: SstFileModel): SstFileModel[] {
-    return this.version
-      .filesFor(hex, { level, file })
-      .filter((f) => f.level !== 0 || !((f.smallestSeqno ?? 0) > seqno));
+    return this.version.filesFor(hex, { level, file }).filter((f) => mayHoldOlder(f, seqno));
   }
 
   /**
@@ -62,30 +68,23 @@ export class FilesBelow {
     u: { level: number; file: SstFileModel },
     seqno: number,
   ): SstFileModel[] {
-    const lo = toHex(first);
-    const hi = toHex(last);
-    const out: SstFileModel[] = [];
-    if (u.level === 0)
-      for (const f of this.version.l0)
-        if (f !== u.file && f.smallestKey <= hi && lo <= f.largestKey && !((f.smallestSeqno ?? 0) > seqno))
-          out.push(f);
-    for (let lv = Math.max(1, u.level + 1); lv < this.version.levels.length; lv++) {
-      const files = this.version.levels[lv]!;
-      let a = 0;
-      let b = files.length;
-      while (a < b) {
-        const mid = (a + b) >> 1;
-        if (files[mid]!.largestKey < lo) a = mid + 1;
-        else b = mid;
-      }
-      for (let i = a; i < files.length && files[i]!.smallestKey <= hi; i++) out.push(files[i]!);
-    }
-    return out;
+    return this.version.filesOverlapping(toHex(first), toHex(last), u).filter((f) => mayHoldOlder(f, seqno));
   }
 
-  /** Whether some entry of `f` may have an older version below (overlay_blocks.ts mayShadow). */
+  /**
+   * Whether some entry of `f` (level `level`) may have an older version below: some file the lookups
+   * consult for its keys overlaps its key range (another L0 file for an L0 file, unless it holds no
+   * entry older than all of `f`'s; a file of a deeper level). Files for which this is false hold no
+   * shadowing entry.
+   */
   mayShadow(f: SstFileModel, level: number): boolean {
-    return mayShadow(this.version, f, level);
+    // past a few hundred L0 files the pairwise test costs more than it saves (the pile-up's lookups
+    // are bounded by the budget anyway): every L0 file may shadow
+    if (level === 0 && this.version.l0.length > 256) return true;
+    const seqno = f.largestSeqno ?? Number.MAX_SAFE_INTEGER;
+    return this.version
+      .filesOverlapping(f.smallestKey, f.largestKey, { level, file: f })
+      .some((g) => mayHoldOlder(g, seqno));
   }
 
   /** Every file, in the order a Get walks them. */

@@ -5,7 +5,6 @@
  * each block, the size of the second stage from the first, and the estimate with its interval.
  */
 import type { SstFileModel } from "../datadir/model.js";
-import type { Version } from "../lsm/version.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { wilson } from "../util/interval.js";
 
@@ -93,36 +92,6 @@ const MIN_INFORMATIVE_BLOCKS = 8;
  * sqrt(cost ratio × (1 − ρ) / ρ)); it moves cost, never the interval's honesty.
  */
 const BLOCK_TO_ENTRY_COST = 200;
-
-/**
- * Whether some entry of `f` (level `level`) may have an older version below: some file the lookups
- * consult for its keys overlaps its key range (another L0 file for an L0 file, unless it holds no
- * entry older than all of `f`'s; a file of a deeper level). Files for which this is false hold no
- * shadowing entry.
- */
-export function mayShadow(version: Version<SstFileModel>, f: SstFileModel, level: number): boolean {
-  const overlaps = (g: SstFileModel) => g.smallestKey <= f.largestKey && f.smallestKey <= g.largestKey;
-  // past a few hundred L0 files the pairwise test costs more than it saves (the pile-up's lookups are
-  // bounded by the budget anyway): every L0 file may shadow
-  if (level === 0 && version.l0.length > 256) return true;
-  if (level === 0)
-    for (const g of version.l0)
-      if (g !== f && overlaps(g) && !((g.smallestSeqno ?? 0) > (f.largestSeqno ?? Number.MAX_SAFE_INTEGER)))
-        return true;
-  for (let lv = Math.max(1, level + 1); lv < version.levels.length; lv++) {
-    // sorted, disjoint: the first file whose largest key reaches f's smallest is the only candidate start
-    const files = version.levels[lv]!;
-    let lo = 0;
-    let hi = files.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (files[mid]!.largestKey < f.smallestKey) lo = mid + 1;
-      else hi = mid;
-    }
-    if (lo < files.length && files[lo]!.smallestKey <= f.largestKey) return true;
-  }
-  return false;
-}
 
 /** The frame's data blocks, numbered across its files, drawn without replacement. */
 export class BlockFrame {

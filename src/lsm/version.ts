@@ -92,6 +92,30 @@ export class Version<F extends LiveFile = LiveFile> {
   }
 
   /**
+   * Files whose key ranges overlap the user keys [loHex, hiHex], in lookup order: filesFor for a range
+   * (`below` as there). Each deeper level is sorted and disjoint: its files from the first whose largest
+   * key reaches loHex on.
+   */
+  filesOverlapping(loHex: string, hiHex: string, below?: { level: number; file: F }): F[] {
+    const out: F[] = [];
+    if (!below || below.level === 0)
+      for (const f of this.l0)
+        if (f !== below?.file && f.smallestKey <= hiHex && loHex <= f.largestKey) out.push(f);
+    for (let lv = Math.max(1, (below?.level ?? 0) + 1); lv < this.levels.length; lv++) {
+      const files = this.levels[lv]!;
+      let a = 0;
+      let b = files.length;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        if (files[mid]!.largestKey < loHex) a = mid + 1;
+        else b = mid;
+      }
+      for (let i = a; i < files.length && files[i]!.smallestKey <= hiHex; i++) out.push(files[i]!);
+    }
+    return out;
+  }
+
+  /**
    * Files a Get of the user key `hex` consults before it reaches file `at` (one of this view's): the L0
    * files ahead of it in L0 order (every L0 file holding the key when `at` is deeper), then the one file
    * per level between L0 and `at`'s level. A version newer than one in `at` can only be in these.

@@ -79,6 +79,30 @@ describe("Version", () => {
     expect(cf.levels[0]!.files.map((f) => f.fileNumber)).toEqual(v.l0.map((f) => f.fileNumber));
   });
 
+  it("gives the files overlapping a key range as filesFor gives them for one key, in lookup order", () => {
+    const v = Version.of(cf.levels);
+    const all = [...v.l0, ...v.levels.flat()];
+    // a one-key range is filesFor; the whole key space is every file in lookup order
+    for (const f of all) {
+      expect(v.filesOverlapping(f.smallestKey, f.smallestKey)).toEqual(v.filesFor(f.smallestKey));
+      expect(v.filesOverlapping(f.largestKey, f.largestKey)).toEqual(v.filesFor(f.largestKey));
+    }
+    expect(v.filesOverlapping("", "ff".repeat(64))).toEqual(all);
+    // below an L0 file: the other L0 files that overlap, then the deeper levels; below a deeper file:
+    // only deeper levels
+    const top = v.l0[0]!;
+    const below = v.filesOverlapping(top.smallestKey, top.largestKey, { level: 0, file: top });
+    expect(below).not.toContain(top);
+    const deep = all.find((f) => f.level >= 1)!;
+    for (const f of v.filesOverlapping("", "ff".repeat(64), { level: deep.level, file: deep }))
+      expect(f.level).toBeGreaterThan(deep.level);
+    // a range between two files of one level holds neither
+    const l = v.levels.find((files) => files.length >= 2)!;
+    const gapLo = l[0]!.largestKey + "00";
+    if (gapLo < l[1]!.smallestKey)
+      expect(v.filesOverlapping(gapLo, gapLo).filter((f) => f.level === l[0]!.level)).toEqual([]);
+  });
+
   it("finds each key's newest version as ldb scan and ldb get do", () => {
     // every user key any table holds, and whether the newest version is live
     const keys = new Set<string>();
