@@ -72,6 +72,13 @@ function oracleShadowed(db: string, n: number): { above: number; shadowing: numb
   return { above, shadowing };
 }
 
+/** The store's one instance and its first column family, as inspect models them (cheap table details). */
+async function firstColumnFamily(db: string) {
+  const model = await inspectDatadir(db, { tableDetails: "cheap" });
+  const inst = model.instances[0]!;
+  return { inst, cf: inst.columnFamilies[0]! };
+}
+
 /** Obsolete entries in every table: entries − distinct user keys (sst_dump scans; levels from ldb). */
 function oracleObsolete(db: string): number {
   let entries = 0;
@@ -287,9 +294,7 @@ describe("placement-overlay on db_bench stores", () => {
   it("95% intervals cover the true count in about 95% of seeds (scan and block sampling)", async () => {
     const db = halfNew();
     const oracle = oracleShadowed(db, N);
-    const model = await inspectDatadir(db, { tableDetails: "cheap" });
-    const inst = model.instances[0]!;
-    const cf = inst.columnFamilies[0]!;
+    const { inst, cf } = await firstColumnFamily(db);
     // every entry scanned (a limit above the bytes there), and blocks drawn (0; also the default here).
     // Half the keys above are new and the new ones sit together in key order (the overwrite pass
     // wrote keys up to twice the key space), so whole blocks shadow or not: the blocks' variance must
@@ -358,9 +363,7 @@ describe("placement-overlay on db_bench stores", () => {
   it("block sampling, every block drawn: the merge passes and point lookups count sst_dump's obsolete entries", async () => {
     const db = randomStore();
     const obsolete = oracleObsolete(db);
-    const model = await inspectDatadir(db, { tableDetails: "cheap" });
-    const inst = model.instances[0]!;
-    const cf = inst.columnFamilies[0]!;
+    const { inst, cf } = await firstColumnFamily(db);
     // a sample larger than the entries above with block sampling forced: every block is drawn whole,
     // so the ratio estimate is the exact share (each key answered by a merge pass or a point lookup)
     const m = measureOverlay(inst, cf, { sample: 10_000_000, scanLimitBytes: 0, lookupBudget: 100_000_000 })!;
@@ -377,9 +380,7 @@ describe("placement-overlay on db_bench stores", () => {
   it("block sampling is unbiased and its 95% interval covers sst_dump's count over seeds", async () => {
     const db = randomStore();
     const obsolete = oracleObsolete(db);
-    const model = await inspectDatadir(db, { tableDetails: "cheap" });
-    const inst = model.instances[0]!;
-    const cf = inst.columnFamilies[0]!;
+    const { inst, cf } = await firstColumnFamily(db);
     const seeds = 40;
     const values: number[] = [];
     let covered = 0;
@@ -404,9 +405,7 @@ describe("placement-overlay on db_bench stores", () => {
   it("block sampling over a damaged table below: the table is named, never a silent count", async () => {
     const db = join(dir, "random-damaged");
     cpSync(randomStore(), db, { recursive: true });
-    const model = await inspectDatadir(db, { tableDetails: "cheap" });
-    const inst = model.instances[0]!;
-    const cf = inst.columnFamilies[0]!;
+    const { inst, cf } = await firstColumnFamily(db);
     const deepest = cf.levels.filter((l) => l.files.length > 0).at(-1)!;
     const victim = deepest.files[0]!;
     // one byte flipped a third of the way in: inside a data block (its checksum no longer matches)
@@ -426,9 +425,7 @@ describe("placement-overlay on db_bench stores", () => {
     // fillseq: every flush holds keys past the ones before, so no L0 file overlaps an older one
     const db = join(dir, "seq-l0");
     dbBench(db, ["--benchmarks=fillseq", `--num=${3 * N}`, "--disable_auto_compactions=1", ...bench]);
-    const model = await inspectDatadir(db, { tableDetails: "cheap" });
-    const inst = model.instances[0]!;
-    const cf = inst.columnFamilies[0]!;
+    const { inst, cf } = await firstColumnFamily(db);
     // ~8 MB through 1 MiB memtables: several flushes (how many is db_bench's to say)
     expect(cf.levels[0]!.files.length).toBeGreaterThanOrEqual(2);
     const m = measureOverlay(inst, cf, { sample: 10, scanLimitBytes: 0 })!;

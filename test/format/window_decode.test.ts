@@ -39,13 +39,21 @@ function entriesOf(t: ReturnType<typeof openTable>, h: BlockHandle, reuse: boole
   return out;
 }
 
+/** Every data block's handle in `path`, and its entries read on their own (no read-ahead window). */
+function blocksOf(path: string): { handles: BlockHandle[]; want: Entries[] } {
+  const t = openTable(path);
+  try {
+    const handles = [...t.iterateIndex()].map((ie) => ie.handle);
+    return { handles, want: handles.map((h) => entriesOf(t, h, false)) };
+  } finally {
+    t.close();
+  }
+}
+
 describe("blocks decoded in the read-ahead window", () => {
   it("read forwards, backwards and again, match reads of their own", () => {
-    const own = openTable(file);
-    const handles = [...own.iterateIndex()].map((ie) => ie.handle);
+    const { handles, want } = blocksOf(file);
     expect(handles.length).toBeGreaterThan(20);
-    const want = handles.map((h) => entriesOf(own, h, false));
-    own.close();
     const t = openTable(file, { readAhead: 64 * 1024 });
     try {
       const order = [...handles.keys(), ...[...handles.keys()].reverse(), ...handles.keys()];
@@ -56,10 +64,7 @@ describe("blocks decoded in the read-ahead window", () => {
   });
 
   it("refuse a flipped block and still read its neighbours", () => {
-    const t0 = openTable(file);
-    const handles = [...t0.iterateIndex()].map((ie) => ie.handle);
-    const want = handles.map((h) => entriesOf(t0, h, false));
-    t0.close();
+    const { handles, want } = blocksOf(file);
     const bad = handles[5]!;
     const bytes = readFileSync(file);
     bytes[bad.offset + Math.floor(bad.size / 2)]! ^= 0x40;
@@ -96,14 +101,11 @@ describe("uncompressed blocks read in place by a scan", () => {
   }
 
   it("give the entries of reads of their own, and a flipped one is refused", () => {
-    const own = openTable(rawFile);
-    const handles = [...own.iterateIndex()].map((ie) => ie.handle);
-    const want = handles.map((h) => entriesOf(own, h, false));
+    const { handles, want } = blocksOf(rawFile);
     // the blocks are raw (trailer type 0): what this test is about
     const bytes = readFileSync(rawFile);
     expect(handles.every((h) => bytes[h.offset + h.size] === 0)).toBe(true);
     expect(handles.length).toBeGreaterThan(20);
-    own.close();
     const order = [...handles.keys(), ...[...handles.keys()].reverse()];
     const got = scanned(rawFile, handles, order);
     order.forEach((i, n) => expect(got[n], `block ${i}`).toEqual(want[i]));

@@ -7,9 +7,23 @@ import { createHash } from "node:crypto";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { Writable } from "node:stream";
 
 export const REPO = join(import.meta.dirname, "..", "..");
 export const SAMPLES = join(REPO, "samples");
+
+/** A stream that keeps what is written to it as one string (`text()`), as a pipe's reader would see it. */
+export function stringSink(): { sink: Writable; text: () => string } {
+  let text = "";
+  const sink = new Writable({
+    decodeStrings: false,
+    write(chunk: string, _enc, done) {
+      text += chunk;
+      done();
+    },
+  });
+  return { sink, text: () => text };
+}
 
 /** Every table file (.sst, LevelDB .ldb) under `dir`, depth first, in name order. */
 export function tableFilesUnder(dir: string): string[] {

@@ -11,9 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { dbBench, removeDir, tempDir, TINY_L0_PILEUP } from "../datadir/helpers.js";
-import { REPO } from "../helpers/index.js";
+import { REPO, stringSink } from "../helpers/index.js";
 
 const bin = join(REPO, "bin", "lsmscope.js");
 const distDeep = join(REPO, "dist", "src", "report", "deep.js");
@@ -85,17 +84,10 @@ describe.skipIf(!existsSync(distDeep))("inspect --json on hundreds of tables", (
     const { addDatadirViews } = (await import(
       join(REPO, "dist", "src", "report", "views.js")
     )) as typeof import("../../src/report/views.js");
-    let streamed = "";
-    const sink = new Writable({
-      decodeStrings: false,
-      write(chunk: string, _enc, done) {
-        streamed += chunk;
-        done();
-      },
-    });
+    const { sink, text } = stringSink();
     const { complete } = await streamDeepJson(dir, sink, { threads: 2, workerBatch: 16 });
     expect(complete).toBe(true);
     addDatadirViews(one.model);
-    expect(steady(streamed)).toBe(json(one));
+    expect(steady(text())).toBe(json(one));
   }, 120_000);
 });

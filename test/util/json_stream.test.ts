@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { MapRecord, streamJson, writeJson } from "../../src/util/json_stream.js";
 import { runInspect } from "../../src/report/deep.js";
-import { SAMPLES } from "../helpers/index.js";
+import { SAMPLES, stringSink } from "../helpers/index.js";
 
 function pieces(v: unknown): { text: string; writes: number } {
   let text = "";
@@ -132,14 +132,7 @@ describe("writeJson", () => {
     );
     let held = 0;
     let mostHeld = 0;
-    let text = "";
-    const sink = new Writable({
-      decodeStrings: false,
-      write(chunk: string, _enc, done) {
-        text += chunk;
-        done();
-      },
-    });
+    const { sink, text } = stringSink();
     await streamJson(value, sink, {
       before: (holder, key) => {
         if (holder !== files) return;
@@ -155,7 +148,7 @@ describe("writeJson", () => {
         held--;
       },
     });
-    expect(text).toBe(expected);
+    expect(text()).toBe(expected);
     expect(held).toBe(0);
     expect(files.every((f) => f.details === undefined)).toBe(true);
     // printed whole in runs of at most 16 (RUN): no more held at once
