@@ -154,18 +154,11 @@ function printedWhole(e: unknown): boolean {
 
 /**
  * The text of array elements `run` as they follow "[" (or a ",") in an array printed at `indent`:
- * "\n" + indent + "  " + element, joined by ",". One stringify of the run as an array nested as deep as
- * the array sits, without the brackets around the elements (a slice, as in indented()).
+ * "\n" + indent + "  " + element, joined by ",". The run printed as an array where it sits
+ * (indented()), without its brackets.
  */
 function runText(run: unknown[], indent: string): string {
-  const depth = indent.length / 2;
-  let nested: unknown = run;
-  for (let d = 0; d < depth; d++) nested = [nested];
-  const s = JSON.stringify(nested, null, 2);
-  return s.slice(
-    2 * depth + depth * (depth + 1) + 1,
-    s.length - (2 * depth + depth * (depth - 1)) - indent.length - 2,
-  );
+  return indented(run, indent).slice(1, -(indent.length + 2));
 }
 
 function* pieces(
