@@ -6,6 +6,9 @@
 import type { Finding, TableDetails } from "./model.js";
 import type { TableProperties } from "../format/properties.js";
 import { sharedString } from "../util/shared_text.js";
+import { TABLE_TAIL_BYTES, TailEstimate } from "../util/tail_estimate.js";
+
+export { TABLE_TAIL_BYTES, TailEstimate };
 
 /**
  * A table's details, and its size on disk when it opened. `expectedSize`: the size its MANIFEST entry
@@ -44,36 +47,6 @@ interface FormatModule {
     path: string,
     opts: { prefetchTail: number; expectedSize?: number },
   ): DetailsSource & { format: string; fileSize: number; tailReach: number; close(): void };
-}
-
-/**
- * Bytes read at once from the end of each table, as deep mode does (report/deep_table.ts): the
- * footer, metaindex and properties lie there, so a small table's details take one read instead of
- * four (footer, metaindex, properties, filter metadata each a read call). Default mode was slower than
- * --deep on thousands of small tables for that reason. The most read: the reader reads what the
- * tables before needed (TailEstimate), rounded up to TAIL_STEP.
- */
-export const TABLE_TAIL_BYTES = 32 * 1024;
-const TAIL_STEP = 4096;
-
-/**
- * How many of a table's last bytes its details need (footer, metaindex, properties, the filter's last
- * bytes), learned from the tables read before: a store's tables are alike, and reading 32 KiB where
- * 2 KiB do costs ~3.5 µs of CPU per table (the copy out of the page cache) on a store of tiny tables.
- * A table that needs more than the estimate costs one more read call; the estimate follows the
- * largest recent need, decaying slowly towards smaller ones.
- */
-export class TailEstimate {
-  private reach = 0;
-  constructor(private readonly most = TABLE_TAIL_BYTES) {}
-  /** Bytes to prefetch for the next table. */
-  get bytes(): number {
-    return Math.min(this.most, Math.max(TAIL_STEP, Math.ceil(this.reach / TAIL_STEP) * TAIL_STEP));
-  }
-  /** A table's reads reached `reach` bytes from its end. */
-  note(reach: number): void {
-    this.reach = reach >= this.reach ? reach : this.reach - (this.reach - reach) / 16;
-  }
 }
 
 export async function loadTableDetailsReader(

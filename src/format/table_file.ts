@@ -215,6 +215,16 @@ export class TableFile {
   }
 
   /**
+   * Forget the prefetched tail (its buffer serves the next prefetchTail() on this thread): for a table
+   * kept open after its metadata has been read, which would otherwise hold the tail as long as it is.
+   */
+  dropTail(): void {
+    if (this.tailBuffer) spareTail = this.tailBuffer;
+    this.tailBuffer = undefined;
+    this.tail = undefined;
+  }
+
+  /**
    * Read the last `bytes` bytes of the file (at most the whole file) in one positioned read; later reads
    * that fall inside them copy from memory (counted neither as reads nor as bytes: the prefetch was).
    * A table's metadata (footer, metaindex, properties, index, filter metadata) sits at its end, so a
