@@ -116,9 +116,9 @@ async function l0Pileup(root: string): Promise<void> {
     "sst_dump",
     "target >= 1x, peak RSS <= 256 MiB",
   );
-  const entries = entriesRead(dir);
+  const { entries, threads } = fullScanOf(dir);
   console.log(
-    `    ${entries.toLocaleString("en-US")} entries merged from ${tables} sorted runs: ${((full.b.cpu * 1e9) / entries).toFixed(0)} ns of CPU per entry (whole process)`,
+    `    ${entries.toLocaleString("en-US")} entries merged from ${tables} sorted runs by ${threads} thread${threads === 1 ? "" : "s"} (the default): ${((full.b.cpu * 1e9) / entries).toFixed(0)} ns of CPU per entry (whole process)`,
   );
   const sample = measure(...lsm(["sizes", "--sample", "100", "--json", dir]));
   console.log(`  sizes --sample 100 (sample mode): ${fmt(sample)}  (target: seconds)`);
@@ -128,14 +128,17 @@ async function l0Pileup(root: string): Promise<void> {
   console.log(`  probe 100 absent keys (reader path): ${fmt(probe)}  (target: seconds)`);
 }
 
-/** Entries `sizes --full` reads on the store (its JSON's entriesRead, summed over column families). */
-function entriesRead(dir: string): number {
+/**
+ * Entries `sizes --full` reads on the store (its JSON's entriesRead, summed over column families) and
+ * the threads it chose (its JSON's workers).
+ */
+function fullScanOf(dir: string): { entries: number; threads: number } {
   const r = spawnSync(process.execPath, [bin, "sizes", "--full", "--json", dir], {
     encoding: "utf8",
     maxBuffer: 64 << 20,
   });
-  const report = JSON.parse(r.stdout) as { columnFamilies: { entriesRead: number }[] };
-  return report.columnFamilies.reduce((n, c) => n + c.entriesRead, 0);
+  const report = JSON.parse(r.stdout) as { workers: number; columnFamilies: { entriesRead: number }[] };
+  return { entries: report.columnFamilies.reduce((n, c) => n + c.entriesRead, 0), threads: report.workers };
 }
 
 /** Drop the page cache (root only): every file read next comes from the disk. */
