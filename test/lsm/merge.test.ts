@@ -14,9 +14,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Fate, MemRun, mergeNewest, mergeRuns, type Run } from "../../src/lsm/merge.js";
+import {
+  Fate,
+  MemRun,
+  TableRun,
+  mergeNewest,
+  mergeReadAhead,
+  mergeRuns,
+  type Run,
+} from "../../src/lsm/merge.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpProperties } from "../sizes/helpers.js";
@@ -165,6 +173,39 @@ describe("sizes --full over an L0 pile-up", () => {
     expect(cf.liveKeys).toBe(ldbScanCount(db));
     expect(cf.entriesRead).toBe(declared);
     expect(sizes(FD_LIMIT)).toEqual(full);
+  }, 120_000);
+
+  it("lean runs open each table from one tail read, with a MANIFEST size that is right, wrong or absent", () => {
+    const tables = readdirSync(db)
+      .filter((f) => f.endsWith(".sst"))
+      .map((f) => join(db, f));
+    const readAhead = mergeReadAhead(tables.length);
+    // a lean run: beyond 128 runs each run's window shrinks below the full one
+    expect(tables.length).toBeGreaterThan(128);
+    const declared = tables.reduce((s, f) => s + Number(sstDumpProperties(f)["# entries"]), 0);
+    /** Entries and blocks of the merge of every table as its own lean run, each told `size(path)`. */
+    const mergeAll = (size: (path: string) => number | undefined) => {
+      let entries = 0;
+      let blocks = 0;
+      const sink = { block: () => void blocks++ };
+      const runs = tables.map(
+        (path) =>
+          new TableRun([{ path, size: size(path) }], undefined, undefined, sink, undefined, readAhead),
+      );
+      try {
+        mergeRuns(runs, { entry: () => void entries++ });
+      } finally {
+        for (const r of runs) r.close();
+      }
+      return { entries, blocks };
+    };
+    const right = mergeAll((p) => statSync(p).size);
+    expect(right.entries).toBe(declared);
+    // a size the file does not have is confirmed wrong by the tail read, and the file is opened as
+    // without one (a stat): the same entries and blocks
+    expect(mergeAll((p) => statSync(p).size - 100)).toEqual(right);
+    expect(mergeAll((p) => statSync(p).size + 100)).toEqual(right);
+    expect(mergeAll(() => undefined)).toEqual(right);
   }, 120_000);
 
   it("probe's reader path, which opens every table, gives the same lookups under a limit of 128", () => {
