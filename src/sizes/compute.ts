@@ -56,8 +56,17 @@ import { StorageMerge } from "./contracts/acc.js";
 import { storageView } from "./contracts/view.js";
 import { sampledStorageOf } from "./contracts/sample.js";
 
-/** Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
- * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). */
+/**
+ * Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
+ * and sharing V8's compiler/GC helper threads, only starts to pay off around a few hundred MiB). The
+ * same over an L0 pile-up, whatever its table count: two threads each merge every run over half the
+ * keys (each opens every table), and on 4,354 tables of 68 KiB (295 MB) they took 0.80 of one
+ * thread's wall time (5 paired rounds) for 1.33x its CPU, peak RSS 215 against 141 MiB; on 1,284 such
+ * tables (62 MB) 1.13x its wall time. Until session 8 the runs also had to average 8 MiB (two threads
+ * over 4,537 L0 tables then took 9.5 s of CPU against 5.0 s, and 357 against 220 MiB); since, a worker's
+ * young generation stays at 2 x 1 MiB (util/worker_heap.ts: 2 x 16 MiB in each thread before) and a
+ * run's first block no longer takes a buffer of its own (format/table_file.ts).
+ */
 const PARALLEL_MIN_BYTES = 256 * 1024 * 1024;
 
 /**
@@ -68,24 +77,6 @@ const PARALLEL_MIN_BYTES = 256 * 1024 * 1024;
  * families still even out between threads.
  */
 const RANGES_PER_THREAD = 1;
-
-/**
- * Default: a full scan runs in one thread when its sorted runs average less than this. Every range
- * task opens every run's tables and a thread keeps a table per run open, so over thousands of small
- * L0 files (a bulk load with auto-compaction off) a second thread doubles the opening and the merge's
- * memory and saves nothing (sizes --full on 4,537 L0 tables of 87 KiB: 9.5 s of CPU with two threads
- * against 5.0 s with one, peak RSS 357 against 220 MiB).
- */
-const PARALLEL_MIN_BYTES_PER_RUN = 8 * 1024 * 1024;
-
-/** Sorted runs (each L0 file, each non-empty deeper level) over the store's column families. */
-function sortedRuns(model: DatadirModel): number {
-  let runs = 0;
-  for (const inst of model.instances)
-    for (const cf of inst.columnFamilies)
-      for (const lvl of cf.levels) runs += lvl.level === 0 ? lvl.files.length : lvl.files.length > 0 ? 1 : 0;
-  return runs;
-}
 
 /** Column families smaller than this are one task (not split by key range). */
 const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
@@ -405,9 +396,7 @@ async function computeSizesOf(model: DatadirModel, opts: SizesOptions, t0: numbe
   // threads start before planning (which opens every table), so their module loading overlaps it;
   // by default only when there is enough to read for two threads to pay for their start-up
   const storeBytes = model.instances.reduce((s, i) => s + i.totals.sstBytes, 0);
-  const pays =
-    storeBytes >= PARALLEL_MIN_BYTES &&
-    storeBytes >= PARALLEL_MIN_BYTES_PER_RUN * Math.max(1, sortedRuns(model));
+  const pays = storeBytes >= PARALLEL_MIN_BYTES;
   const workers = Math.max(1, Math.floor(opts.workers ?? (pays ? Math.min(2, availableParallelism()) : 1)));
   const pool = new ScanPool(workers, opts.mainThreadScans !== false);
   try {

@@ -11,6 +11,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { compiledScript } from "../util/compiled_script.js";
+import { keepYoungGenerationSmall, WORKER_YOUNG_GENERATION_MB } from "../util/worker_heap.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
@@ -100,11 +101,15 @@ export class ScanPool {
       for (let i = mainScans ? 1 : 0; i < threads; i++) {
         // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
         const slot: Slot = {
-          worker: new Worker(script, { execArgv: [] }),
+          worker: new Worker(script, {
+            execArgv: [],
+            resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+          }),
           busy: false,
           ran: 0,
           exited: false,
         };
+        keepYoungGenerationSmall(slot.worker);
         slot.worker.on("message", (m: WorkerReply) => this.onReply?.(slot, m));
         slot.worker.on("error", (err) => this.onFailure?.(err));
         slot.worker.on("exit", (code) => {
