@@ -11,7 +11,11 @@
  */
 import { Worker } from "node:worker_threads";
 import { compiledScript } from "../util/compiled_script.js";
-import { keepYoungGenerationSmall, WORKER_YOUNG_GENERATION_MB } from "../util/worker_heap.js";
+import {
+  keepYoungGenerationSmall,
+  restoreYoungGenerationGrowth,
+  WORKER_YOUNG_GENERATION_MB,
+} from "../util/worker_heap.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
@@ -165,6 +169,9 @@ export class ScanPool {
         slot.worker.postMessage(req);
       }
       if (this.mainScans) {
+        // this thread scans without yielding: a worker that came online while it planned has reset
+        // the growth factor already (util/worker_heap.ts)
+        if (this.slots.length > 0) restoreYoungGenerationGrowth();
         let blocks = 0;
         const own = (bytes: number) => {
           progress(bytes);

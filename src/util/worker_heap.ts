@@ -17,7 +17,16 @@ import type { Worker } from "node:worker_threads";
  */
 export const WORKER_YOUNG_GENERATION_MB = 3;
 
-/** Put the growth factor back once `worker`'s isolate is configured (it is by the time it is online). */
+/** Put V8's young-generation growth factor back to the launcher's 1. */
+export function restoreYoungGenerationGrowth(): void {
+  setFlagsFromString("--semi-space-growth-factor=1");
+}
+
+/**
+ * Put the growth factor back once `worker`'s isolate is configured (it is by the time it is online).
+ * A thread busy with synchronous work hears of that only when it next yields: call
+ * restoreYoungGenerationGrowth() before such work too.
+ */
 export function keepYoungGenerationSmall(worker: Worker): void {
-  worker.once("online", () => setFlagsFromString("--semi-space-growth-factor=1"));
+  worker.once("online", restoreYoungGenerationGrowth);
 }
