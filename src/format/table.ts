@@ -426,14 +426,6 @@ export class SstTable {
     this.file.close();
   }
 
-  /**
-   * Let go of the prefetched tail (OpenTableOptions.prefetchTail) once the metadata is read: a table
-   * kept open to scan its data blocks has no use for it.
-   */
-  dropTail(): void {
-    this.file.dropTail();
-  }
-
   /** Bytes from the end of the file that the reads so far reached (0 before any read). */
   get tailReach(): number {
     const low = this.file.lowestRead;

@@ -198,7 +198,7 @@ export class TableRun implements Run {
       if (this.lean) {
         // the metadata is read: the tail's buffer goes to the next table's open
         leanTail.note(t.tailReach);
-        t.dropTail();
+        t.blocks.file.dropTail();
       }
       this.reader = t.dataBlockReader();
       if (!this.lean) this.table = t;
