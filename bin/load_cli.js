@@ -24,6 +24,9 @@ const cacheFile = join(__dirname, "..", "dist", "src", "bundle", "cli.cache");
  */
 const THREADPOOL_SIZE = "32";
 
+/** V8's young-generation growth factor for the CLI (see loadCli). */
+const YOUNG_GROWTH = 1;
+
 /**
  * The CLI's `main`, and the compiled bundle (`script.cachedDataRejected` says whether the cache was
  * used; `writeCodeCache` saves what has been compiled by now, as the build does after a run).
@@ -37,7 +40,7 @@ function loadCli() {
   // MiB) for the same CPU. The factor is read each time the space would grow, so setting it at
   // start-up takes effect (README, Performance). Set before compiling: a code cache records V8's flags
   // and is rejected when they differ.
-  setFlagsFromString("--semi-space-growth-factor=1");
+  setFlagsFromString(`--semi-space-growth-factor=${YOUNG_GROWTH}`);
   let source;
   try {
     // the build writes the bundle in ASCII: read as Latin-1 it is the same text, without UTF-8's
@@ -59,6 +62,8 @@ function loadCli() {
   script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, dirname(bundle));
   // code compiled from a cache cannot call import(): the CLI imports ES modules (the TUI) through ours
   module.exports.setEsImport((url) => import(url));
+  // V8 raises the factor again when a worker thread's heap is set up: the scan pools put it back
+  module.exports.noteYoungGenerationGrowth(YOUNG_GROWTH);
   return {
     main: module.exports.main,
     script,

@@ -13,6 +13,7 @@ import { setReadRateLimit } from "../util/throttle.js";
 import { outputWidth } from "./width.js";
 
 export { setEsImport } from "../util/es_import.js";
+export { noteYoungGenerationGrowth } from "../util/worker_heap.js";
 
 function packageVersion(): string {
   const here = dirname(fileURLToPath(import.meta.url));

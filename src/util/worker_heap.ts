@@ -17,9 +17,20 @@ import type { Worker } from "node:worker_threads";
  */
 export const WORKER_YOUNG_GENERATION_MB = 3;
 
-/** Put V8's young-generation growth factor back to the launcher's 1. */
+/**
+ * The growth factor the launcher set (bin/load_cli.js tells it here), to put back; undefined where
+ * lsmscope runs as a library: the host's V8 flags are left alone.
+ */
+let launcherGrowth: number | undefined;
+
+/** The launcher set V8's --semi-space-growth-factor to `factor`. */
+export function noteYoungGenerationGrowth(factor: number): void {
+  launcherGrowth = factor;
+}
+
+/** Put V8's young-generation growth factor back to the launcher's (when it set one). */
 export function restoreYoungGenerationGrowth(): void {
-  setFlagsFromString("--semi-space-growth-factor=1");
+  if (launcherGrowth !== undefined) setFlagsFromString(`--semi-space-growth-factor=${launcherGrowth}`);
 }
 
 /**
