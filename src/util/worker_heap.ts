@@ -5,8 +5,10 @@
  * which a worker's start does, and from then on every isolate's young generation doubles up to
  * 2 x 16 MiB. Measured on the 4,354-table L0 pile-up, sizes --full --workers 2: new space 32 MiB in
  * each thread and peak RSS 267 MiB; with a worker's young generation capped and the factor put back
- * once it is online, the worker's stays at 2 MiB (the main thread's reached 16 MiB while it planned)
- * and peak RSS 215-219 MiB, for the same CPU (and on a 520 MiB store 162 -> 144 MiB, same time).
+ * once it is online, the worker's stayed at 2 MiB but the main thread's reached 16 MiB (it scans
+ * without yielding, so it heard of the worker only after its range), peak RSS 215-240 MiB; with the
+ * factor also put back before this thread scans (sizes/pool.ts), 204-209 MiB, for the same CPU (and
+ * on a 520 MiB store 162 -> 144 MiB, same time).
  */
 import { setFlagsFromString } from "node:v8";
 import type { Worker } from "node:worker_threads";
