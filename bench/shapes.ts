@@ -59,6 +59,27 @@ function row(label: string, p: Paired, aName: string, target: string): void {
   console.log(`    ratio ${aName}/lsmscope (paired median): ${p.ratio.toFixed(2)}x  (${target})`);
 }
 
+/**
+ * `lsmscope ARGS` as Node could be started for it, beside the rows above (README, Performance: where a
+ * run of `inspect` on thousands of tiny tables goes): with one V8 background thread instead of four
+ * (`--v8-pool-size=1`, a Node option, read before any script runs: on two cores the four threads'
+ * optimising compiles take turns with the main thread), and, when the environment sets it, without
+ * NODE_EXTRA_CA_CERTS (Node parses that certificate bundle at start-up, before any of lsmscope's code;
+ * lsmscope opens no TLS connection).
+ */
+function startupVariants(args: string[]): [string, [string, string[]]][] {
+  const [node, rest] = lsm(args);
+  const out: [string, [string, string[]]][] = [
+    [`${args[0]}, node --v8-pool-size=1`, [node, ["--v8-pool-size=1", ...rest]]],
+  ];
+  if (process.env.NODE_EXTRA_CA_CERTS)
+    out.push([
+      `${args[0]}, NODE_EXTRA_CA_CERTS unset (set here: ${process.env.NODE_EXTRA_CA_CERTS})`,
+      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, ...rest]],
+    ]);
+  return out;
+}
+
 /** An L0 pile-up written before (LSMSCOPE_BENCH_L0_DIR), used as it is. */
 const L0_DIR = process.env.LSMSCOPE_BENCH_L0_DIR;
 
@@ -87,6 +108,8 @@ async function l0Pileup(root: string): Promise<void> {
       "sst_dump",
       "target >= 2x",
     );
+  for (const [label, cmd] of startupVariants(["inspect", dir]))
+    row(label, paired(props, cmd, RUNS), "sst_dump", "for reference: not how the CLI runs");
   if (COLD === "1" || COLD === "drop") coldRows(dir, root, COLD);
   await tuiFirstScreenRow(dir, tables);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);

@@ -44,6 +44,15 @@ export async function run(): Promise<void> {
   const node: Row = { name: "node -e 0", cmd: [process.execPath, ["-e", "0"]] };
   const rows: Row[] = [
     node,
+    // Node parses the bundle NODE_EXTRA_CA_CERTS names at start-up, before any script runs
+    ...(process.env.NODE_EXTRA_CA_CERTS
+      ? [
+          {
+            name: "node -e 0, NODE_EXTRA_CA_CERTS unset",
+            cmd: ["env", ["-u", "NODE_EXTRA_CA_CERTS", process.execPath, "-e", "0"]],
+          } as Row,
+        ]
+      : []),
     { name: "lsmscope --help", cmd: lsm(["--help"]) },
     { name: "lsmscope inspect samples/modern", cmd: lsm(["inspect", modern]) },
     {
@@ -52,7 +61,8 @@ export async function run(): Promise<void> {
     },
     { name: "lsmscope sst <besu-snapshot table>", cmd: lsm(["sst", table]) },
   ];
-  if (hasSstDump())
+  const withSstDump = hasSstDump();
+  if (withSstDump)
     rows.push({
       name: "sst_dump --show_properties (that table)",
       cmd: ["sst_dump", [`--file=${table}`, "--show_properties"]],
@@ -61,7 +71,7 @@ export async function run(): Promise<void> {
   for (let i = 0; i < RUNS; i++) rows.forEach((r, j) => times[j]!.push(measure(...r.cmd)));
   const base = medians(times[0]!);
   // sst_dump's CPU is below /usr/bin/time's 10 ms resolution: it is compared by wall time
-  const native = rows.length > 5 ? medians(times[rows.length - 1]!) : undefined;
+  const native = withSstDump ? medians(times[rows.length - 1]!) : undefined;
   const ratio = (x: number, y: number | undefined) =>
     y !== undefined && Number.isFinite(x) && y > 0 ? `${(x / y).toFixed(1)}x` : "n/a";
   console.log(`  medians of ${RUNS} interleaved rounds (CPU = user + system)`);
