@@ -97,3 +97,4 @@ function loadCli() {
 }
 
 exports.loadCli = loadCli;
+exports.shortRun = shortRun;

@@ -1,8 +1,9 @@
 /**
  * The CLI runs as one bundle compiled from V8's code cache (scripts/bundle-cli.mjs, bin/load_cli.js):
  * the cache the build wrote is the one V8 accepts (a rejected cache costs ~a third of a small store's
- * run, silently), the bundle holds no import() that code from a cache could not run, and errors made by
- * the TUI's own copy of the modules still count as the user's errors.
+ * run, silently) even though `inspect` raises V8's interrupt budget once the bundle is compiled, the
+ * bundle holds no import() that code from a cache could not run, and errors made by the TUI's own copy
+ * of the modules still count as the user's errors.
  */
 import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -50,6 +51,15 @@ describe("CLI bundle", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("32 32");
+  });
+
+  it("raises V8's interrupt budget for inspect only, not for its --verify or the scans", async () => {
+    const { shortRun } = (await import(loader)) as { shortRun: (args: string[]) => boolean };
+    expect(shortRun(["inspect", "/data"])).toBe(true);
+    expect(shortRun(["inspect", "--deep", "--json", "/data"])).toBe(true);
+    expect(shortRun(["inspect", "--verify", "/data"])).toBe(false);
+    expect(shortRun(["sizes", "--full", "/data"])).toBe(false);
+    expect(shortRun(["check", "/data"])).toBe(false);
   });
 
   it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
