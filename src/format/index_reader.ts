@@ -56,6 +56,13 @@ export interface IndexReader {
   walk(from?: Buffer, pin?: boolean): Generator<IndexStep, void, undefined>;
   /** Handles of the index partitions (none for a single-level index). */
   partitions(): Generator<BlockHandle, void, undefined>;
+  /**
+   * About `count` entries spread over the index, in key order, without decoding the others: the
+   * entries at every k-th restart point, then at the last one (at a restart point an entry shares no
+   * key bytes and stores its whole handle, so each is read alone). Where an index cannot be sampled so
+   * (a two-level index, a columnar one) the method is absent: walk() it.
+   */
+  sample?(count: number, pin?: boolean): Generator<IndexStep, void, undefined>;
 }
 
 /** Comparison of a stored key (user or internal) against a user key, bytewise on the user-key part. */
@@ -165,6 +172,23 @@ class SingleLevelIndexReader extends PinnedTopIndex implements IndexReader {
   }
 
   *partitions(): Generator<BlockHandle, void, undefined> {}
+
+  *sample(count: number, pin = true): Generator<IndexStep, void, undefined> {
+    const top = this.walkTop(pin);
+    const c = this.cursor().reset(top);
+    const step: IndexStep = { cursor: c };
+    const offset = this.handle.offset;
+    const n = top.numRestarts;
+    const stride = Math.max(1, Math.ceil(n / Math.max(1, count)));
+    for (let i = 0; i < n; i = Math.min(i + stride, n - 1)) {
+      c.seekToRestart(i);
+      // the cursor's key is empty after the seek: an entry that shares bytes is refused as corrupt
+      if (!this.blocks.step(BlockKind.Index, offset, c))
+        throw top.corrupt(`restart point ${i} holds no entry`);
+      yield step;
+      if (i === n - 1) break;
+    }
+  }
 }
 
 class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {

@@ -78,6 +78,14 @@ const PARALLEL_MIN_BYTES = 256 * 1024 * 1024;
  */
 const RANGES_PER_THREAD = 1;
 
+/**
+ * With worker threads, the first range of the first column family scanned (the one this thread
+ * claims at once) is this much larger than the others: a worker starts its range 40-70 ms after this
+ * thread starts its own (its isolate, the worker bundle and its WASM XXH3 are still loading), and
+ * with equal halves of the 131 MB store of 2 M writes this thread then waited 15-55 ms for it.
+ */
+const FIRST_RANGE_HEAD_START = 16 * 1024 * 1024;
+
 /** Column families smaller than this are one task (not split by key range). */
 const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
 
@@ -92,6 +100,7 @@ function tasksFor(
   nextId: () => number,
   splitMin: number,
   range?: { loHex?: string; hiHex?: string },
+  headStart = 0,
 ): ScanTask[] {
   // the WAL layer is decoded once per column family and sliced per range
   // a WAL deleted since the version was read was flushed into a table by then: noted, skipped
@@ -115,7 +124,7 @@ function tasksFor(
   };
   const common = { runs: plan.runs, rangeDels, ...base };
   if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
-  const cuts = plan.dataBytes >= splitMin ? splitPoints(plan, parts) : [];
+  const cuts = plan.dataBytes >= splitMin ? splitPoints(plan, parts, headStart) : [];
   const bounds = [undefined, ...cuts, undefined];
   const out: ScanTask[] = [];
   for (let i = 0; i + 1 < bounds.length; i++) {
@@ -472,6 +481,13 @@ function planFull(
   const parts =
     workers > 1 ? workers * Math.max(1, Math.floor(opts.rangesPerThread ?? RANGES_PER_THREAD)) : 1;
   const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
+  // the first task list the pool runs gets the head start: this thread claims its first range at once
+  let headStart = workers > 1 && opts.mainThreadScans !== false ? FIRST_RANGE_HEAD_START : 0;
+  const takeHeadStart = () => {
+    const h = headStart;
+    headStart = 0;
+    return h;
+  };
 
   // phase A: code
   let codeWholeCf: string | undefined;
@@ -500,6 +516,7 @@ function planFull(
           nextId,
           splitMin,
           range,
+          takeHeadStart(),
         );
         return { tasks, key: plan.key, stats: whole };
       })()
@@ -531,6 +548,8 @@ function planFull(
         },
         nextId,
         splitMin,
+        undefined,
+        takeHeadStart(),
       ),
     });
   }
