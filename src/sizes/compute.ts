@@ -79,10 +79,12 @@ const PARALLEL_MIN_BYTES = 256 * 1024 * 1024;
 const RANGES_PER_THREAD = 1;
 
 /**
- * With worker threads, the first range of the first column family scanned (the one this thread
- * claims at once) is this much larger than the others: a worker starts its range 40-70 ms after this
- * thread starts its own (its isolate, the worker bundle and its WASM XXH3 are still loading), and
- * with equal halves of the 131 MB store of 2 M writes this thread then waited 15-55 ms for it.
+ * When the workers are not ready yet as the first column family is cut into ranges (short planning),
+ * the first range (the one this thread claims at once) is this much larger than the others: a worker
+ * then starts its range 40-70 ms after this thread starts its own (its isolate, the worker bundle and
+ * its WASM XXH3 are still loading), and with equal halves of the 131 MB store of 2 M writes this
+ * thread waited 15-55 ms for it at the end. Over an L0 pile-up planning takes long enough for the
+ * worker to be ready, and both threads start together: equal ranges.
  */
 const FIRST_RANGE_HEAD_START = 16 * 1024 * 1024;
 
@@ -456,12 +458,8 @@ interface FullPlan {
 }
 
 /** Locate the Ethereum views, plan every selected column family and cut both phases into tasks. */
-function planFull(
-  model: DatadirModel,
-  opts: SizesOptions,
-  workers: number,
-  progress: FullProgress,
-): FullPlan {
+function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progress: FullProgress): FullPlan {
+  const workers = pool.size;
   const includeWal = opts.includeWal !== false;
   const selected = selectCfs(model, opts);
   requireBytewise(selected);
@@ -481,11 +479,12 @@ function planFull(
   const parts =
     workers > 1 ? workers * Math.max(1, Math.floor(opts.rangesPerThread ?? RANGES_PER_THREAD)) : 1;
   const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
-  // the first task list the pool runs gets the head start: this thread claims its first range at once
-  let headStart = workers > 1 && opts.mainThreadScans !== false ? FIRST_RANGE_HEAD_START : 0;
+  // the first task list the pool runs may get the head start: this thread claims its first range at
+  // once, a worker when it is ready
+  let first = workers > 1 && opts.mainThreadScans !== false;
   const takeHeadStart = () => {
-    const h = headStart;
-    headStart = 0;
+    const h = first && !pool.workersReady() ? FIRST_RANGE_HEAD_START : 0;
+    first = false;
     return h;
   };
 
@@ -642,7 +641,7 @@ async function computeFull(
   // (prepareFullScan): it checks the blocks planning reads too, so the native binding is not loaded
   // for them (~3 ms, 4 MiB)
   await prepareChecksums();
-  const plan = planFull(model, opts, pool.size, progress);
+  const plan = planFull(model, opts, pool, progress);
   const { selected, selectedKeys, plans, accLoc, codeLoc, storageLoc } = plan;
   const notes: string[] = [
     "full mode: every data block of every live SST (and unflushed WAL writes, newest first) merged by user key; only the newest visible version of each key is counted, older versions and tombstones are obsoleteEntries",

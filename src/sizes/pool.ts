@@ -38,6 +38,13 @@ function revive(e: WorkerError): Error {
   return err;
 }
 
+/** What a worker is started with (workerData). */
+export interface WorkerStart {
+  /** Set [slot] to 1 once ready to claim tasks. */
+  ready: Int32Array;
+  slot: number;
+}
+
 /** Main thread → worker. */
 export type WorkerRequest =
   | {
@@ -78,6 +85,8 @@ export class ScanPool {
   readonly size: number;
   /** This thread's open tables. */
   private readonly tables = scanTableCache();
+  /** Per worker: 1 once it has loaded its script and its XXH3 (worker.ts), ready to claim tasks. */
+  private readonly ready: Int32Array;
   private mainRan = 0;
   private onReply: ((s: Slot, m: WorkerReply) => void) | undefined;
   private onFailure: ((err: Error) => void) | undefined;
@@ -101,13 +110,17 @@ export class ScanPool {
         ? (compiledScript("sizes/worker.cjs") ?? compiledScript("sizes/worker.js"))
         : undefined;
     if (!script) this.mainScans = true;
+    const workers = script ? threads - (mainScans ? 1 : 0) : 0;
+    this.ready = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, workers)));
     if (script) {
-      for (let i = mainScans ? 1 : 0; i < threads; i++) {
+      for (let i = 0; i < workers; i++) {
+        const workerData: WorkerStart = { ready: this.ready, slot: i };
         // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
         const slot: Slot = {
           worker: new Worker(script, {
             execArgv: [],
             resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+            workerData,
           }),
           busy: false,
           ran: 0,
@@ -124,6 +137,15 @@ export class ScanPool {
       }
     }
     this.size = (this.mainScans ? 1 : 0) + this.slots.length;
+  }
+
+  /**
+   * Every worker is ready to claim tasks (read through shared memory: this thread may be busy with
+   * synchronous work, where messages would wait). True without workers.
+   */
+  workersReady(): boolean {
+    for (let k = 0; k < this.slots.length; k++) if (Atomics.load(this.ready, k) === 0) return false;
+    return true;
   }
 
   /** Run `tasks` (results in task order); `progress` gets stored bytes of counted blocks as they are read. */

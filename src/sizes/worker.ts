@@ -3,11 +3,11 @@
  * from the shared counter, adds the stored bytes of counted blocks to its shared progress slot, and
  * posts each PartialResult, then "done". Its tables stay open between tasks and batches until "close".
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask } from "./scan.js";
 import { prepareChecksums } from "../format/checksum.js";
-import type { WorkerReply, WorkerRequest } from "./pool.js";
+import type { WorkerReply, WorkerRequest, WorkerStart } from "./pool.js";
 
 if (parentPort) {
   const port = parentPort;
@@ -15,6 +15,11 @@ if (parentPort) {
   const reply = (m: WorkerReply, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
   // the WASM XXH3 compiles while the main thread plans (see prepareChecksums)
   const checksums = prepareChecksums();
+  // the main thread sizes its first range by whether this thread is ready yet (compute.ts)
+  const start = workerData as WorkerStart | undefined;
+  void checksums.then(() => {
+    if (start) Atomics.store(start.ready, start.slot, 1);
+  });
   const runBatch = (req: Extract<WorkerRequest, { kind: "batch" }>) => {
     const { tasks, claim, progress, slot } = req;
     const add = (bytes: number) => Atomics.add(progress, slot, BigInt(bytes));
