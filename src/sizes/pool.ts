@@ -30,7 +30,10 @@ export interface WorkerError {
 }
 
 function revive(e: WorkerError): Error {
-  if (e.name === "CorruptionError" && e.file) return new CorruptionError(e.message, e.file, e.offset);
+  // a damaged block (BlockCorruptionError: its message names the block) is a CorruptionError too: it
+  // fell through to an internal error with a stack trace, exit 70, when a worker met it
+  if ((e.name === "CorruptionError" || e.name === "BlockCorruptionError") && e.file)
+    return new CorruptionError(e.message, e.file, e.offset);
   if (e.name === "LsmscopeError" || e.name === "CorruptionError" || e.name === "RlpError")
     return new LsmscopeError(e.message, { file: e.file, offset: e.offset });
   const err = new Error(e.message);

@@ -21,6 +21,8 @@ import { inspectDatadir } from "../../src/datadir/index.js";
 import { verifyBlobRecords } from "../../src/datadir/blob_file.js";
 import { runInspect } from "../../src/report/deep.js";
 import * as engine from "../../src/engine/index.js";
+import { computeSizes } from "../../src/sizes/compute.js";
+import { CorruptionError } from "../../src/util/errors.js";
 import { copyInto, dbBench, removeDir, snapshotTree, tempDir, TWO_CF_BLOB_STORE } from "./helpers.js";
 
 const bin = new URL("../../bin/lsmscope.js", import.meta.url).pathname;
@@ -130,11 +132,30 @@ describe("corrupt blocks (4 bytes flipped every 4 KiB of the largest table, foot
 
   it("sizes, probe (reader path) and check exit 2 naming the table", () => {
     expectOneLine(lsm(["sizes", d]), 2, table, /\S/);
+    expectOneLine(lsm(["sizes", d, "--workers", "2"]), 2, table, /checksum mismatch/);
     const probe = lsm(["probe", d, "--cf", cf, "--keys", "present", "--count", "200"]);
     expectOneLine(probe, 2, table, /\S/);
     const check = lsm(["check", d, "--json"]);
     expect(check.status, check.stdout.slice(0, 3000)).toBe(2);
     expect(check.stdout).toContain(table.split("/").pop()!);
+  });
+
+  it("sizes --full in a worker thread only: the located CorruptionError this thread would throw", async () => {
+    // a worker posts its error as plain data: a damaged block (BlockCorruptionError) came back as an
+    // internal error with a stack trace (exit 70) until session 8
+    const here = await computeSizes(d, { mode: "full", workers: 1 }).catch((e: unknown) => e);
+    const there = await computeSizes(d, { mode: "full", workers: 1, mainThreadScans: false }).catch(
+      (e: unknown) => e,
+    );
+    expect(here).toBeInstanceOf(CorruptionError);
+    expect(there).toBeInstanceOf(CorruptionError);
+    const { file, offset, message } = there as CorruptionError;
+    expect(file).toBe(table);
+    expect({ file, offset, message }).toEqual({
+      file: (here as CorruptionError).file,
+      offset: (here as CorruptionError).offset,
+      message: (here as CorruptionError).message,
+    });
   });
 
   it.skipIf(!engine.engineAvailable())(
