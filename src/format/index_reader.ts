@@ -257,3 +257,20 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
     }
   }
 }
+
+/**
+ * Visit about `count` of the index's entries spread over the table (IndexReader.sample: every k-th
+ * restart point and the last) without decoding the others; false, having visited nothing, when the
+ * index cannot be sampled so (two-level, columnar): walk it instead (SstTable.forEachIndexHandle).
+ */
+export function sampleIndexHandles(
+  index: IndexReader,
+  count: number,
+  visit: (offset: number, size: number, separator: Buffer, separatorLength: number) => void,
+  pin = true,
+): boolean {
+  if (!index.sample) return false;
+  for (const { cursor: c } of index.sample(count, pin))
+    visit(c.handleOffset, c.handleSize, c.key, c.keyLength);
+  return true;
+}

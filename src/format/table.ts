@@ -517,22 +517,6 @@ export class SstTable {
       visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength);
   }
 
-  /**
-   * forEachIndexHandle() over about `count` index entries spread over the table (IndexReader.sample:
-   * every k-th restart point and the last), without decoding the others; false, having visited
-   * nothing, when the index cannot be sampled so (two-level, columnar): walk it instead.
-   */
-  sampleIndexHandles(
-    count: number,
-    visit: (offset: number, size: number, separator: Buffer, separatorLength: number) => void,
-    pin = true,
-  ): boolean {
-    if (!this.index.sample) return false;
-    for (const { cursor: c } of this.index.sample(count, pin))
-      visit(c.handleOffset, c.handleSize, c.key, c.keyLength);
-    return true;
-  }
-
   // ---------------------------------------------------------------- data
 
   /**

@@ -22,13 +22,13 @@ import {
   CfPlanCache,
   resolveLocation,
   selectCfs,
-  splitPoints,
+  tasksFor,
+  FIRST_RANGE_HEAD_START,
   blobFilesOf,
   type CfPlan,
 } from "./plan.js";
 import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
-import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { formatBytes, toHex } from "../util/bytes.js";
 import { describeOsError, LsmscopeError } from "../util/errors.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
@@ -46,8 +46,7 @@ import type {
 } from "./types.js";
 import { orderedClassCounts } from "../eth/code.js";
 import { cfLabel } from "../datadir/names.js";
-import { noteGone, takeGone } from "../lsm/gone.js";
-import { existsSync } from "node:fs";
+import { takeGone } from "../lsm/gone.js";
 import { classifyGoneTables } from "../datadir/vanished.js";
 import { plural } from "../util/words.js";
 import { prefixSuccessor } from "../util/prefix.js";
@@ -78,76 +77,11 @@ const PARALLEL_MIN_BYTES = 256 * 1024 * 1024;
  */
 const RANGES_PER_THREAD = 1;
 
-/**
- * When the workers are not ready yet as the first column family is cut into ranges (short planning),
- * the first range (the one this thread claims at once) is this much larger than the others: a worker
- * then starts its range 40-70 ms after this thread starts its own (its isolate, the worker bundle and
- * its WASM XXH3 are still loading), and with equal halves of the 131 MB store of 2 M writes this
- * thread waited 15-55 ms for it at the end. Over an L0 pile-up planning takes long enough for the
- * worker to be ready, and both threads start together: equal ranges.
- */
-const FIRST_RANGE_HEAD_START = 16 * 1024 * 1024;
-
 /** Column families smaller than this are one task (not split by key range). */
 const SPLIT_MIN_BYTES = 4 * 1024 * 1024;
 
 function share(count: number, of: number): Share {
   return { count, of, share: of > 0 ? count / of : 0 };
-}
-
-function tasksFor(
-  plan: CfPlan,
-  parts: number,
-  base: Omit<ScanTask, "id" | "runs" | "mem" | "rangeDels" | "loHex" | "hiHex">,
-  nextId: () => number,
-  splitMin: number,
-  range?: { loHex?: string; hiHex?: string },
-  headStart = 0,
-): ScanTask[] {
-  // the WAL layer is decoded once per column family and sliced per range
-  // a WAL deleted since the version was read was flushed into a table by then: noted, skipped
-  const wals = plan.walPaths.filter((p) => existsSync(p) || (noteGone(p), false));
-  const mem =
-    wals.length > 0
-      ? loadMemLayer(
-          wals.map((path) => ({ path })),
-          plan.cf.id,
-          { pebble: plan.instance.engine === "pebble" },
-        )
-      : { entries: [], rangeDels: [] };
-  const rangeDels = [
-    ...plan.rangeDels,
-    ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),
-  ];
-  const slice = (loHex?: string, hiHex?: string) => {
-    const lo = loHex === undefined ? 0 : lowerBound(mem.entries, Buffer.from(loHex, "hex"));
-    const hi = hiHex === undefined ? mem.entries.length : lowerBound(mem.entries, Buffer.from(hiHex, "hex"));
-    return mem.entries.slice(lo, hi);
-  };
-  const common = { runs: plan.runs, rangeDels, ...base };
-  if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
-  const cuts = plan.dataBytes >= splitMin ? splitPoints(plan, parts, headStart) : [];
-  const bounds = [undefined, ...cuts, undefined];
-  const out: ScanTask[] = [];
-  for (let i = 0; i + 1 < bounds.length; i++) {
-    const t: ScanTask = { id: nextId(), ...common, mem: slice(bounds[i], bounds[i + 1]) };
-    if (bounds[i] !== undefined) t.loHex = bounds[i];
-    if (bounds[i + 1] !== undefined) t.hiHex = bounds[i + 1];
-    out.push(t);
-  }
-  return out;
-}
-
-/** First index whose key is ≥ k (entries sorted by key). */
-function lowerBound(entries: MemEntry[], k: Buffer): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (entries[mid]!.key.compare(k) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function coTenancy(code: CodeAcc, role: RoleSpec): CodeView["coTenancy"] {

@@ -3,16 +3,19 @@
  * (L0 files alone, deeper levels concatenated), its live WAL files, its range deletions, and where
  * the Ethereum views live (accounts / code column family and key prefix) for the recognised client.
  */
+import { existsSync } from "node:fs";
 import { levelRuns, type RunFile } from "../lsm/merge.js";
+import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
+import { sampleIndexHandles } from "../format/index_reader.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { LsmscopeError } from "../util/errors.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
-import type { RoleSpec } from "./scan.js";
+import type { RoleSpec, ScanTask } from "./scan.js";
 import { cfLabel } from "../datadir/names.js";
 
 /** The column family's blob files on disk, by file number (what blob indexes point into). */
@@ -287,7 +290,8 @@ export function splitPoints(plan: CfPlan, parts: number, headStart = 0): string[
         // each sample weighs the data bytes from the previous one's block end to its own (data blocks
         // lie in key order from the file's start)
         let prevEnd = 0;
-        const sampled = t.sampleIndexHandles(
+        const sampled = sampleIndexHandles(
+          t.index,
           SPLIT_SAMPLES_PER_FILE,
           (offset, size, sep, sepLen) => {
             const end = offset + size + BLOCK_TRAILER_SIZE;
@@ -328,4 +332,73 @@ export function splitPoints(plan: CfPlan, parts: number, headStart = 0): string[
     }
   }
   return cuts;
+}
+
+/**
+ * When the workers are not ready yet as the first column family is cut into ranges (short planning),
+ * the first range (the one this thread claims at once) is this much larger than the others: a worker
+ * then starts its range 40-70 ms after this thread starts its own (its isolate, the worker bundle and
+ * its WASM XXH3 are still loading), and with equal halves of the 131 MB store of 2 M writes this
+ * thread waited 15-55 ms for it at the end. Over an L0 pile-up planning takes long enough for the
+ * worker to be ready, and both threads start together: equal ranges.
+ */
+export const FIRST_RANGE_HEAD_START = 16 * 1024 * 1024;
+
+/**
+ * A column family's scan tasks: its key range (or `range`) cut into about `parts` ranges, the first
+ * `headStart` bytes larger, each with its slice of the WAL layer.
+ */
+export function tasksFor(
+  plan: CfPlan,
+  parts: number,
+  base: Omit<ScanTask, "id" | "runs" | "mem" | "rangeDels" | "loHex" | "hiHex">,
+  nextId: () => number,
+  splitMin: number,
+  range?: { loHex?: string; hiHex?: string },
+  headStart = 0,
+): ScanTask[] {
+  // the WAL layer is decoded once per column family and sliced per range
+  // a WAL deleted since the version was read was flushed into a table by then: noted, skipped
+  const wals = plan.walPaths.filter((p) => existsSync(p) || (noteGone(p), false));
+  const mem =
+    wals.length > 0
+      ? loadMemLayer(
+          wals.map((path) => ({ path })),
+          plan.cf.id,
+          { pebble: plan.instance.engine === "pebble" },
+        )
+      : { entries: [], rangeDels: [] };
+  const rangeDels = [
+    ...plan.rangeDels,
+    ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),
+  ];
+  const slice = (loHex?: string, hiHex?: string) => {
+    const lo = loHex === undefined ? 0 : lowerBound(mem.entries, Buffer.from(loHex, "hex"));
+    const hi = hiHex === undefined ? mem.entries.length : lowerBound(mem.entries, Buffer.from(hiHex, "hex"));
+    return mem.entries.slice(lo, hi);
+  };
+  const common = { runs: plan.runs, rangeDels, ...base };
+  if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
+  const cuts = plan.dataBytes >= splitMin ? splitPoints(plan, parts, headStart) : [];
+  const bounds = [undefined, ...cuts, undefined];
+  const out: ScanTask[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const t: ScanTask = { id: nextId(), ...common, mem: slice(bounds[i], bounds[i + 1]) };
+    if (bounds[i] !== undefined) t.loHex = bounds[i];
+    if (bounds[i + 1] !== undefined) t.hiHex = bounds[i + 1];
+    out.push(t);
+  }
+  return out;
+}
+
+/** First index whose key is ≥ k (entries sorted by key). */
+function lowerBound(entries: MemEntry[], k: Buffer): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.key.compare(k) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

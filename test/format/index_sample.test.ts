@@ -1,5 +1,5 @@
 /**
- * sampleIndexHandles(count) — the index entries `sizes --full` cuts its threads' key ranges from, read
+ * sampleIndexHandles(index, count) — the index entries `sizes --full` cuts its threads' key ranges from, read
  * at restart points instead of walking the index — visits entries of the full walk, in its order, from
  * the first to the last, spread as every k-th restart point; where every entry is a restart point (an
  * index block's usual restart interval of 1) exactly the walk's entries 0, k, 2k, ... and the last. On
@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { openTable } from "../../src/format/index.js";
+import { sampleIndexHandles } from "../../src/format/index_reader.js";
 import { SAMPLES, tableFilesUnder } from "../helpers/index.js";
 
 type Entry = [offset: number, size: number, separator: string];
@@ -29,7 +30,8 @@ function sampled(path: string, count: number, pin: boolean): Entry[] | false {
   const t = openTable(path);
   try {
     const out: Entry[] = [];
-    const ok = t.sampleIndexHandles(
+    const ok = sampleIndexHandles(
+      t.index,
       count,
       (offset, size, sep, len) => out.push([offset, size, sep.toString("hex", 0, len)]),
       pin,
