@@ -29,7 +29,7 @@ import {
 } from "./plan.js";
 import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
-import { formatBytes, toHex } from "../util/bytes.js";
+import { formatBytes } from "../util/bytes.js";
 import { describeOsError, LsmscopeError } from "../util/errors.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
 import { computeSample } from "./sample.js";
