@@ -6,10 +6,12 @@
  * too.
  */
 import type { LevelModel, SstFileModel } from "../datadir/model.js";
-import type { LastDataBlock } from "../format/table.js";
+import type { DetachedFilter } from "../format/filter_reader.js";
+import type { LastDataBlock, SstTable } from "../format/table.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { toHex } from "../util/bytes.js";
+import { TailEstimate } from "../util/tail_estimate.js";
 import type { Sampled } from "./overlay_blocks.js";
 import type { LookupTally } from "./overlay_merge.js";
 
@@ -34,7 +36,12 @@ export class FilesBelow {
    * An L0 file whose smallest sequence number is above the entry's cannot, and is left out.
    */
   candidates(hex: string, level: number, seqno: number, file: SstFileModel): SstFileModel[] {
-    return this.version.filesFor(hex, { level, file }).filter((f) => mayHoldOlder(f, seqno));
+    // filtered in place: on an L0 pile-up the list holds thousands of files
+    const files = this.version.filesFor(hex, { level, file });
+    let n = 0;
+    for (const f of files) if (mayHoldOlder(f, seqno)) files[n++] = f;
+    files.length = n;
+    return files;
   }
 
   /**
@@ -136,51 +143,96 @@ export function lookUpBelow(
   }
   const out: Resolution[] = entries.map((e) => ({ weight: e.s.weight, unresolved: false }));
   const done = new Uint8Array(entries.length);
-  // which entries need each file, files in walk order
+  // which entries need each file, files in walk order, each file's entries in key order (so that keys
+  // falling in one data block read it once: LastDataBlock): the entries sorted once (a stable sort, so
+  // equal keys keep their draw order), then each file's list taken from that order
+  const byKey = entries.map((_, i) => i).sort((a, b) => Buffer.compare(entries[a]!.s.key, entries[b]!.s.key));
+  const tail = new TailEstimate();
   const byFile = new Map<SstFileModel, number[]>();
   for (const f of below.walkOrder()) byFile.set(f, []);
-  entries.forEach((e, i) => {
-    for (const f of e.files) byFile.get(f)!.push(i);
-  });
+  for (const i of byKey) for (const f of entries[i]!.files) byFile.get(f)!.push(i);
   for (const [f, wanting] of byFile) {
-    // in key order, so that keys falling in one data block read it once (LastDataBlock)
-    const pending = wanting
-      .filter((i) => done[i] === 0)
-      .sort((a, b) => Buffer.compare(entries[a]!.s.key, entries[b]!.s.key));
-    if (pending.length === 0) continue;
-    const lastBlock: LastDataBlock = {};
+    let pending = 0;
+    for (const i of wanting) pending += 1 - done[i]!;
+    if (pending === 0) continue;
     let t;
     try {
       if (!f.present) throw new Error("missing");
-      t = cache.acquire(f.path);
+      // the filter, index, properties and metaindex lie at the end of the file: one read (as wide as
+      // the tables before needed), no fstat. /tmp/l0's 4,354 tables opened and filters read: 90 -> 69 ms
+      const expectedSize = f.virtualBacking === undefined ? f.fileSize : undefined;
+      t = cache.acquire(f.path, undefined, { prefetchTail: tail.bytes, expectedSize });
     } catch (e) {
       skip(f, e);
-      for (const i of pending) out[i]!.unresolved = true;
+      for (const i of wanting) if (done[i] === 0) out[i]!.unresolved = true;
       continue;
     }
     try {
-      for (const i of pending) {
-        const s = entries[i]!.s;
-        m.lookups.tablesConsulted++;
-        let r;
-        try {
-          r = t.get(s.key, undefined, lastBlock);
-        } catch (e) {
-          skip(f, e);
-          out[i]!.unresolved = true;
-          continue;
-        }
-        if (r.filterRejected) m.lookups.filterRejections++;
-        m.lookups.dataBlocksRead += r.stats.dataBlocksRead;
-        if (r.found && r.seqno !== undefined && r.seqno < s.seqno) {
-          out[i]!.olderBytes = s.key.length + 8 + (r.value?.length ?? 0);
-          out[i]!.unresolved = false;
-          done[i] = 1;
-        }
-      }
+      const filter = wholeKeyFilter(t);
+      // the reads so far reach the filter, the lowest of the blocks a lookup reads at the end
+      tail.note(t.tailReach);
+      lookUpInTable(t, f, filter, wanting, entries, done, out, m, skip);
     } finally {
       cache.release(t);
     }
   }
   return { resolved: out, dropped: order.length - entries.length };
+}
+
+/**
+ * The table's whole-key filter, when its answer is get()'s (no range deletions, bytewise keys): read
+ * now. undefined without one, or when it cannot be read (get() then meets the damage and it is
+ * reported there, lookup by lookup, as before).
+ */
+function wholeKeyFilter(t: SstTable): DetachedFilter | undefined {
+  try {
+    return t.detachedFilter();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The lookups of the entries `wanting` (not yet `done`) in one open table, in their order. Most are
+ * filter rejections on an L0 pile-up (~94,000 of ~96,000 on /tmp/l0): those are asked of the table's
+ * whole-key filter directly, which is what its get() would do first and answer (a table whose get()
+ * the filter alone cannot answer, having range deletions or another comparator, has none), without a
+ * result object per lookup.
+ */
+function lookUpInTable(
+  t: SstTable,
+  f: SstFileModel,
+  filter: DetachedFilter | undefined,
+  wanting: readonly number[],
+  entries: readonly { s: Sampled }[],
+  done: Uint8Array,
+  out: Resolution[],
+  m: Pick<LookupTally, "lookups">,
+  skip: (f: SstFileModel, e: unknown) => void,
+): void {
+  const lastBlock: LastDataBlock = {};
+  for (const i of wanting) {
+    if (done[i] !== 0) continue;
+    const s = entries[i]!.s;
+    m.lookups.tablesConsulted++;
+    if (filter !== undefined && !filter.mayContain(s.key)) {
+      m.lookups.filterRejections++;
+      continue;
+    }
+    let r;
+    try {
+      r = t.get(s.key, undefined, lastBlock);
+    } catch (e) {
+      skip(f, e);
+      out[i]!.unresolved = true;
+      continue;
+    }
+    if (r.filterRejected) m.lookups.filterRejections++;
+    m.lookups.dataBlocksRead += r.stats.dataBlocksRead;
+    if (r.found && r.seqno !== undefined && r.seqno < s.seqno) {
+      out[i]!.olderBytes = s.key.length + 8 + (r.value?.length ?? 0);
+      out[i]!.unresolved = false;
+      done[i] = 1;
+    }
+  }
 }

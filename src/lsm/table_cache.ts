@@ -124,14 +124,24 @@ export class TableCache implements TableSource {
     return this.idle.size;
   }
 
-  acquire(path: string, readAhead?: number): SstTable {
+  /**
+   * An idle table, else the table opened. `tail`, for a table not idle: read its last `prefetchTail`
+   * bytes at once (OpenTableOptions), the size the MANIFEST gives it confirmed instead of an fstat.
+   */
+  acquire(
+    path: string,
+    readAhead?: number,
+    tail?: { prefetchTail: number; expectedSize?: number },
+  ): SstTable {
     const idle = this.idle.get(path);
     if (idle) {
       this.idle.delete(path);
       this.unweigh(idle);
       return idle;
     }
-    const t = openTable(path, readAhead === undefined ? this.opts : { ...this.opts, readAhead });
+    let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
+    if (tail) opts = { ...opts, ...tail };
+    const t = openTable(path, opts);
     if (this.keepFilters) this.keepFilter(t);
     return t;
   }
