@@ -63,6 +63,12 @@ export interface FilterBits {
   ribbonBlocks?: number;
   ribbonSeed?: number;
   mayMatch(key: Uint8Array): boolean;
+  /**
+   * mayMatch for a key whose 64-bit XXH3 (hash64Parts: `lo`, `hi`) the caller has: the kinds that hash
+   * keys so (fastbloom, ribbon) have it, for a caller that asks one key of many tables' filters and
+   * hashes it once.
+   */
+  mayMatchHash?(lo: number, hi: number): boolean;
 }
 
 const M64 = 0xffffffffffffffffn;
@@ -162,25 +168,27 @@ function fastBloom(data: Uint8Array, len: number): FilterBits {
     return { kind: "always-true", dataBytes: len, mayMatch: () => true };
   }
   const lines = len >>> 6;
+  const query = (h1: number, h2: number): boolean => {
+    // FastRange32(h1, lines) = (h1 * lines) >> 32, exact in doubles while the product < 2^53
+    const line =
+      lines < 2097152 ? Math.floor((h1 * lines) / 4294967296) : Number((BigInt(h1) * BigInt(lines)) >> 32n);
+    const base = line << 6;
+    for (let i = 0; i < numProbes; i++) {
+      const bitpos = h2 >>> 23;
+      if ((data[base + (bitpos >>> 3)]! & (1 << (bitpos & 7))) === 0) return false;
+      h2 = Math.imul(h2, 0x9e3779b9) >>> 0;
+    }
+    return true;
+  };
   return {
     kind: "fastbloom",
     dataBytes: len,
     numProbes,
     mayMatch(key) {
       hashKey(key);
-      const h1 = H[0]!;
-      let h2 = H[1]!;
-      // FastRange32(h1, lines) = (h1 * lines) >> 32, exact in doubles while the product < 2^53
-      const line =
-        lines < 2097152 ? Math.floor((h1 * lines) / 4294967296) : Number((BigInt(h1) * BigInt(lines)) >> 32n);
-      const base = line << 6;
-      for (let i = 0; i < numProbes; i++) {
-        const bitpos = h2 >>> 23;
-        if ((data[base + (bitpos >>> 3)]! & (1 << (bitpos & 7))) === 0) return false;
-        h2 = Math.imul(h2, 0x9e3779b9) >>> 0;
-      }
-      return true;
+      return query(H[0]!, H[1]!);
     },
+    mayMatchHash: query,
   };
 }
 
@@ -224,6 +232,46 @@ function ribbon(data: Uint8Array, len: number): FilterBits {
   const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const numStartsBig = BigInt(numStarts);
   const lanes = new Uint32Array(8); // cr_left[0..3], cr_right[0..3]
+  const query = (lo: number, hi: number): boolean => {
+    const h64 = (BigInt(hi) << 32n) | BigInt(lo);
+    const hash = ((h64 ^ rawSeed) * REHASH_FACTOR) & M64;
+    const start = Number((hash * numStartsBig) >> 64n);
+    const a = (hash * COEFF_AND_RESULT_FACTOR) & M64;
+    const cr = ((a << 64n) ^ (a ^ COEFF_XOR64)) | 1n; // 128-bit coefficient row
+    const expected = bswap32(Number(a >> 32n));
+    const startBlock = Math.floor(start / 128);
+    const startBit = start % 128;
+    let numColumns = upperNumColumns;
+    const segmentNum = startBlock * numColumns - Math.min(startBlock, upperStartBlock);
+    if (startBlock < upperStartBlock) numColumns -= 1;
+    const M128 = (1n << 128n) - 1n;
+    const left = (cr << BigInt(startBit)) & M128;
+    const right = startBit === 0 ? 0n : cr >> BigInt(128 - startBit);
+    for (let j = 0; j < 4; j++) {
+      lanes[j] = Number((left >> BigInt(32 * j)) & 0xffffffffn);
+      lanes[4 + j] = Number((right >> BigInt(32 * j)) & 0xffffffffn);
+    }
+    for (let i = 0; i < numColumns; i++) {
+      const s = (segmentNum + i) * 16;
+      if (s + 16 > len) return true; // corrupt geometry: be safe
+      let x =
+        (dv.getUint32(s, true) & lanes[0]!) ^
+        (dv.getUint32(s + 4, true) & lanes[1]!) ^
+        (dv.getUint32(s + 8, true) & lanes[2]!) ^
+        (dv.getUint32(s + 12, true) & lanes[3]!);
+      if (startBit !== 0) {
+        const t = (segmentNum + numColumns + i) * 16;
+        if (t + 16 > len) return true;
+        x ^=
+          (dv.getUint32(t, true) & lanes[4]!) ^
+          (dv.getUint32(t + 4, true) & lanes[5]!) ^
+          (dv.getUint32(t + 8, true) & lanes[6]!) ^
+          (dv.getUint32(t + 12, true) & lanes[7]!);
+      }
+      if (parity32(x >>> 0) !== ((expected >>> i) & 1)) return false;
+    }
+    return true;
+  };
   return {
     kind: "ribbon",
     dataBytes: len,
@@ -231,45 +279,9 @@ function ribbon(data: Uint8Array, len: number): FilterBits {
     ribbonSeed: seed,
     mayMatch(key) {
       hashKey(key);
-      const h64 = (BigInt(H[1]!) << 32n) | BigInt(H[0]!);
-      const hash = ((h64 ^ rawSeed) * REHASH_FACTOR) & M64;
-      const start = Number((hash * numStartsBig) >> 64n);
-      const a = (hash * COEFF_AND_RESULT_FACTOR) & M64;
-      const cr = ((a << 64n) ^ (a ^ COEFF_XOR64)) | 1n; // 128-bit coefficient row
-      const expected = bswap32(Number(a >> 32n));
-      const startBlock = Math.floor(start / 128);
-      const startBit = start % 128;
-      let numColumns = upperNumColumns;
-      const segmentNum = startBlock * numColumns - Math.min(startBlock, upperStartBlock);
-      if (startBlock < upperStartBlock) numColumns -= 1;
-      const M128 = (1n << 128n) - 1n;
-      const left = (cr << BigInt(startBit)) & M128;
-      const right = startBit === 0 ? 0n : cr >> BigInt(128 - startBit);
-      for (let j = 0; j < 4; j++) {
-        lanes[j] = Number((left >> BigInt(32 * j)) & 0xffffffffn);
-        lanes[4 + j] = Number((right >> BigInt(32 * j)) & 0xffffffffn);
-      }
-      for (let i = 0; i < numColumns; i++) {
-        const s = (segmentNum + i) * 16;
-        if (s + 16 > len) return true; // corrupt geometry: be safe
-        let x =
-          (dv.getUint32(s, true) & lanes[0]!) ^
-          (dv.getUint32(s + 4, true) & lanes[1]!) ^
-          (dv.getUint32(s + 8, true) & lanes[2]!) ^
-          (dv.getUint32(s + 12, true) & lanes[3]!);
-        if (startBit !== 0) {
-          const t = (segmentNum + numColumns + i) * 16;
-          if (t + 16 > len) return true;
-          x ^=
-            (dv.getUint32(t, true) & lanes[4]!) ^
-            (dv.getUint32(t + 4, true) & lanes[5]!) ^
-            (dv.getUint32(t + 8, true) & lanes[6]!) ^
-            (dv.getUint32(t + 12, true) & lanes[7]!);
-        }
-        if (parity32(x >>> 0) !== ((expected >>> i) & 1)) return false;
-      }
-      return true;
+      return query(H[0]!, H[1]!);
     },
+    mayMatchHash: query,
   };
 }
 

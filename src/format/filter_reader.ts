@@ -102,6 +102,8 @@ export interface DetachedFilter {
   /** Filter bytes held. */
   readonly bytes: number;
   mayContain(key: Uint8Array): boolean;
+  /** mayContain for a key whose 64-bit XXH3 the caller has (FilterBits.mayMatchHash), when the kind has it. */
+  mayContainHash?: (lo: number, hi: number) => boolean;
 }
 
 /** A filter's 5 metadata bytes and its trailer's compression byte, read here (one table at a time). */
@@ -280,7 +282,9 @@ class FullFilterReader extends FilterReaderBase {
     const f = this.describe();
     if (f.kind === "none" || !f.wholeKeyFiltering) return undefined;
     const bits = this.load();
-    return { bytes: this.entry.handle.size, mayContain: (key) => bits.mayMatch(key) };
+    const d: DetachedFilter = { bytes: this.entry.handle.size, mayContain: (key) => bits.mayMatch(key) };
+    if (bits.mayMatchHash) d.mayContainHash = bits.mayMatchHash;
+    return d;
   }
 }
 

@@ -82,13 +82,28 @@ export class Version<F extends LiveFile = LiveFile> {
    */
   filesFor(hex: string, below?: { level: number; file: F }): F[] {
     const out: F[] = [];
-    if (!below || below.level === 0)
-      for (const f of this.l0) if (f !== below?.file && holds(f, hex)) out.push(f);
+    this.filesForInto(hex, below, out);
+    return out;
+  }
+
+  /**
+   * filesFor written into `out` from its start (what lies past the count returned is stale): for a
+   * caller that asks for thousands of files per key, many keys in a row, with one array.
+   */
+  filesForInto(hex: string, below: { level: number; file: F } | undefined, out: F[]): number {
+    let n = 0;
+    if (!below || below.level === 0) {
+      const l0 = this.l0;
+      for (let i = 0; i < l0.length; i++) {
+        const f = l0[i]!;
+        if (f !== below?.file && holds(f, hex)) out[n++] = f;
+      }
+    }
     for (let lv = Math.max(1, (below?.level ?? 0) + 1); lv < this.levels.length; lv++) {
       const f = this.fileFor(lv, hex);
-      if (f) out.push(f);
+      if (f) out[n++] = f;
     }
-    return out;
+    return n;
   }
 
   /**
