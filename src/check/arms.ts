@@ -3,10 +3,12 @@
  * itself from running (missing directory, no store, a Pebble store, an unreadable MANIFEST, two
  * different clients) is a CheckCannotRunError: one line, exit code 3.
  */
+import { KeptFilters } from "../lsm/kept_filters.js";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { DatadirModel } from "../datadir/model.js";
+import type { TableReadHook } from "../datadir/table_details.js";
 import { describeOsError, LsmscopeError, isUserError } from "../util/errors.js";
 import { escapeText } from "../util/bytes.js";
 import type { ArmModel } from "./types.js";
@@ -21,6 +23,15 @@ export class CheckCannotRunError extends LsmscopeError {
   }
 }
 
+/**
+ * The largest filter kept of each table the model read opens, for the placement overlay's lookups
+ * (ArmModel.filters): a small table's filter lies in the tail the read already holds, and on an L0 pile-up
+ * keeping them spares the overlay reopening thousands of tables (/tmp/l0: 8,888 -> 5,327 opens, check
+ * 2.2 -> 1.6x inspect). A large table's filter (MiBs) would be a read of its own, for tables few enough
+ * to reopen (/tmp/inspect6/big/db, 145 tables: check 0.12 -> 0.20 s and 67 -> 138 MiB keeping all).
+ */
+const KEEP_FILTER_MAX_BYTES = 32 * 1024;
+
 const label = (role: ArmModel["arm"]) => (role === "subject" ? "DIR" : "REF_DIR");
 
 /** Read one arm (MANIFEST, OPTIONS, WAL, blob files, cheap per-table details) and vet it. */
@@ -34,14 +45,18 @@ export async function loadArm(dir: string, role: ArmModel["arm"]): Promise<ArmMo
   }
   if (!isDir) throw new CheckCannotRunError(`${label(role)}: not a directory`, root);
   let model: DatadirModel;
+  const filters = new KeptFilters();
+  const onTableRead: TableReadHook = (t) => {
+    if (t.filter.filterBytes <= KEEP_FILTER_MAX_BYTES) filters.keep(t);
+  };
   try {
-    model = await inspectDatadir(root, { tableDetails: "cheap" });
+    model = await inspectDatadir(root, { tableDetails: "cheap", onTableRead });
   } catch (e) {
     const msg = isUserError(e) ? e.oneLine() : (e as Error).message;
     throw new CheckCannotRunError(`${label(role)}: cannot read the datadir: ${msg}`, root, e);
   }
   vetModel(model, role);
-  return { arm: role, dir, model };
+  return { arm: role, dir, model, filters };
 }
 
 function vetModel(model: DatadirModel, role: ArmModel["arm"]): void {

@@ -47,6 +47,7 @@
  * deletions, and what the WAL holds (see wal-unflushed).
  */
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
+import type { KeptFilters } from "../lsm/kept_filters.js";
 import { TableCache } from "../lsm/table_cache.js";
 import { lookUpUnits } from "./overlay_merge.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
@@ -142,6 +143,8 @@ export interface OverlayOptions {
   scanLimitBytes?: number;
   /** Table lookups allowed (default DEFAULT_OVERLAY_LOOKUP_BUDGET). */
   lookupBudget?: number;
+  /** Filters kept of the tables (read with the model): a table they rule out is not opened. */
+  filters?: KeptFilters;
 }
 
 /** Measure the overlay of one column family (reads the files; writes nothing). */
@@ -220,7 +223,15 @@ export function measureOverlay(
     }
 
     // 3: look each sampled key up below its own position
-    const { resolved, dropped } = lookUpBelow(below, sample, cache, random, budget, m, skip);
+    const { resolved, dropped } = lookUpBelow(
+      below,
+      sample,
+      { cache, filters: opts.filters },
+      random,
+      budget,
+      m,
+      skip,
+    );
     m.droppedForLookupBudget += dropped;
     for (const r of resolved) {
       if (r.unresolved) {

@@ -8,6 +8,7 @@
 import type { LevelModel, SstFileModel } from "../datadir/model.js";
 import type { DetachedFilter } from "../format/filter_reader.js";
 import type { LastDataBlock, SstTable } from "../format/table.js";
+import type { KeptFilters } from "../lsm/kept_filters.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { hash64Parts } from "../format/hash_fast.js";
@@ -131,7 +132,7 @@ export interface Resolution {
 export function lookUpBelow(
   below: FilesBelow,
   sample: Sampled[],
-  cache: TableCache,
+  { cache, filters }: { cache: TableCache; filters?: KeptFilters | undefined },
   random: () => number,
   budget: number,
   m: Pick<LookupTally, "lookups">,
@@ -173,6 +174,12 @@ export function lookUpBelow(
     let pending = 0;
     for (let w = 0; w < wanting.length; w++) pending += 1 - done[wanting[w]!]!;
     if (pending === 0) continue;
+    if (f.present && ruledOut(filters?.get(f.path), wanting, state)) {
+      // what the table's get() would answer for each: its filter rejects the key
+      m.lookups.tablesConsulted += pending;
+      m.lookups.filterRejections += pending;
+      continue;
+    }
     let t;
     try {
       if (!f.present) throw new Error("missing");
@@ -230,6 +237,29 @@ function entriesByFile(
     for (let j = starts[i]!; j < starts[i + 1]!; j++) wanted[fill[pos[j]!]!++] = i;
   }
   return { first, wanted };
+}
+
+/**
+ * Whether a table's kept filter rejects every entry still `wanting` it: the table need not be opened
+ * (on /tmp/l0, ~4,300 of its 4,354 tables; opening them again was ~40% of the overlay's time). When
+ * some key passes, the table is opened and every lookup made there as without a kept filter.
+ */
+function ruledOut(
+  filter: DetachedFilter | undefined,
+  wanting: Int32Array,
+  { entries, hashes, done }: LookupState,
+): boolean {
+  if (filter === undefined) return false;
+  const byHash = filter.mayContainHash;
+  for (let w = 0; w < wanting.length; w++) {
+    const i = wanting[w]!;
+    if (done[i] !== 0) continue;
+    if (
+      byHash !== undefined ? byHash(hashes[2 * i]!, hashes[2 * i + 1]!) : filter.mayContain(entries[i]!.s.key)
+    )
+      return false;
+  }
+  return true;
 }
 
 /** The sampled entries checked, their filter hashes, and what the lookups found so far. */

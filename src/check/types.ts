@@ -2,6 +2,7 @@
  * What `check` produces: findings with a stable rule id, a severity, where (instance, column family,
  * arm) and the numbers behind them. Plain data, so `--json` / `--report` print it as is.
  */
+import type { KeptFilters } from "../lsm/kept_filters.js";
 import type { DatadirModel, InstanceModel, ColumnFamilyModel } from "../datadir/model.js";
 import type { CfKnobs } from "../analysis/knobs.js";
 
@@ -84,6 +85,11 @@ export interface ArmModel {
   /** The directory as the user named it (for commands we print). */
   dir: string;
   model: DatadirModel;
+  /**
+   * The whole-key filters of the tables its model read opened (bounded by bytes): the placement
+   * overlay's lookups skip a table its kept filter rules out, without opening it again.
+   */
+  filters?: KeptFilters;
 }
 
 /** A CF located in its instance, for rules that work per column family. */

@@ -31,7 +31,9 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
   const { client, besu } = besuClient(root, findings);
 
   const tableReader =
-    opts.tableDetails === "cheap" ? await loadTableDetailsReader(findings, root) : undefined;
+    opts.tableDetails === "cheap"
+      ? await loadTableDetailsReader(findings, root, opts.onTableRead)
+      : undefined;
 
   // every store's outline first, then their tables: a caller can show the outline meanwhile (onOutline)
   const outlines = stores.map((s) => inspectStoreOutline(root, s, besu !== undefined, opts));

@@ -9,6 +9,7 @@ export type Severity = "error" | "warn" | "info";
 
 /** A problem met while reading: the model still comes out, with what could be read. */
 import type { Placement } from "./placement.js";
+import type { TableReadHook } from "./table_details.js";
 
 export interface Finding {
   severity: Severity;
@@ -388,6 +389,8 @@ export interface DatadirModel {
 export interface InspectOptions {
   /** Per-SST details through the SST reader: "none" (MANIFEST only, default) or "cheap" (footer + properties). */
   tableDetails?: "none" | "cheap";
+  /** With tableDetails "cheap": called with each table read, before it closes (TableReadHook). */
+  onTableRead?: TableReadHook;
   /**
    * "caller": the caller opens every present table after the model is built (inspect --deep), so
    * their sizes on disk are left to those opens instead of a stat each; it then calls

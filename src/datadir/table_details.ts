@@ -4,6 +4,7 @@
  * the model (MANIFEST, OPTIONS, WAL, blob files) works without that module.
  */
 import type { Finding, TableDetails } from "./model.js";
+import type { DetachedFilter } from "../format/filter_reader.js";
 import type { TableProperties } from "../format/properties.js";
 import { sharedString } from "../util/shared_text.js";
 import { TABLE_TAIL_BYTES, TailEstimate } from "../util/tail_estimate.js";
@@ -42,16 +43,33 @@ export interface DetailsSource {
   filter: { kind: string; partitioned: boolean; bitsPerKey?: number; estimatedFpRate?: number };
 }
 
+/** A table the details reader has opened, as a TableReadHook sees it. */
+export interface ReadTable {
+  readonly path: string;
+  /** Its filter's size (the filter described, not read). */
+  readonly filter: { filterBytes: number };
+  /** The table's whole-key filter, read now (SstTable.detachedFilter). */
+  detachedFilter(): DetachedFilter | undefined;
+}
+
+/**
+ * Called with each table the details reader opened, after its details and before it closes: for a
+ * caller that keeps something of every table (check keeps their filters for its lookups). Must not
+ * throw.
+ */
+export type TableReadHook = (table: ReadTable) => void;
+
 interface FormatModule {
   openTable(
     path: string,
     opts: { prefetchTail: number; expectedSize?: number },
-  ): DetailsSource & { format: string; fileSize: number; tailReach: number; close(): void };
+  ): DetailsSource & ReadTable & { format: string; fileSize: number; tailReach: number; close(): void };
 }
 
 export async function loadTableDetailsReader(
   findings: Finding[],
   root: string,
+  onTable?: TableReadHook,
 ): Promise<TableDetailsReader | undefined> {
   let mod: FormatModule;
   try {
@@ -73,7 +91,9 @@ export async function loadTableDetailsReader(
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
       t = mod.openTable(path, { prefetchTail: tail.bytes, expectedSize });
-      return { details: tableDetailsOf(t), size: t.fileSize };
+      const details = tableDetailsOf(t);
+      onTable?.(t);
+      return { details, size: t.fileSize };
     } catch (e) {
       return { details: { error: (e as Error).message }, size: t?.fileSize };
     } finally {

@@ -7,7 +7,7 @@
  * read-ahead window).
  */
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
-import type { DetachedFilter } from "../format/filter_reader.js";
+import { KeptFilters } from "./kept_filters.js";
 
 /**
  * Where a run gets its tables from and gives them back. `readAhead`, when given, replaces the
@@ -27,14 +27,6 @@ export interface TableSource {
    */
   mayHold?(path: string, key: Buffer): boolean;
 }
-
-/**
- * Filter bytes a lookup cache keeps of tables it has opened (TableCache `keepFilters`): a lookup over
- * an L0 pile-up consults thousands of tables, far more than stay open, and without their filters
- * every lookup re-opened each one (`sizes --sample 10` on 4,354 L0 tables: 130 s, mostly opening
- * tables). 10 bits per key: enough for ~50 M keys' tables; beyond, the least recently opened go.
- */
-const KEPT_FILTER_BYTES = 64 * 1024 * 1024;
 
 /**
  * What an idle table is taken to hold besides its index and filter blocks (parsed metadata, objects),
@@ -83,9 +75,8 @@ export class TableCache implements TableSource {
   private readonly maxIdleBytes: number;
   private readonly keepFilters: boolean;
 
-  /** With `keepFilters`: the detached filter of each table opened (null: it has none usable). */
-  private readonly filters = new Map<string, DetachedFilter | null>();
-  private filterBytes = 0;
+  /** With `keepFilters`: the detached filter of each table opened. */
+  private readonly filters = new KeptFilters();
 
   constructor(
     private readonly opts: OpenTableOptions = {},
@@ -97,26 +88,7 @@ export class TableCache implements TableSource {
   }
 
   mayHold(path: string, key: Buffer): boolean {
-    const f = this.filters.get(path);
-    return f ? f.mayContain(key) : true;
-  }
-
-  /** Keep an opened table's filter (bounded by KEPT_FILTER_BYTES, least recently kept out first). */
-  private keepFilter(t: SstTable): void {
-    if (this.filters.has(t.path)) return;
-    let f: DetachedFilter | null;
-    try {
-      f = t.detachedFilter() ?? null;
-    } catch {
-      f = null; // a damaged filter is the lookup's to report, when it reads the table
-    }
-    this.filters.set(t.path, f);
-    this.filterBytes += f?.bytes ?? 0;
-    for (const [path, old] of this.filters) {
-      if (this.filterBytes <= KEPT_FILTER_BYTES) break;
-      this.filters.delete(path);
-      this.filterBytes -= old?.bytes ?? 0;
-    }
+    return this.filters.mayHold(path, key);
   }
 
   /** Tables open and idle right now. */
@@ -142,7 +114,7 @@ export class TableCache implements TableSource {
     let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
     if (tail) opts = { ...opts, ...tail };
     const t = openTable(path, opts);
-    if (this.keepFilters) this.keepFilter(t);
+    if (this.keepFilters) this.filters.keep(t);
     return t;
   }
 
@@ -177,7 +149,6 @@ export class TableCache implements TableSource {
     this.weights.clear();
     this.idleBytes = 0;
     this.filters.clear();
-    this.filterBytes = 0;
   }
 }
 

@@ -54,6 +54,7 @@ export const rule: Rule = {
           seed: ctx.options.seed,
           scanLimitBytes: ctx.options.overlayScanLimitBytes,
           lookupBudget: ctx.options.overlayLookupBudget,
+          filters: a.filters,
         });
         if (!m || m.filesAboveBottom === 0) continue;
         const est = m.shadowedEntriesEstimate;
