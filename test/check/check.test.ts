@@ -10,6 +10,7 @@ import { join } from "node:path";
 import {
   runCheck,
   exitCodeFor,
+  loadArm,
   measureOverlay,
   renderTable,
   summaryLine,
@@ -497,6 +498,45 @@ describe("placement-overlay on db_bench stores", () => {
       if (est.low <= obsolete && obsolete <= est.high) covered++;
     }
     expect(covered).toBeGreaterThanOrEqual(7);
+  });
+
+  it("an L0 pile-up: the filters kept by the model read rule tables out, and the figures are the same", async () => {
+    const db = join(dir, "l0-pile-kept");
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      "--num=40000",
+      "--value_size=20",
+      "--compression_type=none",
+      "--bloom_bits=10",
+      "--write_buffer_size=65536",
+      "--disable_auto_compactions=1",
+      "--level0_slowdown_writes_trigger=100000",
+      "--level0_stop_writes_trigger=100000",
+    ]);
+    const arm = await loadArm(db, "subject");
+    const inst = arm.model.instances[0]!;
+    const cf = inst.columnFamilies.find((c) => c.name === "default")!;
+    const filters = arm.filters!;
+    // every table's filter was kept as the model was read (db_bench's tiny tables, full filters)
+    const files = cf.levels.flatMap((l) => l.files);
+    expect(files.length).toBeGreaterThan(10);
+    for (const f of files) expect(filters.get(f.path)).toBeDefined();
+    let asked = 0;
+    const counted = Object.create(filters) as typeof filters;
+    counted.get = (path: string) => {
+      asked++;
+      return filters.get(path);
+    };
+    for (const seed of [1, 2, 3]) {
+      const opts = { lookupBudget: 4000, seed };
+      const without = measureOverlay(inst, cf, opts);
+      const kept = measureOverlay(inst, cf, { ...opts, filters: counted });
+      expect(kept).toEqual(without);
+      // the budget binds (as in the test above): the lookups below are lookUpBelow's
+      expect(without!.droppedForLookupBudget).toBeGreaterThan(0);
+      expect(without!.lookups.filterRejections).toBeGreaterThan(0);
+    }
+    expect(asked).toBeGreaterThan(0);
   });
 
   it("format-mix and options-drift when a reopen with another compression adds files", async () => {
