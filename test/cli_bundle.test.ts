@@ -62,6 +62,17 @@ describe("CLI bundle", () => {
     expect(shortRun(["check", "/data"])).toBe(false);
   });
 
+  it("raises it four times for check, eight for inspect, leaves V8's for the scans", async () => {
+    const { interruptBudget } = (await import(loader)) as {
+      interruptBudget: (args: string[]) => number | undefined;
+    };
+    const v8 = 67584;
+    expect(interruptBudget(["inspect", "/data"])).toBe(8 * v8);
+    expect(interruptBudget(["check", "/data", "--against", "/ref"])).toBe(4 * v8);
+    expect(interruptBudget(["inspect", "--verify", "/data"])).toBeUndefined();
+    expect(interruptBudget(["sizes", "--full", "/data"])).toBeUndefined();
+  });
+
   it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
     expect(readFileSync(bundle, "utf8").match(/\bimport\(/g)).toHaveLength(1);
   });
