@@ -77,6 +77,21 @@ export function ldbValueLengths(db: string, scratch: string): number[] {
 export const rank = (sorted: readonly number[], p: number): number =>
   sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
+/**
+ * The entries sst_dump counts in every table of a directory, from one run over it (`# entries` of
+ * each table's properties; a process per table took seconds over an L0 pile-up's hundreds).
+ */
+export function sstDumpEntriesUnder(dir: string, tables: number): number {
+  const out = execFileSync("sst_dump", [`--file=${dir}`, "--show_properties"], {
+    encoding: "latin1",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  const counts = [...out.matchAll(/^ {2}# entries: (\d+)$/gm)].map((m) => Number(m[1]));
+  // one count per table, or a table sst_dump skipped would go unnoticed
+  if (counts.length !== tables) throw new Error(`sst_dump counted ${counts.length} tables of ${tables}`);
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 /** Every property of one SST as sst_dump prints it ("data block size", "# entries", ...). */
 export function sstDumpProperties(file: string): Record<string, string> {
   const out = execFileSync("sst_dump", [`--file=${file}`, "--show_properties"], {
