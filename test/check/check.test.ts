@@ -210,6 +210,29 @@ describe("placement-overlay on db_bench stores", () => {
   });
   afterAll(() => removeDir(dir));
 
+  /**
+   * A db_bench L0 pile-up, written once for the tests that read it: every flush overlaps every other
+   * (random keys, compactions off), so an entry has every older L0 file below it.
+   */
+  let pile: string | undefined;
+  function l0Pileup(): string {
+    if (pile !== undefined) return pile;
+    const db = join(dir, "l0-pile");
+    dbBench(db, [
+      "--benchmarks=fillrandom",
+      "--num=40000",
+      "--value_size=20",
+      "--compression_type=none",
+      "--bloom_bits=10",
+      "--write_buffer_size=65536",
+      "--disable_auto_compactions=1",
+      "--level0_slowdown_writes_trigger=100000",
+      "--level0_stop_writes_trigger=100000",
+    ]);
+    pile = db;
+    return db;
+  }
+
   /** A copy of the base store with a late overwrite pass of `writes` random keys in [0, keySpace), flushed. */
   function overwritten(name: string, writes: number, keySpace: number): string {
     const db = join(dir, name);
@@ -460,19 +483,7 @@ describe("placement-overlay on db_bench stores", () => {
   });
 
   it("an L0 pile-up: lookups stay within the budget, fewer entries checked, the interval holds", async () => {
-    // every flush overlaps every other (random keys): an entry has every older L0 file below it
-    const db = join(dir, "l0-pile");
-    dbBench(db, [
-      "--benchmarks=fillrandom",
-      "--num=40000",
-      "--value_size=20",
-      "--compression_type=none",
-      "--bloom_bits=10",
-      "--write_buffer_size=65536",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=100000",
-      "--level0_stop_writes_trigger=100000",
-    ]);
+    const db = l0Pileup();
     const r = await runCheck(db, { overlayLookupBudget: 4000 });
     const e = of(r, "placement-overlay")[0]!.evidence as {
       filesAboveBottom: number;
@@ -501,18 +512,7 @@ describe("placement-overlay on db_bench stores", () => {
   });
 
   it("an L0 pile-up: the filters kept by the model read rule tables out, and the figures are the same", async () => {
-    const db = join(dir, "l0-pile-kept");
-    dbBench(db, [
-      "--benchmarks=fillrandom",
-      "--num=40000",
-      "--value_size=20",
-      "--compression_type=none",
-      "--bloom_bits=10",
-      "--write_buffer_size=65536",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=100000",
-      "--level0_stop_writes_trigger=100000",
-    ]);
+    const db = l0Pileup();
     const arm = await loadArm(db, "subject");
     const inst = arm.model.instances[0]!;
     const cf = inst.columnFamilies.find((c) => c.name === "default")!;
