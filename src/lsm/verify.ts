@@ -7,7 +7,7 @@
  * error finding naming the file and offset, and the picture is incomplete (exit 2).
  */
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { startWorker } from "../util/worker_heap.js";
 import type { DatadirModel, Finding, InstanceModel } from "../datadir/model.js";
 import { verifyItem, type VerifyItem, type VerifyItemResult } from "./verify_item.js";
 import { compiledScript } from "../util/compiled_script.js";
@@ -41,7 +41,7 @@ async function runInWorkers(
       { length: threads },
       () =>
         new Promise<void>((resolve, reject) => {
-          const w = new Worker(script, { workerData: { items, claim } });
+          const w = startWorker(script, { workerData: { items, claim } });
           w.on("message", (m: { index?: number; result?: VerifyItemResult; done?: boolean }) => {
             if (m.result && m.index !== undefined) onResult(m.index, m.result);
           });

@@ -6,7 +6,8 @@
  * them all, then settles the model; `inspect --deep --json` reads each as its JSON is written
  * (deep_stream.ts).
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startWorker } from "../util/worker_heap.js";
 import type { DatadirModel, Finding, InstanceModel, SstFileModel } from "../datadir/model.js";
 import { compactDetails } from "../datadir/table_details.js";
 import { compiledScript } from "../util/compiled_script.js";
@@ -50,7 +51,7 @@ class WorkerReads {
       try {
         const script = compiledScript("report/deep_worker.js");
         if (script === undefined) throw new Error("no compiled deep worker");
-        w = new Worker(script, { workerData: { paths, batch, ahead: WORKER_AHEAD } });
+        w = startWorker(script, { workerData: { paths, batch, ahead: WORKER_AHEAD } });
       } catch {
         resolve(false);
         return;

@@ -9,11 +9,11 @@
  * (TableCache). Without the compiled worker script (running from TypeScript sources without a build)
  * everything runs on this thread.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { compiledScript } from "../util/compiled_script.js";
 import {
-  keepYoungGenerationSmall,
   restoreYoungGenerationGrowth,
+  startWorker,
   WORKER_YOUNG_GENERATION_MB,
 } from "../util/worker_heap.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
@@ -120,7 +120,7 @@ export class ScanPool {
         const workerData: WorkerStart = { ready: this.ready, slot: i };
         // execArgv: [] so flags of the parent (e.g. --input-type, --eval) do not reach the workers
         const slot: Slot = {
-          worker: new Worker(script, {
+          worker: startWorker(script, {
             execArgv: [],
             resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
             workerData,
@@ -129,7 +129,6 @@ export class ScanPool {
           ran: 0,
           exited: false,
         };
-        keepYoungGenerationSmall(slot.worker);
         slot.worker.on("message", (m: WorkerReply) => this.onReply?.(slot, m));
         slot.worker.on("error", (err) => this.onFailure?.(err));
         slot.worker.on("exit", (code) => {

@@ -11,7 +11,7 @@
  * on a 520 MiB store 162 -> 144 MiB, same time).
  */
 import { setFlagsFromString } from "node:v8";
-import type { Worker } from "node:worker_threads";
+import { Worker, type WorkerOptions } from "node:worker_threads";
 
 /**
  * A worker's young generation (resourceLimits.maxYoungGenerationSizeMb): V8 counts three semi-spaces'
@@ -36,10 +36,13 @@ export function restoreYoungGenerationGrowth(): void {
 }
 
 /**
- * Put the growth factor back once `worker`'s isolate is configured (it is by the time it is online).
- * A thread busy with synchronous work hears of that only when it next yields: call
- * restoreYoungGenerationGrowth() before such work too.
+ * A worker thread, with the growth factor put back once its isolate is configured (it is by the time
+ * the worker is online): every pool starts its workers here, as any worker's start resets the factor
+ * for the whole process. A thread busy with synchronous work hears of that only when it next yields:
+ * call restoreYoungGenerationGrowth() before such work too.
  */
-export function keepYoungGenerationSmall(worker: Worker): void {
+export function startWorker(script: string | URL, options: WorkerOptions): Worker {
+  const worker = new Worker(script, options);
   worker.once("online", restoreYoungGenerationGrowth);
+  return worker;
 }

@@ -3,8 +3,8 @@
  * (--semi-space-growth-factor=1), and V8 raises that process-wide flag back when a worker thread's heap
  * is set up. In a child Node (the built module, as the CLI runs it) that sets the flag, starts a worker
  * and then keeps millions of objects alive (every scavenge sees them survive, which is when the young
- * generation grows): with the factor noted and put back (noteYoungGenerationGrowth,
- * keepYoungGenerationSmall) the new space stays at 2 x 1 MiB; without, it grows — the V8 behaviour
+ * generation grows): with the factor noted and put back (noteYoungGenerationGrowth, the worker
+ * started by startWorker) the new space stays at 2 x 1 MiB; without, it grows — the V8 behaviour
  * the module exists for, checked too so that this test fails if it ever stops holding.
  */
 import { describe, expect, it } from "vitest";
@@ -19,12 +19,10 @@ const MODULE = pathToFileURL(join(REPO, "dist", "src", "util", "worker_heap.js")
 function newSpaceAfterWorker(note: boolean): number {
   const script = `
 import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
-import { Worker } from "node:worker_threads";
-import { noteYoungGenerationGrowth, keepYoungGenerationSmall } from ${JSON.stringify(MODULE)};
+import { noteYoungGenerationGrowth, startWorker } from ${JSON.stringify(MODULE)};
 setFlagsFromString("--semi-space-growth-factor=1");
 ${note ? "noteYoungGenerationGrowth(1);" : ""}
-const w = new Worker("require('node:worker_threads').parentPort.postMessage(1)", { eval: true, execArgv: [] });
-keepYoungGenerationSmall(w);
+const w = startWorker("require('node:worker_threads').parentPort.postMessage(1)", { eval: true, execArgv: [] });
 await new Promise((r) => w.once("message", r));
 await new Promise((r) => setImmediate(r));
 const keep = [];
