@@ -5,7 +5,7 @@
  * (lookUpBelow). Block sampling's merge passes (overlay_merge.ts) take their candidate files from here
  * too.
  */
-import type { LevelModel, SstFileModel } from "../datadir/model.js";
+import { expectedFileSize, type LevelModel, type SstFileModel } from "../datadir/model.js";
 import type { DetachedFilter } from "../format/filter_reader.js";
 import type { LastDataBlock, SstTable } from "../format/table.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
@@ -185,8 +185,7 @@ export function lookUpBelow(
       if (!f.present) throw new Error("missing");
       // the filter, index, properties and metaindex lie at the end of the file: one read (as wide as
       // the tables before needed), no fstat. /tmp/l0's 4,354 tables opened and filters read: 90 -> 69 ms
-      const expectedSize = f.virtualBacking === undefined ? f.fileSize : undefined;
-      t = cache.acquire(f.path, undefined, { prefetchTail: tail.bytes, expectedSize });
+      t = cache.acquire(f.path, undefined, { prefetchTail: tail.bytes, expectedSize: expectedFileSize(f) });
     } catch (e) {
       skip(f, e);
       for (let w = 0; w < wanting.length; w++)

@@ -6,7 +6,7 @@
 import type { DiscoveredStore } from "./discover.js";
 import { readStoreWals } from "./inspect_wals.js";
 import { placementOf, tableEntries } from "./placement.js";
-import type { InspectOptions, InstanceModel, SstFileModel } from "./model.js";
+import { expectedFileSize, type InspectOptions, type InstanceModel, type SstFileModel } from "./model.js";
 import { TABLE_TAIL_BYTES, type TableDetailsReader } from "./table_details.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
@@ -133,11 +133,7 @@ async function readTableDetails(
   for (const model of present) {
     const tail = ahead.ready(done);
     if (tail) await tail;
-    // a virtual table's size is not its file's
-    const { details: d, size } = tableReader(
-      model.path,
-      model.virtualBacking === undefined ? model.fileSize : undefined,
-    );
+    const { details: d, size } = tableReader(model.path, expectedFileSize(model));
     model.details = d;
     if (size !== undefined) sizes.set(model, size);
     // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)

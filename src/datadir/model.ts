@@ -58,6 +58,15 @@ export interface TableDetails {
   error?: string;
 }
 
+/**
+ * The size a table's file has by its MANIFEST entry, for a reader to confirm with its tail read
+ * instead of an fstat; undefined for a virtual table, whose MANIFEST size is its part of the backing
+ * file, not the file's.
+ */
+export function expectedFileSize(f: { fileSize?: number; virtualBacking?: number }): number | undefined {
+  return f.virtualBacking === undefined ? f.fileSize : undefined;
+}
+
 export interface SstFileModel {
   fileNumber: number;
   /** "000123.sst" (or ".ldb" for LevelDB), as found on disk; the expected name if missing. */

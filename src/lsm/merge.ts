@@ -22,6 +22,7 @@ import { internalKeySeqno } from "../base/internal_key.js";
 import { bySmallestKey } from "./version.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import type { MemEntry } from "../datadir/memtable.js";
+import { expectedFileSize } from "../datadir/model.js";
 import { cmpBytes, keyPrefix, mergeRuns, siftDown, type MergeSink, type Run } from "./merge_runs.js";
 
 export { cmpBytes, keyPrefix, mergeRuns, type MergeSink, type Run };
@@ -386,8 +387,7 @@ export function levelRuns(levels: { level: number; files: RunSource[] }[]): RunF
     path: f.path,
     smallestHex: f.smallestKey,
     largestHex: f.largestKey,
-    // a virtual table's MANIFEST size is its part of the file, not the file's
-    size: f.virtualBacking === undefined ? f.fileSize : undefined,
+    size: expectedFileSize(f),
   });
   for (const lvl of levels) {
     if (lvl.files.length === 0) continue;

@@ -8,7 +8,13 @@
  */
 import type { Worker } from "node:worker_threads";
 import { startWorker } from "../util/worker_heap.js";
-import type { DatadirModel, Finding, InstanceModel, SstFileModel } from "../datadir/model.js";
+import {
+  expectedFileSize,
+  type DatadirModel,
+  type Finding,
+  type InstanceModel,
+  type SstFileModel,
+} from "../datadir/model.js";
 import { compactDetails } from "../datadir/table_details.js";
 import { compiledScript } from "../util/compiled_script.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
@@ -199,11 +205,7 @@ export class DeepReads {
   /** Table `i` of this thread's part, read now; then the yield to the event loop that is due, if any. */
   private readHere(i: number): Promise<void> | undefined {
     const f = this.all[i]!;
-    this.record(
-      this.instanceOf[i]!,
-      f,
-      readTableDeep(f.path, f.virtualBacking === undefined ? f.fileSize : undefined),
-    );
+    this.record(this.instanceOf[i]!, f, readTableDeep(f.path, expectedFileSize(f)));
     if (this.opts.yieldOften) return yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
     // the worker's batches are received as they come
     if (this.worker) return yieldEvery(i + 1, this.run, this.opts.signal);
