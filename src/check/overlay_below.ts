@@ -243,22 +243,22 @@ function entriesByFile(
  * (on /tmp/l0, ~4,300 of its 4,354 tables; opening them again was ~40% of the overlay's time). When
  * some key passes, the table is opened and every lookup made there as without a kept filter.
  */
-function ruledOut(
-  filter: DetachedFilter | undefined,
-  wanting: Int32Array,
-  { entries, hashes, done }: LookupState,
-): boolean {
+function ruledOut(filter: DetachedFilter | undefined, wanting: Int32Array, state: LookupState): boolean {
+  const done = state.done;
   if (filter === undefined) return false;
-  const byHash = filter.mayContainHash;
   for (let w = 0; w < wanting.length; w++) {
     const i = wanting[w]!;
-    if (done[i] !== 0) continue;
-    if (
-      byHash !== undefined ? byHash(hashes[2 * i]!, hashes[2 * i + 1]!) : filter.mayContain(entries[i]!.s.key)
-    )
-      return false;
+    if (done[i] === 0 && mayHoldEntry(filter, i, state)) return false;
   }
   return true;
+}
+
+/** Whether `filter` may hold entry i's key: asked by the key's hash where the filter takes one. */
+function mayHoldEntry(filter: DetachedFilter, i: number, { entries, hashes }: LookupState): boolean {
+  const byHash = filter.mayContainHash;
+  return byHash !== undefined
+    ? byHash(hashes[2 * i]!, hashes[2 * i + 1]!)
+    : filter.mayContain(entries[i]!.s.key);
 }
 
 /** The sampled entries checked, their filter hashes, and what the lookups found so far. */
@@ -296,21 +296,18 @@ function lookUpInTable(
   f: SstFileModel,
   filter: DetachedFilter | undefined,
   wanting: Int32Array,
-  { entries, hashes, done, out }: LookupState,
+  state: LookupState,
   m: Pick<LookupTally, "lookups">,
   skip: (f: SstFileModel, e: unknown) => void,
 ): void {
   const lastBlock: LastDataBlock = {};
-  const byHash = filter?.mayContainHash;
+  const { entries, done, out } = state;
   for (let w = 0; w < wanting.length; w++) {
     const i = wanting[w]!;
     if (done[i] !== 0) continue;
     const s = entries[i]!.s;
     m.lookups.tablesConsulted++;
-    if (
-      filter !== undefined &&
-      !(byHash !== undefined ? byHash(hashes[2 * i]!, hashes[2 * i + 1]!) : filter.mayContain(s.key))
-    ) {
+    if (filter !== undefined && !mayHoldEntry(filter, i, state)) {
       m.lookups.filterRejections++;
       continue;
     }
