@@ -8,7 +8,9 @@
 import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
 import { isAscii } from "node:buffer";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import yargs from "yargs";
 import { LsmscopeError as BundleSideError, isUserError } from "../src/util/errors.js";
@@ -88,6 +90,41 @@ describe("CLI bundle", () => {
     expect(isAscii(bytes)).toBe(true);
     // src/util/words.ts' /^×\d/ (a regular expression literal, which esbuild leaves as written)
     expect(bytes.toString("latin1")).toContain("/^\\u00d7\\d/");
+  });
+
+  it("loads no perf_hooks, worker_threads or napi-rs loader for an inspect (Node modules it does not use)", () => {
+    // each is a few milliseconds of a run of ~0.1 s: performance.now() loads perf_hooks and ten of its
+    // parts, worker_threads six modules, a napi-rs package's loader reads /usr/bin/ldd and throws once
+    // (util/clock.ts, util/worker_heap.ts, util/napi_rs.ts); samples/modern's tables use XXH3, its
+    // MANIFEST crc32c: both bindings load
+    const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+    const probe = join(mkdtempSync(join(tmpdir(), "lsmscope-modules-")), "probe.cjs");
+    writeFileSync(
+      probe,
+      `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
+         builtins: process.moduleLoadList,
+         files: Object.keys(require("node:module")._cache),
+       })));`,
+    );
+    const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
+    const r = spawnSync(process.execPath, ["--require", probe, cli, "inspect", sample], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    rmSync(dirname(probe), { recursive: true, force: true });
+    expect(r.status).toBe(0);
+    const { builtins, files } = JSON.parse(r.output[3] as string) as { builtins: string[]; files: string[] };
+    expect(builtins).not.toContain("NativeModule perf_hooks");
+    expect(builtins).not.toContain("NativeModule worker_threads");
+    const native = files.filter((f) => f.endsWith(".node")).map((f) => f.replace(/.*node_modules\//, ""));
+    expect(native).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^@node-rs\/crc32-/),
+        expect.stringMatching(/^@node-rs\/xxhash-/),
+      ]),
+    );
+    if (process.platform === "linux" && process.arch === "x64")
+      expect(files.filter((f) => /@node-rs\/(crc32|xxhash)\/index\.js$/.test(f))).toEqual([]);
   });
 
   it("finds yargs' help caching to skip (its text is rendered as every command starts)", () => {

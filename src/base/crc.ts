@@ -6,17 +6,16 @@
  *   mask(c)   = ((c >>> 15) | (c << 17)) + 0xa282ead8
  *   unmask(m) = rotl(m − 0xa282ead8, 15)
  */
-import { createRequire } from "node:module";
+import { napiRsBinding } from "../util/napi_rs.js";
 
 // @node-rs/crc32 is CommonJS: imported from ESM, Node first scans its source for export names
-// (cjs-module-lexer) and links it as a module, ~6-10 ms of start-up. Loaded with require on the first
-// crc instead: cheaper, and a table with XXH3 checksums read alone (`sst`) never loads it.
-const require = createRequire(import.meta.url);
+// (cjs-module-lexer) and links it as a module, ~6-10 ms of start-up. Loaded on the first crc instead
+// (util/napi_rs.ts): cheaper, and a table with XXH3 checksums read alone (`sst`) never loads it.
 let native: typeof import("@node-rs/crc32") | undefined;
 
 /** crc32c (Castagnoli) of `data`, unmasked; callers apply `>>> 0` (the binding may return it signed). */
 export function crc32c(data: Uint8Array): number {
-  return (native ??= require("@node-rs/crc32") as typeof import("@node-rs/crc32")).crc32c(data);
+  return (native ??= napiRsBinding<typeof import("@node-rs/crc32")>("@node-rs/crc32")).crc32c(data);
 }
 
 const MASK_DELTA = 0xa282ead8;

@@ -3,7 +3,7 @@
  * policy of `lsmscope check`.
  */
 import { prepareChecksums } from "../format/checksum.js";
-import { performance } from "node:perf_hooks";
+import { monotonicMs } from "../util/clock.js";
 import { analyzeCfKnobs, type CfKnobs } from "../analysis/knobs.js";
 import type { ColumnFamilyModel } from "../datadir/model.js";
 import { loadArm, vetPair, EXIT_CANNOT_RUN } from "./arms.js";
@@ -65,7 +65,7 @@ const ARM_ORDER = { both: 0, subject: 1, reference: 2 } as const;
 
 /** Run the checks on DIR (and REF_DIR with `against`). Throws CheckCannotRunError (exit 3) when it cannot run. */
 export async function runCheck(dir: string, opts: CheckOptions = {}): Promise<CheckReport> {
-  const t0 = performance.now();
+  const t0 = monotonicMs();
   // the WebAssembly XXH3 compiles while the arms load (the overlay's lookups check every block they read)
   void prepareChecksums();
   const subject = await loadArm(dir, "subject");
@@ -79,7 +79,7 @@ export async function checkArms(
   subject: ArmModel,
   reference: ArmModel | undefined,
   opts: CheckOptions = {},
-  t0 = performance.now(),
+  t0 = monotonicMs(),
 ): Promise<CheckReport> {
   await prepareChecksums(); // never rejects: without WebAssembly the native XXH3 checks the blocks
   // the chain head is read before the rules: damage met on the way is one of the datadir's findings
@@ -117,7 +117,7 @@ export async function checkArms(
     reference: reference ? summary(reference) : undefined,
     findings,
     counts,
-    elapsedMs: Math.round(performance.now() - t0),
+    elapsedMs: Math.round(monotonicMs() - t0),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monotonicMs } from "../util/clock.js";
 import { fromFsError, LsmscopeError } from "../util/errors.js";
 import { discoverStores, whyNoStore } from "./discover.js";
 import type { DatadirModel, Finding, InspectOptions, InstanceModel } from "./model.js";
@@ -16,7 +16,7 @@ import { besuClient, settleDatadirClient } from "./recognise.js";
 
 /** Build the model of every store found in `dir` (the directory itself or below it). */
 export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Promise<DatadirModel> {
-  const t0 = performance.now();
+  const t0 = monotonicMs();
   const root = isAbsolute(dir) ? dir : resolve(dir);
   let st;
   try {
@@ -58,7 +58,7 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
       instances,
       findings: all,
       complete,
-      elapsedMs: Math.round(performance.now() - t0),
+      elapsedMs: Math.round(monotonicMs() - t0),
     };
   };
   if (opts.onOutline) {

@@ -15,13 +15,14 @@
 import { createRequire } from "node:module";
 import { crc32c, maskCrc32c } from "../base/crc.js";
 import { ChecksumType } from "../base/checksum_type.js";
+import { napiRsBinding } from "../util/napi_rs.js";
 import type { IHasher } from "hash-wasm";
 
 // xxHash loads on the first xxHash-checksummed block (crc32c is the default of every format up to
 // 5 and of LevelDB): ~7 ms less start-up per thread on most stores.
 const require = createRequire(import.meta.url);
 let xxhash: typeof import("@node-rs/xxhash") | undefined;
-const xx = () => (xxhash ??= require("@node-rs/xxhash") as typeof import("@node-rs/xxhash"));
+const xx = () => (xxhash ??= napiRsBinding<typeof import("@node-rs/xxhash")>("@node-rs/xxhash"));
 
 /**
  * XXH3 through hash-wasm's WebAssembly build, once this thread has loaded it (prepareChecksums()):

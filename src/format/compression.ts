@@ -24,6 +24,7 @@ import type { uncompressSync as SnappyUncompressSync } from "snappy";
 import type { Decompressor } from "zstd-napi";
 import { CompressionType, compressionName } from "../base/compression_type.js";
 import { LIMITS } from "../util/limits.js";
+import { napiRsBinding } from "../util/napi_rs.js";
 
 // The native codecs load on the first block that needs them, not with this module: loading all three
 // cost ~25 ms per thread (every worker, every CLI run), and most stores use one codec or none.
@@ -32,13 +33,16 @@ let lz4Fn: typeof Lz4UncompressSync | undefined;
 let snappyFn: typeof SnappyUncompressSync | undefined;
 let ZstdDecompressor: typeof Decompressor | undefined;
 function lz4(): typeof Lz4UncompressSync {
-  return (lz4Fn ??= (require("lz4-napi") as typeof import("lz4-napi")).uncompressSync);
+  return (lz4Fn ??= napiRsBinding<typeof import("lz4-napi")>(
+    "lz4-napi",
+    "@antoniomuso/lz4-napi",
+  ).uncompressSync);
 }
 // node:zlib too (it loads node's stream modules): only zlib blocks need it
 let zlib: typeof import("node:zlib") | undefined;
 const inflate = () => (zlib ??= require("node:zlib") as typeof import("node:zlib"));
 function snappy(): typeof SnappyUncompressSync {
-  return (snappyFn ??= (require("snappy") as typeof import("snappy")).uncompressSync);
+  return (snappyFn ??= napiRsBinding<typeof import("snappy")>("snappy", "@napi-rs/snappy").uncompressSync);
 }
 
 /** Spare bytes kept in front of every block buffer so the LZ4 size prefix can be rewritten in place. */

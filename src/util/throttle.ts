@@ -6,6 +6,8 @@
  * threads gives each its share of the rate. Reads RocksDB makes itself (the engine path) are not
  * limited.
  */
+import { monotonicMs } from "./clock.js";
+
 const ENV = "LSMSCOPE_MAX_READ_BYTES_PER_SEC";
 
 /** At most this much unused allowance is carried over after a pause, so a pause does not buy a burst. */
@@ -18,7 +20,7 @@ export class ReadThrottle {
 
   constructor(
     readonly bytesPerSecond: number,
-    private readonly now: () => number = () => performance.now(),
+    private readonly now: () => number = monotonicMs,
     private readonly sleep: (ms: number) => void = sleepSync,
   ) {}
 

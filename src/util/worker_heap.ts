@@ -10,8 +10,13 @@
  * factor also put back before this thread scans (sizes/pool.ts), 204-209 MiB, for the same CPU (and
  * on a 520 MiB store 162 -> 144 MiB, same time).
  */
+import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";
-import { Worker, type WorkerOptions } from "node:worker_threads";
+import type { Worker, WorkerOptions } from "node:worker_threads";
+
+// node:worker_threads loaded when a worker first starts: required at start-up it loaded six of Node's
+// internal modules (~1-3 ms) into every run, most of which start no worker
+const require = createRequire(import.meta.url);
 
 /**
  * A worker's young generation (resourceLimits.maxYoungGenerationSizeMb): V8 counts three semi-spaces'
@@ -42,7 +47,8 @@ export function restoreYoungGenerationGrowth(): void {
  * call restoreYoungGenerationGrowth() before such work too.
  */
 export function startWorker(script: string | URL, options: WorkerOptions): Worker {
-  const worker = new Worker(script, options);
+  const threads = require("node:worker_threads") as typeof import("node:worker_threads");
+  const worker = new threads.Worker(script, options);
   worker.once("online", restoreYoungGenerationGrowth);
   return worker;
 }
