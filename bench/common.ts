@@ -60,6 +60,27 @@ export function printLoadAverage(figures = "wall-clock ratios"): void {
 /** An lsmscope command line, as `measure` takes it. */
 export const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
 
+/**
+ * `lsmscope ARGS` as Node could be started for it, beside a bench's rows (README, Performance: where a
+ * run of `inspect` goes): with one V8 background thread instead of four
+ * (`--v8-pool-size=1`, a Node option, read before any script runs: on two cores the four threads'
+ * optimising compiles take turns with the main thread), and, when the environment sets it, without
+ * NODE_EXTRA_CA_CERTS (Node parses that certificate bundle at start-up, before any of lsmscope's code;
+ * lsmscope opens no TLS connection).
+ */
+export function startupVariants(args: string[]): [string, [string, string[]]][] {
+  const [node, rest] = lsm(args);
+  const out: [string, [string, string[]]][] = [
+    [`${args[0]}, node --v8-pool-size=1`, [node, ["--v8-pool-size=1", ...rest]]],
+  ];
+  if (process.env.NODE_EXTRA_CA_CERTS)
+    out.push([
+      `${args[0]}, NODE_EXTRA_CA_CERTS unset (set here: ${process.env.NODE_EXTRA_CA_CERTS})`,
+      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, ...rest]],
+    ]);
+  return out;
+}
+
 /** Two commands measured in paired rounds: the medians of each, and the median of the rounds' ratios. */
 export interface Paired {
   a: Measure;

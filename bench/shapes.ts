@@ -37,6 +37,7 @@ import {
   type Paired,
   type Measure,
   printLoadAverage,
+  startupVariants,
 } from "./common.js";
 import { tuiFirstScreenRow } from "./tui.js";
 
@@ -57,27 +58,6 @@ function row(label: string, p: Paired, aName: string, target: string): void {
   console.log(`    ${aName.padEnd(12)} ${fmt(p.a)}`);
   console.log(`    ${"lsmscope".padEnd(12)} ${fmt(p.b)}`);
   console.log(`    ratio ${aName}/lsmscope (paired median): ${p.ratio.toFixed(2)}x  (${target})`);
-}
-
-/**
- * `lsmscope ARGS` as Node could be started for it, beside the rows above (README, Performance: where a
- * run of `inspect` on thousands of tiny tables goes): with one V8 background thread instead of four
- * (`--v8-pool-size=1`, a Node option, read before any script runs: on two cores the four threads'
- * optimising compiles take turns with the main thread), and, when the environment sets it, without
- * NODE_EXTRA_CA_CERTS (Node parses that certificate bundle at start-up, before any of lsmscope's code;
- * lsmscope opens no TLS connection).
- */
-function startupVariants(args: string[]): [string, [string, string[]]][] {
-  const [node, rest] = lsm(args);
-  const out: [string, [string, string[]]][] = [
-    [`${args[0]}, node --v8-pool-size=1`, [node, ["--v8-pool-size=1", ...rest]]],
-  ];
-  if (process.env.NODE_EXTRA_CA_CERTS)
-    out.push([
-      `${args[0]}, NODE_EXTRA_CA_CERTS unset (set here: ${process.env.NODE_EXTRA_CA_CERTS})`,
-      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, ...rest]],
-    ]);
-  return out;
 }
 
 /** An L0 pile-up written before (LSMSCOPE_BENCH_L0_DIR), used as it is. */
