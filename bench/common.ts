@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -57,26 +57,35 @@ export function printLoadAverage(figures = "wall-clock ratios"): void {
   console.log(`  load average during the run: ${load} (${figures} need an otherwise idle machine)`);
 }
 
-/** An lsmscope command line, as `measure` takes it. */
-export const lsm = (args: string[]): [string, string[]] => [process.execPath, [bin, ...args]];
+/**
+ * An lsmscope command line, as `measure` takes it: the program run as a user runs it (npm's `lsmscope`
+ * is a link to bin/lsmscope.js), through its #! line, which starts Node without NODE_EXTRA_CA_CERTS.
+ * That line starts the `node` on PATH, so PATH leads with the Node running the bench.
+ */
+export const lsm = (args: string[]): [string, string[]] => [bin, args];
+process.env.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
 
 /**
  * `lsmscope ARGS` as Node could be started for it, beside a bench's rows (README, Performance: where a
  * run of `inspect` goes): with one V8 background thread instead of four
  * (`--v8-pool-size=1`, a Node option, read before any script runs: on two cores the four threads'
- * optimising compiles take turns with the main thread), and, when the environment sets it, without
- * NODE_EXTRA_CA_CERTS (Node parses that certificate bundle at start-up, before any of lsmscope's code;
- * lsmscope opens no TLS connection).
+ * optimising compiles take turns with the main thread; NODE_EXTRA_CA_CERTS unset as the #! line
+ * does), and, when the environment sets NODE_EXTRA_CA_CERTS, `node bin/lsmscope.js`, which keeps it
+ * (Node parses that certificate bundle at start-up, before any of lsmscope's code; lsmscope opens no
+ * TLS connection).
  */
 export function startupVariants(args: string[]): [string, [string, string[]]][] {
-  const [node, rest] = lsm(args);
+  const node = process.execPath;
   const out: [string, [string, string[]]][] = [
-    [`${args[0]}, node --v8-pool-size=1`, [node, ["--v8-pool-size=1", ...rest]]],
+    [
+      `${args[0]}, node --v8-pool-size=1`,
+      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, "--v8-pool-size=1", bin, ...args]],
+    ],
   ];
   if (process.env.NODE_EXTRA_CA_CERTS)
     out.push([
-      `${args[0]}, NODE_EXTRA_CA_CERTS unset (set here: ${process.env.NODE_EXTRA_CA_CERTS})`,
-      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, ...rest]],
+      `${args[0]}, node bin/lsmscope.js: NODE_EXTRA_CA_CERTS kept (${process.env.NODE_EXTRA_CA_CERTS})`,
+      [node, [bin, ...args]],
     ]);
   return out;
 }

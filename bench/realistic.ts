@@ -1,7 +1,7 @@
 /**
  * Realistic tables, against RocksDB's own tools in the same run, as whole processes (paired rounds,
  * see shapes.ts):
- *  - `inspect` and `inspect --deep --json` vs `sst_dump --show_properties` on tables of 4-64 MiB (LZ4,
+ *  - `inspect` (default and --deep, text and --json) vs `sst_dump --show_properties` on tables of 4-64 MiB (LZ4,
  *    32 KiB blocks, bloom 10): db_bench fillrandom with 64 MiB memtables and 32 MiB target files, auto
  *    compaction on, so the tables are flushed and compacted ones as on a node (target >= 3x), and
  *    `check` vs `inspect` on the same store (target <= 2x). Ten tables (the default 6 M writes) measure
@@ -19,7 +19,8 @@
  * Env: LSMSCOPE_BENCH_REALISTIC (1 to run), LSMSCOPE_BENCH_REALISTIC_NUM (writes of the realistic store,
  * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_REALISTIC_MANY_NUM (writes of the store of many tables,
  * default 60,000,000: ~3.8 GiB; 0: no such row), LSMSCOPE_BENCH_REALISTIC_MANY_DIR (that store written
- * before, read only), LSMSCOPE_BENCH_RUNS (rounds, default 3).
+ * before, read only), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD and
+ * LSMSCOPE_BENCH_COLD_RUNS (cold rows on both stores: cold.ts).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -36,6 +37,7 @@ import {
   printLoadAverage,
   startupVariants,
 } from "./common.js";
+import { COLD, coldRows } from "./cold.js";
 
 const ON = process.env.LSMSCOPE_BENCH_REALISTIC === "1";
 const NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_NUM ?? 6_000_000);
@@ -81,7 +83,12 @@ function realisticTables(root: string): void {
   const dir = join(root, "realistic");
   const t0 = Date.now();
   dbBench(["--benchmarks=fillrandom", `--db=${dir}`, `--num=${NUM}`, ...REALISTIC]);
-  realisticRows(dir, `db_bench fillrandom, written in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  realisticRows(
+    dir,
+    `db_bench fillrandom, written in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+    false,
+    root,
+  );
 }
 
 /** The same rows on a store of ~145 realistic tables (fillseq), or the one given. */
@@ -93,10 +100,10 @@ function manyRealisticTables(root: string): void {
   const how = MANY_DIR
     ? `given (${MANY_DIR})`
     : `db_bench fillseq, written in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
-  realisticRows(dir, how);
+  realisticRows(dir, how, MANY_DIR !== undefined, root);
 }
 
-function realisticRows(dir: string, how: string): void {
+function realisticRows(dir: string, how: string, given: boolean, root: string): void {
   const t = tables(dir);
   console.log(
     `realistic tables: ${t.count} tables of ${t.minMiB.toFixed(1)}-${t.maxMiB.toFixed(1)} MiB (${t.totalMB.toFixed(0)} MB; LZ4, 32 KiB blocks, bloom 10), ${how}; ${RUNS} paired rounds, page cache warm`,
@@ -104,11 +111,8 @@ function realisticRows(dir: string, how: string): void {
   const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
   measure(...props); // warm both alike
   row("inspect vs sst_dump --show_properties", paired(props, lsm(["inspect", dir]), RUNS), "target >= 3x");
-  row(
-    "inspect --deep --json vs sst_dump --show_properties",
-    paired(props, lsm(["inspect", "--deep", "--json", dir]), RUNS),
-    "target >= 3x",
-  );
+  for (const args of [["--json"], ["--deep"], ["--deep", "--json"]])
+    row(`inspect ${args.join(" ")}`, paired(props, lsm(["inspect", ...args, dir]), RUNS), "target >= 3x");
   // on a few tables Node's own start is most of the run: how it moves it
   for (const [label, cmd] of startupVariants(["inspect", dir]))
     row(label, paired(props, cmd, RUNS), "for reference: not how the CLI runs");
@@ -118,6 +122,7 @@ function realisticRows(dir: string, how: string): void {
   console.log(`    check        ${fmt(chk.b)}`);
   console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
   overlayCost(dir);
+  if (COLD) coldRows(dir, given, root, COLD, (label, p) => row(label, p, "target >= 1.5x"));
 }
 
 /** What check's placement overlay read on `dir` (its evidence): how it sampled and the blocks it read. */

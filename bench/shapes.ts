@@ -19,10 +19,10 @@
  * 33000; 0: no blob row), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold
  * rows, each file of a copy of the store evicted with posix_fadvise, python3; "drop": the whole page
  * cache dropped instead, as root, which slows every other process on the machine),
- * LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 3).
+ * LSMSCOPE_BENCH_COLD_RUNS (their rounds, default 3): cold.ts.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +39,7 @@ import {
   printLoadAverage,
   startupVariants,
 } from "./common.js";
+import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
@@ -49,9 +50,6 @@ const ENTRIES_PER_L0_TABLE = 1290;
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
 const FD_LIMIT = 1024;
-/** Cold rows: LSMSCOPE_BENCH_COLD=1 (the store's pages evicted) or "drop" (the page cache dropped, root). */
-const COLD = process.env.LSMSCOPE_BENCH_COLD;
-const COLD_RUNS = Number(process.env.LSMSCOPE_BENCH_COLD_RUNS ?? 3);
 
 function row(label: string, p: Paired, aName: string, target: string): void {
   console.log(`  ${label}`);
@@ -90,7 +88,10 @@ async function l0Pileup(root: string): Promise<void> {
     );
   for (const [label, cmd] of startupVariants(["inspect", dir]))
     row(label, paired(props, cmd, RUNS), "sst_dump", "for reference: not how the CLI runs");
-  if (COLD === "1" || COLD === "drop") coldRows(dir, root, COLD);
+  if (COLD)
+    coldRows(dir, L0_DIR !== undefined, root, COLD, (label, p) =>
+      row(label, p, "sst_dump", "target >= 1.5x"),
+    );
   await tuiFirstScreenRow(dir, tables);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
   console.log(`  check vs inspect`);
@@ -136,65 +137,12 @@ async function l0Pileup(root: string): Promise<void> {
  * the threads it chose (its JSON's workers).
  */
 function fullScanOf(dir: string): { entries: number; threads: number } {
-  const r = spawnSync(process.execPath, [bin, "sizes", "--full", "--json", dir], {
+  const r = spawnSync(...lsm(["sizes", "--full", "--json", dir]), {
     encoding: "utf8",
     maxBuffer: 64 << 20,
   });
   const report = JSON.parse(r.stdout) as { workers: number; columnFamilies: { entriesRead: number }[] };
   return { entries: report.columnFamilies.reduce((n, c) => n + c.entriesRead, 0), threads: report.workers };
-}
-
-/** Drop the page cache (root only): every file read next comes from the disk. */
-function dropCaches(): void {
-  spawnSync("sync");
-  writeFileSync("/proc/sys/vm/drop_caches", "3");
-}
-
-/**
- * Evict every file of `dir` from the page cache (fsync, then posix_fadvise DONTNEED: pages still dirty
- * are not dropped), as a datadir no process has read since boot would be, without touching any other
- * process's pages. Node has no fadvise: python3 does it. Directory entries and inodes stay cached.
- */
-function evictStore(dir: string): void {
-  const py = `import os, sys
-for root, _, files in os.walk(sys.argv[1]):
-    for f in files:
-        fd = os.open(os.path.join(root, f), os.O_RDONLY)
-        os.fsync(fd)
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        os.close(fd)`;
-  const r = spawnSync("python3", ["-c", py, dir], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`evicting ${dir} failed: ${r.stderr || r.error?.message}`);
-}
-
-/**
- * inspect and inspect --deep --json vs sst_dump --show_properties, cold before every run of each:
- * "1", a copy of the store (the given L0 pile-up is shared and read-only) with its files evicted from
- * the page cache; "drop", the whole page cache dropped (root only; slows every other process on the
- * machine, and Node's and the CLI's own files are read from the disk too).
- */
-export function coldRows(dir: string, root: string, how: "1" | "drop"): void {
-  let store = dir;
-  if (how === "1" && L0_DIR) {
-    store = join(root, "l0-cold");
-    spawnSync("cp", ["-r", dir, store]);
-  }
-  const evict = how === "1" ? () => evictStore(store) : dropCaches;
-  const cold = (c: [string, string[]]): Measure => {
-    evict();
-    return measure(...c);
-  };
-  const what =
-    how === "1"
-      ? "the store's pages evicted (posix_fadvise) before each run; programs and inodes stay cached"
-      : "page cache dropped before each run";
-  const props: [string, string[]] = ["sst_dump", [`--file=${store}`, "--show_properties"]];
-  for (const [label, args] of [
-    [`inspect, ${what}`, ["inspect", store]],
-    ["inspect --deep --json, the same", ["inspect", "--deep", "--json", store]],
-  ] as const) {
-    row(label, paired(props, lsm([...args]), COLD_RUNS, cold), "sst_dump", "target >= 1.5x");
-  }
 }
 
 function blobFiles(root: string): void {
@@ -224,7 +172,7 @@ function blobFiles(root: string): void {
   ];
   spawnSync("cp", ["-r", dir, copy]);
   for (const c of cmds) {
-    const quoted = [process.execPath, bin, ...c].map((a) => `'${a}'`).join(" ");
+    const quoted = [bin, ...c].map((a) => `'${a}'`).join(" ");
     const t = process.hrtime.bigint();
     const r = spawnSync("bash", ["-c", `ulimit -n ${FD_LIMIT} && exec ${quoted}`], {
       encoding: "utf8",

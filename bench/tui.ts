@@ -32,7 +32,7 @@ async function tuiTimes(dir: string): Promise<TuiTimes> {
   const tmux = (...args: string[]) => spawnSync("tmux", ["-L", server, ...args], { encoding: "utf8" });
   const t0 = process.hrtime.bigint();
   const since = () => Number(process.hrtime.bigint() - t0) / 1e9;
-  const cmd = `'${process.execPath}' '${bin}' '${dir}'; sleep 60`;
+  const cmd = `'${bin}' '${dir}'; sleep 60`;
   const r = tmux("new-session", "-d", "-s", "bench", "-x", "100", "-y", "30", cmd);
   if (r.status !== 0) throw new Error(`tmux new-session failed: ${r.stderr}`);
   try {

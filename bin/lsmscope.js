@@ -1,5 +1,13 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" //; unset NODE_EXTRA_CA_CERTS; exec node "$0" "$@"
 // Thin launcher: the CLI lives in the compiled library, bundled with a code cache (load_cli.js).
+//
+// Run as a program (npm's `lsmscope`, ./bin/lsmscope.js), this file is first a shell script: line 2
+// starts Node on this same file without NODE_EXTRA_CA_CERTS. Node parses that certificate bundle as it
+// starts, before any script can unset it (~35 ms of a ~0.1 s `inspect` on a machine whose bundle is
+// the system's; README, Performance: Start-up), and lsmscope opens no TLS connection. To Node, line 2
+// is a string and a comment. `node bin/lsmscope.js` skips line 2 and keeps the environment as it is.
+// /bin/sh rather than `env -S -u`: BusyBox's env has no -S.
 "use strict";
 const { loadCli } = require("./load_cli.js");
 

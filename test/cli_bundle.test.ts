@@ -127,6 +127,24 @@ describe("CLI bundle", () => {
       expect(files.filter((f) => /@node-rs\/(crc32|xxhash)\/index\.js$/.test(f))).toEqual([]);
   });
 
+  it("run as a program, starts Node without NODE_EXTRA_CA_CERTS (its #! line is a shell's)", () => {
+    // Node warns as it starts when the bundle cannot be read, before any script could unset the
+    // variable: so the warning tells whether Node was started with it. `node bin/lsmscope.js` (the
+    // control) keeps the environment and must warn, else the check below proves nothing.
+    const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: "/nonexistent/extra-certs.pem" };
+    const direct = spawnSync(cli, ["--version"], { encoding: "utf8", env });
+    const control = spawnSync(process.execPath, [cli, "--version"], { encoding: "utf8", env });
+    expect(control.stderr).toContain("extra certs");
+    expect(direct.status, direct.stderr).toBe(0);
+    expect(direct.stdout).toBe(control.stdout);
+    expect(direct.stderr).toBe("");
+    // arguments reach the CLI as given, spaces and all
+    const spaced = spawnSync(cli, ["inspect", "/nonexistent/a b"], { encoding: "utf8", env });
+    expect(spaced.status).toBe(2);
+    expect(spaced.stderr).toContain("/nonexistent/a b");
+  });
+
   it("finds yargs' help caching to skip (its text is rendered as every command starts)", () => {
     expect(skipHelpCache(yargs([]))).toBe(true);
   });
