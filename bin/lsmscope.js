@@ -6,7 +6,7 @@
 // starts Node on this same file without NODE_EXTRA_CA_CERTS. Node parses that certificate bundle as it
 // starts, before any script can unset it (~35 ms of a ~0.1 s `inspect` on a machine whose bundle is
 // the system's; README, Performance: Start-up), and lsmscope opens no TLS connection. To Node, line 2
-// is a string and a comment. `node bin/lsmscope.js` skips line 2 and keeps the environment as it is.
+// is a string and a comment, so `node bin/lsmscope.js` runs it as a no-op and keeps the environment.
 // /bin/sh rather than `env -S -u`: BusyBox's env has no -S.
 "use strict";
 const { loadCli } = require("./load_cli.js");
