@@ -159,11 +159,13 @@ describe("corrupt blocks (4 bytes flipped every 4 KiB of the largest table, foot
   });
 
   it.skipIf(!engine.engineAvailable())(
-    "compact --yes: refused by the pre-flight with exit 2, not one byte written",
+    "compact --yes: refused by the plan or the pre-flight with exit 2, not one byte written",
     () => {
       const before = snapshotTree(d);
       const r = lsm(["compact", d, "--yes"]);
-      expectOneLine(r, 2, d, /refused by the pre-flight \(nothing written\): .*checksum mismatch/);
+      // the pre-flight refuses over a damaged data block; where db_bench's layout puts the table's
+      // properties block under one of the flips, the plan (which reads them) refuses first
+      expectOneLine(r, 2, d, /refused( by the pre-flight \(nothing written\))?: .*checksum mismatch/);
       expect(snapshotTree(d)).toEqual(before);
     },
   );
