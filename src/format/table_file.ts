@@ -263,9 +263,14 @@ export class TableFile {
     let done = 0;
     try {
       while (done <= len) {
-        const n = readSync(this.descriptor(), buf, done, len + 1 - done, start + done);
+        const want = len + 1 - done;
+        const n = readSync(this.descriptor(), buf, done, want, start + done);
         if (n <= 0) break;
         done += n;
+        // a read of a regular file ends short only at the file's end (Linux reads on until the count
+        // or the end): that is the answer, without a second call to read 0 bytes there (~2 µs per
+        // table, one pread in three on an L0 pile-up)
+        if (n < want) break;
       }
     } catch {
       return false;
