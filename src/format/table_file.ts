@@ -260,18 +260,12 @@ export class TableFile {
   private tailAtExpectedEnd(buf: Buffer, len: number): boolean {
     if (this.closed) throw new Error(`table ${this.path} is closed`);
     const start = this.size - len;
-    let done = 0;
+    let done: number;
     try {
-      while (done <= len) {
-        const want = len + 1 - done;
-        const n = readSync(this.descriptor(), buf, done, want, start + done);
-        if (n <= 0) break;
-        done += n;
-        // a read of a regular file ends short only at the file's end (Linux reads on until the count
-        // or the end): that is the answer, without a second call to read 0 bytes there (~2 µs per
-        // table, one pread in three on an L0 pile-up)
-        if (n < want) break;
-      }
+      // one call: a read of a regular file ends short only at the file's end (Linux reads on until
+      // the count or the end), so `len` bytes of `len + 1` asked say the file ends there, without a
+      // second call to read 0 bytes (~2 µs per table, one pread in three on an L0 pile-up)
+      done = readSync(this.descriptor(), buf, 0, len + 1, start);
     } catch {
       return false;
     }
