@@ -221,7 +221,9 @@ export function forDrawnBlocks(
         // second stage's draws)
         if (!x.handles) {
           const hs: number[] = [];
-          t.forEachIndexHandle((offset, size) => hs.push(offset, size));
+          t.forEachIndexHandle((offset, size) => {
+            hs.push(offset, size);
+          });
           x.handles = hs;
         }
         const handles: { offset: number; size: number; times: number }[] = [];

@@ -86,28 +86,37 @@ export function mergeLookups(
   const { bytes, start } = keys;
   const cmp = (i: number, b: Buffer, len: number) =>
     compareBytes(bytes, start[idx[i]!]!, start[idx[i]! + 1]!, b, len);
-  for (const ie of t.iterateIndex({ from: keyAt(keys, idx[0]!) })) {
-    if (blocks >= maxBlocks) return { reached: j, blocks };
-    // each block is done with before the next is read: one read buffer serves the pass
-    const c = t.readDataBlock(ie.handle, { reuse: true }).cursor();
-    blocks++;
-    while (c.next()) {
-      const userLength = c.keyLength - 8;
-      if (userLength < 0) continue;
-      // keys below this entry's user key are not in the table
-      let d = 0;
-      while (j < n && (d = cmp(j, c.key, userLength)) < 0) j++;
-      if (j >= n) return { reached: n, blocks };
-      // the first entry of a user key is its newest version in the table (internal key order)
-      while (d === 0) {
-        hits[j] = { seqno: c.seqno, bytes: c.keyLength + c.valueLength };
-        if (++j >= n) return { reached: n, blocks };
-        d = cmp(j, c.key, userLength);
+  // where the block budget stopped the pass (-1: it did not)
+  let stoppedAt = -1;
+  t.forEachIndexEntry(
+    (ie) => {
+      if (blocks >= maxBlocks) {
+        stoppedAt = j;
+        return false;
       }
-    }
-  }
-  // past the table's last block: no key left is in it
-  return { reached: n, blocks };
+      // each block is done with before the next is read: one read buffer serves the pass
+      const c = t.readDataBlock(ie.handle, { reuse: true }).cursor();
+      blocks++;
+      while (c.next()) {
+        const userLength = c.keyLength - 8;
+        if (userLength < 0) continue;
+        // keys below this entry's user key are not in the table
+        let d = 0;
+        while (j < n && (d = cmp(j, c.key, userLength)) < 0) j++;
+        if (j >= n) return false;
+        // the first entry of a user key is its newest version in the table (internal key order)
+        while (d === 0) {
+          hits[j] = { seqno: c.seqno, bytes: c.keyLength + c.valueLength };
+          if (++j >= n) return false;
+          d = cmp(j, c.key, userLength);
+        }
+      }
+      return true;
+    },
+    { from: keyAt(keys, idx[0]!) },
+  );
+  // every key reached, or past the table's last block: no key left is in it
+  return { reached: stoppedAt >= 0 ? stoppedAt : n, blocks };
 }
 
 /**

@@ -106,11 +106,14 @@ export function packIndex(
   until?: Uint8Array,
 ): PackedIndex {
   const idx = new PackedIndex();
-  for (const { cursor: c } of index.walk(from)) {
-    idx.pushHandle(c.key, internal ? c.keyLength - 8 : c.keyLength, c.handleOffset, c.handleSize);
-    // a separator is ≥ every key of its block and below every key of the next
-    if (until !== undefined && idx.compare(idx.count - 1, until) >= 0) break;
-  }
+  index.walk(
+    ({ cursor: c }) => {
+      idx.pushHandle(c.key, internal ? c.keyLength - 8 : c.keyLength, c.handleOffset, c.handleSize);
+      // a separator is ≥ every key of its block and below every key of the next
+      return until === undefined || idx.compare(idx.count - 1, until) < 0;
+    },
+    { from },
+  );
   idx.finish();
   return idx;
 }

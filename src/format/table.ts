@@ -434,10 +434,12 @@ export class SstTable {
 
   /** Compression of the first data block (LevelDB tables have no properties). */
   private firstBlockCompression(): string {
-    for (const { cursor } of this.index.walk()) {
-      return compressionName(this.file.read(cursor.handleOffset + cursor.handleSize, 1)[0]!);
-    }
-    return "NoCompression";
+    let name = "NoCompression";
+    this.index.walk(({ cursor }) => {
+      name = compressionName(this.file.read(cursor.handleOffset + cursor.handleSize, 1)[0]!);
+      return false;
+    });
+    return name;
   }
 
   /**
@@ -449,10 +451,10 @@ export class SstTable {
     const before = this.file.readAheadBytes;
     if (before === 0) this.file.readAhead(256 * 1024);
     try {
-      for (const { cursor } of this.index.walk()) {
+      this.index.walk(({ cursor }) => {
         const t = this.file.read(cursor.handleOffset + cursor.handleSize, 1)[0]!;
         counts.set(t, (counts.get(t) ?? 0) + 1);
-      }
+      });
     } finally {
       this.file.readAhead(before);
     }
@@ -472,16 +474,29 @@ export class SstTable {
   // ---------------------------------------------------------------- index
 
   /**
-   * Every data block handle with its separator key, in key order (reads index partitions as it goes).
-   * With `from`, starts at the first block that can hold a user key ≥ `from` (IndexReader.walk).
+   * `visit` every data block handle with a copy of its separator key, in key order (reads index
+   * partitions as it goes), until it returns false. With `from`, starts at the first block that can
+   * hold a user key ≥ `from` (IndexReader.walk).
    */
-  *iterateIndex(opts: { from?: Uint8Array } = {}): Generator<IndexEntry> {
+  forEachIndexEntry(visit: (e: IndexEntry) => boolean | void, opts: { from?: Uint8Array } = {}): void {
     const isInternal = !this.indexKeyIsUserKey;
-    for (const { cursor, partition } of this.index.walk(this.seekKey(opts.from))) {
-      const e = indexEntry(cursor, isInternal);
-      if (partition) e.partition = partition;
-      yield e;
-    }
+    this.index.walk(
+      ({ cursor, partition }) => {
+        const e = indexEntry(cursor, isInternal);
+        if (partition) e.partition = partition;
+        return visit(e);
+      },
+      { from: this.seekKey(opts.from) },
+    );
+  }
+
+  /** forEachIndexEntry's entries in an array (every one held at once: for a table's listing, tests). */
+  indexEntries(opts: { from?: Uint8Array } = {}): IndexEntry[] {
+    const out: IndexEntry[] = [];
+    this.forEachIndexEntry((e) => {
+      out.push(e);
+    }, opts);
+    return out;
   }
 
   /** `from` as a Buffer to seek the index with (a comparator other than bytewise is refused). */
@@ -496,12 +511,12 @@ export class SstTable {
   }
 
   /**
-   * The walk of iterateIndex() (same blocks read, same checks and errors) for callers that need only the
+   * The walk of forEachIndexEntry() (same blocks read, same checks and errors) for callers that need only the
    * data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
    * the index partition of a two-level index (-1 otherwise). `separator[0, separatorLength)` is the
    * stored separator key (internal unless index_key_is_user_key), valid during the call only.
    * `pin` false: for a table closed after this walk, index blocks in the prefetched tail are read in
-   * place and not kept (IndexReader.walk).
+   * place and not kept (IndexReader.walk). The walk stops where `visit` returns false.
    */
   forEachIndexHandle(
     visit: (
@@ -510,11 +525,14 @@ export class SstTable {
       partitionOffset: number,
       separator: Buffer,
       separatorLength: number,
-    ) => void,
+    ) => boolean | void,
     pin = true,
   ): void {
-    for (const { cursor: c, partition } of this.index.walk(undefined, pin))
-      visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength);
+    this.index.walk(
+      ({ cursor: c, partition }) =>
+        visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength),
+      { pin },
+    );
   }
 
   // ---------------------------------------------------------------- data

@@ -94,10 +94,10 @@ export function scanTable(
   let stopped = false;
   const range = opts.blocks;
   let blockNo = -1;
-  for (const { cursor } of t.index.walk()) {
+  t.index.walk(({ cursor }) => {
     blockNo++;
-    if (range && blockNo < range.start) continue;
-    if (range && blockNo >= range.end) break;
+    if (range && blockNo < range.start) return true;
+    if (range && blockNo >= range.end) return false;
     const h = { offset: cursor.handleOffset, size: cursor.handleSize };
     const data = file.readBlock(h, BlockKind.Data, true);
     byType[file.lastBlockType]!++;
@@ -126,8 +126,8 @@ export function scanTable(
       wrapDecodeError(err, file.path, BlockKind.Data, h.offset);
     }
     if (any) s.lastKey = c.userKeyCopy();
-    if (stopped) break;
-  }
+    return !stopped;
+  });
   s.blockCompression = compressionCounts(byType);
   const rd = t.rangeDelHandle();
   if (!stopped && rd && opts.rangeDeletions !== false && !range) {

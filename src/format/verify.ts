@@ -139,7 +139,7 @@ function checksumDataBlocks(
   let blocks = 0;
   let bytes = 0;
   try {
-    for (const { cursor } of t.index.walk()) {
+    t.index.walk(({ cursor }) => {
       const h = { offset: cursor.handleOffset, size: cursor.handleSize };
       blocks++;
       try {
@@ -148,7 +148,7 @@ function checksumDataBlocks(
       } catch (err) {
         note(err, BlockKind.Data, h);
       }
-    }
+    });
   } catch (err) {
     note(err, t.indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index, t.indexHandle);
   }
@@ -172,7 +172,7 @@ function verifyDataBlocks(
   let bytes = 0;
   const h: BlockHandle = { offset: 0, size: 0 };
   try {
-    for (const { cursor } of t.index.walk()) {
+    t.index.walk(({ cursor }) => {
       h.offset = cursor.handleOffset;
       h.size = cursor.handleSize;
       blocks++;
@@ -182,7 +182,7 @@ function verifyDataBlocks(
       } catch (err) {
         note(err, BlockKind.Data, h);
         prevLength = -1; // the next block's first key has nothing known to follow
-        continue;
+        return;
       }
       bytes += h.size + BLOCK_TRAILER_SIZE; // read and checked (a failed handle's size is not)
       byType[file.lastBlockType]!++;
@@ -215,7 +215,7 @@ function verifyDataBlocks(
       } catch (err) {
         note(err, BlockKind.Data, h);
       }
-    }
+    });
   } catch (err) {
     note(err, t.indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index, t.indexHandle);
   }

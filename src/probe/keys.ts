@@ -64,12 +64,12 @@ function candidateBlocks(target: ProbeTarget, prefix: Buffer | undefined, opened
     const t = openTable(f.path);
     opened.push(t);
     let prev: Buffer | undefined;
-    for (const e of t.iterateIndex()) {
+    t.forEachIndexEntry((e) => {
       const sep = e.separatorIsInternal ? e.separator.subarray(0, e.separator.length - 8) : e.separator;
       const mayHold = !prefix || (sep.compare(prefix) >= 0 && (!succ || !prev || prev.compare(succ) < 0));
       if (mayHold) out.push({ table: t, handle: e.handle });
       prev = sep;
-    }
+    });
   }
   return out;
 }

@@ -21,7 +21,7 @@
  * prefetch at open with =true); index partitions are read at open too (RocksDB pins/prefetches them);
  * data blocks, filter partitions and blob records are read anew on every lookup.
  */
-import { SstTable, emptyLookupStats, openTable, type IndexEntry } from "../format/table.js";
+import { SstTable, emptyLookupStats, openTable } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
@@ -118,12 +118,7 @@ export class LsmReader {
     let hashIndexFiles = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
       const table = openTable(f.path, { verifyChecksums: true });
-      const index = new PackedIndex();
-      for (const e of table.iterateIndex() as Iterable<IndexEntry>) {
-        const sepLen = e.separatorIsInternal ? e.separator.length - 8 : e.separator.length;
-        index.push(e.separator, sepLen, e.handle);
-      }
-      index.finish();
+      const index = table.packedIndex();
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
       let useFilter = false;
       let prefixFilter: OpenedTable["prefixFilter"];

@@ -81,7 +81,7 @@ export function readTableDeep(path: string, expectedSize?: number): DeepTableRes
       checksumsVerified: true,
     };
     try {
-      // handles only: no separator copies (iterateIndex's walk and checks); the table is closed after,
+      // handles only: no separator copies (forEachIndexEntry's walk and checks); the table is closed after,
       // so its index blocks are read in place where they lie in the tail (not pinned)
       t.forEachIndexHandle((_offset, s, partition) => {
         blocks++;

@@ -143,18 +143,19 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
     r.blocks = [];
     let partition = -1;
     let lastPartition: number | undefined;
-    for (const e of t.iterateIndex()) {
+    const blocks = r.blocks;
+    t.forEachIndexEntry((e) => {
       if (e.partition && e.partition.offset !== lastPartition) {
         partition++;
         lastPartition = e.partition.offset;
       }
-      r.blocks.push({
+      blocks.push({
         offset: e.handle.offset,
         size: e.handle.size,
         separator: toHex(e.separator),
         ...(e.partition ? { partition } : {}),
       });
-    }
+    });
   }
   let summary: ScanSummary | undefined;
   if (opts.verify) {

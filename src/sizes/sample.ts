@@ -75,7 +75,9 @@ function blocksIn(t: SstTable): number {
   const nb = t.props.numDataBlocks;
   if (nb !== undefined) return nb;
   let n = 0;
-  for (const _ of t.iterateIndex()) n++;
+  t.forEachIndexHandle(() => {
+    n++;
+  });
   return n;
 }
 
@@ -136,15 +138,15 @@ function sampleCf(
       const t = openTable(files[fi]!, { verifyChecksums: true });
       try {
         let i = base;
-        for (const ie of t.iterateIndex()) {
-          if (ci >= chosen.length) break;
+        t.forEachIndexHandle((offset, size) => {
+          if (ci >= chosen.length) return false;
           if (i === chosen[ci]) {
-            measureBlock(out, t, ie.handle, roles, lookup);
-            progress(ie.handle.size + BLOCK_TRAILER_SIZE);
+            measureBlock(out, t, { offset, size }, roles, lookup);
+            progress(size + BLOCK_TRAILER_SIZE);
             ci++;
           }
           i++;
-        }
+        });
       } finally {
         t.close();
       }

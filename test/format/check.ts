@@ -89,7 +89,7 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
   if (b.dataEntries > 0) expect(b.lastKey?.toString("hex")).toBe(s.lastKey?.toString("hex"));
   if (t.indexType === "two-level") {
     const partitions = new Set<number>();
-    for (const e of t.iterateIndex()) partitions.add(e.partition!.offset);
+    for (const e of t.indexEntries()) partitions.add(e.partition!.offset);
     expect(partitions.size).toBe(t.properties["rocksdb.index.partitions"]);
   }
   expect(t.rangeDeletions().length).toBe(s.rangeDeletions);

@@ -44,7 +44,7 @@ beforeAll(() => {
     index: t.indexHandle,
     properties: t.meta("rocksdb.properties")!,
     filter: t.meta(t.filter.metaBlock!)!,
-    firstData: t.iterateIndex().next().value!.handle,
+    firstData: t.indexEntries()[0]!.handle,
     keys,
   };
   t.close();

@@ -75,7 +75,7 @@ describe("@nxtedition/rocksdb (RocksDB 9.7.4) tables", () => {
       checkTable(f, { formatVersion: 6, filterKind: "ribbon", noSstDump: true });
       const t = openTable(f);
       try {
-        const first = t.iterateIndex().next().value!;
+        const first = t.indexEntries()[0]!;
         expect(t.readDataBlock(first.handle).hasHashIndex).toBe(true);
       } finally {
         t.close();

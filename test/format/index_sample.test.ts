@@ -17,9 +17,9 @@ function walked(path: string): Entry[] {
   const t = openTable(path);
   try {
     const out: Entry[] = [];
-    t.forEachIndexHandle((offset, size, _p, sep, len) =>
-      out.push([offset, size, sep.toString("hex", 0, len)]),
-    );
+    t.forEachIndexHandle((offset, size, _p, sep, len) => {
+      out.push([offset, size, sep.toString("hex", 0, len)]);
+    });
     return out;
   } finally {
     t.close();

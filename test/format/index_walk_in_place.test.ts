@@ -20,9 +20,12 @@ function walk(path: string, pin: boolean): { visits: number[][]; reads: number; 
     // a LevelDB table's open walks its index already (the first data block's compression)
     t = openTable(path, { verifyChecksums: true, prefetchTail: TAIL });
     const visits: number[][] = [];
-    t.forEachIndexHandle((offset, size, partition) => visits.push([offset, size, partition]), pin);
+    const visit = (offset: number, size: number, partition: number) => {
+      visits.push([offset, size, partition]);
+    };
+    t.forEachIndexHandle(visit, pin);
     // a second walk after the in-place one: the blocks are read again, the same
-    t.forEachIndexHandle((offset, size, partition) => visits.push([offset, size, partition]), pin);
+    t.forEachIndexHandle(visit, pin);
     return { visits, reads: t.io.reads, bytes: t.io.bytes };
   } catch (e) {
     return (e as Error).message;

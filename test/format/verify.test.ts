@@ -50,9 +50,9 @@ beforeAll(() => {
     "--bloom_bits=10",
   ]) as [string];
   const t = openTable(file);
-  const it = t.iterateIndex();
-  firstBlock = it.next().value!.handle;
-  secondBlock = it.next().value!.handle;
+  const [first, second] = t.indexEntries();
+  firstBlock = first!.handle;
+  secondBlock = second!.handle;
   keyInSecond = [...t.readDataBlock(secondBlock)][1]!.userKey;
   t.close();
 });

@@ -43,7 +43,7 @@ function entriesOf(t: ReturnType<typeof openTable>, h: BlockHandle, reuse: boole
 function blocksOf(path: string): { handles: BlockHandle[]; want: Entries[] } {
   const t = openTable(path);
   try {
-    const handles = [...t.iterateIndex()].map((ie) => ie.handle);
+    const handles = t.indexEntries().map((ie) => ie.handle);
     return { handles, want: handles.map((h) => entriesOf(t, h, false)) };
   } finally {
     t.close();

@@ -436,7 +436,7 @@ describe("damage in columnar tables is located", () => {
     const src = join(COLUMNAR, "find-val-sep.v6.sst");
     const at = readFileSync(src).indexOf("aaabbbcccddd") + 3;
     const t = openTable(src);
-    const [first] = [...t.iterateIndex()];
+    const [first] = t.indexEntries();
     t.close();
     const file = editedCopy(src, "out-of-order.sst", (b) => void (b[at] = 0x7a), first!.handle);
     const r = describeTable(file, { scan: true });
@@ -462,7 +462,7 @@ describe("damage in columnar tables is located", () => {
     const u = openTable(file);
     try {
       expect(u.properties["pebble.colblk.schema"]).toBe("crdb9");
-      expect([...u.iterateIndex()].length).toBe(20);
+      expect(u.indexEntries().length).toBe(20);
       expect(u.verifyAllBlocks().blocks).toBeGreaterThan(20);
       expect(() => u.scan()).toThrow(
         /^Pebble table \(Pebble,v5\) uses the key schema "crdb9", which lsmscope does not know: its data blocks cannot be read/,
@@ -613,7 +613,7 @@ describe("a store of columnar tables through the store-level commands", () => {
         for (const { key, seqno } of entries) expect(t.get(key)).toMatchObject({ found: true, seqno });
         expect(t.get(Buffer.from("zzz-absent")).found).toBe(false);
         const from = entries[Math.floor(entries.length / 2)]!.key;
-        const firstBlock = t.iterateIndex({ from }).next().value!;
+        const firstBlock = t.indexEntries({ from })[0]!;
         expect(firstBlock.separator.compare(from)).toBeGreaterThanOrEqual(0);
       } finally {
         t.close();

@@ -18,7 +18,14 @@ import { BlockCursor } from "../block.js";
 import { BlockKind } from "../block_kind.js";
 import { blockCorruption } from "../errors.js";
 import type { BlockHandle } from "../handle.js";
-import type { IndexLayout, IndexReader, IndexStep, IndexType } from "../index_reader.js";
+import type {
+  IndexLayout,
+  IndexReader,
+  IndexStep,
+  IndexType,
+  IndexVisit,
+  WalkOptions,
+} from "../index_reader.js";
 import { countBlockRead, type LookupStats } from "../read_stats.js";
 import type { TableBlocks } from "../table_blocks.js";
 import { ColumnarBlock, type RawBytes, type Uints } from "./colblk.js";
@@ -124,14 +131,15 @@ export class ColumnarIndexReader implements IndexReader {
     return { offset: c.handleOffset, size: c.handleSize };
   }
 
-  *walk(from?: Buffer): Generator<IndexStep, void, undefined> {
+  walk(visit: IndexVisit, opts: WalkOptions = {}): void {
+    const from = opts.from;
     const top = this.loadTop();
     const topStart = from ? this.guarded(this.topKind, this.handle, () => top.seek(from)) : 0;
     if (this.type !== "two-level") {
       const step: IndexStep = { cursor: new BlockCursor({ index: true }) };
       for (let i = topStart; i < top.rows; i++) {
         this.guarded(this.topKind, this.handle, () => top.set(step.cursor, i));
-        yield step;
+        if (visit(step) === false) return;
       }
       return;
     }
@@ -153,7 +161,7 @@ export class ColumnarIndexReader implements IndexReader {
             "too many index entries",
           );
         this.guarded(BlockKind.IndexPartition, partition, () => part.set(step.cursor, i));
-        yield step;
+        if (visit(step) === false) return;
       }
     }
   }
