@@ -52,6 +52,40 @@ const lazyStringWidth = {
 };
 
 /**
+ * yargs' platform shim, as the CLI uses it:
+ * - It imports node:assert (with its error classes, ~0.7 ms of each run's start) for two checks that
+ *   hold on every run; `assert` is now required only when one fails, to throw the same error.
+ * - Its `mainFilename`, where yargs looks for a package.json to guess a version (which it does as its
+ *   factory starts, before the CLI gives its own), is the directory above `node_modules` in its path;
+ *   a bundle has none, so it fell back to the working directory and read each directory from there to
+ *   the root (`lsmscope` run from /tmp read all of /tmp's names). Now it is the bundle itself: the walk
+ *   stays in lsmscope's own directories.
+ * test/cli_bundle.test.ts checks both on the built bundle.
+ */
+const yargsShim = {
+  name: "yargs-shim",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/ }, ({ path }) => {
+      const edits = [
+        [
+          "import { notStrictEqual, strictEqual } from 'assert'",
+          "const notStrictEqual = (a, b, m) => { if (Object.is(a, b)) require('node:assert').notStrictEqual(a, b, m) };\n" +
+            "const strictEqual = (a, b, m) => { if (!Object.is(a, b)) require('node:assert').strictEqual(a, b, m) };",
+        ],
+        ["mainFilename: mainFilename || process.cwd(),", "mainFilename: fileURLToPath(import.meta.url),"],
+      ];
+      let code = readFileSync(path, "utf8");
+      for (const [from, to] of edits) {
+        // a yargs whose shim reads otherwise fails the build rather than bundling it unchanged
+        if (!code.includes(from)) throw new Error(`yargs-shim: ${path} no longer has: ${from}`);
+        code = code.replace(from, () => to);
+      }
+      return { contents: code, loader: "js" };
+    });
+  },
+};
+
+/**
  * One CommonJS file from tsc's `entry` (the CLI, a worker script), with yargs and csv-stringify inside,
  * in ASCII only: a launcher reads a file it finds ASCII as Latin-1 (bin/load_cli.js), ~2 ms sooner
  * than decoding 1.2 MB of UTF-8, and V8 gets a one-byte string. esbuild escapes the characters of
@@ -82,7 +116,10 @@ const bundleOnce = (entry, outfile, plugins) =>
   });
 
 rmSync(out, { recursive: true, force: true });
-await commonJsBundle(join(root, "dist", "src", "cli", "main.js"), join(out, "cli.cjs"), [lazyStringWidth]);
+await commonJsBundle(join(root, "dist", "src", "cli", "main.js"), join(out, "cli.cjs"), [
+  lazyStringWidth,
+  yargsShim,
+]);
 
 // The TUI, which the CLI imports as an ES module (util/es_import.ts), bundled as one of its own beside
 // tsc's src/tui/run.js (so module-relative paths name the same files): its ~100 modules, most of them

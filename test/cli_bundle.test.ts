@@ -92,11 +92,12 @@ describe("CLI bundle", () => {
     expect(bytes.toString("latin1")).toContain("/^\\u00d7\\d/");
   });
 
-  it("loads no perf_hooks, worker_threads or napi-rs loader for an inspect (Node modules it does not use)", () => {
+  it("loads no perf_hooks, worker_threads, assert or napi-rs loader for an inspect (Node modules it does not use)", () => {
     // each is a few milliseconds of a run of ~0.1 s: performance.now() loads perf_hooks and ten of its
-    // parts, worker_threads six modules, a napi-rs package's loader reads /usr/bin/ldd and throws once
-    // (util/clock.ts, util/worker_heap.ts, util/napi_rs.ts); samples/modern's tables use XXH3, its
-    // MANIFEST crc32c: both bindings load
+    // parts, worker_threads six modules, yargs' shim node:assert and its error classes (~0.7 ms), a
+    // napi-rs package's loader reads /usr/bin/ldd and throws once (util/clock.ts, util/worker_heap.ts,
+    // scripts/bundle-cli.mjs, util/napi_rs.ts); samples/modern's tables use XXH3, its MANIFEST crc32c:
+    // both bindings load
     const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
     const probe = join(mkdtempSync(join(tmpdir(), "lsmscope-modules-")), "probe.cjs");
     writeFileSync(
@@ -116,6 +117,7 @@ describe("CLI bundle", () => {
     const { builtins, files } = JSON.parse(r.output[3] as string) as { builtins: string[]; files: string[] };
     expect(builtins).not.toContain("NativeModule perf_hooks");
     expect(builtins).not.toContain("NativeModule worker_threads");
+    expect(builtins).not.toContain("NativeModule assert");
     const native = files.filter((f) => f.endsWith(".node")).map((f) => f.replace(/.*node_modules\//, ""));
     expect(native).toEqual(
       expect.arrayContaining([
@@ -143,6 +145,32 @@ describe("CLI bundle", () => {
     const spaced = spawnSync(cli, ["inspect", "/nonexistent/a b"], { encoding: "utf8", env });
     expect(spaced.status).toBe(2);
     expect(spaced.stderr).toContain("/nonexistent/a b");
+  });
+
+  it("reads nothing of the working directory's ancestry as it starts (yargs' version guess)", () => {
+    // yargs guesses a version from the first package.json found upwards of its shim's main directory,
+    // which in a bundle was the working directory: every directory from there to the root was read.
+    // A FIFO named package.json in the working directory blocks whoever reads it, so the old bundle
+    // hangs here (killed at the timeout); the bundle's shim now starts from the bundle itself.
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-cwd-"));
+    try {
+      const made = spawnSync("mkfifo", [join(dir, "package.json")]);
+      if (made.status !== 0) return; // no mkfifo here: nothing to check with
+      const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+      const r = spawnSync(process.execPath, [cli, "--version"], {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+      expect(r.error, "lsmscope --version blocked on the working directory's package.json").toBeUndefined();
+      expect(r.status).toBe(0);
+      expect(r.stdout.trim()).toBe(
+        (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+          .version,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("finds yargs' help caching to skip (its text is rendered as every command starts)", () => {
