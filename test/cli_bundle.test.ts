@@ -105,6 +105,7 @@ describe("CLI bundle", () => {
       `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
          builtins: process.moduleLoadList,
          files: Object.keys(require("node:module")._cache),
+         maps: require("node:fs").readFileSync("/proc/self/maps", "latin1"),
        })));`,
     );
     const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
@@ -114,11 +115,19 @@ describe("CLI bundle", () => {
     });
     rmSync(dirname(probe), { recursive: true, force: true });
     expect(r.status).toBe(0);
-    const { builtins, files } = JSON.parse(r.output[3] as string) as { builtins: string[]; files: string[] };
+    const { builtins, files, maps } = JSON.parse(r.output[3] as string) as {
+      builtins: string[];
+      files: string[];
+      maps: string;
+    };
     expect(builtins).not.toContain("NativeModule perf_hooks");
     expect(builtins).not.toContain("NativeModule worker_threads");
     expect(builtins).not.toContain("NativeModule assert");
-    const native = files.filter((f) => f.endsWith(".node")).map((f) => f.replace(/.*node_modules\//, ""));
+    // the bindings, as mapped: on glibc Linux they are loaded without require() (util/napi_rs.ts)
+    const mapped = maps.split("\n").map((l) => l.split(/\s+/)[5] ?? "");
+    const native = [...new Set([...files, ...mapped])]
+      .filter((f) => f.endsWith(".node"))
+      .map((f) => f.replace(/.*node_modules\//, ""));
     expect(native).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^@node-rs\/crc32-/),

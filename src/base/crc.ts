@@ -15,7 +15,7 @@ let native: typeof import("@node-rs/crc32") | undefined;
 
 /** crc32c (Castagnoli) of `data`, unmasked; callers apply `>>> 0` (the binding may return it signed). */
 export function crc32c(data: Uint8Array): number {
-  return (native ??= napiRsBinding<typeof import("@node-rs/crc32")>("@node-rs/crc32")).crc32c(data);
+  return (native ??= napiRsBinding<typeof import("@node-rs/crc32")>("@node-rs/crc32", "crc32")).crc32c(data);
 }
 
 const MASK_DELTA = 0xa282ead8;

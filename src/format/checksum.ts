@@ -22,7 +22,7 @@ import type { IHasher } from "hash-wasm";
 // 5 and of LevelDB): ~7 ms less start-up per thread on most stores.
 const require = createRequire(import.meta.url);
 let xxhash: typeof import("@node-rs/xxhash") | undefined;
-const xx = () => (xxhash ??= napiRsBinding<typeof import("@node-rs/xxhash")>("@node-rs/xxhash"));
+const xx = () => (xxhash ??= napiRsBinding<typeof import("@node-rs/xxhash")>("@node-rs/xxhash", "xxhash"));
 
 /**
  * XXH3 through hash-wasm's WebAssembly build, once this thread has loaded it (prepareChecksums()):

@@ -35,6 +35,7 @@ let ZstdDecompressor: typeof Decompressor | undefined;
 function lz4(): typeof Lz4UncompressSync {
   return (lz4Fn ??= napiRsBinding<typeof import("lz4-napi")>(
     "lz4-napi",
+    "lz4-napi",
     "@antoniomuso/lz4-napi",
   ).uncompressSync);
 }
@@ -42,7 +43,11 @@ function lz4(): typeof Lz4UncompressSync {
 let zlib: typeof import("node:zlib") | undefined;
 const inflate = () => (zlib ??= require("node:zlib") as typeof import("node:zlib"));
 function snappy(): typeof SnappyUncompressSync {
-  return (snappyFn ??= napiRsBinding<typeof import("snappy")>("snappy", "@napi-rs/snappy").uncompressSync);
+  return (snappyFn ??= napiRsBinding<typeof import("snappy")>(
+    "snappy",
+    "snappy",
+    "@napi-rs/snappy",
+  ).uncompressSync);
 }
 
 /** Spare bytes kept in front of every block buffer so the LZ4 size prefix can be rewritten in place. */
