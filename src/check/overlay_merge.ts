@@ -14,6 +14,7 @@ import type { LastDataBlock, SstTable } from "../format/table.js";
 import type { SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { fromHex } from "../util/bytes.js";
+import { lowerBound } from "../util/lower_bound.js";
 import { keyAt, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
 
 /** Fewest keys of one drawn block in one table that a merge pass looks up together. */
@@ -52,16 +53,11 @@ function compareBytes(a: Buffer, aStart: number, aEnd: number, b: Buffer, bLengt
 }
 
 /** The first key of `keys` that is ≥ `bound` (with `strict`: > `bound`). */
-function lowerBound(keys: UnitKeys, bound: Buffer, strict: boolean): number {
-  let lo = 0;
-  let hi = keys.n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const c = compareBytes(keys.bytes, keys.start[mid]!, keys.start[mid + 1]!, bound, bound.length);
-    if (c < 0 || (strict && c === 0)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+function firstKeyFrom(keys: UnitKeys, bound: Buffer, strict: boolean): number {
+  return lowerBound(keys.n, (i) => {
+    const c = compareBytes(keys.bytes, keys.start[i]!, keys.start[i + 1]!, bound, bound.length);
+    return c < 0 || (strict && c === 0);
+  });
 }
 
 /**
@@ -165,8 +161,8 @@ export function lookUpUnits(
       const [lo, hi] = b;
       // the keys within the table's range (sorted: two binary searches), not answered yet
       const idx: number[] = [];
-      const end = lowerBound(u.keys, hi, true);
-      for (let k = lowerBound(u.keys, lo, false); k < end; k++) if (older[k]! < 0) idx.push(k);
+      const end = firstKeyFrom(u.keys, hi, true);
+      for (let k = firstKeyFrom(u.keys, lo, false); k < end; k++) if (older[k]! < 0) idx.push(k);
       if (idx.length === 0) continue;
       lookUpInTable(f, u, idx, older, failed, cache, tally, skip);
     }

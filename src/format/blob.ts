@@ -23,6 +23,7 @@ import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
+import { lowerBound } from "../util/lower_bound.js";
 import { compressionName } from "../base/compression_type.js";
 import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "./compression.js";
 
@@ -341,15 +342,9 @@ export class BlobValueSizer {
     let f = this.files.get(path);
     if (!f) this.files.set(path, (f = readBlobFileLengths(path)));
     const at = bi.offset!;
-    let lo = 0;
-    let hi = f.offsets.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const o = f.offsets[mid]!;
-      if (o === at) return f.lengths[mid]!;
-      if (o < at) lo = mid + 1;
-      else hi = mid - 1;
-    }
+    const offsets = f.offsets;
+    const i = lowerBound(offsets.length, (j) => offsets[j]! < at);
+    if (offsets[i] === at) return f.lengths[i]!;
     throw new LsmscopeError(`no blob record starts its value at ${at}`, { file: path, offset: at });
   }
 

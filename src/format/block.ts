@@ -332,6 +332,8 @@ export class BlockCursor {
   seek(cmp: (key: Buffer, keyLength: number) => number): boolean {
     const b = this.block;
     if (b.numRestarts === 0) return false;
+    // RocksDB's BinarySeek, not util/lower_bound.ts: the last restart whose key is before the target
+    // (restart 0 when none is, which is never read to find out), decoded where the search looks
     let lo = 0;
     let hi = b.numRestarts - 1;
     while (lo < hi) {

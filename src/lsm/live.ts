@@ -21,6 +21,7 @@ import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
 import { loadMemLayer, type MemLayer } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
+import { lowerBound } from "../util/lower_bound.js";
 import {
   Fate,
   levelRuns,
@@ -121,14 +122,7 @@ export function openLiveSources(
 
 /** Index of the first entry whose key is ≥ `key` in key-sorted entries (binary search). */
 function firstAtOrAfter(entries: readonly { key: Buffer }[], key: Buffer): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (Buffer.compare(entries[mid]!.key, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound(entries.length, (i) => Buffer.compare(entries[i]!.key, key) < 0);
 }
 
 /** Turns merged entries into live values: blob indexes resolved, one descriptor per blob file. */

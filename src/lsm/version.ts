@@ -4,8 +4,9 @@
  *
  *  - L0 files may overlap: every one whose [smallest, largest] user-key range holds the key is searched,
  *    newest first (the order of src/base/level_order.ts, which the datadir model keeps its levels in).
- *  - Each deeper level is sorted and disjoint: at most one file, found by binary search on the
- *    smallest keys, may hold the key.
+ *  - Each deeper level is sorted and disjoint: at most one file may hold the key, found as the engines
+ *    find it (FindFile: binary search for the first file whose largest key is ≥ the key, which then
+ *    holds it if its smallest key is ≤ the key).
  *  - The key's newest version is the first file, in that order, whose table holds the key (any type:
  *    a tombstone answers "not found").
  *
@@ -15,6 +16,7 @@
  */
 import type { GetResult } from "../format/table.js";
 import { toHex } from "../util/bytes.js";
+import { lowerBound } from "../util/lower_bound.js";
 import type { TableSource } from "./table_cache.js";
 import { sortLevelFiles, type LiveFile } from "../base/level_order.js";
 
@@ -56,23 +58,17 @@ export class Version<F extends LiveFile = LiveFile> {
     return this.l0.length > 0 ? 0 : -1;
   }
 
-  /** The one file of level `level` ≥ 1 whose key range holds `hex`, if any. */
+  /**
+   * The one file of level `level` ≥ 1 whose key range holds `hex`, if any: LevelDB's FindFile (RocksDB's
+   * FindFileInRange), the first file whose largest key is ≥ `hex`, then `hex` ≥ its smallest key. On a
+   * healthy store a level's files are disjoint and any search finds the same file; on a damaged MANIFEST
+   * whose level overlaps, this is the file the engines read.
+   */
   fileFor(level: number, hex: string): F | undefined {
-    const sorted = this.levels[level];
-    if (!sorted) return undefined;
-    let lo = 0;
-    let hi = sorted.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (sorted[mid]!.smallestKey <= hex) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    if (found < 0) return undefined;
-    const f = sorted[found]!;
-    return hex <= f.largestKey ? f : undefined;
+    const files = this.levels[level];
+    if (!files) return undefined;
+    const f = files[lowerBound(files.length, (i) => files[i]!.largestKey < hex)];
+    return f && f.smallestKey <= hex ? f : undefined;
   }
 
   /**
@@ -118,14 +114,9 @@ export class Version<F extends LiveFile = LiveFile> {
         if (f !== below?.file && f.smallestKey <= hiHex && loHex <= f.largestKey) out.push(f);
     for (let lv = Math.max(1, (below?.level ?? 0) + 1); lv < this.levels.length; lv++) {
       const files = this.levels[lv]!;
-      let a = 0;
-      let b = files.length;
-      while (a < b) {
-        const mid = (a + b) >> 1;
-        if (files[mid]!.largestKey < loHex) a = mid + 1;
-        else b = mid;
-      }
-      for (let i = a; i < files.length && files[i]!.smallestKey <= hiHex; i++) out.push(files[i]!);
+      // FindFile, as fileFor: from the first file whose largest key reaches loHex
+      const first = lowerBound(files.length, (i) => files[i]!.largestKey < loHex);
+      for (let i = first; i < files.length && files[i]!.smallestKey <= hiHex; i++) out.push(files[i]!);
     }
     return out;
   }

@@ -25,6 +25,7 @@ import { SstTable, emptyLookupStats, openTable } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
+import { lowerBound } from "../util/lower_bound.js";
 import { Version } from "../lsm/version.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, type PrefixHashIndex } from "../format/hash_index.js";
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
@@ -255,14 +256,8 @@ export class LsmReader {
     for (let lv = 1; lv < this.levels.length; lv++) {
       const files = this.levels[lv];
       if (!files || files.length === 0) continue;
-      let lo = 0;
-      let hi = files.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (files[mid]!.largest.compare(key) < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      const t = files[lo];
+      // FindFileInRange: the first file whose largest key is ≥ the key (as Version.fileFor)
+      const t = files[lowerBound(files.length, (i) => files[i]!.largest.compare(key) < 0)];
       if (!t || key.compare(t.smallest) < 0) continue;
       const r = this.tableGet(t, key, tr);
       if (r !== undefined) return this.finish(tr, r, lv);
@@ -316,13 +311,8 @@ export class LsmReader {
       lo = r;
     } else {
       // index: first separator whose user key is >= key
-      lo = 0;
-      let hi = t.index.count;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (t.index.compare(mid, key) < 0) lo = mid + 1;
-        else hi = mid;
-      }
+      const index = t.index;
+      lo = lowerBound(index.count, (i) => index.compare(i, key) < 0);
     }
     if (lo >= t.index.count) return undefined;
     if (t.useFilter && t.filterBlockBased) {
@@ -381,30 +371,27 @@ function compareBlockKey(t: OpenedTable, i: number, key: Buffer): number {
 /**
  * IndexBlockIter::PrefixSeek + BinaryBlockIndexSeek (table/block_based/block.cc): the index entry a Get
  * reads, or undefined when the hash index rules the key out (no data block is read).
+ *
+ * BinaryBlockIndexSeek's loop (`left <= right`, break at `left == right`) is a lower bound over the
+ * prefix's block ids: it ends with left == right at the first id whose separator is ≥ the key, or with
+ * left > right, right = n - 1, when there is none. Written here as lowerBound, with its two endings.
  */
 function hashIndexSeek(t: OpenedTable, key: Buffer): number | undefined {
   const h = t.hashIndex!;
   const prefix = key.subarray(0, Math.min(h.prefixLength, key.length));
   const ids = h.index.blocksFor(prefix);
-  if (ids.length === 0) return undefined;
-  let left = 0;
-  let right = ids.length - 1;
-  const leftBound = 0;
-  while (left <= right) {
-    const mid = (left + right) >>> 1;
-    if (compareBlockKey(t, ids[mid]!, key) < 0) left = mid + 1;
-    else {
-      if (left === right) break;
-      right = mid;
-    }
-  }
-  if (left === right) {
-    const id = ids[left]!;
-    if (id > 0 && (left === leftBound || ids[left - 1] !== id - 1) && compareBlockKey(t, id - 1, key) > 0)
+  const n = ids.length;
+  if (n === 0) return undefined;
+  const at = lowerBound(n, (i) => compareBlockKey(t, ids[i]!, key) < 0);
+  if (at < n) {
+    // the block before, when the prefix does not list it, must not start past the key
+    const id = ids[at]!;
+    if (id > 0 && (at === 0 || ids[at - 1] !== id - 1) && compareBlockKey(t, id - 1, key) > 0)
       return undefined;
     return id;
   }
-  const rightIndex = ids[right]!;
-  if (rightIndex + 1 < t.index.count && compareBlockKey(t, rightIndex + 1, key) >= 0) return rightIndex + 1;
+  // every listed block ends before the key: the next one may hold it
+  const next = ids[n - 1]! + 1;
+  if (next < t.index.count && compareBlockKey(t, next, key) >= 0) return next;
   return undefined;
 }

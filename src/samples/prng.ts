@@ -3,6 +3,7 @@
  * Deterministic across platforms and Node versions (32-bit integer arithmetic only); never
  * Math.random.
  */
+import { lowerBound } from "../util/lower_bound.js";
 
 function splitmix32(state: { s: number }): number {
   state.s = (state.s + 0x9e3779b9) | 0;
@@ -128,13 +129,8 @@ export class Zipf {
 
   sample(rng: Prng): number {
     const u = rng.float();
-    let lo = 0;
-    let hi = this.cdf.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.cdf[mid]! < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    const cdf = this.cdf;
+    // the first rank whose cumulative share reaches u; the last rank when rounding left cdf[n-1] < u
+    return lowerBound(cdf.length - 1, (k) => cdf[k]! < u);
   }
 }

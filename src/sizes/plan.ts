@@ -11,6 +11,7 @@ import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { sampleIndexHandles } from "../format/index_reader.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
+import { lowerBound } from "../util/lower_bound.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { LsmscopeError } from "../util/errors.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
@@ -373,8 +374,9 @@ export function tasksFor(
     ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),
   ];
   const slice = (loHex?: string, hiHex?: string) => {
-    const lo = loHex === undefined ? 0 : lowerBound(mem.entries, Buffer.from(loHex, "hex"));
-    const hi = hiHex === undefined ? mem.entries.length : lowerBound(mem.entries, Buffer.from(hiHex, "hex"));
+    const lo = loHex === undefined ? 0 : firstAtOrAfter(mem.entries, Buffer.from(loHex, "hex"));
+    const hi =
+      hiHex === undefined ? mem.entries.length : firstAtOrAfter(mem.entries, Buffer.from(hiHex, "hex"));
     return mem.entries.slice(lo, hi);
   };
   const common = { runs: plan.runs, rangeDels, ...base };
@@ -392,13 +394,6 @@ export function tasksFor(
 }
 
 /** First index whose key is ≥ k (entries sorted by key). */
-function lowerBound(entries: MemEntry[], k: Buffer): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (entries[mid]!.key.compare(k) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+function firstAtOrAfter(entries: MemEntry[], k: Buffer): number {
+  return lowerBound(entries.length, (i) => entries[i]!.key.compare(k) < 0);
 }

@@ -16,6 +16,7 @@
  * external one its handle (the length the handle declares is declaredValueLength).
  */
 import { getVarint32, cursor } from "../../util/coding.js";
+import { lowerBound } from "../../util/lower_bound.js";
 import { blockCorruption } from "../errors.js";
 import type { BlockOrigin } from "../block.js";
 import type { BlockHandle } from "../handle.js";
@@ -206,14 +207,10 @@ export class ColumnarDataCursor implements DataEntryCursor {
    * the target), is not before the target (binary search over the rows); false if none is.
    */
   seek(cmp: (key: Buffer, keyLength: number) => number): boolean {
-    let lo = 0;
-    let hi = this.rows;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      this.position(mid);
-      if (cmp(this.key, this.keyLength) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = lowerBound(this.rows, (i) => {
+      this.position(i);
+      return cmp(this.key, this.keyLength) < 0;
+    });
     if (lo >= this.rows) {
       this.entryOffset = this.rows;
       return false;

@@ -14,6 +14,7 @@
  * comparator only).
  */
 import { LIMITS } from "../../util/limits.js";
+import { lowerBound } from "../../util/lower_bound.js";
 import { BlockCursor } from "../block.js";
 import { BlockKind } from "../block_kind.js";
 import { blockCorruption } from "../errors.js";
@@ -67,16 +68,12 @@ class IndexBlock {
 
   /** The first row whose separator is ≥ key (bytewise); rows when none is. */
   seek(key: Buffer): number {
-    let lo = 0;
-    let hi = this.rows;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const sep = this.separators;
-      sep.bounds(mid);
-      if (this.data.compare(key, 0, key.length, sep.s, sep.e) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    const sep = this.separators;
+    const data = this.data;
+    return lowerBound(this.rows, (i) => {
+      sep.bounds(i);
+      return data.compare(key, 0, key.length, sep.s, sep.e) < 0;
+    });
   }
 }
 
