@@ -41,8 +41,7 @@ import {
   metaBlockKind,
 } from "./block_kind.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
-import { compressionName } from "../base/compression_type.js";
-import { compressionCounts } from "./compression.js";
+import { blockCompression, firstBlockCompression } from "./block_trailers.js";
 import { DataBlock, DataCursor, type DataEntryCursor, type EntryView } from "./data_block.js";
 import {
   createFilterReader,
@@ -240,7 +239,8 @@ export class SstTable {
     const dict = this.meta(META_COMPRESSION_DICT);
     if (dict) file.codecs!.dictionary = this.blocks.read(dict, BlockKind.CompressionDictionary);
     this.compression =
-      this.props.compressionName ?? (this.format === "leveldb" ? this.firstBlockCompression() : "unknown");
+      this.props.compressionName ??
+      (this.format === "leveldb" ? firstBlockCompression(this.index, this.file) : "unknown");
   }
 
   /** The footer, from the file's last bytes (or a prefetched tail); configures the file's block reads. */
@@ -432,33 +432,12 @@ export class SstTable {
     return low === Infinity ? 0 : this.fileSize - low;
   }
 
-  /** Compression of the first data block (LevelDB tables have no properties). */
-  private firstBlockCompression(): string {
-    let name = "NoCompression";
-    this.index.walk(({ cursor }) => {
-      name = compressionName(this.file.read(cursor.handleOffset + cursor.handleSize, 1)[0]!);
-      return false;
-    });
-    return name;
-  }
-
   /**
    * Data blocks per compression type, from every data block's trailer (one byte each, read through a
    * read-ahead window): what a table without a compression property (LevelDB) actually stores.
    */
   blockCompression(): Record<string, number> {
-    const counts = new Map<number, number>();
-    const before = this.file.readAheadBytes;
-    if (before === 0) this.file.readAhead(256 * 1024);
-    try {
-      this.index.walk(({ cursor }) => {
-        const t = this.file.read(cursor.handleOffset + cursor.handleSize, 1)[0]!;
-        counts.set(t, (counts.get(t) ?? 0) + 1);
-      });
-    } finally {
-      this.file.readAhead(before);
-    }
-    return compressionCounts(counts);
+    return blockCompression(this.index, this.file);
   }
 
   private requireBytewise(): void {
