@@ -92,51 +92,55 @@ describe("CLI bundle", () => {
     expect(bytes.toString("latin1")).toContain("/^\\u00d7\\d/");
   });
 
-  it("loads no perf_hooks, worker_threads, assert or napi-rs loader for an inspect (Node modules it does not use)", () => {
-    // each is a few milliseconds of a run of ~0.1 s: performance.now() loads perf_hooks and ten of its
-    // parts, worker_threads six modules, yargs' shim node:assert and its error classes (~0.7 ms), a
-    // napi-rs package's loader reads /usr/bin/ldd and throws once (util/clock.ts, util/worker_heap.ts,
-    // scripts/bundle-cli.mjs, util/napi_rs.ts); samples/modern's tables use XXH3, its MANIFEST crc32c:
-    // both bindings load
-    const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
-    const probe = join(mkdtempSync(join(tmpdir(), "lsmscope-modules-")), "probe.cjs");
-    writeFileSync(
-      probe,
-      `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
+  it.each(["inspect", "check"])(
+    "loads no perf_hooks, worker_threads, assert or napi-rs loader for %s (Node modules it does not use)",
+    (command) => {
+      // each is a few milliseconds of a run of ~0.1 s: performance.now() loads perf_hooks and ten of its
+      // parts, worker_threads six modules, yargs' shim node:assert and its error classes (~0.7 ms), a
+      // napi-rs package's loader reads /usr/bin/ldd and throws once (util/clock.ts, util/worker_heap.ts,
+      // scripts/bundle-cli.mjs, util/napi_rs.ts); samples/modern's tables use XXH3, its MANIFEST crc32c:
+      // both bindings load. `check` plans its code-population rule with sizes, whose scan module named
+      // worker_threads' threadId (~3 ms of check's start): a worker gives its own (sizes/worker.ts)
+      const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+      const probe = join(mkdtempSync(join(tmpdir(), "lsmscope-modules-")), "probe.cjs");
+      writeFileSync(
+        probe,
+        `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
          builtins: process.moduleLoadList,
          files: Object.keys(require("node:module")._cache),
          maps: require("node:fs").readFileSync("/proc/self/maps", "latin1"),
        })));`,
-    );
-    const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
-    const r = spawnSync(process.execPath, ["--require", probe, cli, "inspect", sample], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe", "pipe"],
-    });
-    rmSync(dirname(probe), { recursive: true, force: true });
-    expect(r.status).toBe(0);
-    const { builtins, files, maps } = JSON.parse(r.output[3] as string) as {
-      builtins: string[];
-      files: string[];
-      maps: string;
-    };
-    expect(builtins).not.toContain("NativeModule perf_hooks");
-    expect(builtins).not.toContain("NativeModule worker_threads");
-    expect(builtins).not.toContain("NativeModule assert");
-    // the bindings, as mapped: on glibc Linux they are loaded without require() (util/napi_rs.ts)
-    const mapped = maps.split("\n").map((l) => l.split(/\s+/)[5] ?? "");
-    const native = [...new Set([...files, ...mapped])]
-      .filter((f) => f.endsWith(".node"))
-      .map((f) => f.replace(/.*node_modules\//, ""));
-    expect(native).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^@node-rs\/crc32-/),
-        expect.stringMatching(/^@node-rs\/xxhash-/),
-      ]),
-    );
-    if (process.platform === "linux" && process.arch === "x64")
-      expect(files.filter((f) => /@node-rs\/(crc32|xxhash)\/index\.js$/.test(f))).toEqual([]);
-  });
+      );
+      const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
+      const r = spawnSync(process.execPath, ["--require", probe, cli, command, sample], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe", "pipe"],
+      });
+      rmSync(dirname(probe), { recursive: true, force: true });
+      expect(r.status).toBe(0);
+      const { builtins, files, maps } = JSON.parse(r.output[3] as string) as {
+        builtins: string[];
+        files: string[];
+        maps: string;
+      };
+      expect(builtins).not.toContain("NativeModule perf_hooks");
+      expect(builtins).not.toContain("NativeModule worker_threads");
+      expect(builtins).not.toContain("NativeModule assert");
+      // the bindings, as mapped: on glibc Linux they are loaded without require() (util/napi_rs.ts)
+      const mapped = maps.split("\n").map((l) => l.split(/\s+/)[5] ?? "");
+      const native = [...new Set([...files, ...mapped])]
+        .filter((f) => f.endsWith(".node"))
+        .map((f) => f.replace(/.*node_modules\//, ""));
+      expect(native).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^@node-rs\/crc32-/),
+          expect.stringMatching(/^@node-rs\/xxhash-/),
+        ]),
+      );
+      if (process.platform === "linux" && process.arch === "x64")
+        expect(files.filter((f) => /@node-rs\/(crc32|xxhash)\/index\.js$/.test(f))).toEqual([]);
+    },
+  );
 
   it("run as a program, starts Node without NODE_EXTRA_CA_CERTS (its #! line is a shell's)", () => {
     // Node warns as it starts when the bundle cannot be read, before any script could unset the

@@ -3,7 +3,7 @@
  * from the shared counter, adds the stored bytes of counted blocks to its shared progress slot, and
  * posts each PartialResult, then "done". Its tables stay open between tasks and batches until "close".
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, threadId, workerData } from "node:worker_threads";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask } from "./scan.js";
 import { prepareChecksums } from "../format/checksum.js";
@@ -27,7 +27,7 @@ if (parentPort) {
       const i = Atomics.add(claim, 0, 1);
       if (i >= tasks.length) break;
       try {
-        const result = runScanTask(tasks[i]!, add, tables);
+        const result = runScanTask(tasks[i]!, add, tables, threadId);
         const transfer = [result.keySize.exact, result.valueSize.exact, result.ratio.bins]
           .filter((a): a is Float64Array => a !== null)
           .map((a) => a.buffer as ArrayBuffer);
