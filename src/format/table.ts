@@ -490,8 +490,8 @@ export class SstTable {
   }
 
   /**
-   * The walk of forEachIndexEntry() (same blocks read, same checks and errors) for callers that need only the
-   * data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
+   * The walk of forEachIndexEntry() (same blocks read, same checks and errors) for callers that need
+   * only the data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
    * the index partition of a two-level index (-1 otherwise). `separator[0, separatorLength)` is the
    * stored separator key (internal unless index_key_is_user_key), valid during the call only.
    * `pin` false: for a table closed after this walk, index blocks in the prefetched tail are read in

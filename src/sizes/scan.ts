@@ -264,11 +264,9 @@ class TaskScan implements BlockSink, NewestVisitor {
 /**
  * Run one task; `progress` gets the stored bytes of each counted block as it is read. `tables`: where
  * the runs get their tables (a thread's TableCache keeps them open from one key range to the next).
- */
-/**
- * `thread`: worker_threads' threadId of the thread running it (0: the main thread), given by the caller:
- * the main thread runs scan tasks without loading worker_threads (~3 ms of `check`'s start, whose
- * code-population rule plans with sizes).
+ * `thread`: worker_threads' threadId of the thread running it (0: the main thread), given by the
+ * caller, so that the main thread runs scan tasks without loading worker_threads (~3 ms of `check`'s
+ * start, whose code-population rule plans with sizes).
  */
 export function runScanTask(
   task: ScanTask,
