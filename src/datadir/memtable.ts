@@ -18,6 +18,7 @@ import { scanLogFile } from "./log_reader.js";
 import { forEachBatchWrite, type BatchWrite } from "./write_batch.js";
 import { ValueType } from "../base/internal_key.js";
 import { LsmscopeError } from "../util/errors.js";
+import { lowerBound } from "../util/lower_bound.js";
 
 export interface WalFileRef {
   path: string;
@@ -112,6 +113,19 @@ export interface MemLayer {
 export function compareMem(a: MemEntry, b: MemEntry): number {
   const c = a.key.compare(b.key);
   return c !== 0 ? c : b.seqno - a.seqno;
+}
+
+/**
+ * The entries of a layer (sorted by user key, as loadMemLayer gives them) whose keys lie in [lo, hi):
+ * a key range's share of the layer, for the merges that read one range at a time (sizes' tasks, the
+ * live contents of a range). An absent bound does not bound.
+ */
+export function memEntriesIn(entries: readonly MemEntry[], lo?: Buffer, hi?: Buffer): MemEntry[] {
+  const firstAtOrAfter = (key: Buffer) => lowerBound(entries.length, (i) => entries[i]!.key.compare(key) < 0);
+  return entries.slice(
+    lo !== undefined ? firstAtOrAfter(lo) : 0,
+    hi !== undefined ? firstAtOrAfter(hi) : entries.length,
+  );
 }
 
 /**

@@ -19,9 +19,8 @@ import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { loadMemLayer, type MemLayer } from "../datadir/memtable.js";
+import { loadMemLayer, memEntriesIn, type MemLayer } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
-import { lowerBound } from "../util/lower_bound.js";
 import {
   Fate,
   levelRuns,
@@ -109,20 +108,13 @@ export function openLiveSources(
     const wal = walLayer ?? loadLiveWal(inst, cf);
     rangeDels.push(...wal.rangeDels);
     // the memtable layer comes sorted: key ascending, newest first
-    const entries = range
-      ? wal.entries.slice(firstAtOrAfter(wal.entries, range.lo), firstAtOrAfter(wal.entries, range.hi))
-      : wal.entries;
+    const entries = range ? memEntriesIn(wal.entries, range.lo, range.hi) : wal.entries;
     if (entries.length > 0) runs.push(new MemRun(entries));
     return { runs, rangeDels, walEntries: entries.length, close };
   } catch (e) {
     close();
     throw e;
   }
-}
-
-/** Index of the first entry whose key is ≥ `key` in key-sorted entries (binary search). */
-function firstAtOrAfter(entries: readonly { key: Buffer }[], key: Buffer): number {
-  return lowerBound(entries.length, (i) => Buffer.compare(entries[i]!.key, key) < 0);
 }
 
 /** Turns merged entries into live values: blob indexes resolved, one descriptor per blob file. */

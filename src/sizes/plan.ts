@@ -5,13 +5,12 @@
  */
 import { existsSync } from "node:fs";
 import { levelRuns, type RunFile } from "../lsm/merge.js";
-import { loadMemLayer, type MemEntry } from "../datadir/memtable.js";
+import { loadMemLayer, memEntriesIn } from "../datadir/memtable.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { sampleIndexHandles } from "../format/index_reader.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
-import { lowerBound } from "../util/lower_bound.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { LsmscopeError } from "../util/errors.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
@@ -373,12 +372,12 @@ export function tasksFor(
     ...plan.rangeDels,
     ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),
   ];
-  const slice = (loHex?: string, hiHex?: string) => {
-    const lo = loHex === undefined ? 0 : firstAtOrAfter(mem.entries, Buffer.from(loHex, "hex"));
-    const hi =
-      hiHex === undefined ? mem.entries.length : firstAtOrAfter(mem.entries, Buffer.from(hiHex, "hex"));
-    return mem.entries.slice(lo, hi);
-  };
+  const slice = (loHex?: string, hiHex?: string) =>
+    memEntriesIn(
+      mem.entries,
+      loHex === undefined ? undefined : Buffer.from(loHex, "hex"),
+      hiHex === undefined ? undefined : Buffer.from(hiHex, "hex"),
+    );
   const common = { runs: plan.runs, rangeDels, ...base };
   if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
   const cuts = plan.dataBytes >= splitMin ? splitPoints(plan, parts, headStart) : [];
@@ -391,9 +390,4 @@ export function tasksFor(
     out.push(t);
   }
   return out;
-}
-
-/** First index whose key is ≥ k (entries sorted by key). */
-function firstAtOrAfter(entries: MemEntry[], k: Buffer): number {
-  return lowerBound(entries.length, (i) => entries[i]!.key.compare(k) < 0);
 }
