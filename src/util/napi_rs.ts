@@ -4,8 +4,8 @@
  * itself (a failed require: an exception with its stack), requires the platform package and then
  * that package's package.json: ~2-4 ms per package, on every run that loads one, against ~1-3 ms for
  * the binding itself (`inspect` of ten tables with XXH3 checksums loads two, in a run of ~0.1 s). On
- * glibc Linux the platform package's binary, found beside the package in the first node_modules up
- * from here, is loaded straight away (process.dlopen, what require() does for a .node file); anywhere
+ * glibc Linux the platform package's binary, in the first of require()'s lookup directories that
+ * holds the platform package, is loaded straight away (process.dlopen, what require() does for a .node file); anywhere
  * else, or when that fails (on musl its binary does not load), require() resolves the platform package
  * and then the package's loader decides.
  *
@@ -16,26 +16,23 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
 const require = createRequire(import.meta.url);
 
 /** Architectures napi-rs publishes glibc Linux builds for under `<package>-linux-<arch>-gnu`. */
 const GNU_ARCHES = new Set(["x64", "arm64"]);
 
-/** Where this module lies (the bundle, or dist/src/util): the node_modules lookup starts here. */
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** Node's nearest node_modules holding `dirName` up from this module, as require() would look. */
-function nodeModulesDir(dirName: string): string | undefined {
-  for (let dir = here; ;) {
-    const candidate = join(dir, "node_modules", dirName);
+/**
+ * The directory of package `name` in the first of require()'s lookup directories that holds it (Node's
+ * own list: node_modules up from here, then NODE_PATH and the global folders).
+ */
+function packageDir(name: string): string | undefined {
+  for (const dir of require.resolve.paths(name) ?? []) {
+    const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
   }
+  return undefined;
 }
 
 /** The binary at `file`, loaded as require() loads a .node file; undefined when it is not there or fails. */
@@ -58,7 +55,7 @@ function loadBinary<T>(file: string): T | undefined {
 export function napiRsBinding<T>(pkg: string, binary: string, platformPrefix: string = pkg): T {
   if (process.platform === "linux" && GNU_ARCHES.has(process.arch)) {
     const platformPkg = `${platformPrefix}-linux-${process.arch}-gnu`;
-    const dir = nodeModulesDir(platformPkg);
+    const dir = packageDir(platformPkg);
     const loaded = dir && loadBinary<T>(join(dir, `${binary}.linux-${process.arch}-gnu.node`));
     if (loaded) return loaded;
     try {
