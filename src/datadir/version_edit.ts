@@ -258,10 +258,6 @@ export function getSeq(c: Cursor): number {
   }
 }
 
-/** Hex of `buf[start, end)` (one view, no copy). */
-const hexAt = (buf: Uint8Array, start: number, end: number) =>
-  Buffer.from(buf.buffer, buf.byteOffset + start, end - start).toString("hex");
-
 function decodeNewFile4Custom(c: Cursor, f: NewFileEntry, edit: VersionEdit): void {
   // each field's value read in place through one cursor re-pointed per field: a MANIFEST carries five
   // or six custom fields per table, and a view and a cursor per field were ~40% of decoding a NewFile4
@@ -295,7 +291,7 @@ function decodeNewFile4Custom(c: Cursor, f: NewFileEntry, edit: VersionEdit): vo
         f.fileCreationTime = getVarint64Number(v);
         break;
       case NewFileCustom.FileChecksum:
-        f.fileChecksum = hexAt(c.buf, start, end);
+        f.fileChecksum = toHex(c.buf, start, end);
         break;
       case NewFileCustom.FileChecksumFuncName:
         // one string for every table's "Unknown", not one each
@@ -305,13 +301,13 @@ function decodeNewFile4Custom(c: Cursor, f: NewFileEntry, edit: VersionEdit): vo
         f.temperature = len > 0 ? c.buf[start] : undefined;
         break;
       case NewFileCustom.MinTimestamp:
-        f.minTimestamp = hexAt(c.buf, start, end);
+        f.minTimestamp = toHex(c.buf, start, end);
         break;
       case NewFileCustom.MaxTimestamp:
-        f.maxTimestamp = hexAt(c.buf, start, end);
+        f.maxTimestamp = toHex(c.buf, start, end);
         break;
       case NewFileCustom.UniqueId:
-        f.uniqueId = hexAt(c.buf, start, end);
+        f.uniqueId = toHex(c.buf, start, end);
         break;
       case NewFileCustom.EpochNumber:
         f.epochNumber = getVarint64Number(v);

@@ -3,8 +3,9 @@
  * or as escaped printable ASCII, so a hostile key cannot inject terminal escape codes.
  */
 
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+/** Hex of `bytes[start, end)` (the whole array by default), through one view and no copy. */
+export function toHex(bytes: Uint8Array, start = 0, end = bytes.byteLength): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("hex");
 }
 
 export function fromHex(hex: string): Buffer {
