@@ -4,7 +4,7 @@
  * (WriteBatches, their sequence numbers, counts, sizes and offsets).
  */
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir, type DatadirModel, type InstanceModel } from "../../src/datadir/index.js";
 import { dbBench, ldb, ldbManifest, ldbWal, removeDir, tempDir } from "./helpers.js";
@@ -112,6 +112,49 @@ describe("MANIFEST replay vs ldb manifest_dump", () => {
       }
       expect(files).toBeGreaterThan(0);
       expect(models[name]!.complete).toBe(true);
+    });
+  }
+
+  // NewFile4's custom fields (version_edit.ts reads them in place), as RocksDB prints each AddFile
+  // with --verbose: its unique id as two uint64s, which the MANIFEST stores as two little-endian fixed64s
+  for (const name of ["multi", "deep"]) {
+    it(`${name}: each live table's creation times, checksum fields and unique id as ldb prints them`, () => {
+      const current = readFileSync(join(stores[name]!, "CURRENT"), "latin1").trim();
+      const out = ldb(["manifest_dump", "--verbose", "--hex", `--path=${join(stores[name]!, current)}`]);
+      const added = new Map<
+        number,
+        { ancester: number; created: number; checksum: string; func: string; id: string }
+      >();
+      const addFile =
+        /AddFile: \d+ (\d+) .* oldest_ancester_time:(\d+) file_creation_time:(\d+) file_checksum:(\S*) file_checksum_func_name: (\S+) unique_id\(internal\): \{(\d+),(\d+)\}/;
+      for (const line of out.split("\n")) {
+        const m = addFile.exec(line);
+        if (!m) continue;
+        const id = Buffer.alloc(16);
+        id.writeBigUInt64LE(BigInt(m[6]!), 0);
+        id.writeBigUInt64LE(BigInt(m[7]!), 8);
+        added.set(Number(m[1]), {
+          ancester: Number(m[2]),
+          created: Number(m[3]),
+          checksum: m[4]!,
+          func: m[5]!,
+          id: id.toString("hex"),
+        });
+      }
+      let compared = 0;
+      for (const cf of only(models[name]!).columnFamilies)
+        for (const l of cf.levels)
+          for (const f of l.files) {
+            const o = added.get(f.fileNumber);
+            expect(o, `AddFile of ${f.fileNumber}`).toBeDefined();
+            expect(f.oldestAncesterTime).toBe(o!.ancester);
+            expect(f.fileCreationTime).toBe(o!.created);
+            expect((f.fileChecksum ?? "").toUpperCase()).toBe(o!.checksum.toUpperCase());
+            expect(f.fileChecksumFuncName).toBe(o!.func);
+            expect(f.uniqueId).toBe(o!.id);
+            compared++;
+          }
+      expect(compared).toBeGreaterThan(5);
     });
   }
 
