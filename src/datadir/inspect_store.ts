@@ -7,7 +7,7 @@ import type { DiscoveredStore } from "./discover.js";
 import { readStoreWals } from "./inspect_wals.js";
 import { placementOf, tableEntries } from "./placement.js";
 import { expectedFileSize, type InspectOptions, type InstanceModel, type SstFileModel } from "./model.js";
-import { TABLE_TAIL_BYTES, type TableDetailsReader } from "./table_details.js";
+import type { TableDetailsReader } from "./table_details.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
 import { settleVanishedTables } from "./vanished.js";
@@ -126,14 +126,14 @@ async function readTableDetails(
   const present = live.tables.filter((f) => f.present);
   const ahead = new TailReadAhead(
     present.map((model) => ({ path: model.path, size: model.diskSize ?? model.fileSize })),
-    TABLE_TAIL_BYTES,
+    tableReader.tail,
   );
   let done = 0;
   const sizes = new Map<SstFileModel, number>();
   for (const model of present) {
     const tail = ahead.ready(done);
     if (tail) await tail;
-    const { details: d, size } = tableReader(model.path, expectedFileSize(model));
+    const { details: d, size } = tableReader.read(model.path, expectedFileSize(model));
     model.details = d;
     if (size !== undefined) sizes.set(model, size);
     // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)

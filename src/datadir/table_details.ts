@@ -11,14 +11,16 @@ import { TABLE_TAIL_BYTES, TailEstimate } from "../util/tail_estimate.js";
 
 export { TABLE_TAIL_BYTES, TailEstimate };
 
-/**
- * A table's details, and its size on disk when it opened. `expectedSize`: the size its MANIFEST entry
- * gives (not for a virtual table), which the open then confirms instead of an fstat.
- */
-export type TableDetailsReader = (
-  path: string,
-  expectedSize?: number,
-) => { details: TableDetails; size?: number };
+/** The cheap reader of tables' details, and how much of each table's end it reads at once. */
+export interface TableDetailsReader {
+  /**
+   * A table's details, and its size on disk when it opened. `expectedSize`: the size its MANIFEST entry
+   * gives (not for a virtual table), which the open then confirms instead of an fstat.
+   */
+  read(path: string, expectedSize?: number): { details: TableDetails; size?: number };
+  /** Learned from the tables read so far; a read-ahead of the next tables reads as much of each. */
+  readonly tail: TailEstimate;
+}
 
 /** What the details need of an opened table (the SST reader's SstTable has it). */
 export interface DetailsSource {
@@ -87,7 +89,7 @@ export async function loadTableDetailsReader(
     return undefined;
   }
   const tail = new TailEstimate();
-  return (path: string, expectedSize?: number) => {
+  const read = (path: string, expectedSize?: number) => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
       t = mod.openTable(path, { prefetchTail: tail.bytes, expectedSize });
@@ -103,6 +105,7 @@ export async function loadTableDetailsReader(
       }
     }
   };
+  return { read, tail };
 }
 
 /**

@@ -245,7 +245,12 @@ export class TableFile {
     if (whole.length < len) whole = Buffer.allocUnsafe(len);
     const tail = whole.subarray(0, len);
     if (this.sizeExpected) this.sizeExpected = false;
-    else this.readInto(tail, 0, len, start);
+    else {
+      // the prefetch reaches as far as it was asked to: not a reach of the reader's own (tailReach)
+      const lowest = this.lowestRead;
+      this.readInto(tail, 0, len, start);
+      this.lowestRead = lowest;
+    }
     this.tail = tail;
     this.tailBuffer = whole;
     this.tailStart = start;
@@ -270,7 +275,6 @@ export class TableFile {
       return false;
     }
     if (done !== len) return false;
-    if (start < this.lowestRead) this.lowestRead = start;
     this.io.reads++;
     this.io.bytes += len;
     throttleRead(len);
@@ -291,7 +295,12 @@ export class TableFile {
     return this.windowSize;
   }
 
-  /** The lowest file offset read so far (from the tail or not): how far from the end the reads reached. */
+  /**
+   * The lowest file offset the reader has asked for so far (a block or the footer, whether from the
+   * prefetched tail or not; the prefetch itself not): how far from the end its reads reached, which
+   * tells the next table's prefetch how much to take (util/tail_estimate.ts). Counting the prefetch made
+   * the estimate a ratchet: never below the most it had once prefetched.
+   */
   lowestRead = Infinity;
 
   /** Read exactly `length` bytes at `position` into `buf[at...]`. */

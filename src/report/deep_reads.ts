@@ -20,8 +20,8 @@ import { compiledScript } from "../util/compiled_script.js";
 import { TABLES_PER_YIELD, yieldEvery } from "../util/event_loop.js";
 import { TailReadAhead } from "../util/tail_read_ahead.js";
 import {
+  deepTailEstimate,
   readTableDeep,
-  TAIL_PREFETCH,
   WORKER_AHEAD,
   WORKER_BATCH,
   type DeepTableInfo,
@@ -139,6 +139,8 @@ export class DeepReads {
   private readonly run: number;
   private readonly worker?: WorkerReads;
   private readonly ahead: TailReadAhead;
+  /** How much of each table's end this thread reads at once (and its read-ahead with it). */
+  private readonly tail = deepTailEstimate();
   private workerMissed = false;
   private done = 0;
 
@@ -171,7 +173,7 @@ export class DeepReads {
     // the next tables' tails read ahead: a store out of the page cache is not read a round trip at a time
     this.ahead = new TailReadAhead(
       mine.map((f) => ({ path: f.path, size: f.diskSize ?? f.fileSize })),
-      TAIL_PREFETCH,
+      this.tail,
     );
   }
 
@@ -205,7 +207,7 @@ export class DeepReads {
   /** Table `i` of this thread's part, read now; then the yield to the event loop that is due, if any. */
   private readHere(i: number): Promise<void> | undefined {
     const f = this.all[i]!;
-    this.record(this.instanceOf[i]!, f, readTableDeep(f.path, expectedFileSize(f)));
+    this.record(this.instanceOf[i]!, f, readTableDeep(f.path, expectedFileSize(f), this.tail));
     if (this.opts.yieldOften) return yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
     // the worker's batches are received as they come
     if (this.worker) return yieldEvery(i + 1, this.run, this.opts.signal);
@@ -220,7 +222,9 @@ export class DeepReads {
     this.record(
       this.instanceOf[i]!,
       f,
-      r ? { ...r, details: compactDetails(r.details) } : readTableDeep(f.path),
+      r
+        ? { ...r, details: compactDetails(r.details) }
+        : readTableDeep(f.path, expectedFileSize(f), this.tail),
     );
   }
 

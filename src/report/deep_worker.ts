@@ -6,7 +6,7 @@
  * reader's heap a few batches at a time, not by the thousand (deep_reads.ts WorkerReads says why).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { readTableDeep, WORKER_AHEAD, WORKER_BATCH } from "./deep_table.js";
+import { deepTailEstimate, readTableDeep, WORKER_AHEAD, WORKER_BATCH } from "./deep_table.js";
 
 const {
   paths,
@@ -14,6 +14,7 @@ const {
   ahead = WORKER_AHEAD,
 } = workerData as { paths: string[]; batch?: number; ahead?: number };
 const port = parentPort!;
+const tail = deepTailEstimate();
 let allowed = ahead;
 let wake: (() => void) | undefined;
 const credit = (n: number): void => {
@@ -23,7 +24,7 @@ const credit = (n: number): void => {
 port.on("message", credit);
 for (let b = 0; b * batch < paths.length; b++) {
   while (b >= allowed) await new Promise<void>((r) => (wake = r));
-  port.postMessage(paths.slice(b * batch, (b + 1) * batch).map((p) => readTableDeep(p)));
+  port.postMessage(paths.slice(b * batch, (b + 1) * batch).map((p) => readTableDeep(p, undefined, tail)));
 }
 // nothing left to wait for: the thread ends once its messages are out
 port.off("message", credit);

@@ -22,8 +22,14 @@ const TAIL_STEP = 4096;
  * largest recent need, decaying slowly towards smaller ones.
  */
 export class TailEstimate {
-  private reach = 0;
-  constructor(private readonly most = TABLE_TAIL_BYTES) {}
+  private reach: number;
+  /** `first`: the reach assumed before any table was read (0: the least, one TAIL_STEP). */
+  constructor(
+    private readonly most = TABLE_TAIL_BYTES,
+    first = 0,
+  ) {
+    this.reach = first;
+  }
   /** Bytes to prefetch for the next table. */
   get bytes(): number {
     return Math.min(this.most, Math.max(TAIL_STEP, Math.ceil(this.reach / TAIL_STEP) * TAIL_STEP));

@@ -51,6 +51,21 @@ describe("a table's tail, its size expected", () => {
     expect(readCallsOf(openAll)).toBe(files.length);
   });
 
+  it("how far its reads reached is what the reader asked for, not what the prefetch took", () => {
+    for (const f of files) {
+      const size = statSync(f).size;
+      for (const expectedSize of [size, undefined]) {
+        // the whole file prefetched (the tail is larger); an open reads the metadata at its end
+        const t = openTable(f, { prefetchTail: TAIL, expectedSize });
+        expect(t.props.numEntries).toBeGreaterThan(0);
+        expect(t.tailReach).toBeGreaterThan(0);
+        expect(t.tailReach).toBeLessThan(size);
+        expect(t.tailReach).toBeGreaterThanOrEqual(size - t.footer.metaindexHandle.offset);
+        t.close();
+      }
+    }
+  });
+
   it("a file shorter or longer than expected opens with its real size", () => {
     const dir = tmp.tempDir();
     const f = files[0]!;

@@ -68,14 +68,19 @@ describe.skipIf(!existsSync(distDeep))("inspect --json on hundreds of tables", (
     }
   }, 120_000);
 
-  it("a worker posting its results a few tables at a time reads exactly what one thread reads", async () => {
+  it("a worker posting its results a few tables at a time finds exactly what one thread finds", async () => {
     const { runInspect } = (await import(distDeep)) as typeof import("../../src/report/deep.js");
     const one = await runInspect(dir, { mode: "deep", threads: 1 });
     // batches of 16: the worker's half of the tables comes in many messages
     const two = await runInspect(dir, { mode: "deep", threads: 2, workerBatch: 16 });
     expect(two.readThreads).toBe(2);
+    // but for the bytes each table took to read: each thread reads as much of a table's end as its own
+    // tables before needed (deepTailEstimate), so a table's prefetch depends on which thread read it
     const json = (r: typeof one) =>
-      steady(JSON.stringify({ ...r.model, deep: Object.fromEntries(r.deep!) }, null, 2));
+      steady(JSON.stringify({ ...r.model, deep: Object.fromEntries(r.deep!) }, null, 2)).replace(
+        /"bytesRead": \d+/g,
+        '"bytesRead": 0',
+      );
     expect(json(two)).toBe(json(one));
     // streamed with the worker: what the CLI prints (the views beside the stores added, as it adds them)
     const { streamDeepJson } = (await import(
@@ -88,6 +93,6 @@ describe.skipIf(!existsSync(distDeep))("inspect --json on hundreds of tables", (
     const { complete } = await streamDeepJson(dir, sink, { threads: 2, workerBatch: 16 });
     expect(complete).toBe(true);
     addDatadirViews(one.model);
-    expect(steady(text())).toBe(json(one));
+    expect(steady(text()).replace(/"bytesRead": \d+/g, '"bytesRead": 0')).toBe(json(one));
   }, 120_000);
 });

@@ -4,7 +4,7 @@
  * reader then reads the files itself (the read-ahead only warms the page cache).
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TailReadAhead } from "../../src/util/tail_read_ahead.js";
@@ -21,7 +21,7 @@ describe("TailReadAhead", () => {
         return { path, size: i % 5 === 0 ? size + 10 : size };
       });
       for (const start of ["now", "when-cold"] as const) {
-        const ahead = new TailReadAhead(files, 4096, 4, start);
+        const ahead = new TailReadAhead(files, { bytes: 4096 }, 4, start);
         const order: number[] = [];
         for (let i = 0; i < files.length; i++) {
           const tail = ahead.ready(i);
@@ -34,4 +34,49 @@ describe("TailReadAhead", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // bytes the process has read (all its threads: the read-ahead's reads run in libuv's pool)
+  const IO = "/proc/self/io";
+  const readBytes = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(IO, "latin1"))![1]);
+
+  it.skipIf(!existsSync(IO))(
+    "reads as much of each file's end as the reader's estimate says then",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "lsmscope-read-ahead-"));
+      try {
+        const size = 20_000;
+        const files = Array.from({ length: 64 }, (_, i) => {
+          const path = join(dir, `${i}.sst`);
+          writeFileSync(path, Buffer.alloc(size, i));
+          return { path, size };
+        });
+        // the estimate a reader keeps: 1,000 bytes for the first half of the files, 3,000 after
+        let learned = 1000;
+        const ahead = new TailReadAhead(
+          files,
+          {
+            get bytes() {
+              return learned;
+            },
+          },
+          4,
+          "now",
+        );
+        const before = readBytes();
+        for (let i = 0; i < files.length; i++) {
+          if (i === files.length / 2) learned = 3000;
+          const tail = ahead.ready(i);
+          if (tail) await tail;
+        }
+        const read = readBytes() - before;
+        // reads started before the estimate grew (the window: 4) took 1,000 bytes; /proc/self/io's own
+        // reads add a few hundred bytes. A fixed tail, or the files whole, would be 20 to 640 times this
+        const least = 32 * 1000 + 28 * 3000;
+        expect(read).toBeGreaterThanOrEqual(least);
+        expect(read).toBeLessThan(least + 4 * 2000 + 4096);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
