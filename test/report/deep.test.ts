@@ -1,7 +1,8 @@
 /**
  * Deep mode: the index walk agrees with the properties and with sst_dump's block counts (knobs.test.ts),
- * and reading tables in a worker thread gives exactly what one thread gives. The worker runs from the
- * compiled module (dist/, built by `npm test`'s pretest), as in the CLI.
+ * reading tables in a worker thread gives exactly what one thread gives (but for how many bytes of each
+ * table's end were read at once), and a run of small tables is read a few KiB of each. The worker runs
+ * from the compiled module (dist/, built by `npm test`'s pretest), as in the CLI.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";

@@ -70,7 +70,8 @@ describe("TailReadAhead", () => {
         }
         const read = readBytes() - before;
         // reads started before the estimate grew (the window: 4) took 1,000 bytes; /proc/self/io's own
-        // reads add a few hundred bytes. A fixed tail, or the files whole, would be 20 to 640 times this
+        // reads add a few hundred bytes. The files whole (what a fixed 32 KiB tail reads of these
+        // 20,000-byte files) would be ~11 times this
         const least = 32 * 1000 + 28 * 3000;
         expect(read).toBeGreaterThanOrEqual(least);
         expect(read).toBeLessThan(least + 4 * 2000 + 4096);
