@@ -246,10 +246,9 @@ export class TableFile {
     const tail = whole.subarray(0, len);
     if (this.sizeExpected) this.sizeExpected = false;
     else {
-      // the prefetch reaches as far as it was asked to: not a reach of the reader's own (tailReach)
-      const lowest = this.lowestRead;
-      this.readInto(tail, 0, len, start);
-      this.lowestRead = lowest;
+      if (this.closed) throw new Error(`table ${this.path} is closed`);
+      // raw, not through readInto: that notes the reader's own reach (tailReach), which this is not
+      this.readRaw(tail, 0, len, start);
     }
     this.tail = tail;
     this.tailBuffer = whole;

@@ -74,17 +74,15 @@ export function deepTailEstimate(): TailEstimate {
   return new TailEstimate(TAIL_PREFETCH, TAIL_PREFETCH);
 }
 
-/** A table read alone: its last TAIL_PREFETCH bytes at once. */
-const WHOLE_TAIL: Pick<TailEstimate, "bytes" | "note"> = { bytes: TAIL_PREFETCH, note: () => {} };
-
 /**
  * `expectedSize`: the file's size by its MANIFEST entry (not a virtual table's), confirmed at open;
- * `tail`: a reader's estimate of the bytes to read at once from the table's end, taught by this read.
+ * `tail`: a reader's estimate of the bytes to read at once from the table's end, taught by this read
+ * (a table read alone: a new one, whose first read is TAIL_PREFETCH bytes).
  */
 export function readTableDeep(
   path: string,
   expectedSize?: number,
-  tail: Pick<TailEstimate, "bytes" | "note"> = WHOLE_TAIL,
+  tail: TailEstimate = deepTailEstimate(),
 ): DeepTableResult {
   let t: SstTable | undefined;
   try {
