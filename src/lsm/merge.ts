@@ -23,9 +23,17 @@ import { bySmallestKey } from "./version.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import type { MemEntry } from "../datadir/memtable.js";
 import { expectedFileSize } from "../datadir/model.js";
-import { cmpBytes, keyPrefix, mergeRuns, siftDown, type MergeSink, type Run } from "./merge_runs.js";
+import {
+  cmpBytes,
+  keyPrefix,
+  mergeRuns,
+  prefixNumber,
+  siftDown,
+  type MergeSink,
+  type Run,
+} from "./merge_runs.js";
 
-export { cmpBytes, keyPrefix, mergeRuns, type MergeSink, type Run };
+export { cmpBytes, keyPrefix, mergeRuns, prefixNumber, type MergeSink, type Run };
 
 /**
  * Who is told of each data block a run reads, and who gets each merged entry: objects with a method
@@ -422,6 +430,27 @@ export interface NewestVisitor {
   visit(r: Run, fate: Fate): void;
 }
 
+/**
+ * Whether a range tombstone [start, end) at sequence s covers the entry of user key key[0, len) at
+ * `seqno`: start ≤ the key < end, and seqno below s.
+ */
+export function rangeDeletedKey(
+  rangeDels: readonly RangeTombstone[],
+  key: Uint8Array,
+  len: number,
+  seqno: number,
+): boolean {
+  for (const rd of rangeDels) {
+    if (
+      rd.seqno > seqno &&
+      cmpBytes(rd.start, rd.start.length, key, len) <= 0 &&
+      cmpBytes(key, len, rd.end, rd.end.length) < 0
+    )
+      return true;
+  }
+  return false;
+}
+
 /** Tells each merged entry's fate from the previous user key and the range tombstones. */
 class NewestFilter implements MergeSink {
   /**
@@ -462,19 +491,8 @@ class NewestFilter implements MergeSink {
     }
     this.copyTail(r, kl);
     const rangeDels = this.rangeDels;
-    if (rangeDels.length > 0) {
-      for (const rd of rangeDels) {
-        if (
-          rd.seqno > r.seqno &&
-          cmpBytes(rd.start, rd.start.length, r.key, kl) <= 0 &&
-          cmpBytes(r.key, kl, rd.end, rd.end.length) < 0
-        ) {
-          this.visitor.visit(r, Fate.RangeDeleted);
-          return;
-        }
-      }
-    }
-    this.visitor.visit(r, Fate.Newest);
+    const deleted = rangeDels.length > 0 && rangeDeletedKey(rangeDels, r.key, kl, r.seqno);
+    this.visitor.visit(r, deleted ? Fate.RangeDeleted : Fate.Newest);
   }
 
   /** r's user key from byte 8 to kl equals prevTail's first kl - 8 bytes. */

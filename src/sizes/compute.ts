@@ -25,7 +25,9 @@ import {
   tasksFor,
   FIRST_RANGE_HEAD_START,
   blobFilesOf,
+  NEWEST_BY_HASH_MIN_RUNS,
   type CfPlan,
+  type TaskSplit,
 } from "./plan.js";
 import { ScanPool } from "./pool.js";
 import type { DatadirModel } from "../datadir/model.js";
@@ -412,7 +414,10 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
   const nextId = () => id++;
   const parts =
     workers > 1 ? workers * Math.max(1, Math.floor(opts.rangesPerThread ?? RANGES_PER_THREAD)) : 1;
-  const splitMin = opts.splitMinBytes ?? SPLIT_MIN_BYTES;
+  const split: TaskSplit = {
+    minBytes: opts.splitMinBytes ?? SPLIT_MIN_BYTES,
+    hashMinRuns: opts.newestByHashMinRuns ?? NEWEST_BY_HASH_MIN_RUNS,
+  };
   // the first task list the pool runs may get the head start: this thread claims its first range at
   // once, a worker when it is ready
   let first = workers > 1 && opts.mainThreadScans !== false;
@@ -447,7 +452,7 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
             deadline: opts.deadline,
           },
           nextId,
-          splitMin,
+          split,
           range,
           takeHeadStart(),
         );
@@ -480,7 +485,7 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
           blobFiles: blobFilesOf(plan.cf),
         },
         nextId,
-        splitMin,
+        split,
         undefined,
         takeHeadStart(),
       ),

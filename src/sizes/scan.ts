@@ -19,9 +19,11 @@ import {
   type BlockEvent,
   type BlockSink,
   type NewestVisitor,
+  type RangeTombstone,
   type Run,
   type RunFile,
 } from "../lsm/merge.js";
+import { hashNewest, UseMerge, type NewestRecordVisitor } from "../lsm/newest_by_hash.js";
 import type { TableSource } from "../lsm/table_cache.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
@@ -62,6 +64,12 @@ export interface ScanTask {
   blobFiles: Record<string, string>;
   /** Epoch ms after which no further data block is read (`sizes --timeout`): the result is partial. */
   deadline?: number;
+  /**
+   * Tell the newest versions by each sub-range's keys rather than by merging (many overlapping runs:
+   * lsm/newest_by_hash.ts), the sub-ranges cut at these user keys (hex, ascending, inside lo..hi).
+   * Entries are then told without their values: only for a task without roles or categories.
+   */
+  newestByHash?: { cutsHex: string[] };
 }
 
 /** Thrown out of the merge at the deadline; runScanTask turns it into a partial result. */
@@ -139,7 +147,7 @@ function matches(m: RoleMatcher, key: Uint8Array, len: number): boolean {
  * fate (NewestVisitor). A class, not closures, so the merge's call sites see the same methods in every
  * task (see BlockSink in merge.ts).
  */
-class TaskScan implements BlockSink, NewestVisitor {
+class TaskScan implements BlockSink, NewestVisitor, NewestRecordVisitor {
   readonly keySize = new SizeDist();
   readonly valueSize = new SizeDist();
   /** keySize and valueSize as counted per live record (folded into them by done()). */
@@ -196,26 +204,41 @@ class TaskScan implements BlockSink, NewestVisitor {
     this.progress?.(phys);
   }
 
-  visit(r: Run, fate: Fate): void {
+  /** An entry told without its value (hashNewest): a task without roles or categories needs none. */
+  record(type: number, userKeyLength: number, valueSize: number, fate: Fate, fromWal: boolean): void {
+    if (!this.counted(type, fate, fromWal)) return;
+    if (this.stats) {
+      this.keyTally.add(userKeyLength);
+      this.valueTally.add(valueSize);
+    }
+  }
+
+  /** Count an entry by its fate and type: whether it is a live record. */
+  private counted(type: number, fate: Fate, fromWal: boolean): boolean {
     this.read++;
-    if (r === this.memRun) this.walVisited++;
-    const type = r.type;
+    if (fromWal) this.walVisited++;
     if (this.stats) this.typeCounts[type]!++;
     if (fate === Fate.Shadowed) {
       this.shadowed++;
-      return;
+      return false;
     }
     if (fate === Fate.RangeDeleted) {
       this.rangeDeleted++;
-      return;
+      return false;
     }
-    const kl = r.ukLen;
-    const key = r.key;
     if (isTombstone(type)) {
       this.tombstones++;
-      return;
+      return false;
     }
     this.live++;
+    return true;
+  }
+
+  visit(r: Run, fate: Fate): void {
+    const type = r.type;
+    if (!this.counted(type, fate, r === this.memRun)) return;
+    const kl = r.ukLen;
+    const key = r.key;
     let vSize: number | undefined = r.vSize;
     if (type === ValueType.BlobIndex)
       vSize = blobIndexedValueSize(
@@ -261,6 +284,66 @@ class TaskScan implements BlockSink, NewestVisitor {
   }
 }
 
+/** Passes on bytes beyond the most passed on so far: a task read a second time tells none twice. */
+class HighWater {
+  private told = 0;
+  private seen = 0;
+  constructor(private readonly progress: (bytes: number) => void) {}
+  readonly add = (bytes: number): void => {
+    this.seen += bytes;
+    if (this.seen > this.told) {
+      this.progress(this.seen - this.told);
+      this.told = this.seen;
+    }
+  };
+  restart(): void {
+    this.seen = 0;
+  }
+}
+
+/**
+ * Read the task's runs once and account every entry: merged, or by each sub-range's keys (`byHash`:
+ * hashNewest, which may throw UseMerge).
+ */
+function scanRuns(
+  task: ScanTask,
+  progress: ((bytes: number) => void) | undefined,
+  tables: TableSource | undefined,
+  rangeDels: RangeTombstone[],
+  byHash: ScanTask["newestByHash"],
+): { scan: TaskScan; stopped: boolean } {
+  const lo = task.loHex !== undefined ? fromHex(task.loHex) : undefined;
+  const hi = task.hiHex !== undefined ? fromHex(task.hiHex) : undefined;
+  const scan = new TaskScan(task, progress, threadBlobSizer(task.blobFiles));
+  const readAhead = mergeReadAhead(task.runs.length);
+  const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables, readAhead));
+  if (task.mem.length > 0) {
+    // after a structured clone the keys arrive as Uint8Array: give them Buffer views back
+    const mem = task.mem.map((e) => ({
+      ...e,
+      key: Buffer.from(e.key.buffer, e.key.byteOffset, e.key.byteLength),
+      value: Buffer.from(e.value.buffer, e.value.byteOffset, e.value.byteLength),
+    }));
+    scan.memRun = new MemRun(mem);
+    runs.unshift(scan.memRun);
+  }
+  let stopped = false;
+  try {
+    toleratingGone(() =>
+      byHash
+        ? hashNewest(runs, scan.memRun, rangeDels, scan, byHash.cutsHex.map(fromHex))
+        : mergeNewest(runs, rangeDels, scan),
+    );
+  } catch (e) {
+    if (!(e instanceof ScanStopped)) throw e;
+    stopped = true;
+  } finally {
+    for (const r of runs) r.close();
+  }
+  scan.done();
+  return { scan, stopped };
+}
+
 /**
  * Run one task; `progress` gets the stored bytes of each counted block as it is read. `tables`: where
  * the runs get their tables (a thread's TableCache keeps them open from one key range to the next).
@@ -275,39 +358,26 @@ export function runScanTask(
   thread = 0,
 ): PartialResult {
   const t0 = Date.now();
-  const lo = task.loHex !== undefined ? fromHex(task.loHex) : undefined;
-  const hi = task.hiHex !== undefined ? fromHex(task.hiHex) : undefined;
-  const scan = new TaskScan(task, progress, threadBlobSizer(task.blobFiles));
-  const readAhead = mergeReadAhead(task.runs.length);
-  const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables, readAhead));
-  let walEntries = 0;
   const rangeDels = task.rangeDels.map((r) => ({
     start: fromHex(r.startHex),
     end: fromHex(r.endHex),
     seqno: r.seqno,
   }));
-  if (task.mem.length > 0) {
-    walEntries = task.mem.length;
-    // after a structured clone the keys arrive as Uint8Array: give them Buffer views back
-    const mem = task.mem.map((e) => ({
-      ...e,
-      key: Buffer.from(e.key.buffer, e.key.byteOffset, e.key.byteLength),
-      value: Buffer.from(e.value.buffer, e.value.byteOffset, e.value.byteLength),
-    }));
-    scan.memRun = new MemRun(mem);
-    runs.unshift(scan.memRun);
+  let result: { scan: TaskScan; stopped: boolean };
+  if (!task.newestByHash) result = scanRuns(task, progress, tables, rangeDels, undefined);
+  else {
+    const told = progress && new HighWater(progress);
+    try {
+      result = scanRuns(task, told?.add, tables, rangeDels, task.newestByHash);
+    } catch (e) {
+      if (!(e instanceof UseMerge)) throw e;
+      // merge after all, telling progress of no byte twice
+      told?.restart();
+      result = scanRuns(task, told?.add, tables, rangeDels, undefined);
+    }
   }
-
-  let stopped = false;
-  try {
-    toleratingGone(() => mergeNewest(runs, rangeDels, scan));
-  } catch (e) {
-    if (!(e instanceof ScanStopped)) throw e;
-    stopped = true;
-  } finally {
-    for (const r of runs) r.close();
-  }
-  scan.done();
+  const { scan, stopped } = result;
+  const walEntries = task.mem.length;
 
   const valueTypes: Record<string, number> = {};
   for (let t = 0; t < 256; t++)

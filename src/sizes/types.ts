@@ -279,6 +279,11 @@ export interface SizesOptions {
   mainThreadScans?: boolean;
   /** Full mode: column families at least this big (stored data bytes) are split by key range (default 4 MiB). */
   splitMinBytes?: number;
+  /**
+   * Full mode: column families of at least this many sorted runs (each L0 file is one) tell the newest
+   * versions by the keys of each sub-range instead of merging (default 1024; lsm/newest_by_hash.ts).
+   */
+  newestByHashMinRuns?: number;
   /** Full mode with several threads: key ranges per thread a split column family is cut into (default 1). */
   rangesPerThread?: number;
   /** Merge unflushed WAL writes as the newest layer (default true). */

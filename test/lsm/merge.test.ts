@@ -30,6 +30,9 @@ import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
 import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
 import { TINY_L0_PILEUP } from "../datadir/helpers.js";
+import { computeSizes } from "../../src/sizes/index.js";
+import { hashNewest, UseMerge } from "../../src/lsm/newest_by_hash.js";
+import { runScanTask, type PartialResult, type ScanTask } from "../../src/sizes/scan.js";
 
 /** `runs` sorted runs of user keys drawn from a small key space (many shared across runs). */
 function memRuns(runs: number, seed: number): { runs: MemEntry[][]; all: MemEntry[] } {
@@ -217,6 +220,61 @@ describe("sizes --full over an L0 pile-up", () => {
     expect(mergeAll((p) => statSync(p).size - 100)).toEqual(right);
     expect(mergeAll((p) => statSync(p).size + 100)).toEqual(right);
     expect(mergeAll(() => undefined)).toEqual(right);
+  }, 120_000);
+
+  it("tells the newest versions by key sets as the merge does, and merges runs out of order", () => {
+    // hashNewest (the default from 1,024 runs) gives the merge's report
+    // (on one thread and on two, whose ranges each take their sub-ranges' cuts)
+    const lib = (minRuns: number, workers: number) =>
+      computeSizes(db, { workers, splitMinBytes: 1, newestByHashMinRuns: minRuns }).then((r) => {
+        const j = JSON.parse(JSON.stringify(r)) as Record<string, unknown>;
+        delete j["elapsedMs"];
+        delete j["entriesPerSecond"];
+        delete j["workers"];
+        return j;
+      });
+    const runs = [lib(1, 1), lib(1, 2), lib(Number.POSITIVE_INFINITY, 1)];
+    return Promise.all(runs).then(([byHash, byHashTwo, merged]) => {
+      expect(byHash).toEqual(merged);
+      expect(byHashTwo).toEqual(merged);
+      // one task over every table, oldest first (db_bench numbers its flushes in order): the key sets
+      // find a newer version after an older one and the task is merged instead, progress told once
+      const tables = readdirSync(db)
+        .filter((f) => f.endsWith(".sst"))
+        .sort()
+        .map((f) => ({ path: join(db, f) }));
+      const task = (cutsHex?: string[]): ScanTask => ({
+        id: 0,
+        runs: tables.map((f) => [f]),
+        mem: [],
+        rangeDels: [],
+        collectStats: true,
+        roles: [],
+        delegationHashes: [],
+        blobFiles: {},
+        ...(cutsHex ? { newestByHash: { cutsHex } } : {}),
+      });
+      const run = (t: ScanTask) => {
+        let told = 0;
+        const r = runScanTask(t, (bytes) => void (told += bytes)) as Partial<PartialResult>;
+        delete r.elapsedMs;
+        delete r.startedAt;
+        return { r, told };
+      };
+      // (the report alone cannot tell: db_bench's values here all have one size, so the oldest version
+      // of a key counts as its newest would)
+      const oldestFirst = tables.map(
+        (f) => new TableRun([f], undefined, undefined, { block: () => {} }, undefined, 4096),
+      );
+      try {
+        expect(() => hashNewest(oldestFirst, undefined, [], { record: () => {} }, [])).toThrow(UseMerge);
+      } finally {
+        for (const r of oldestFirst) r.close();
+      }
+      const fallback = run(task(["8000"]));
+      expect(fallback).toEqual(run(task()));
+      expect(fallback.r.live).toBe(ldbScanCount(db));
+    });
   }, 120_000);
 
   it("probe's reader path, which opens every table, gives the same lookups under a limit of 128", () => {
