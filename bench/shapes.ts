@@ -41,6 +41,7 @@ import {
 } from "./common.js";
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
+import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
@@ -143,7 +144,7 @@ async function l0Pileup(root: string): Promise<void> {
   );
   const { entries, threads } = fullScanOf(dir);
   console.log(
-    `    ${entries.toLocaleString("en-US")} entries merged from ${tables} sorted runs by ${threads} thread${threads === 1 ? "" : "s"} (the default): ${((full.b.cpu * 1e9) / entries).toFixed(0)} ns of CPU per entry (whole process)`,
+    `    ${entries.toLocaleString("en-US")} entries of ${tables} sorted runs, ${tables >= NEWEST_BY_HASH_MIN_RUNS ? "newest versions by key sets" : "merged"}, by ${threads} thread${threads === 1 ? "" : "s"} (the default): ${((full.b.cpu * 1e9) / entries).toFixed(0)} ns of CPU per entry (whole process)`,
   );
   const sample = measure(...lsm(["sizes", "--sample", "100", "--json", dir]));
   console.log(`  sizes --sample 100 (sample mode): ${fmt(sample)}  (target: seconds)`);

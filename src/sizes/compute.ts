@@ -2,8 +2,9 @@
  * computeSizes(dir): value/key size distributions per column family, physical vs logical bytes, and
  * the Ethereum views (accounts by kind, code sizes, reuse, co-tenancy of maximum-size contracts).
  *
- * Full mode: every data block, newest visible version per key (k-way merge, merge.ts), spread over
- * worker threads by user-key range. Two phases: the code location first (its delegation designators
+ * Full mode: every data block, newest visible version per key (k-way merge, merge.ts; over 1,024 runs
+ * or more without Ethereum roles, each sub-range's keys: newest_by_hash.ts), spread over worker
+ * threads by user-key range. Two phases: the code location first (its delegation designators
  * are needed to tell EIP-7702 delegated EOAs from contracts), then every other column family with
  * the account view attached. Sample mode: sample.ts.
  */
