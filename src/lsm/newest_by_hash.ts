@@ -4,9 +4,10 @@
  *
  * A merge pays for its order: each entry costs about log2(runs) comparisons and comes from another
  * run's block (12 unpredictable comparisons and cache misses per entry over 4,354 runs). Here the key
- * range is cut into sub-ranges; in each, the runs are read one after the other, newest first (the
- * WAL layer, L0 newest first, then each level: the order a lookup consults them), and each entry's
- * user key, sizes and sequence number are appended to one of 256 buckets by its key's hash. Then each
+ * range is cut into sub-ranges (sizes/plan.ts: ~8 MiB of data each); in each, the runs are read one
+ * after the other, newest first (the WAL layer, L0 newest first, then each level: the order a lookup
+ * consults them), and each entry's user key, type, value size and sequence number are appended to
+ * one of 256 buckets by its key's hash. Then each
  * bucket, small enough to stay in the cache, is read in that order: the first entry of a user key is
  * its newest version, the later ones are shadowed. The buckets hold the keys themselves, so the fates
  * are exact, not a fingerprint's guess; a sub-range's keys are held at once, so its size bounds the
@@ -14,8 +15,9 @@
  * neither (sizes of a column family without Ethereum roles).
  *
  * Run order is newest first by RocksDB's and Pebble's invariants. Should a later run hold a newer
- * version of a key (its sequence number higher), the fates would differ from the merge's; and a value
- * in a blob file is sized from its index, a value. Either throws UseMerge: the caller merges instead.
+ * version of a key (its sequence number higher), the fates would differ from the merge's; and an
+ * entry whose value lies in a blob file is sized from its blob index, a value the buckets do not
+ * keep. Either throws UseMerge: the caller merges instead.
  */
 import { ValueType } from "../base/internal_key.js";
 import { cmpBytes, Fate, prefixNumber, rangeDeletedKey, type RangeTombstone, type Run } from "./merge.js";

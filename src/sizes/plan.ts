@@ -272,30 +272,24 @@ const SPLIT_SAMPLE_FILES = 256;
 const SPLIT_SAMPLES_PER_FILE = 256;
 
 /**
- * Split a column family into about `parts` user-key ranges of similar data size, from index
- * separators (every k-th, so memory stays small). Returns the cut points (hex), ascending. The first
- * range gets `headStart` more bytes than the others (at most half a range's share), for a thread that
- * starts on it while the others are still getting ready.
- */
-export function splitPoints(plan: CfPlan, parts: number, headStart = 0): string[] {
-  return parts <= 1 ? [] : cutsOf(splitSamples(plan), parts, headStart);
-}
-
-/**
  * A sample of a column family's data: stored bytes `w` (× the file stride) whose user keys lie in
  * (lo, key] (hex; `lo` undefined: at `key`). `key` is an index separator: ≥ every key of its block.
  */
-interface SplitSample {
+export interface SplitSample {
   key: string;
   lo: string | undefined;
   w: number;
 }
 
-/** Index separators sampled over the plan's tables, ascending, each with the data bytes it closes. */
+/**
+ * Index separators sampled over the plan's tables (every k-th table, so memory stays small),
+ * ascending, each with the data bytes it closes: what a column family's key ranges are cut from
+ * (cutsOf).
+ */
 function splitSamples(plan: CfPlan): SplitSample[] {
   const samples: SplitSample[] = [];
   // over many tables, every k-th of them (in run order) stands for the k: the cuts need only be
-  // near the middle, and on an L0 pile-up opening all 4,354 tables again kept the workers waiting
+  // near their shares, and on an L0 pile-up opening all 4,354 tables again kept the workers waiting
   // ~0.1 s for this thread
   const fileStride = Math.max(1, Math.ceil(plan.files / SPLIT_SAMPLE_FILES));
   let file = 0;
@@ -359,14 +353,16 @@ function hexOfPrefix(x: number): string {
 }
 
 /**
- * Cut the samples' data into about `parts` ranges of equal bytes, the first `headStart` bytes larger.
+ * Cut the samples' data into about `parts` user-key ranges of equal bytes; returns the cut points
+ * (hex), ascending. The first range gets `headStart` more bytes than the others (at most half a
+ * range's share), for a thread that starts on it while the others are still getting ready.
  * Each sample's bytes are spread evenly over its keys' span (lo, key] in the numbers of their first 8
  * bytes, and cuts fall where the running total crosses each share. Why spread: index separators are
  * shortened (RocksDB's default), so the separators of many tables' blocks fall on the same short keys;
  * cut only at separators, an L0 pile-up's ranges came out 0.2 to 2.4 times their share. Where keys
  * do not differ in their first 8 bytes a sample is a point at its separator, as before.
  */
-function cutsOf(samples: SplitSample[], parts: number, headStart: number): string[] {
+export function cutsOf(samples: SplitSample[], parts: number, headStart: number): string[] {
   if (parts <= 1) return [];
   const total = samples.reduce((s, x) => s + x.w, 0);
   const head = Math.min(Math.max(0, headStart), total / parts / 2);

@@ -179,7 +179,7 @@ describe("sizes --full over an L0 pile-up", () => {
   }, 120_000);
 
   it("two threads, their key ranges cut from a sample of the tables' indexes, give one thread's report", () => {
-    // beyond 256 tables (387 when measured; db_bench's flushes vary) splitPoints reads every k-th
+    // beyond 256 tables (387 when measured; db_bench's flushes vary) splitSamples reads every k-th
     // table's index; the report must not depend on where the cuts fall either way
     const one = sizes(undefined, ["--workers", "1"]) as Record<string, unknown>;
     const two = sizes(undefined, ["--workers", "2"]) as Record<string, unknown>;
