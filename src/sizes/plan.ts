@@ -483,12 +483,12 @@ export function tasksFor(
   const common = { runs: plan.runs, rangeDels, ...base };
   if (range) return [{ id: nextId(), ...common, ...range, mem: slice(range.loHex, range.hiHex) }];
   // hashNewest tells entries without their values, and not in key order
-  const byHash =
+  const hashable =
     plan.runs.length >= split.hashMinRuns &&
     Object.keys(base.blobFiles).length === 0 &&
     base.roles.length === 0 &&
     !base.gethCategories;
-  const subRanges = byHash
+  const subRanges = hashable
     ? Math.max(
         Math.ceil(plan.dataBytes / SUB_RANGE_BYTES),
         Math.ceil((plan.entries ?? 0) / SUB_RANGE_ENTRIES),
@@ -497,6 +497,9 @@ export function tasksFor(
   const samples = (parts > 1 && plan.dataBytes >= split.minBytes) || subRanges > 1 ? splitSamples(plan) : [];
   const cuts = plan.dataBytes >= split.minBytes ? cutsOf(samples, parts, headStart) : [];
   const fine = cutsOf(samples, subRanges, 0);
+  // a sub-range's entries are held at once: where the samples cannot cut the range finely enough
+  // (keys alike in their separators), the merge's memory does not grow with them
+  const byHash = hashable && 2 * (fine.length + 1) >= subRanges;
   const bounds = [undefined, ...cuts, undefined];
   const out: ScanTask[] = [];
   for (let i = 0; i + 1 < bounds.length; i++) {

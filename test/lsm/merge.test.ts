@@ -32,7 +32,9 @@ import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
 import { TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { computeSizes } from "../../src/sizes/index.js";
 import { hashNewest, UseMerge } from "../../src/lsm/newest_by_hash.js";
-import { runScanTask, type PartialResult, type ScanTask } from "../../src/sizes/scan.js";
+import { runScanTask, type PartialResult, type RoleSpec, type ScanTask } from "../../src/sizes/scan.js";
+import { CfPlanCache, tasksFor } from "../../src/sizes/plan.js";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
 
 /** `runs` sorted runs of user keys drawn from a small key space (many shared across runs). */
 function memRuns(runs: number, seed: number): { runs: MemEntry[][]; all: MemEntry[] } {
@@ -222,7 +224,7 @@ describe("sizes --full over an L0 pile-up", () => {
     expect(mergeAll(() => undefined)).toEqual(right);
   }, 120_000);
 
-  it("tells the newest versions by key sets as the merge does, and merges runs out of order", () => {
+  it("tells the newest versions by key sets as the merge does, and merges runs out of order", async () => {
     // hashNewest (the default from 1,024 runs) gives the merge's report
     // (on one thread and on two, whose ranges each take their sub-ranges' cuts)
     const lib = (minRuns: number, workers: number) =>
@@ -233,6 +235,25 @@ describe("sizes --full over an L0 pile-up", () => {
         delete j["workers"];
         return j;
       });
+    // the tasks do ask for key sets (the reports alone would agree either way), not with a role
+    const plannedByHash = async (roles: RoleSpec[], hashMinRuns: number) => {
+      const model = await inspectDatadir(db);
+      const inst = model.instances[0]!;
+      const plan = new CfPlanCache(true).get(
+        inst,
+        inst.columnFamilies.find((c) => c.name === "default")!,
+      );
+      const base = { collectStats: true, roles, delegationHashes: [], blobFiles: {} };
+      return tasksFor(plan, 2, base, () => 0, { minBytes: 1, hashMinRuns }).map((t) => t.newestByHash);
+    };
+    const [hashed, roled, fewRuns] = await Promise.all([
+      plannedByHash([], 1),
+      plannedByHash([{ role: "accounts" }], 1),
+      plannedByHash([], 100_000),
+    ]);
+    expect(hashed.length).toBe(2);
+    for (const h of hashed) expect(h?.cutsHex.length).toBeGreaterThan(0);
+    expect([...roled, ...fewRuns]).toEqual([undefined, undefined, undefined, undefined]);
     const runs = [lib(1, 1), lib(1, 2), lib(Number.POSITIVE_INFINITY, 1)];
     return Promise.all(runs).then(([byHash, byHashTwo, merged]) => {
       expect(byHash).toEqual(merged);
