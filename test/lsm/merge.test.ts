@@ -10,7 +10,9 @@
  *    each table's file and block list, and reads through lent-back descriptors) counts the live keys
  *    `ldb scan` iterates and the entries the tables' own properties declare, and gives the same report
  *    under a descriptor limit of 128, far below the table count; so does the probe's reader path, which
- *    keeps every table open (as RocksDB's table cache with max_open_files=-1) but not its descriptor.
+ *    keeps every table open (as RocksDB's table cache with max_open_files=-1) but not its descriptor;
+ *  - the same store's newest versions told by key sets (hashNewest, the default from 1,024 runs) give
+ *    the merge's report, and runs given oldest first are merged instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
