@@ -245,11 +245,8 @@ export class TableFile {
     if (whole.length < len) whole = Buffer.allocUnsafe(len);
     const tail = whole.subarray(0, len);
     if (this.sizeExpected) this.sizeExpected = false;
-    else {
-      if (this.closed) throw new Error(`table ${this.path} is closed`);
-      // raw, not through readInto: that notes the reader's own reach (tailReach), which this is not
-      this.readRaw(tail, 0, len, start);
-    }
+    // raw, not through readInto: that notes the reader's own reach (tailReach), which this is not
+    else this.readRaw(tail, 0, len, start);
     this.tail = tail;
     this.tailBuffer = whole;
     this.tailStart = start;
@@ -349,6 +346,7 @@ export class TableFile {
   }
 
   private readRaw(buf: Buffer, at: number, length: number, position: number): void {
+    if (this.closed) throw new Error(`table ${this.path} is closed`);
     let done = 0;
     this.io.reads++;
     const fd = this.descriptor();

@@ -51,13 +51,11 @@ export function keyPrefix(r: {
   r.pfx = hi * 4294967296 + lo;
 }
 
-/** keyPrefix()'s number `pfx` of a bare key k[0, n) (a bound, a cut point). */
-export function prefixNumber(k: Uint8Array, n = k.length): number {
-  let hi = 0;
-  let lo = 0;
-  for (let i = 0; i < 4; i++) hi = hi * 256 + (i < n ? k[i]! : 0);
-  for (let i = 4; i < 8; i++) lo = lo * 256 + (i < n ? k[i]! : 0);
-  return hi * 4294967296 + lo;
+/** keyPrefix()'s number `pfx` of a bare key (a bound, a cut point): keyPrefix() itself computes it. */
+export function prefixNumber(key: Uint8Array): number {
+  const r = { key, ukLen: key.length, pfxHi: 0, pfxLo: 0, pfx: 0 };
+  keyPrefix(r);
+  return r.pfx;
 }
 
 /** One position of a run: what the merge reads. */

@@ -145,7 +145,6 @@ function below(r: Run, bound: Uint8Array | undefined, boundPfx: number): boolean
 class BucketSet {
   /** Record number + 1 of each slot's first record of its key; 0: free. */
   private slots = new Int32Array(1 << 10);
-  private key = new Uint8Array(256);
 
   constructor(
     private readonly rangeDels: readonly RangeTombstone[],
@@ -192,9 +191,7 @@ class BucketSet {
     if (this.rangeDels.length === 0) return false;
     const len = b.recs[REC * e + 2]!;
     const off = b.recs[REC * e + 1]!;
-    if (len > this.key.length) this.key = new Uint8Array(Math.max(len, 2 * this.key.length));
-    this.key.set(b.keys.subarray(off, off + len));
-    return rangeDeletedKey(this.rangeDels, this.key, len, seqno);
+    return rangeDeletedKey(this.rangeDels, b.keys.subarray(off, off + len), len, seqno);
   }
 }
 
