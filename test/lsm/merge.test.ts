@@ -260,15 +260,19 @@ describe("sizes --full over an L0 pile-up", () => {
     return Promise.all(runs).then(([byHash, byHashTwo, merged]) => {
       expect(byHash).toEqual(merged);
       expect(byHashTwo).toEqual(merged);
+      // and against the programs that wrote and read the store: ldb's live keys, the tables' entries
+      const cf = (
+        byHash!["columnFamilies"] as { name: string; liveKeys: number; entriesRead: number }[]
+      ).find((c) => c.name === "default")!;
+      expect(cf.liveKeys).toBe(ldbScanCount(db));
+      const tables = readdirSync(db).filter((f) => f.endsWith(".sst"));
+      expect(cf.entriesRead).toBe(sstDumpEntriesUnder(db, tables.length));
       // one task over every table, oldest first (db_bench numbers its flushes in order): the key sets
       // find a newer version after an older one and the task is merged instead, progress told once
-      const tables = readdirSync(db)
-        .filter((f) => f.endsWith(".sst"))
-        .sort()
-        .map((f) => ({ path: join(db, f) }));
+      const files = tables.sort().map((f) => ({ path: join(db, f) }));
       const task = (cutsHex?: string[]): ScanTask => ({
         id: 0,
-        runs: tables.map((f) => [f]),
+        runs: files.map((f) => [f]),
         mem: [],
         rangeDels: [],
         collectStats: true,
@@ -286,7 +290,7 @@ describe("sizes --full over an L0 pile-up", () => {
       };
       // (the report alone cannot tell: db_bench's values here all have one size, so the oldest version
       // of a key counts as its newest would)
-      const oldestFirst = tables.map(
+      const oldestFirst = files.map(
         (f) => new TableRun([f], undefined, undefined, { block: () => {} }, undefined, 4096),
       );
       try {
