@@ -31,7 +31,7 @@ import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
 import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
-import { TINY_L0_PILEUP } from "../datadir/helpers.js";
+import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { computeSizes } from "../../src/sizes/index.js";
 import { hashNewest, UseMerge } from "../../src/lsm/newest_by_hash.js";
 import { runScanTask, type PartialResult, type RoleSpec, type ScanTask } from "../../src/sizes/scan.js";
@@ -136,10 +136,10 @@ describe("sizes --full over an L0 pile-up", () => {
   beforeAll(() => {
     dir = tempDir("lsmscope-l0-merge-");
     db = join(dir, "l0");
-    // 24 KiB memtables of 36-byte entries, every flushed table in L0: 387 tables when measured (how
-    // many memtables a flush takes varies from run to run)
+    // 24 KiB memtables of 36-byte entries, one L0 table each: ~600 tables whatever the load
     dbBench(db, [
       ...TINY_L0_PILEUP,
+      ...ONE_TABLE_PER_MEMTABLE,
       "--num=600000",
       "--block_size=4096",
       "--bloom_bits=10",
@@ -183,7 +183,7 @@ describe("sizes --full over an L0 pile-up", () => {
   }, 120_000);
 
   it("two threads, their key ranges cut from a sample of the tables' indexes, give one thread's report", () => {
-    // beyond 256 tables (387 when measured; db_bench's flushes vary) splitSamples reads every k-th
+    // beyond 256 tables (~600 here) splitSamples reads every k-th
     // table's index; the report must not depend on where the cuts fall either way
     const one = sizes(undefined, ["--workers", "1"]) as Record<string, unknown>;
     const two = sizes(undefined, ["--workers", "2"]) as Record<string, unknown>;

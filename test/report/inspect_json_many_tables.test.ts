@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { dbBench, removeDir, tempDir, TINY_L0_PILEUP } from "../datadir/helpers.js";
+import { dbBench, ONE_TABLE_PER_MEMTABLE, removeDir, tempDir, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { REPO, stringSink } from "../helpers/index.js";
 
 const bin = join(REPO, "bin", "lsmscope.js");
@@ -33,14 +33,14 @@ describe.skipIf(!existsSync(distDeep))("inspect --json on hundreds of tables", (
   let tables: number;
   beforeAll(() => {
     dir = join(tempDir("lsmscope-json-many-"), "db");
-    // ~1,290 entries per table: a few hundred tables (how many flushes db_bench makes varies)
-    dbBench(dir, [...TINY_L0_PILEUP, "--num=1000000"]);
+    // ~995 entries per table: ~300 tables whatever the load
+    dbBench(dir, [...TINY_L0_PILEUP, ...ONE_TABLE_PER_MEMTABLE, "--num=300000"]);
     tables = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
   }, 120_000);
   afterAll(() => removeDir(join(dir, "..")));
 
   it("streams what JSON.stringify prints of the model, every table in it, cheap and deep", async () => {
-    // several worker batches of 16, whatever db_bench's flushes merged
+    // several worker batches of 16
     expect(tables).toBeGreaterThan(64);
     const { runInspect } = (await import(distDeep)) as typeof import("../../src/report/deep.js");
     const { addDatadirViews } = (await import(

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dbBench, removeDir, tempDir } from "../helpers/index.js";
-import { TINY_L0_PILEUP } from "../datadir/helpers.js";
+import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { runInspect } from "../../src/report/deep.js";
 import { buildInspectReport } from "../../src/report/build.js";
 import { OUTLINE_FIRST_MIN_TABLES } from "../../src/cli/commands/tui.js";
@@ -224,8 +224,9 @@ describe.skipIf(!hasTmux || !hasDbBench)("lsmscope DIR in tmux on an L0 pile-up 
   it("opens on the outline, fills the tables in and ends with inspect's figures; q exits 0", async () => {
     root = tempDir("lsmscope-tui-outline-");
     const db = join(root, "db");
-    // every 24 KiB memtable flushes to its own L0 table: more tables than the outline-first threshold
-    dbBench(db, [...TINY_L0_PILEUP, "--num=2500000"]);
+    // ~700 tables, more than the outline-first threshold under any load (db_bench takes the last of a
+    // repeated flag; with memtables merged into flushes, 2,500,000 entries once gave only 489 tables)
+    dbBench(db, [...TINY_L0_PILEUP, ...ONE_TABLE_PER_MEMTABLE, "--num=700000"]);
     const r = await runInspect(db);
     const report = buildInspectReport(r.model, r.mode);
     expect(report.totals.sstFiles).toBeGreaterThanOrEqual(OUTLINE_FIRST_MIN_TABLES);
