@@ -2,38 +2,76 @@ import type { BlockHandle } from "./handle.js";
 import type { IndexReader } from "./index_reader.js";
 
 /**
- * A table's index separators (their user-key parts) in one growing buffer, with their data blocks'
- * handles in typed arrays: a few bytes per data block and no object per entry, for readers that keep
- * the index of thousands of tables at once (the probe's reader path, a merge over an L0 pile-up).
+ * A table's index separators (their user-key parts) in one buffer, with their data blocks' handles in
+ * one typed array: a few bytes per data block and no object per entry, for readers that keep the
+ * index of thousands of tables at once (the probe's reader path, a merge over an L0 pile-up). Built
+ * by packIndex() in this thread's scratch arrays and copied out at its size: two allocations per
+ * table (a growing index of its own cost eight, ~12 µs of a lean open's ~45 on an L0 pile-up).
  */
 export class PackedIndex {
-  count = 0;
-  private bytes = Buffer.allocUnsafe(1024);
-  private used = 0;
-  private starts = new Float64Array(64);
-  private offsets = new Float64Array(64);
-  private sizes = new Float64Array(64);
+  constructor(
+    readonly count: number,
+    /** The separators, one after another. */
+    private readonly bytes: Buffer,
+    /** Per block: the separator's start in `bytes`, the block's offset, its size; then bytes' end. */
+    private readonly fields: Float64Array,
+  ) {}
 
-  push(sep: Buffer, len: number, h: BlockHandle): void {
-    this.pushHandle(sep, len, h.offset, h.size);
+  /** Sign of separator i against `key`, bytewise. */
+  compare(i: number, key: Uint8Array): number {
+    return compareSeparator(this.bytes, this.fields[3 * i]!, this.fields[3 * i + 3]!, key);
   }
 
-  /** push() without a handle object (a table's index walk: offset and size from its cursor). */
-  pushHandle(sep: Buffer, len: number, offset: number, size: number): void {
+  /** Offset and size of data block i. */
+  blockOffset(i: number): number {
+    return this.fields[3 * i + 1]!;
+  }
+  blockSize(i: number): number {
+    return this.fields[3 * i + 2]!;
+  }
+
+  handle(i: number): BlockHandle {
+    return { offset: this.fields[3 * i + 1]!, size: this.fields[3 * i + 2]! };
+  }
+}
+
+/** Sign of the separator bytes[start, end) against `key`, bytewise. */
+function compareSeparator(bytes: Buffer, start: number, end: number, key: Uint8Array): number {
+  // a loop, not Buffer.compare with offsets: a range scan compares every block it reads with its
+  // bounds, and the native call with its argument checks cost ~1 us each (measured: 3% of a
+  // two-thread sizes --full)
+  const kl = key.length;
+  const sl = end - start;
+  const n = Math.min(sl, kl);
+  for (let j = 0, p = start; j < n; j++, p++) {
+    const d = bytes[p]! - key[j]!;
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return sl === kl ? 0 : sl < kl ? -1 : 1;
+}
+
+/** packIndex()'s scratch space, reused by every table this thread packs (packIndex does not nest). */
+class PackedIndexBuilder {
+  count = 0;
+  private bytes = Buffer.allocUnsafeSlow(4096);
+  private used = 0;
+  private fields = new Float64Array(3 * 256 + 1);
+
+  reset(): void {
+    this.count = 0;
+    this.used = 0;
+  }
+
+  push(sep: Buffer, len: number, offset: number, size: number): void {
     if (this.used + len > this.bytes.length) {
-      const b = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.used + len));
+      const b = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + len));
       this.bytes.copy(b, 0, 0, this.used);
       this.bytes = b;
     }
-    if (this.count + 1 >= this.starts.length) {
-      const grow = (a: Float64Array) => {
-        const n = new Float64Array(a.length * 2);
-        n.set(a);
-        return n;
-      };
-      this.starts = grow(this.starts);
-      this.offsets = grow(this.offsets);
-      this.sizes = grow(this.sizes);
+    if (3 * this.count + 4 > this.fields.length) {
+      const f = new Float64Array(this.fields.length * 2);
+      f.set(this.fields);
+      this.fields = f;
     }
     // a separator is short: copied bytewise (Buffer.copy's native call costs ~40 ns at any length, a
     // table's index walk makes one per data block)
@@ -41,58 +79,60 @@ export class PackedIndex {
     const at = this.used;
     if (len <= 64) for (let i = 0; i < len; i++) b[at + i] = sep[i]!;
     else sep.copy(b, at, 0, len);
-    this.starts[this.count] = this.used;
-    this.offsets[this.count] = offset;
-    this.sizes[this.count] = size;
+    const f = this.fields;
+    const k = 3 * this.count;
+    f[k] = at;
+    f[k + 1] = offset;
+    f[k + 2] = size;
     this.used += len;
     this.count++;
-    this.starts[this.count] = this.used;
   }
 
-  /**
-   * Trim the buffers to what is used. The separators get a buffer of their own: a slice of Node's
-   * shared 8 KiB pool would keep the whole pool chunk alive, with the table's metadata blocks read
-   * into it before (8 KiB per table of a merge over an L0 pile-up).
-   */
-  finish(): void {
-    const bytes = Buffer.allocUnsafeSlow(this.used);
+  /** Sign of the last separator pushed against `key`, bytewise. */
+  compareLast(key: Uint8Array): number {
+    return compareSeparator(this.bytes, this.fields[3 * (this.count - 1)]!, this.used, key);
+  }
+
+  /** The index pushed, copied out at its size (see Slab). */
+  finish(): PackedIndex {
+    const k = 3 * this.count;
+    this.fields[k] = this.used;
+    const fields = slab.take(8 * (k + 1));
+    const out = new Float64Array(fields.buffer, fields.byteOffset, k + 1);
+    out.set(this.fields.subarray(0, k + 1));
+    const bytes = slab.take(this.used);
     this.bytes.copy(bytes, 0, 0, this.used);
-    this.bytes = bytes;
-    this.starts = this.starts.slice(0, this.count + 1);
-    this.offsets = this.offsets.slice(0, this.count);
-    this.sizes = this.sizes.slice(0, this.count);
-  }
-
-  /** Sign of separator i against `key`, bytewise. */
-  compare(i: number, key: Uint8Array): number {
-    // a loop, not Buffer.compare with offsets: a range scan compares every block it reads with its
-    // bounds, and the native call with its argument checks cost ~1 us each (measured: 3% of a
-    // two-thread sizes --full)
-    const b = this.bytes;
-    let p = this.starts[i]!;
-    const end = this.starts[i + 1]!;
-    const kl = key.length;
-    const n = Math.min(end - p, kl);
-    for (let j = 0; j < n; j++, p++) {
-      const d = b[p]! - key[j]!;
-      if (d !== 0) return d < 0 ? -1 : 1;
-    }
-    const sl = end - this.starts[i]!;
-    return sl === kl ? 0 : sl < kl ? -1 : 1;
-  }
-
-  /** Offset and size of data block i. */
-  blockOffset(i: number): number {
-    return this.offsets[i]!;
-  }
-  blockSize(i: number): number {
-    return this.sizes[i]!;
-  }
-
-  handle(i: number): BlockHandle {
-    return { offset: this.offsets[i]!, size: this.sizes[i]! };
+    return new PackedIndex(this.count, bytes, out);
   }
 }
+
+/**
+ * Where packed indexes are copied out to: views of 64 KiB slabs, so that an index costs two small view
+ * objects rather than two buffers of their own (a backing store each, ~4 µs apiece). Not Node's shared
+ * 8 KiB pool, whose chunk also holds the table's metadata blocks read before: a kept index held 8 KiB
+ * each (a merge over an L0 pile-up keeps thousands). A slab lives while any index in it does: at most
+ * 64 KiB besides the kept indexes, whose tables a merge or a table cache keeps together anyway.
+ */
+class Slab {
+  private buf = Buffer.allocUnsafeSlow(0);
+  private used = 0;
+
+  /** `n` bytes of their own, 8-aligned. */
+  take(n: number): Buffer {
+    if (n > SLAB_BYTES / 4) return Buffer.allocUnsafeSlow(n);
+    if (this.used + n > this.buf.length) {
+      this.buf = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      this.used = 0;
+    }
+    const out = this.buf.subarray(this.used, this.used + n);
+    this.used += (n + 7) & ~7;
+    return out;
+  }
+}
+
+const SLAB_BYTES = 64 * 1024;
+const slab = new Slab();
+const builder = new PackedIndexBuilder();
 
 /**
  * A table's data blocks from the one that may hold `from` (its index seeked there) up to and including
@@ -105,15 +145,15 @@ export function packIndex(
   from?: Buffer,
   until?: Uint8Array,
 ): PackedIndex {
-  const idx = new PackedIndex();
+  const b = builder;
+  b.reset();
   index.walk(
     ({ cursor: c }) => {
-      idx.pushHandle(c.key, internal ? c.keyLength - 8 : c.keyLength, c.handleOffset, c.handleSize);
+      b.push(c.key, internal ? c.keyLength - 8 : c.keyLength, c.handleOffset, c.handleSize);
       // a separator is ≥ every key of its block and below every key of the next
-      return until === undefined || idx.compare(idx.count - 1, until) < 0;
+      return until === undefined || b.compareLast(until) < 0;
     },
     { from },
   );
-  idx.finish();
-  return idx;
+  return b.finish();
 }

@@ -13,14 +13,14 @@
  * key, so ranges processed by different workers add up to the whole column family.
  */
 import { goneTolerated, isFileGone, noteGone } from "./gone.js";
-import { openTable, type DataBlockReader, type SstTable } from "../format/table.js";
+import { SstTable, type DataBlockReader } from "../format/table.js";
+import { openLeanTable, type LeanTable } from "./lean_table.js";
 import { DataCursor, type DataEntryCursor } from "../format/data_block.js";
 import { PackedIndex } from "../format/packed_index.js";
 import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
 import { bySmallestKey } from "./version.js";
-import { TailEstimate } from "../util/tail_estimate.js";
 import type { MemEntry } from "../datadir/memtable.js";
 import { expectedFileSize } from "../datadir/model.js";
 import {
@@ -74,6 +74,14 @@ export function mergeReadAhead(runs: number): number {
   return Math.min(SCAN_READ_AHEAD, Math.floor(MERGE_READ_AHEAD_TOTAL / Math.max(1, runs)));
 }
 
+/**
+ * Whether a merge of `runs` runs reads its tables lean (TableRun's `lean`: see there), and so can take
+ * tables opened ahead of it (lean_table.ts).
+ */
+export function leanRuns(runs: number): boolean {
+  return mergeReadAhead(runs) < SCAN_READ_AHEAD;
+}
+
 /** Tables a scanning thread keeps open between key ranges (a few per sorted run). */
 const IDLE_SCAN_TABLES = 64;
 
@@ -91,13 +99,6 @@ export interface RunFile {
   /** The file's size in its MANIFEST entry: a lean run's open confirms it instead of an fstat. */
   size?: number;
 }
-
-/**
- * How much of a table's end a lean run reads at once when it opens the table (footer, metaindex,
- * properties and index in one read instead of six or seven small ones: 4,354 L0 tables took ~30,000
- * read calls to open), learned per thread from the tables opened before.
- */
-const leanTail = new TailEstimate();
 
 /** Sorted, non-overlapping files (one level) or a single L0 file, read block by block. */
 export class TableRun implements Run {
@@ -179,14 +180,11 @@ export class TableRun implements Run {
       // the run's files are sorted and disjoint: once one starts at or after hi, so do the rest
       if (this.hiHex !== undefined && f.smallestHex !== undefined && f.smallestHex >= this.hiHex) break;
       if (this.loHex !== undefined && f.largestHex !== undefined && f.largestHex < this.loHex) continue;
-      let t: SstTable;
+      let t: SstTable | LeanTable;
       try {
         t = this.lean
-          ? openTable(f.path, {
-              readAhead: this.readAhead,
-              prefetchTail: leanTail.bytes,
-              expectedSize: f.size,
-            })
+          ? (this.tables.takeOpened?.(f.path) ??
+            openLeanTable(f.path, f.size, this.readAhead!, this.lo, this.hi, (o) => this.tables.prepare?.(o)))
           : this.tables.acquire(f.path, this.readAhead);
       } catch (e) {
         // deleted since the version was read (a live node compacted it): skipped, and noted
@@ -194,23 +192,23 @@ export class TableRun implements Run {
         noteGone(f.path);
         continue;
       }
-      this.tables.prepare?.(t);
       this.path = t.path;
-      try {
-        this.index = this.blockList(t);
-        this.indexPos = 0;
-      } catch (err) {
-        if (this.lean) t.close();
-        else this.tables.release(t);
-        throw err;
+      this.indexPos = 0;
+      this.checkHi = false;
+      if (t instanceof SstTable) {
+        this.tables.prepare?.(t);
+        try {
+          this.index = this.blockList(t);
+        } catch (err) {
+          this.tables.release(t);
+          throw err;
+        }
+        this.reader = t.dataBlockReader();
+        this.table = t;
+      } else {
+        this.index = t.index;
+        this.reader = t.reader;
       }
-      if (this.lean) {
-        // the metadata is read: the tail's buffer goes to the next table's open
-        leanTail.note(t.tailReach);
-        t.blocks.file.dropTail();
-      }
-      this.reader = t.dataBlockReader();
-      if (!this.lean) this.table = t;
       const c = this.reader.newCursor();
       // a key buffer of its own: a slice of Node's shared 8 KiB pool would keep the whole pool chunk
       // alive while the run is on this table (a chunk per run of a merge over an L0 pile-up)
@@ -251,6 +249,9 @@ export class TableRun implements Run {
       const i = this.indexPos++;
       const lo = this.lo;
       if (lo !== undefined && idx.compare(i, lo) < 0) continue; // whole block below lo
+      // the block before reached hi (its separator ≥ hi, and every key of this block lies above that
+      // separator): nothing from here on is in range (a table opened ahead lists all its blocks)
+      if (this.checkHi) return false;
       // the separator is ≥ every key of its block: below hi, no entry of the block needs the hi check
       this.checkHi = this.hi !== undefined && idx.compare(i, this.hi) >= 0;
       const handle = idx.handle(i);

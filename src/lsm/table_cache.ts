@@ -8,6 +8,7 @@
  */
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
 import { KeptFilters } from "./kept_filters.js";
+import { OpenedAhead, type LeanTable } from "./lean_table.js";
 
 /**
  * Where a run gets its tables from and gives them back. `readAhead`, when given, replaces the
@@ -26,6 +27,11 @@ export interface TableSource {
    * earlier opening, says so): a point lookup skips it without opening it.
    */
   mayHold?(path: string, key: Buffer): boolean;
+  /**
+   * The lean table opened ahead for `path` (lean_table.ts), now the caller's to close; undefined when
+   * none was. Only a source without `prepare` offers one: a table opened ahead was not prepared.
+   */
+  takeOpened?(path: string): LeanTable | undefined;
 }
 
 /**
@@ -78,6 +84,9 @@ export class TableCache implements TableSource {
   /** With `keepFilters`: the detached filter of each table opened. */
   private readonly filters = new KeptFilters();
 
+  /** Lean tables opened ahead of this thread's runs over many runs (lean_table.ts). */
+  readonly ahead = new OpenedAhead();
+
   constructor(
     private readonly opts: OpenTableOptions = {},
     private readonly maxIdle = 64,
@@ -89,6 +98,10 @@ export class TableCache implements TableSource {
 
   mayHold(path: string, key: Buffer): boolean {
     return this.filters.mayHold(path, key);
+  }
+
+  takeOpened(path: string): LeanTable | undefined {
+    return this.ahead.take(path);
   }
 
   /** Tables open and idle right now. */
@@ -149,6 +162,7 @@ export class TableCache implements TableSource {
     this.weights.clear();
     this.idleBytes = 0;
     this.filters.clear();
+    this.ahead.close();
   }
 }
 

@@ -11,6 +11,8 @@
  *    `ldb scan` iterates and the entries the tables' own properties declare, and gives the same report
  *    under a descriptor limit of 128, far below the table count; so does the probe's reader path, which
  *    keeps every table open (as RocksDB's table cache with max_open_files=-1) but not its descriptor;
+ *  - the L0 tables a plan opens for their properties, kept for the scan, serve its runs (each taken,
+ *    none opened again) with the entries and blocks of runs that open their own, over a key range too;
  *  - the same store's newest versions told by key sets (hashNewest, the default from 1,024 runs) give
  *    the merge's report, and runs given oldest first are merged instead.
  */
@@ -25,8 +27,10 @@ import {
   mergeNewest,
   mergeReadAhead,
   mergeRuns,
+  scanTableCache,
   type Run,
 } from "../../src/lsm/merge.js";
+import type { TableCache } from "../../src/lsm/table_cache.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
@@ -35,7 +39,7 @@ import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { computeSizes } from "../../src/sizes/index.js";
 import { hashNewest, UseMerge } from "../../src/lsm/newest_by_hash.js";
 import { runScanTask, type PartialResult, type RoleSpec, type ScanTask } from "../../src/sizes/scan.js";
-import { CfPlanCache, tasksFor } from "../../src/sizes/plan.js";
+import { CfPlanCache, planCf, tasksFor, type CfPlan } from "../../src/sizes/plan.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 
 /** `runs` sorted runs of user keys drawn from a small key space (many shared across runs). */
@@ -224,6 +228,65 @@ describe("sizes --full over an L0 pile-up", () => {
     expect(mergeAll((p) => statSync(p).size - 100)).toEqual(right);
     expect(mergeAll((p) => statSync(p).size + 100)).toEqual(right);
     expect(mergeAll(() => undefined)).toEqual(right);
+  }, 120_000);
+
+  it("the plan keeps the L0 tables it opened for the scan: its runs take them, and read what runs opening their own read", async () => {
+    const model = await inspectDatadir(db);
+    const inst = model.instances[0]!;
+    const cf = inst.columnFamilies.find((c) => c.name === "default")!;
+    const l0 = cf.levels[0]!.files.filter((f) => f.present).length;
+    expect(l0).toBeGreaterThan(128);
+    /** Every run of the plan read over [lo, hi): entries, blocks and a digest of their keys. */
+    const readAll = (plan: CfPlan, tables: TableCache, lo?: Buffer, hi?: Buffer) => {
+      const readAhead = mergeReadAhead(plan.runs.length);
+      let blocks = 0;
+      const sink = { block: () => void blocks++ };
+      let entries = 0;
+      let digest = 0;
+      for (const files of plan.runs) {
+        const run = new TableRun(files, lo, hi, sink, tables, readAhead);
+        try {
+          while (run.advance()) {
+            entries++;
+            digest = (Math.imul(digest, 31) + run.pfxLo + run.seqno) | 0;
+          }
+        } finally {
+          run.close();
+        }
+      }
+      return { entries, blocks, digest };
+    };
+    const fresh = planCf(inst, cf, false);
+    expect(fresh.keptOpen).toBe(0);
+    // a key range in the middle, from the first table's keys: the runs of tables opened ahead (every
+    // block listed) skip the blocks below it and stop after the block that reaches its end
+    const first = new TableRun(fresh.runs[0]!, undefined, undefined, { block() {} });
+    const keys: Buffer[] = [];
+    while (first.advance()) keys.push(Buffer.from(first.key.subarray(0, first.ukLen)));
+    first.close();
+    const ranges: [Buffer | undefined, Buffer | undefined][] = [
+      [undefined, undefined],
+      [keys[Math.floor(keys.length / 3)], keys[Math.floor((2 * keys.length) / 3)]],
+    ];
+    for (const [lo, hi] of ranges) {
+      const own = scanTableCache();
+      const opening = readAll(fresh, own, lo, hi);
+      own.close();
+      const kept = scanTableCache();
+      const plan = planCf(inst, cf, false, () => kept.ahead);
+      expect(plan.keptOpen).toBe(l0);
+      expect(kept.ahead.size).toBe(l0);
+      expect({ ...plan, keptOpen: 0 }).toEqual(fresh);
+      const taking = readAll(plan, kept, lo, hi);
+      // every kept table was taken by its run (a run that opened its own would have left it)
+      expect(kept.ahead.size).toBe(0);
+      kept.close();
+      expect(taking).toEqual(opening);
+      expect(opening.entries).toBeGreaterThan(0);
+    }
+    const own = scanTableCache();
+    expect(readAll(fresh, own).entries).toBe(sstDumpEntriesUnder(db, l0));
+    own.close();
   }, 120_000);
 
   it("tells the newest versions by key sets as the merge does, and merges runs out of order", async () => {
