@@ -337,7 +337,10 @@ export class TableFile {
       this.window ??= Buffer.allocUnsafe(this.windowSize);
       this.windowLen = 0;
       const start = position - Math.min(position, BLOCK_HEADROOM, this.windowSize - length);
-      const n = Math.min(this.windowSize, this.size - start);
+      // a window too small to hold the next block as well would read its start now and again with
+      // the next miss: read up to this block's end only
+      const want = this.windowSize >= 2 * length ? this.windowSize : position + length - start;
+      const n = Math.min(want, this.size - start);
       this.readRaw(this.window, 0, n, start);
       this.windowStart = start;
       this.windowLen = n;

@@ -6,13 +6,15 @@
  * flipped byte is refused without spoiling its neighbours' reads from the same window. A scan's
  * uncompressed blocks (none compressed, or stored raw because the codec saved too little) are checked
  * and read where they lie in the window (TableFile.readBlock's `inPlace`): the same entries as reads of their
- * own, a flipped one refused.
+ * own, a flipped one refused. A window smaller than two blocks (a merge over thousands of runs) reads
+ * each block once, up to its end and no further.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTable } from "../../src/format/index.js";
-import type { BlockHandle } from "../../src/format/handle.js";
+import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../../src/format/handle.js";
+import { BLOCK_HEADROOM } from "../../src/format/compression.js";
 import { dbBench, makeTempDir, removeDir } from "./oracle.js";
 
 let root: string;
@@ -117,5 +119,36 @@ describe("uncompressed blocks read in place by a scan", () => {
     writeFileSync(flipped, bytes);
     expect(scanned(flipped, handles, [4, 6])).toEqual([want[4], want[6]]);
     expect(() => scanned(flipped, handles, [4, 5])).toThrow(/data block: \w+ checksum mismatch/);
+  });
+});
+
+describe("a read-ahead window smaller than two blocks", () => {
+  it("reads each block once and no more than up to its end (a merge over thousands of runs)", () => {
+    const { handles, want } = blocksOf(rawFile);
+    const largest = Math.max(...handles.map((h) => h.size + BLOCK_TRAILER_SIZE));
+    // a merge over an L0 pile-up: 32 MiB of windows over 4,354 runs, ~1.9 blocks of 4 KiB each
+    const window = Math.floor(largest * 1.9);
+    const t = openTable(rawFile, { readAhead: window });
+    const reader = t.dataBlockReader();
+    const c = reader.newCursor();
+    try {
+      const before = { reads: t.io.reads, bytes: t.io.bytes };
+      handles.forEach((h, i) => {
+        reader.load(c, h);
+        const out: Entries = [];
+        while (c.next())
+          out.push(`${c.userKeyCopy().toString("hex")}@${c.seqno}:${c.valueCopy().toString("hex")}`);
+        expect(out, `block ${i}`).toEqual(want[i]);
+      });
+      // a window filled to its end would read the next block's start and then again at the next miss
+      const stored = handles.reduce((n, h) => n + h.size + BLOCK_TRAILER_SIZE, 0);
+      expect(t.io.reads - before.reads).toBeLessThanOrEqual(handles.length);
+      // (a block small enough for two in the window, as the last one, fills the window)
+      expect(t.io.bytes - before.bytes).toBeLessThanOrEqual(
+        stored + handles.length * BLOCK_HEADROOM + window,
+      );
+    } finally {
+      t.close();
+    }
   });
 });
