@@ -146,6 +146,7 @@ export function planCf(
     for (const { path, size } of run) {
       const t = openPresent(path, size);
       if (!t) continue;
+      let read = false;
       try {
         const p = t.props;
         dataBytes += p.dataSize ?? t.fileSize;
@@ -159,9 +160,10 @@ export function planCf(
           for (const r of t.rangeDeletions())
             rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
         }
+        read = true;
       } finally {
         planTail.note(t.tailReach);
-        if (keepOrClose(t, keep, readAhead)) keptOpen++;
+        if (keepOrClose(t, read ? keep : undefined, readAhead)) keptOpen++;
       }
     }
   }
