@@ -12,7 +12,8 @@
  *    under a descriptor limit of 128, far below the table count; so does the probe's reader path, which
  *    keeps every table open (as RocksDB's table cache with max_open_files=-1) but not its descriptor;
  *  - the L0 tables a plan opens for their properties, kept for the scan, serve its runs (each taken,
- *    none opened again) with the entries and blocks of runs that open their own, over a key range too;
+ *    none opened again) with the entries and blocks, and no block loaded past the range's end, of runs
+ *    that open their own, over a key range too;
  *  - the same store's newest versions told by key sets (hashNewest, the default from 1,024 runs) give
  *    the merge's report, and runs given oldest first are merged instead.
  */
@@ -31,6 +32,7 @@ import {
   type Run,
 } from "../../src/lsm/merge.js";
 import type { TableCache } from "../../src/lsm/table_cache.js";
+import { DataBlockReader } from "../../src/format/data_block_reader.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
@@ -187,8 +189,8 @@ describe("sizes --full over an L0 pile-up", () => {
   }, 120_000);
 
   it("two threads, their key ranges cut from a sample of the tables' indexes, give one thread's report", () => {
-    // beyond 256 tables (~600 here) splitSamples reads every k-th
-    // table's index; the report must not depend on where the cuts fall either way
+    // beyond 256 tables (~600 here) splitSamples reads every k-th table's index; the report must not
+    // depend on where the cuts fall either way
     const one = sizes(undefined, ["--workers", "1"]) as Record<string, unknown>;
     const two = sizes(undefined, ["--workers", "2"]) as Record<string, unknown>;
     expect(two["workers"]).toBe(2);
@@ -236,25 +238,38 @@ describe("sizes --full over an L0 pile-up", () => {
     const cf = inst.columnFamilies.find((c) => c.name === "default")!;
     const l0 = cf.levels[0]!.files.filter((f) => f.present).length;
     expect(l0).toBeGreaterThan(128);
-    /** Every run of the plan read over [lo, hi): entries, blocks and a digest of their keys. */
+    /**
+     * Every run of the plan read over [lo, hi): entries, blocks told to the sink, blocks loaded and a
+     * digest of the keys.
+     */
     const readAll = (plan: CfPlan, tables: TableCache, lo?: Buffer, hi?: Buffer) => {
       const readAhead = mergeReadAhead(plan.runs.length);
       let blocks = 0;
       const sink = { block: () => void blocks++ };
       let entries = 0;
       let digest = 0;
-      for (const files of plan.runs) {
-        const run = new TableRun(files, lo, hi, sink, tables, readAhead);
-        try {
-          while (run.advance()) {
-            entries++;
-            digest = (Math.imul(digest, 31) + run.pfxLo + run.seqno) | 0;
+      let loads = 0;
+      const load = DataBlockReader.prototype.load;
+      DataBlockReader.prototype.load = function (c, h) {
+        loads++;
+        return load.call(this, c, h);
+      };
+      try {
+        for (const files of plan.runs) {
+          const run = new TableRun(files, lo, hi, sink, tables, readAhead);
+          try {
+            while (run.advance()) {
+              entries++;
+              digest = (Math.imul(digest, 31) + run.pfxLo + run.seqno) | 0;
+            }
+          } finally {
+            run.close();
           }
-        } finally {
-          run.close();
         }
+      } finally {
+        DataBlockReader.prototype.load = load;
       }
-      return { entries, blocks, digest };
+      return { entries, blocks, loads, digest };
     };
     const fresh = planCf(inst, cf, false);
     expect(fresh.keptOpen).toBe(0);
@@ -281,6 +296,8 @@ describe("sizes --full over an L0 pile-up", () => {
       // every kept table was taken by its run (a run that opened its own would have left it)
       expect(kept.ahead.size).toBe(0);
       kept.close();
+      // the same blocks loaded too: none past the range's end (the sink hears of a block only once its
+      // first key is in range)
       expect(taking).toEqual(opening);
       expect(opening.entries).toBeGreaterThan(0);
     }
