@@ -152,10 +152,10 @@ export class TableRun implements Run {
   private readonly hiHex: string | undefined;
   /**
    * A run of a merge over many runs (its read-ahead shrunk below the full window: mergeReadAhead())
-   * keeps of its current table only the file and the data-block handles, and opens its tables itself
-   * rather than through `tables`: over an L0 pile-up every run has a table open at once, and the
-   * tables' metadata (properties, metaindex) made most of the merge's memory. Descriptors are bounded
-   * by TableFile either way.
+   * keeps of its current table only the file and the data-block handles (a LeanTable), taken from
+   * `tables` when it was opened ahead (TableSource.takeOpened), else opened by the run itself: over an
+   * L0 pile-up every run has a table open at once, and the tables' metadata (properties, metaindex)
+   * made most of the merge's memory. Descriptors are bounded by TableFile either way.
    */
   private readonly lean: boolean;
 
