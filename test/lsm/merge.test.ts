@@ -14,12 +14,14 @@
  *  - the L0 tables a plan opens for their properties, kept for the scan, serve its runs (each taken,
  *    none opened again) with the entries and blocks, and no block loaded past the range's end, of runs
  *    that open their own, over a key range too;
+ *  - a damaged index or data block in one of its tables (planning then keeps it or not) is one located
+ *    line and exit 2, on one thread and on two;
  *  - the same store's newest versions told by key sets (hashNewest, the default from 1,024 runs) give
  *    the merge's report, and runs given oldest first are merged instead.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   Fate,
@@ -36,7 +38,8 @@ import { DataBlockReader } from "../../src/format/data_block_reader.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
-import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
+import { copyInto, dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
+import { openTable } from "../../src/format/table.js";
 import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { computeSizes } from "../../src/sizes/index.js";
 import { hashNewest, UseMerge } from "../../src/lsm/newest_by_hash.js";
@@ -304,6 +307,46 @@ describe("sizes --full over an L0 pile-up", () => {
     const own = scanTableCache();
     expect(readAll(fresh, own).entries).toBe(sstDumpEntriesUnder(db, l0));
     own.close();
+  }, 120_000);
+
+  it("a table whose index or data block is damaged: one located line and exit 2, whether planning kept it or not", () => {
+    const root = tempDir("lsmscope-l0-damaged-");
+    try {
+      const tables = readdirSync(db)
+        .filter((f) => f.endsWith(".sst"))
+        .sort();
+      const victim = tables[Math.floor(tables.length / 2)]!;
+      const t = openTable(join(db, victim));
+      const index = t.indexHandle;
+      const data = t.indexEntries()[1]!.handle;
+      t.close();
+      for (const [what, at, kind] of [
+        // planning reads the properties, then fails to pack the index: the table is closed, not kept,
+        // and the run that opens it again reports it
+        ["index", index.offset + Math.floor(index.size / 2), "index block"],
+        // kept, the damage found by the scan's read through the kept reader
+        ["data", data.offset + Math.floor(data.size / 2), "data block"],
+      ] as const) {
+        const copy = copyInto(db, root, what);
+        const file = join(copy, victim);
+        const bytes = readFileSync(file);
+        bytes[at]! ^= 0x40;
+        writeFileSync(file, bytes);
+        for (const workers of ["1", "2"]) {
+          const r = spawnSync(process.execPath, [BIN, "sizes", "--full", "--workers", workers, copy], {
+            encoding: "utf8",
+          });
+          expect(r.status, `${what}, ${workers} threads`).toBe(2);
+          const lines = r.stderr.trim().split("\n");
+          expect(lines.at(-1)).toMatch(
+            new RegExp(`^lsmscope: .*${victim} @ offset \\d+: ${kind}: \\w+ checksum mismatch`),
+          );
+          expect(r.stderr).not.toMatch(/\n\s+at /);
+        }
+      }
+    } finally {
+      removeDir(root);
+    }
   }, 120_000);
 
   it("tells the newest versions by key sets as the merge does, and merges runs out of order", async () => {
