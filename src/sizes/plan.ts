@@ -97,10 +97,11 @@ function cfMatches(sel: string, inst: InstanceModel, cf: ColumnFamilyModel): boo
 }
 
 /**
- * Where a plan keeps the tables it opened, for the scan of its runs (lean_table.ts): given the column
- * family's runs, the planning thread's store, or undefined to close them (sizes/pool.ts decides).
+ * Where a plan keeps the tables it opened, for the scan of its runs (lean_table.ts): given how many
+ * sorted runs the column family has and how many tables the plan would keep, the planning thread's
+ * store, or undefined to close them (sizes/pool.ts decides).
  */
-export type KeepOpened = (runs: RunFile[][]) => OpenedAhead | undefined;
+export type KeepOpened = (runs: number, tables: number) => OpenedAhead | undefined;
 
 /** Column-family plans built once each per run (a plan opens the CF's tables), keyed by cfKey(). */
 export class CfPlanCache {
@@ -130,7 +131,10 @@ export function planCf(
   const present = cf.levels.map((lvl) => ({ level: lvl.level, files: lvl.files.filter((f) => f.present) }));
   const files = present.reduce((n, lvl) => n + lvl.files.length, 0);
   const runs = levelRuns(present);
-  const kept = keepOpened?.(runs);
+  // a table that is a run of its own (an L0 file) is kept for the scan; a level's files are opened
+  // one after another by their run, never all at once
+  const keepable = (run: RunFile[]) => run.length === 1;
+  const kept = keepOpened?.(runs.length, runs.filter(keepable).length);
   const readAhead = mergeReadAhead(runs.length);
   const rangeDels: CfPlan["rangeDels"] = [];
   let dataBytes = 0;
@@ -140,9 +144,7 @@ export function planCf(
   let dataBytesExact = true;
   let keptOpen = 0;
   for (const run of runs) {
-    // a table that is a run of its own (an L0 file) is kept for the scan; a level's files are opened
-    // one after another by their run, never all at once
-    const keep = kept && run.length === 1 ? kept : undefined;
+    const keep = kept && keepable(run) ? kept : undefined;
     for (const { path, size } of run) {
       const t = openPresent(path, size);
       if (!t) continue;

@@ -17,7 +17,7 @@ import {
   WORKER_YOUNG_GENERATION_MB,
 } from "../util/worker_heap.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
-import { leanRuns, scanTableCache, type RunFile } from "../lsm/merge.js";
+import { leanRuns, scanTableCache } from "../lsm/merge.js";
 import type { OpenedAhead } from "../lsm/lean_table.js";
 import { runScanTask, type PartialResult, type ScanTask } from "./scan.js";
 
@@ -161,19 +161,17 @@ export class ScanPool {
   }
 
   /**
-   * Where the planner keeps the L0 tables it opens of a column family whose runs are read lean (an L0
-   * pile-up): this thread's store (lsm/lean_table.ts), from which its runs take them instead of
-   * opening them again; undefined when this thread does not scan, the runs are not lean, or enough
-   * are kept. A level's files are left to their runs, which open them one after another. Workers open
-   * their own tables as their runs reach them: opening them ahead on a worker while this thread
-   * planned slowed both (4,354 L0 tables: planning 0.47 -> 0.65 s, the worker's scan starting later
-   * still), no faster in all.
+   * Where the planner keeps the `tables` L0 tables it opens of a column family whose `runs` runs are
+   * read lean (an L0 pile-up): this thread's store (lsm/lean_table.ts), from which its runs take them
+   * instead of opening them again; undefined when this thread does not scan, the runs are not lean,
+   * or enough are kept (sizes/plan.ts: KeepOpened). Workers open their own tables as their runs
+   * reach them: opening them ahead on a worker while this thread planned slowed both (4,354 L0
+   * tables: planning 0.47 -> 0.65 s, the worker's scan starting later still), no faster in all.
    */
-  keepOpened(runs: RunFile[][]): OpenedAhead | undefined {
-    if (!this.mainScans || !leanRuns(runs.length)) return undefined;
-    const files = runs.reduce((n, r) => n + (r.length === 1 ? 1 : 0), 0);
-    if (this.keptOpen + files > KEPT_OPEN_MAX_TABLES) return undefined;
-    this.keptOpen += files;
+  keepOpened(runs: number, tables: number): OpenedAhead | undefined {
+    if (!this.mainScans || !leanRuns(runs)) return undefined;
+    if (this.keptOpen + tables > KEPT_OPEN_MAX_TABLES) return undefined;
+    this.keptOpen += tables;
     return this.tables.ahead;
   }
 

@@ -144,8 +144,9 @@ function matches(m: RoleMatcher, key: Uint8Array, len: number): boolean {
 
 /**
  * The accounting of one task: told of every block read (BlockSink) and every merged entry with its
- * fate (NewestVisitor), or every entry's record when no merge runs (NewestRecordVisitor). A class, not closures, so the merge's call sites see the same methods in every
- * task (see BlockSink in merge.ts).
+ * fate (NewestVisitor), or every entry's record when no merge runs (NewestRecordVisitor). A class,
+ * not closures, so the merge's call sites see the same methods in every task (see BlockSink in
+ * merge.ts).
  */
 class TaskScan implements BlockSink, NewestVisitor, NewestRecordVisitor {
   readonly keySize = new SizeDist();
