@@ -6,6 +6,7 @@
 import type { TableDetails } from "../datadir/model.js";
 import { tableDetailsOf } from "../datadir/table_details.js";
 import { openTable, type SstTable } from "../format/table.js";
+import { HandleTally } from "../format/block.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 
 /** What deep mode measured in one table. */
@@ -89,11 +90,7 @@ export function readTableDeep(
     // one read of the file's last bytes serves the metadata of a small table
     t = openTable(path, { verifyChecksums: true, prefetchTail: tail.bytes, expectedSize });
     const details = tableDetailsOf(t); // the same fields the datadir model's cheap reader fills
-    let blocks = 0;
-    let bytes = 0;
-    let min: number | undefined;
-    let max: number | undefined;
-    const partitions = new Set<number>();
+    const tally = new HandleTally();
     const deep: DeepTableInfo = {
       dataBlocks: 0,
       dataBlockBytes: 0,
@@ -102,23 +99,18 @@ export function readTableDeep(
       checksumsVerified: true,
     };
     try {
-      // handles only: no separator copies (forEachIndexEntry's walk and checks); the table is closed after,
-      // so its index blocks are read in place where they lie in the tail (not pinned)
-      t.forEachIndexHandle((_offset, s, partition) => {
-        blocks++;
-        bytes += s;
-        if (min === undefined || s < min) min = s;
-        if (max === undefined || s > max) max = s;
-        if (partition >= 0) partitions.add(partition);
-      }, false);
+      // the table is closed after, so its index blocks are read in place where they lie in the tail
+      // (not pinned)
+      t.index.tallyHandles(tally, false);
     } catch (e) {
       deep.error = `index: ${(e as Error).message}`;
     }
+    const blocks = tally.blocks;
     deep.dataBlocks = blocks;
-    deep.dataBlockBytes = bytes;
-    deep.minBlockBytes = min;
-    deep.maxBlockBytes = max;
-    if (t.indexType === "two-level") deep.indexPartitions = partitions.size;
+    deep.dataBlockBytes = tally.bytes;
+    deep.minBlockBytes = blocks > 0 ? tally.min : undefined;
+    deep.maxBlockBytes = blocks > 0 ? tally.max : undefined;
+    if (t.indexType === "two-level") deep.indexPartitions = tally.partitions.size;
     try {
       if (t.filter.partitioned) deep.filterPartitions = t.filter.partitions;
     } catch {

@@ -20,6 +20,7 @@
  * estimates from what was measured sample_estimate.ts.
  */
 import { openTable, type SstTable } from "../format/table.js";
+import { HandleTally } from "../format/block.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
@@ -74,11 +75,9 @@ function matches(m: Matcher, key: Buffer, len: number): boolean {
 function blocksIn(t: SstTable): number {
   const nb = t.props.numDataBlocks;
   if (nb !== undefined) return nb;
-  let n = 0;
-  t.forEachIndexHandle(() => {
-    n++;
-  });
-  return n;
+  const tally = new HandleTally();
+  t.index.tallyHandles(tally);
+  return tally.blocks;
 }
 
 type Roles = { code?: Matcher; accounts?: Matcher };

@@ -5,6 +5,7 @@
  */
 import { expect } from "vitest";
 import { hash64Parts } from "../../src/format/hash_fast.js";
+import { HandleTally } from "../../src/format/block.js";
 import { openTable, type SstTable } from "../../src/format/index.js";
 import { absentKeys, absentKeysLike, compareProperties, sstDumpProperties, sstDumpScan } from "./oracle.js";
 
@@ -91,6 +92,17 @@ function checkOpenTable(t: SstTable, file: string, want: Expectations): CheckRes
     const partitions = new Set<number>();
     for (const e of t.indexEntries()) partitions.add(e.partition!.offset);
     expect(partitions.size).toBe(t.properties["rocksdb.index.partitions"]);
+  }
+  // deep mode's tally of the index, against the writer's own counts
+  const tally = new HandleTally();
+  t.index.tallyHandles(tally);
+  expect(tally.blocks).toBe(s.dataBlocks);
+  expect(tally.bytes).toBe(s.dataBlockBytes);
+  if (t.format === "block-based") {
+    expect(tally.blocks).toBe(t.properties["rocksdb.num.data.blocks"]);
+    expect(tally.bytes + 5 * tally.blocks).toBe(t.properties["rocksdb.data.size"]);
+    if (t.indexType === "two-level")
+      expect(tally.partitions.size).toBe(t.properties["rocksdb.index.partitions"]);
   }
   expect(t.rangeDeletions().length).toBe(s.rangeDeletions);
 

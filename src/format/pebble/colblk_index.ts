@@ -15,7 +15,7 @@
  */
 import { LIMITS } from "../../util/limits.js";
 import { lowerBound } from "../../util/lower_bound.js";
-import { BlockCursor } from "../block.js";
+import { BlockCursor, type HandleTally } from "../block.js";
 import { BlockKind } from "../block_kind.js";
 import { blockCorruption } from "../errors.js";
 import type { BlockHandle } from "../handle.js";
@@ -161,6 +161,10 @@ export class ColumnarIndexReader implements IndexReader {
         if (visit(step) === false) return;
       }
     }
+  }
+
+  tallyHandles(tally: HandleTally): void {
+    this.walk(({ cursor, partition }) => tally.add(cursor.handleSize, partition ? partition.offset : -1));
   }
 
   *partitions(): Generator<BlockHandle, void, undefined> {
