@@ -335,33 +335,31 @@ export class BlockCursor {
       q += nonShared;
       const vend = delta ? end : q + valueLength;
       if (vend > end) break;
-      // the handle's numbers: up to seven bytes each (below 2^49, safe integers)
-      let o: number;
-      let s: number;
+      // the handle's numbers, up to seven bytes each (below 2^49, safe integers): the offset and the
+      // size, or for a delta-encoded entry the size's change alone
+      const numbers = delta && shared !== 0 ? 1 : 2;
+      let first = 0;
       let z = 0;
-      let mul = 1;
-      let b = 0x80;
-      for (let i = 0; b >= 0x80; i++) {
-        if (i === 7 || q >= vend) break entries;
-        b = d[q++]!;
-        z += (b & 0x7f) * mul;
-        mul *= 128;
-      }
-      if (delta && shared !== 0) {
-        s = size + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
-        if (s < 0) break;
-        o = offset + size + BLOCK_TRAILER_SIZE;
-      } else {
-        o = z;
+      for (let k = 0; k < numbers; k++) {
         z = 0;
-        mul = 1;
-        b = 0x80;
+        let mul = 1;
+        let b = 0x80;
         for (let i = 0; b >= 0x80; i++) {
           if (i === 7 || q >= vend) break entries;
           b = d[q++]!;
           z += (b & 0x7f) * mul;
           mul *= 128;
         }
+        if (k === 0) first = z;
+      }
+      let o: number;
+      let s: number;
+      if (numbers === 1) {
+        s = size + (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
+        if (s < 0) break;
+        o = offset + size + BLOCK_TRAILER_SIZE;
+      } else {
+        o = first;
         s = z;
       }
       if (firstKey) {
