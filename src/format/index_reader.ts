@@ -234,6 +234,11 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
     return b;
   }
 
+  /** A partition for a walk: with `pin` false, in place in the prefetched tail where it lies there. */
+  private walkPartition(h: BlockHandle, pin: boolean): Block {
+    return (!pin && this.blocks.tailParsed(h, BlockKind.IndexPartition)) || this.readPartition(h);
+  }
+
   seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
     const cmp = compareUserKey(key, !this.layout.keyIsUserKey);
     const tc = this.partitionCursor().reset(this.loadTop(stats));
@@ -257,9 +262,7 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
       );
       if (!more) return;
       const partition = { offset: tc.handleOffset, size: tc.handleSize };
-      const pb =
-        (!pin && this.blocks.tailParsed(partition, BlockKind.IndexPartition)) ||
-        this.readPartition(partition);
+      const pb = this.walkPartition(partition, pin);
       const pc = this.partitionCursor().reset(pb);
       const step: IndexStep = { cursor: pc, partition };
       if (seekTop) {
@@ -280,9 +283,7 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
     const tc = this.partitionCursor().reset(this.walkTop(pin));
     while (this.blocks.guard(BlockKind.TopLevelIndex, this.handle.offset, () => tc.next())) {
       const partition = { offset: tc.handleOffset, size: tc.handleSize };
-      const pb =
-        (!pin && this.blocks.tailParsed(partition, BlockKind.IndexPartition)) ||
-        this.readPartition(partition);
+      const pb = this.walkPartition(partition, pin);
       const pc = this.partitionCursor().reset(pb);
       tallyBlock(this.blocks, BlockKind.IndexPartition, partition.offset, pb, pc, tally, partition.offset);
     }
@@ -311,13 +312,16 @@ function tallyBlock(
   partitionOffset: number,
 ): void {
   const limit = LIMITS.maxBlocksPerTable;
-  for (;;) {
-    const before = tally.blocks;
-    const done = c.tallyHandles(tally, limit);
+  const before = tally.blocks;
+  try {
+    for (;;) {
+      if (c.tallyHandles(tally, limit) || !blocks.step(kind, offset, c)) return;
+      if (tally.blocks >= limit) throw block.corrupt("too many index entries");
+      tally.add(c.handleSize);
+    }
+  } finally {
+    // a partition counts once it held a handle, as walk() tells each handle's partition
     if (partitionOffset >= 0 && tally.blocks > before) tally.partitions.add(partitionOffset);
-    if (done || !blocks.step(kind, offset, c)) return;
-    if (tally.blocks >= limit) throw block.corrupt("too many index entries");
-    tally.add(c.handleSize, partitionOffset);
   }
 }
 
