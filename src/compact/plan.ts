@@ -49,7 +49,7 @@ import {
 } from "./intended.js";
 import { optionsToApply, readOptionsSource, type OptionsSource } from "./options.js";
 import { COMPACT_RATE_ESTIMATE } from "./rate.js";
-import { plural } from "../util/words.js";
+import { plural, someOf } from "../util/words.js";
 
 export const DISK_HEADROOM_BYTES = 64 * 1024 * 1024;
 
@@ -256,7 +256,7 @@ function chosenColumnFamilies(inst: InstanceModel, opts: PlanOptions): ColumnFam
     for (const n of opts.cfs)
       if (!inst.columnFamilies.some((c) => cfMatches(c, n)))
         throw new LsmscopeError(
-          `no column family "${n}" (have: ${inst.columnFamilies.map((c) => c.displayName).join(", ")})`,
+          `no column family "${n}" (have: ${someOf(inst.columnFamilies.map((c) => c.displayName))})`,
           { file: inst.path },
         );
   return inst.columnFamilies.filter((c) => !opts.cfs || opts.cfs.some((n) => cfMatches(c, n)));

@@ -21,7 +21,7 @@ import type {
   ProbeReport,
   ProbeTarget,
 } from "./types.js";
-import { plural } from "../util/words.js";
+import { plural, someOf } from "../util/words.js";
 import { cfLayout, pileupSeverity } from "../analysis/layout.js";
 import type { ReadAmplification } from "./types.js";
 
@@ -77,9 +77,9 @@ export function resolveColumnFamily(
     for (const cf of i.columnFamilies) if (matchesCf(cf, cfName)) hits.push({ instance: i, cf });
   if (hits.length === 1) return hits[0]!;
   const all = insts.flatMap((i) => i.columnFamilies.map((c) => `${c.displayName} (${i.relPath})`));
-  if (hits.length === 0) throw new LsmscopeError(`no column family "${cfName}"; have: ${all.join(", ")}`);
+  if (hits.length === 0) throw new LsmscopeError(`no column family "${cfName}"; have: ${someOf(all)}`);
   throw new LsmscopeError(
-    `column family "${cfName}" is ambiguous: ${hits.map((h) => `${h.cf.displayName} in ${h.instance.relPath}`).join(", ")}; add --instance`,
+    `column family "${cfName}" is ambiguous: ${someOf(hits.map((h) => `${h.cf.displayName} in ${h.instance.relPath}`))}; add --instance`,
   );
 }
 

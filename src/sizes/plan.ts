@@ -14,6 +14,7 @@ import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { LsmscopeError } from "../util/errors.js";
+import { someOf } from "../util/words.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
@@ -217,8 +218,8 @@ export function selectCfs(
     }
   }
   if (sel.length > 0 && out.length === 0) {
-    const all = model.instances.flatMap((i) => i.columnFamilies.map((c) => c.displayName));
-    throw new LsmscopeError(`no column family matches ${sel.join(", ")} (have: ${all.join(", ")})`, {
+    const all = new Set(model.instances.flatMap((i) => i.columnFamilies.map((c) => c.displayName)));
+    throw new LsmscopeError(`no column family matches ${sel.join(", ")} (have: ${someOf([...all])})`, {
       exitCode: 2,
     });
   }

@@ -29,6 +29,15 @@ export function plural(n: number, one: string, many = `${one}s`): string {
   return `${int(n)} ${noun(n, one, many)}`;
 }
 
+/**
+ * The first `max` of `items` joined with ", ", then "… and N more": lists a datadir decides the length
+ * of (column families, stores) stay one readable line in an error however many it holds.
+ */
+export function someOf(items: readonly string[], max = 6): string {
+  if (items.length <= max) return items.join(", ");
+  return `${items.slice(0, max).join(", ")} … and ${int(items.length - max)} more`;
+}
+
 /** The width text is fitted to when no terminal says otherwise: the project's 80-column promise. */
 export const DEFAULT_WIDTH = 80;
 

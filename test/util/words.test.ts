@@ -5,12 +5,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
+import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { int, noun, plural } from "../../src/util/words.js";
+import { int, noun, plural, someOf } from "../../src/util/words.js";
 import { cfLabel, instanceLabel } from "../../src/datadir/names.js";
 import { orderedClassCounts } from "../../src/eth/code.js";
 import { oneNamePerFlag } from "../../src/cli/main.js";
-import { REPO, SAMPLES } from "../helpers/index.js";
+import { REPO, SAMPLES, tempDir } from "../helpers/index.js";
 
 const bin = join(REPO, "bin", "lsmscope.js");
 const run = (...args: string[]) =>
@@ -50,6 +51,30 @@ describe("words", () => {
     const r = run("inspect", join(SAMPLES, "modern"), "--bogus-flag");
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("Unknown argument: bogus-flag\n");
+  });
+
+  it("lists at most a few names in an error, however many the datadir holds", () => {
+    expect(someOf(["a", "b"])).toBe("a, b");
+    expect(someOf(["a", "b", "c", "d"], 3)).toBe("a, b, c … and 1 more");
+    const dir = tempDir();
+    try {
+      for (let i = 0; i < 40; i++)
+        cpSync(join(SAMPLES, "modern"), join(dir, `store${String(i).padStart(2, "0")}`), { recursive: true });
+      const ambiguous = run("probe", dir, "--cf", "default", "--keys", "absent", "--count", "1");
+      expect(ambiguous.status).toBe(2);
+      const line = ambiguous.stderr.trim();
+      expect(line.split("\n")).toHaveLength(1);
+      expect(line).toMatch(/column family "default" is ambiguous: .* … and 34 more; add --instance/);
+      expect(line.length).toBeLessThan(400); // 40 matches listed whole were ~1,000 characters
+      const none = run("sizes", dir, "--cf", "nope");
+      expect(none.status).toBe(2);
+      expect(none.stderr.trim().split("\n")).toHaveLength(1);
+      const unknown = run("probe", dir, "--cf", "nope", "--keys", "absent", "--count", "1");
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toMatch(/no column family "nope"; have: .* … and \d+ more\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("orders code classes by size, whatever order they were counted in", () => {
