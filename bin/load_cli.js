@@ -105,6 +105,7 @@ function loadCli() {
   if (budget !== undefined) setFlagsFromString(`--interrupt-budget=${budget}`);
   return {
     main: module.exports.main,
+    exitWhenWritten,
     script,
     writeCodeCache: () => {
       // under the flags a run loads it with (V8 rejects a cache made under others)
@@ -114,6 +115,25 @@ function loadCli() {
   };
 }
 
+/**
+ * End the process with `code` once stdout and stderr hold nothing unwritten. A process left to end
+ * on its own first waits for every task V8 has queued for its background threads: TurboFan compiles
+ * of functions that will not run again. `inspect --deep --json` on 3,235 tiny tables sat idle ~40 ms
+ * after its last write (from it to the exit 52 -> 13 ms; wall 0.92 in 15 paired rounds).
+ * process.exit() drops the queue and waits only for the tasks under way. A file or a terminal is
+ * written as it is given; a pipe holds what its reader has not taken yet, so the exit waits for it to
+ * drain.
+ */
+function exitWhenWritten(code) {
+  process.exitCode = code;
+  const pending = [process.stdout, process.stderr].filter((s) => s.writableLength > 0);
+  if (pending.length === 0) process.exit(code);
+  let left = pending.length;
+  // a stream that fails instead (its reader gone) never drains: the process then ends on its own
+  for (const s of pending) s.once("drain", () => --left === 0 && process.exit(code));
+}
+
 exports.loadCli = loadCli;
+exports.exitWhenWritten = exitWhenWritten;
 exports.shortRun = shortRun;
 exports.interruptBudget = interruptBudget;

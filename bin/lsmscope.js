@@ -11,12 +11,14 @@
 "use strict";
 const { loadCli } = require("./load_cli.js");
 
-const { main, writeCodeCache } = loadCli();
+const { main, writeCodeCache, exitWhenWritten } = loadCli();
 main().then(
   (code) => {
-    process.exitCode = code;
     // the build writes the cache after a run, so it holds the functions that run compiled
-    if (process.env.LSMSCOPE_CODE_CACHE_WRITE === "1") writeCodeCache();
+    if (process.env.LSMSCOPE_CODE_CACHE_WRITE === "1") {
+      process.exitCode = code;
+      writeCodeCache();
+    } else exitWhenWritten(code);
   },
   (err) => {
     process.stderr.write(`lsmscope: internal error: ${err && err.stack ? err.stack : err}\n`);

@@ -8,7 +8,7 @@
 import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
 import { isAscii } from "node:buffer";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,6 +53,63 @@ describe("CLI bundle", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("32 32");
+  });
+
+  it("ends once the command is done and its output written, not when V8's background work is (exitWhenWritten)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-exit-"));
+    try {
+      // 4 MiB written, then the exit while a timer would hold the process for 20 s: stdout a file
+      // (written as it is given: the exit at once) and a pipe (what the reader has not taken yet is
+      // held: the exit once it drained)
+      const script = `const { exitWhenWritten } = require(${JSON.stringify(loader)});
+        setTimeout(() => {}, 20000);
+        process.stdout.write("x".repeat(4 << 20));
+        exitWhenWritten(3);`;
+      const file = join(dir, "file");
+      const fd = openSync(file, "w");
+      const toFile = spawnSync(process.execPath, ["-e", script], {
+        stdio: ["ignore", fd, "pipe"],
+        encoding: "utf8",
+        timeout: 10000,
+      });
+      closeSync(fd);
+      expect(toFile.stderr).toBe("");
+      expect(toFile.status).toBe(3);
+      expect(statSync(file).size).toBe(4 << 20);
+      const piped = spawnSync(process.execPath, ["-e", script], {
+        encoding: "utf8",
+        maxBuffer: 8 << 20,
+        timeout: 10000,
+      });
+      expect(piped.stderr).toBe("");
+      expect(piped.status).toBe(3);
+      expect(piped.stdout.length).toBe(4 << 20);
+      // a stdout that still holds data when the command is done (a slow stream): drained, then the exit
+      const out = join(dir, "out");
+      const slow = spawnSync(
+        process.execPath,
+        [
+          "-e",
+          `const { appendFileSync } = require("node:fs");
+           const { Writable } = require("node:stream");
+           const { exitWhenWritten } = require(${JSON.stringify(loader)});
+           const stream = new Writable({
+             highWaterMark: 4,
+             write(chunk, _enc, done) { setTimeout(() => { appendFileSync(${JSON.stringify(out)}, chunk); done(); }, 100); },
+           });
+           Object.defineProperty(process, "stdout", { value: stream });
+           setTimeout(() => {}, 20000);
+           for (const piece of ["one ", "two ", "three"]) stream.write(piece);
+           exitWhenWritten(4);`,
+        ],
+        { encoding: "utf8", timeout: 10000 },
+      );
+      expect(slow.stderr).toBe("");
+      expect(slow.status).toBe(4);
+      expect(readFileSync(out, "utf8")).toBe("one two three");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("raises V8's interrupt budget for inspect only, not for its --verify or the scans", async () => {
