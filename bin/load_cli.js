@@ -92,7 +92,10 @@ function loadCli() {
   } catch {
     // no cache: V8 compiles as it would without one
   }
-  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
+  // the build writes the bundle inside Node's wrapper, so that V8 compiles the text read, not a
+  // concatenation it would first copy whole (scripts/bundle-cli.mjs); a bundle built before is wrapped here
+  const wrapped = source.startsWith(Module.wrap("").slice(0, -4)) ? source : Module.wrap(source);
+  const script = new Script(wrapped, { filename: bundle, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, dirname(bundle));
   // code compiled from a cache cannot call import(): the CLI imports ES modules (the TUI) through ours

@@ -36,6 +36,16 @@ describe("CLI bundle", () => {
     expect(r.stdout).toBe("false");
   });
 
+  it("is written inside Node's CommonJS wrapper, which the launcher compiles without a copy", async () => {
+    // wrapped as it loaded, the 1.2 MB source was a concatenation V8 copied whole before compiling
+    const { default: Module } = await import("node:module");
+    const [head, tail] = Module.wrap("\0").split("\0") as [string, string];
+    const text = readFileSync(bundle, "latin1");
+    expect(text.startsWith(head)).toBe(true);
+    expect(text.endsWith(tail)).toBe(true);
+    expect(readFileSync(loader, "utf8")).not.toMatch(/new Script\(Module\.wrap\(/);
+  });
+
   it("starts libuv's pool with 32 threads for the cold read-ahead (the launcher is CommonJS)", () => {
     // an ES module entry point starts the pool (4 threads) before its code runs; ours sets its size first
     const r = spawnSync(
