@@ -91,13 +91,15 @@ const yargsShim = {
  * in ASCII only: a launcher reads a file it finds ASCII as Latin-1 (bin/load_cli.js), ~2 ms sooner
  * than decoding 1.2 MB of UTF-8, and V8 gets a one-byte string. esbuild escapes the characters of
  * string and template literals (its default ASCII charset) but leaves those of comments and regular
- * expression literals; there `\uXXXX` (each UTF-16 unit) means the same character.
+ * expression literals; there `\uXXXX` (each UTF-16 unit) means the same character. `wrapped`: written
+ * inside Node's CommonJS wrapper (the CLI's bundle, below).
  */
-const commonJsBundle = async (entry, outfile, plugins = []) => {
+const commonJsBundle = async (entry, outfile, plugins = [], { wrapped = false } = {}) => {
   await bundleOnce(entry, outfile, plugins);
   const text = readFileSync(outfile, "utf8");
   const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  if (ascii !== text) writeFileSync(outfile, ascii);
+  const final = wrapped ? Module.wrap(ascii) : ascii;
+  if (final !== text) writeFileSync(outfile, final);
 };
 
 const bundleOnce = (entry, outfile, plugins) =>
@@ -117,19 +119,18 @@ const bundleOnce = (entry, outfile, plugins) =>
   });
 
 rmSync(out, { recursive: true, force: true });
-await commonJsBundle(join(root, "dist", "src", "cli", "main.js"), join(out, "cli.cjs"), [
-  lazyStringWidth,
-  yargsShim,
-]);
 // The CLI bundle is written inside Node's CommonJS wrapper (Module.wrap: `(function (exports, require,
 // module, __filename, __dirname) { ... \n});`), which bin/load_cli.js compiles as it is. Wrapped as it
 // loaded, the source was a concatenation that V8 copied into one flat string before compiling (1.2 MB:
 // ~300 fresh pages of memory a run; on a virtual machine that hands each such page back to its host,
-// 13-17 us a page). Only the launcher loads this file: required, it would export nothing.
-{
-  const file = join(out, "cli.cjs");
-  writeFileSync(file, Module.wrap(readFileSync(file, "latin1")), "latin1");
-}
+// 13-17 us a page). Only the launcher loads this file: required, it would export nothing. Worker
+// scripts stay plain: Node loads them as files.
+await commonJsBundle(
+  join(root, "dist", "src", "cli", "main.js"),
+  join(out, "cli.cjs"),
+  [lazyStringWidth, yargsShim],
+  { wrapped: true },
+);
 
 // The TUI, which the CLI imports as an ES module (util/es_import.ts), bundled as one of its own beside
 // tsc's src/tui/run.js (so module-relative paths name the same files): its ~100 modules, most of them
