@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+    setupFiles: ["test/setup/environment.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

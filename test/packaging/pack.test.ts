@@ -6,7 +6,9 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { REPO, SAMPLES, trackedTempDirs } from "../helpers/index.js";
 
@@ -14,20 +16,52 @@ const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-pack-");
 afterAll(cleanupTemps);
 const hasRocksdbHeaders = existsSync("/usr/include/rocksdb/db.h");
 
-/** spawn without blocking the test worker (the install takes minutes: dependencies, two native builds). */
+/** spawn without blocking the test worker (the install takes minutes: dependencies, native builds). */
 function run(
   cmd: string,
   args: string[],
   cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const c = spawn(cmd, args, { cwd });
+    const c = spawn(cmd, args, { cwd, env });
     let stdout = "";
     let stderr = "";
     c.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     c.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     c.on("close", (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/**
+ * zstd-napi's install script fetches its prebuilt binary from its GitHub releases and, failing that,
+ * compiles zstd from source: ~57 s of one core here (49 s of CPU), most of this test's time and
+ * none of it lsmscope's. A user online gets the prebuilt binary; this machine cannot reach GitHub.
+ * So the test serves the binary the clone's own install built (node_modules/zstd-napi), packed as
+ * its releases are, from a local mirror (prebuild-install's `npm_config_zstd_napi_binary_host`):
+ * the install takes the path a user's does. Without that binary, or when the download fails (a
+ * proxy that will not reach 127.0.0.1), zstd-napi builds from source as before: slower, same test.
+ * Returns the environment for npm and the server to close, if one was started.
+ */
+async function zstdMirror(dir: string): Promise<{ env: NodeJS.ProcessEnv; server?: Server }> {
+  // npm reaches the registry: the certificates the suite's other runs go without (test/setup)
+  const ca = process.env.LSMSCOPE_TEST_NODE_EXTRA_CA_CERTS;
+  const base = ca === undefined ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: ca };
+  const pkgDir = join(REPO, "node_modules", "zstd-napi");
+  if (!existsSync(join(pkgDir, "build", "Release", "binding.node"))) return { env: base };
+  const mirror = join(dir, "zstd-mirror");
+  mkdirSync(mirror);
+  const tarball = join(mirror, "binding.tar.gz");
+  execFileSync("tar", ["-czf", tarball, "-C", pkgDir, "build/Release/binding.node"]);
+  // any release asset of zstd-napi for Node-API on glibc x64 Linux: {name}-v{version}-napi-v{n}-linux-x64
+  const asset = /\/v[\d.]+\/zstd-napi-v[\d.]+-napi-v\d+-linux-x64\.tar\.gz$/;
+  const server = createServer((req, res) => {
+    if (req.method === "GET" && asset.test(req.url ?? "")) createReadStream(tarball).pipe(res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { env: { ...base, npm_config_zstd_napi_binary_host: `http://127.0.0.1:${port}` }, server };
 }
 
 interface PackFile {
@@ -82,6 +116,7 @@ describe("npm package", () => {
       readdirSync(dir).find((n) => n.endsWith(".tgz"))!,
     );
     const prefix = join(dir, "prefix");
+    const { env, server } = await zstdMirror(dir);
     const install = await run(
       "npm",
       [
@@ -96,7 +131,8 @@ describe("npm package", () => {
         tarball,
       ],
       dir,
-    );
+      env,
+    ).finally(() => server?.close());
     expect(install.status, install.stderr).toBe(0);
     // the install script's one line: built, or not built and why
     const note = (install.stdout + install.stderr)
