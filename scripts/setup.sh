@@ -36,7 +36,7 @@ fi
 
 # npm's install script (scripts/build-addon.mjs --optional) builds the engine addon; its own log is
 # build-addon.log. JOBS=max: node-gyp runs make on every core. Where zstd-napi's prebuilt binary cannot
-# be fetched (GitHub unreachable) it compiles zstd from source, ~50 s of one core: npm ci took 85 s
+# be fetched (GitHub unreachable) it compiles zstd from source, ~57 s of one core: npm ci took 85 s
 # on the 2-core development machine, 54 s with both cores (a clean clone each, npm's cache warm).
 step "npm dependencies and the engine addon (npm ci)" env JOBS="${JOBS:-max}" npm ci --no-audit --no-fund --foreground-scripts
 if [ -f /usr/include/rocksdb/db.h ] && [ ! -f build/Release/lsmscope_engine.node ]; then

@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { createReadStream, existsSync, mkdirSync, readdirSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -16,7 +16,7 @@ const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-pack-");
 afterAll(cleanupTemps);
 const hasRocksdbHeaders = existsSync("/usr/include/rocksdb/db.h");
 
-/** spawn without blocking the test worker (the install takes minutes: dependencies, native builds). */
+/** spawn without blocking the test worker (the install takes tens of seconds: dependencies, native builds). */
 function run(
   cmd: string,
   args: string[],
@@ -53,8 +53,11 @@ async function zstdMirror(dir: string): Promise<{ env: NodeJS.ProcessEnv; server
   mkdirSync(mirror);
   const tarball = join(mirror, "binding.tar.gz");
   execFileSync("tar", ["-czf", tarball, "-C", pkgDir, "build/Release/binding.node"]);
-  // any release asset of zstd-napi for Node-API on glibc x64 Linux: {name}-v{version}-napi-v{n}-linux-x64
-  const asset = /\/v[\d.]+\/zstd-napi-v[\d.]+-napi-v\d+-linux-x64\.tar\.gz$/;
+  // the release asset of this version for Node-API on glibc x64 Linux (another version is not served:
+  // its JavaScript may not match this binary): {name}-v{version}-napi-v{n}-linux-x64.tar.gz
+  const { version } = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version: string };
+  const v = version.replace(/\./g, "\\.");
+  const asset = new RegExp(`/v${v}/zstd-napi-v${v}-napi-v\\d+-linux-x64\\.tar\\.gz$`);
   const server = createServer((req, res) => {
     if (req.method === "GET" && asset.test(req.url ?? "")) createReadStream(tarball).pipe(res);
     else res.writeHead(404).end();
