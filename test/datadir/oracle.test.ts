@@ -154,7 +154,9 @@ describe("MANIFEST replay vs ldb manifest_dump", () => {
             expect(f.uniqueId).toBe(o!.id);
             compared++;
           }
-      expect(compared).toBeGreaterThan(5);
+      // how many tables stay live depends on when db_bench's background compactions ran: "multi" kept
+      // 7-16 in six runs here and 5 in one loaded CI run (it was > 5 here); every column family keeps one
+      expect(compared).toBeGreaterThanOrEqual(3);
     });
   }
 
