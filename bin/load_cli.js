@@ -97,7 +97,7 @@ function loadCli() {
   }
   // the build writes the bundle inside Node's wrapper, so that V8 compiles the text read, not a
   // concatenation it would first copy whole (scripts/bundle-cli.mjs); a bundle built before is wrapped here
-  const wrapped = source.startsWith(Module.wrap("").slice(0, -4)) ? source : Module.wrap(source);
+  const wrapped = source.startsWith(Module.wrap("\0").split("\0")[0]) ? source : Module.wrap(source);
   const script = new Script(wrapped, { filename: bundle, cachedData });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, Module.createRequire(bundle), module, bundle, dirname(bundle));

@@ -33,6 +33,12 @@ function run(
   });
 }
 
+/** npm's environment: it reaches the registry, so the certificates the suite's other runs go without (test/setup). */
+function npmEnv(): NodeJS.ProcessEnv {
+  const ca = process.env.LSMSCOPE_TEST_NODE_EXTRA_CA_CERTS;
+  return ca === undefined ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: ca };
+}
+
 /**
  * zstd-napi's install script fetches its prebuilt binary from its GitHub releases and, failing that,
  * compiles zstd from source: ~57 s of one core here (49 s of CPU), most of this test's time and
@@ -41,12 +47,12 @@ function run(
  * its releases are, from a local mirror (prebuild-install's `npm_config_zstd_napi_binary_host`):
  * the install takes the path a user's does. Without that binary, or when the download fails (a
  * proxy that will not reach 127.0.0.1), zstd-napi builds from source as before: slower, same test.
- * Returns the environment for npm and the server to close, if one was started.
+ * Returns `base` with the mirror named, and the server to close, if one was started.
  */
-async function zstdMirror(dir: string): Promise<{ env: NodeJS.ProcessEnv; server?: Server }> {
-  // npm reaches the registry: the certificates the suite's other runs go without (test/setup)
-  const ca = process.env.LSMSCOPE_TEST_NODE_EXTRA_CA_CERTS;
-  const base = ca === undefined ? process.env : { ...process.env, NODE_EXTRA_CA_CERTS: ca };
+async function zstdMirror(
+  dir: string,
+  base: NodeJS.ProcessEnv,
+): Promise<{ env: NodeJS.ProcessEnv; server?: Server }> {
   const pkgDir = join(REPO, "node_modules", "zstd-napi");
   if (!existsSync(join(pkgDir, "build", "Release", "binding.node"))) return { env: base };
   const mirror = join(dir, "zstd-mirror");
@@ -119,7 +125,7 @@ describe("npm package", () => {
       readdirSync(dir).find((n) => n.endsWith(".tgz"))!,
     );
     const prefix = join(dir, "prefix");
-    const { env, server } = await zstdMirror(dir);
+    const { env, server } = await zstdMirror(dir, npmEnv());
     const install = await run(
       "npm",
       [
