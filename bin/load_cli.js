@@ -24,6 +24,17 @@ const cacheFile = join(__dirname, "..", "dist", "src", "bundle", "cli.cache");
  */
 const THREADPOOL_SIZE = "32";
 
+/**
+ * The napi-rs bindings (crc32c, xxHash, LZ4) each carry their own mimalloc, which asks for transparent
+ * huge pages for its arenas (madvise): each binding's first allocation then takes a whole 2 MiB page of
+ * fresh memory, 4-8 MiB of a short run's ~50-70 MiB peak for the few KiB it uses (`inspect --deep` of
+ * the ten realistic tables 63.0 -> 55.5 MiB, the L0 pile-up's `--deep --json` 71 -> 66 MiB, the same
+ * time in 21-31 paired rounds; `check` 72 -> 65 and 91 -> 87 MiB). mimalloc reads this variable when a
+ * binding first allocates. Scans (`sizes`, `--verify`) keep the huge pages: they decompress their blocks
+ * into those arenas.
+ */
+const FEW_BLOCKS_MIMALLOC_THP = "0";
+
 /** V8's young-generation growth factor for the CLI (see loadCli). */
 const YOUNG_GROWTH = 1;
 
@@ -55,6 +66,11 @@ function shortRun(args) {
   return args[0] === "inspect" && !args.includes("--verify");
 }
 
+/** Whether the command line reads a few blocks of each table at most (`inspect` without `--verify`, `check`). */
+function readsFewBlocks(args) {
+  return shortRun(args) || args[0] === "check";
+}
+
 /** The interrupt budget the command line runs with, when not V8's. */
 function interruptBudget(args) {
   if (shortRun(args)) return SHORT_RUN_INTERRUPT_BUDGET;
@@ -69,6 +85,7 @@ function interruptBudget(args) {
 function loadCli() {
   // the environment itself, which libuv reads: set before the pool's first use
   process.env.UV_THREADPOOL_SIZE ??= THREADPOOL_SIZE;
+  if (readsFewBlocks(process.argv.slice(2))) process.env.MIMALLOC_ALLOW_THP ??= FEW_BLOCKS_MIMALLOC_THP;
   // V8's young generation doubles (up to 2 x 16 MiB) whenever many objects survive a collection, as
   // every table's model does while a store of thousands is read; kept at its initial size, `inspect
   // --deep --json` on 4,688 tables peaks at ~100 MiB instead of ~132 MiB (`sizes --full` 225 -> 190
@@ -156,4 +173,5 @@ function exitWhenWritten(code) {
 exports.loadCli = loadCli;
 exports.exitWhenWritten = exitWhenWritten;
 exports.shortRun = shortRun;
+exports.readsFewBlocks = readsFewBlocks;
 exports.interruptBudget = interruptBudget;

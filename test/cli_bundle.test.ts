@@ -142,6 +142,54 @@ describe("CLI bundle", () => {
     expect(interruptBudget(["sizes", "--full", "/data"])).toBeUndefined();
   });
 
+  it("keeps the napi-rs bindings' mimalloc off huge pages for inspect and check, not for the scans", () => {
+    // each binding's mimalloc would back its first arena with a 2 MiB transparent huge page (madvise);
+    // the launcher sets MIMALLOC_ALLOW_THP=0 for the runs that read a few blocks, unless the user set it.
+    // samples/modern loads the crc32c and xxHash bindings; `sizes --full` LZ4's as well
+    const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-thp-"));
+    const probe = join(dir, "probe.cjs");
+    writeFileSync(
+      probe,
+      `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
+         setting: process.env.MIMALLOC_ALLOW_THP ?? null,
+         hugeKiB: Number(/AnonHugePages:\\s+(\\d+)/.exec(
+           require("node:fs").readFileSync("/proc/self/smaps_rollup", "latin1"))?.[1] ?? 0),
+       })));`,
+    );
+    const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
+    const run = (args: string[], env: NodeJS.ProcessEnv = process.env) => {
+      const r = spawnSync(process.execPath, ["--require", probe, cli, ...args, sample], {
+        encoding: "utf8",
+        env,
+        stdio: ["ignore", "pipe", "pipe", "pipe"],
+      });
+      expect(r.status).toBe(0);
+      return JSON.parse(r.output[3] as string) as { setting: string | null; hugeKiB: number };
+    };
+    try {
+      const env = { ...process.env };
+      delete env["MIMALLOC_ALLOW_THP"];
+      const inspect = run(["inspect", "--deep"], env);
+      const check = run(["check"], env);
+      const scan = run(["sizes", "--full", "--json"], env);
+      const userSet = run(["inspect", "--deep"], { ...env, MIMALLOC_ALLOW_THP: "1" });
+      expect([inspect.setting, check.setting, scan.setting, userSet.setting]).toEqual(["0", "0", null, "1"]);
+      expect([inspect.hugeKiB, check.hugeKiB]).toEqual([0, 0]);
+      // where the kernel gives huge pages on request, the user's setting shows what the launcher spares
+      const thp = (() => {
+        try {
+          return readFileSync("/sys/kernel/mm/transparent_hugepage/enabled", "latin1");
+        } catch {
+          return "[never]";
+        }
+      })();
+      if (!thp.includes("[never]")) expect(userSet.hugeKiB).toBeGreaterThanOrEqual(2048);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
     expect(readFileSync(bundle, "utf8").match(/\bimport\(/g)).toHaveLength(1);
   });
