@@ -142,7 +142,12 @@ describe("CLI bundle", () => {
     expect(interruptBudget(["sizes", "--full", "/data"])).toBeUndefined();
   });
 
-  it("keeps the napi-rs bindings' mimalloc off huge pages for inspect and check, not for the scans", () => {
+  it("keeps the napi-rs bindings' mimalloc off huge pages for inspect and check, not for the scans", async () => {
+    const { readsFewBlocks } = (await import(loader)) as { readsFewBlocks: (args: string[]) => boolean };
+    expect(readsFewBlocks(["inspect", "--deep", "--json", "/data"])).toBe(true);
+    expect(readsFewBlocks(["check", "/data", "--against", "/ref"])).toBe(true);
+    expect(readsFewBlocks(["inspect", "--verify", "/data"])).toBe(false);
+    expect(readsFewBlocks(["sizes", "--full", "/data"])).toBe(false);
     // each binding's mimalloc would back its first arena with a 2 MiB transparent huge page (madvise);
     // the launcher sets MIMALLOC_ALLOW_THP=0 for the runs that read a few blocks, unless the user set it.
     // samples/modern loads the crc32c and xxHash bindings; `sizes --full` LZ4's as well
