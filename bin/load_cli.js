@@ -83,9 +83,10 @@ function interruptBudget(args) {
  * used; `writeCodeCache` saves what has been compiled by now, as the build does after a run).
  */
 function loadCli() {
-  // the environment itself, which libuv reads: set before the pool's first use
+  const args = process.argv.slice(2);
+  // the environment itself, which libuv (and mimalloc) read: set before the pool's (a binding's) first use
   process.env.UV_THREADPOOL_SIZE ??= THREADPOOL_SIZE;
-  if (readsFewBlocks(process.argv.slice(2))) process.env.MIMALLOC_ALLOW_THP ??= FEW_BLOCKS_MIMALLOC_THP;
+  if (readsFewBlocks(args)) process.env.MIMALLOC_ALLOW_THP ??= FEW_BLOCKS_MIMALLOC_THP;
   // V8's young generation doubles (up to 2 x 16 MiB) whenever many objects survive a collection, as
   // every table's model does while a store of thousands is read; kept at its initial size, `inspect
   // --deep --json` on 4,688 tables peaks at ~100 MiB instead of ~132 MiB (`sizes --full` 225 -> 190
@@ -124,7 +125,7 @@ function loadCli() {
   module.exports.noteYoungGenerationGrowth(YOUNG_GROWTH);
   // after compiling, so that the cache (made under V8's budget) is taken; a function takes its budget
   // when V8 first gives it feedback, which the command's own code gets from here on
-  const budget = interruptBudget(process.argv.slice(2));
+  const budget = interruptBudget(args);
   if (budget !== undefined) setFlagsFromString(`--interrupt-budget=${budget}`);
   return {
     main: module.exports.main,

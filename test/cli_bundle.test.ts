@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { isAscii } from "node:buffer";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import yargs from "yargs";
 import { LsmscopeError as BundleSideError, isUserError } from "../src/util/errors.js";
@@ -18,6 +18,33 @@ import { skipHelpCache } from "../src/cli/main.js";
 
 const loader = fileURLToPath(new URL("../bin/load_cli.js", import.meta.url));
 const bundle = fileURLToPath(new URL("../dist/src/bundle/cli.cjs", import.meta.url));
+
+/**
+ * Runs the CLI on samples/modern (`node --require PROBE bin/lsmscope.js ...args sample`) where PROBE
+ * writes, as the process exits, `JSON.stringify` of the expression `fields` to descriptor 3: what the
+ * run loaded or held at its end. Expects exit 0; returns the fields.
+ */
+function probedRun<T>(fields: string, args: string[], env: NodeJS.ProcessEnv = process.env): T {
+  const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+  const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), "lsmscope-probe-"));
+  try {
+    const probe = join(dir, "probe.cjs");
+    writeFileSync(
+      probe,
+      `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify(${fields})));`,
+    );
+    const r = spawnSync(process.execPath, ["--require", probe, cli, ...args, sample], {
+      encoding: "utf8",
+      env,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    expect(r.status).toBe(0);
+    return JSON.parse(r.output[3] as string) as T;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 describe("CLI bundle", () => {
   it("is compiled from the code cache the build wrote (V8 accepts it)", () => {
@@ -152,50 +179,35 @@ describe("CLI bundle", () => {
     // the launcher sets MIMALLOC_ALLOW_THP=0 for the runs that read a few blocks, unless the user set it.
     // on samples/modern `inspect` and `check` load the crc32c and xxHash bindings, `sizes --full` crc32c's
     // (its blocks: zstd-napi, no mimalloc; XXH3 in WebAssembly)
-    const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
-    const dir = mkdtempSync(join(tmpdir(), "lsmscope-thp-"));
-    const probe = join(dir, "probe.cjs");
-    writeFileSync(
-      probe,
-      `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
+    const run = (args: string[], env: NodeJS.ProcessEnv) =>
+      probedRun<{ setting: string | null; hugeKiB: number }>(
+        `{
          setting: process.env.MIMALLOC_ALLOW_THP ?? null,
          hugeKiB: Number(/AnonHugePages:\\s+(\\d+)/.exec(
            require("node:fs").readFileSync("/proc/self/smaps_rollup", "latin1"))?.[1] ?? 0),
-       })));`,
-    );
-    const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
-    const run = (args: string[], env: NodeJS.ProcessEnv = process.env) => {
-      const r = spawnSync(process.execPath, ["--require", probe, cli, ...args, sample], {
-        encoding: "utf8",
+       }`,
+        args,
         env,
-        stdio: ["ignore", "pipe", "pipe", "pipe"],
-      });
-      expect(r.status).toBe(0);
-      return JSON.parse(r.output[3] as string) as { setting: string | null; hugeKiB: number };
-    };
-    try {
-      const env = { ...process.env };
-      delete env["MIMALLOC_ALLOW_THP"];
-      const inspect = run(["inspect", "--deep"], env);
-      const check = run(["check"], env);
-      const scan = run(["sizes", "--full", "--json"], env);
-      const userSet = run(["inspect", "--deep"], { ...env, MIMALLOC_ALLOW_THP: "1" });
-      expect([inspect.setting, check.setting, scan.setting, userSet.setting]).toEqual(["0", "0", null, "1"]);
-      expect([inspect.hugeKiB, check.hugeKiB]).toEqual([0, 0]);
-      // where the kernel gives huge pages on request, the runs that allow them show what the launcher
-      // spares (either of two: a huge page is not promised when memory is fragmented)
-      const thp = (() => {
-        try {
-          return readFileSync("/sys/kernel/mm/transparent_hugepage/enabled", "latin1");
-        } catch {
-          return "[never]";
-        }
-      })();
-      if (!thp.includes("[never]"))
-        expect(Math.max(userSet.hugeKiB, scan.hugeKiB)).toBeGreaterThanOrEqual(2048);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      );
+    const env = { ...process.env };
+    delete env["MIMALLOC_ALLOW_THP"];
+    const inspect = run(["inspect", "--deep"], env);
+    const check = run(["check"], env);
+    const scan = run(["sizes", "--full", "--json"], env);
+    const userSet = run(["inspect", "--deep"], { ...env, MIMALLOC_ALLOW_THP: "1" });
+    expect([inspect.setting, check.setting, scan.setting, userSet.setting]).toEqual(["0", "0", null, "1"]);
+    expect([inspect.hugeKiB, check.hugeKiB]).toEqual([0, 0]);
+    // where the kernel gives huge pages on request, the runs that allow them show what the launcher
+    // spares (either of two: a huge page is not promised when memory is fragmented)
+    const thp = (() => {
+      try {
+        return readFileSync("/sys/kernel/mm/transparent_hugepage/enabled", "latin1");
+      } catch {
+        return "[never]";
+      }
+    })();
+    if (!thp.includes("[never]"))
+      expect(Math.max(userSet.hugeKiB, scan.hugeKiB)).toBeGreaterThanOrEqual(2048);
   });
 
   it("holds one import() only: the launcher's stand-in (util/es_import.ts)", () => {
@@ -224,28 +236,14 @@ describe("CLI bundle", () => {
       // scripts/bundle-cli.mjs, util/napi_rs.ts); samples/modern's tables use XXH3, its MANIFEST crc32c:
       // both bindings load. `check` plans its code-population rule with sizes, whose scan module named
       // worker_threads' threadId (~3 ms of check's start): a worker gives its own (sizes/worker.ts)
-      const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
-      const probe = join(mkdtempSync(join(tmpdir(), "lsmscope-modules-")), "probe.cjs");
-      writeFileSync(
-        probe,
-        `process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify({
+      const { builtins, files, maps } = probedRun<{ builtins: string[]; files: string[]; maps: string }>(
+        `{
          builtins: process.moduleLoadList,
          files: Object.keys(require("node:module")._cache),
          maps: require("node:fs").readFileSync("/proc/self/maps", "latin1"),
-       })));`,
+       }`,
+        [command],
       );
-      const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
-      const r = spawnSync(process.execPath, ["--require", probe, cli, command, sample], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe", "pipe"],
-      });
-      rmSync(dirname(probe), { recursive: true, force: true });
-      expect(r.status).toBe(0);
-      const { builtins, files, maps } = JSON.parse(r.output[3] as string) as {
-        builtins: string[];
-        files: string[];
-        maps: string;
-      };
       expect(builtins).not.toContain("NativeModule perf_hooks");
       expect(builtins).not.toContain("NativeModule worker_threads");
       expect(builtins).not.toContain("NativeModule assert");
