@@ -1,8 +1,9 @@
 /**
  * After each test file: a file of the shared forks must not have loaded @nxtedition/rocksdb, and one
  * listed as loading it must not have loaded the engine addon's RocksDB (test/setup/rocksdb97.ts), so
- * that the list in vitest.config.ts stays complete. The check runs in every file's own fork run, so
- * a file missing from the list fails here, named, instead of killing a fork some runs later.
+ * that the list in vitest.config.ts stays complete. The check runs after every file, so a file
+ * missing from the list fails on its own run, named (and the files after it in that fork with it),
+ * instead of killing a fork some files later, in some orders only.
  */
 import { relative } from "node:path";
 import { afterAll, expect } from "vitest";
