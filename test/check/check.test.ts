@@ -252,6 +252,9 @@ describe("placement-overlay on db_bench stores", () => {
   /** Half the keys above the bottom are new: 6000 random writes over twice the key space, built once. */
   let half: string | undefined;
   const halfNew = () => (half ??= overwritten("half-new", 6000, 2 * N));
+  /** sst_dump's count on that store, taken once: the tests that read it never change it. */
+  let halfOracle: { above: number; shadowing: number } | undefined;
+  const halfNewShadowed = () => (halfOracle ??= oracleShadowed(halfNew(), N));
 
   it("reports nothing when every file sits in the bottom level", async () => {
     const r = await runCheck(base);
@@ -281,7 +284,7 @@ describe("placement-overlay on db_bench stores", () => {
 
   it("samples: the Wilson interval holds the true count when half the keys above are new", async () => {
     const db = halfNew();
-    const oracle = oracleShadowed(db, N);
+    const oracle = halfNewShadowed();
     expect(oracle.shadowing).toBeGreaterThan(oracle.above * 0.3);
     expect(oracle.shadowing).toBeLessThan(oracle.above * 0.7);
     // a scan limit given: every entry above is read and a uniform sample of them checked
@@ -301,7 +304,7 @@ describe("placement-overlay on db_bench stores", () => {
 
   it("block sampling (beyond the scan limit): the ratio interval holds the true count", async () => {
     const db = halfNew();
-    const oracle = oracleShadowed(db, N);
+    const oracle = halfNewShadowed();
     const r = await runCheck(db, { overlaySample: 600, overlayScanLimitBytes: 0 });
     const e = of(r, "placement-overlay")[0]!.evidence as {
       sampling: string;
@@ -317,7 +320,7 @@ describe("placement-overlay on db_bench stores", () => {
 
   it("95% intervals cover the true count in about 95% of seeds (scan and block sampling)", async () => {
     const db = halfNew();
-    const oracle = oracleShadowed(db, N);
+    const oracle = halfNewShadowed();
     const { inst, cf } = await firstColumnFamily(db);
     // every entry scanned (a limit above the bytes there), and blocks drawn (0; also the default here).
     // Half the keys above are new and the new ones sit together in key order (the overwrite pass
@@ -353,10 +356,16 @@ describe("placement-overlay on db_bench stores", () => {
     ]);
     return randomDb;
   };
+  /**
+   * sst_dump's obsolete entries in that store, counted once (a process per table: ~2 s): the tests
+   * only read the store (the damaged one is a copy), so a second count gives the same number.
+   */
+  let randomObsolete: number | undefined;
+  const randomStoreObsolete = () => (randomObsolete ??= oracleObsolete(randomStore()));
 
   it("multi-level fillrandom store: obsolete entries = sst_dump's entries − distinct keys (exact and sampled)", async () => {
     const db = randomStore();
-    const obsolete = oracleObsolete(db);
+    const obsolete = randomStoreObsolete();
     expect(obsolete).toBeGreaterThan(1000);
     const exact = of(
       await runCheck(db, { overlaySample: 1_000_000, overlayLookupBudget: 10_000_000 }),
@@ -386,7 +395,7 @@ describe("placement-overlay on db_bench stores", () => {
 
   it("block sampling, every block drawn: the merge passes and point lookups count sst_dump's obsolete entries", async () => {
     const db = randomStore();
-    const obsolete = oracleObsolete(db);
+    const obsolete = randomStoreObsolete();
     const { inst, cf } = await firstColumnFamily(db);
     // a sample larger than the entries above with block sampling forced: every block is drawn whole,
     // so the ratio estimate is the exact share (each key answered by a merge pass or a point lookup)
@@ -403,7 +412,7 @@ describe("placement-overlay on db_bench stores", () => {
 
   it("block sampling is unbiased and its 95% interval covers sst_dump's count over seeds", async () => {
     const db = randomStore();
-    const obsolete = oracleObsolete(db);
+    const obsolete = randomStoreObsolete();
     const { inst, cf } = await firstColumnFamily(db);
     const seeds = 40;
     const values: number[] = [];

@@ -84,10 +84,20 @@ function expectIncomplete(r: Run, where: string, stream: "stdout" | "stderr" = "
   expect(last).toMatch(/^picture incomplete: /);
   expect(last).toContain(where);
 }
-function flip(path: string, at: number, n = 4): void {
+/**
+ * `n` bytes flipped at each offset of `at`, in order, the file read and written once: the bytes a
+ * read and write per offset gave (the blob and block loops flip hundreds of places in one file).
+ */
+function flip(path: string, at: number | readonly number[], n = 4): void {
   const b = readFileSync(path);
-  for (let i = 0; i < n; i++) b[at + i]! ^= 0xa5;
+  for (const o of typeof at === "number" ? [at] : at) for (let i = 0; i < n; i++) b[o + i]! ^= 0xa5;
   writeFileSync(path, b);
+}
+/** Every 4096th byte from 100 up to 64 bytes short of `end` (inside a table's data blocks). */
+function everyPage(end: number): number[] {
+  const out: number[] = [];
+  for (let at = 100; at < end - 64; at += 4096) out.push(at);
+  return out;
 }
 function sstDumpSaysCorrupt(table: string): boolean {
   const r = spawnSync("sst_dump", [`--file=${table}`, "--command=scan", "--verify_checksum"], {
@@ -361,7 +371,11 @@ describe("blob records with a damaged value (every record of every blob file of 
     const all = [];
     for (const blob of blobs) {
       const recs = blobRecords(blob);
-      for (const r of recs) flip(blob, r.valueAt + r.valueLength - 1, 1);
+      flip(
+        blob,
+        recs.map((r) => r.valueAt + r.valueLength - 1),
+        1,
+      );
       all.push(...recs);
     }
     keysFile = join(dir, "blob-keys.txt");
@@ -599,7 +613,7 @@ describe.skipIf(!engine.engineAvailable())(
       for (const t of tables) {
         const j = sstJson(t);
         const end = Math.min(j.footer.index.offset, ...j.metaBlocks.map((b) => b.offset));
-        for (let at = 100; at < end - 64; at += 4096) flip(t, at);
+        flip(t, everyPage(end));
       }
       const err = await runCompaction(plan).then(
         () => undefined,
@@ -633,7 +647,10 @@ describe("identity: the chain head's keys in damaged data blocks (besu-generated
     for (const n of readdirSync(db).filter((x) => x.endsWith(".sst"))) {
       const t = join(db, n);
       // every data block (a lookup reads only the block its key is in); the metadata stays intact
-      for (const b of sstJsonBlocks(t)) flip(t, b.offset + Math.min(8, b.size - 4));
+      flip(
+        t,
+        sstJsonBlocks(t).map((b) => b.offset + Math.min(8, b.size - 4)),
+      );
     }
     const before = snapshotTree(d);
     const r = lsm(["inspect", d]);
@@ -734,11 +751,9 @@ describe.skipIf(!engine.engineAvailable())("probe's engine path over a damaged t
     expect(keys.length).toBeGreaterThan(10);
     const keysFile = join(dir, "engine-keys.txt");
     writeFileSync(keysFile, keys.join("\n") + "\n");
-    const end = Math.min(
-      sstJson(table).footer.index.offset,
-      ...sstJson(table).metaBlocks.map((m) => m.offset),
-    );
-    for (let at = 100; at < end - 64; at += 4096) flip(table, at);
+    const j = sstJson(table);
+    const end = Math.min(j.footer.index.offset, ...j.metaBlocks.map((m) => m.offset));
+    flip(table, everyPage(end));
     const r = lsm([
       "probe",
       d,

@@ -89,80 +89,107 @@ export interface SynthEdit {
   walAdded?: { number: number; synced: number }[];
 }
 
+/**
+ * Bytes of varints (pushed into `o`) and whole buffers, kept as parts: pushing 1 KiB keys byte by byte
+ * into one array took seconds for a MANIFEST of thousands of them (key_arena.test.ts). The bytes are
+ * those one array gave.
+ */
+class Out {
+  private parts: Buffer[] = [];
+  private cur: number[] = [];
+  /** Where the next varint goes (a new array after each buffer). */
+  get o(): number[] {
+    return this.cur;
+  }
+  lenPrefixed(b: Uint8Array): void {
+    putVarint32(this.cur, b.length);
+    this.flush();
+    this.parts.push(Buffer.from(b));
+  }
+  done(): Buffer {
+    this.flush();
+    return Buffer.concat(this.parts);
+  }
+  private flush(): void {
+    if (this.cur.length > 0) this.parts.push(Buffer.from(this.cur));
+    this.cur = [];
+  }
+}
+
 /** VersionEdit::EncodeTo for the tags used in tests. */
 export function encodeEdit(e: SynthEdit): Buffer {
-  const o: number[] = [];
+  const w = new Out();
   if (e.comparator !== undefined) {
-    putVarint32(o, 1);
-    lenPrefixed(o, Buffer.from(e.comparator));
+    putVarint32(w.o, 1);
+    w.lenPrefixed(Buffer.from(e.comparator));
   }
   if (e.logNumber !== undefined) {
-    putVarint32(o, 2);
-    putVarint64(o, BigInt(e.logNumber));
+    putVarint32(w.o, 2);
+    putVarint64(w.o, BigInt(e.logNumber));
   }
   if (e.nextFile !== undefined) {
-    putVarint32(o, 3);
-    putVarint64(o, BigInt(e.nextFile));
+    putVarint32(w.o, 3);
+    putVarint64(w.o, BigInt(e.nextFile));
   }
   if (e.lastSeq !== undefined) {
-    putVarint32(o, 4);
-    putVarint64(o, BigInt(e.lastSeq));
+    putVarint32(w.o, 4);
+    putVarint64(w.o, BigInt(e.lastSeq));
   }
   if (e.maxCf !== undefined) {
-    putVarint32(o, 203);
-    putVarint32(o, e.maxCf);
+    putVarint32(w.o, 203);
+    putVarint32(w.o, e.maxCf);
   }
   for (const d of e.deleted ?? []) {
-    putVarint32(o, 6);
-    putVarint32(o, d.level);
-    putVarint64(o, BigInt(d.number));
+    putVarint32(w.o, 6);
+    putVarint32(w.o, d.level);
+    putVarint64(w.o, BigInt(d.number));
   }
   for (const f of e.added ?? []) {
-    putVarint32(o, 103);
-    putVarint32(o, f.level);
-    putVarint64(o, BigInt(f.number));
-    putVarint64(o, BigInt(f.size));
-    lenPrefixed(o, f.smallest);
-    lenPrefixed(o, f.largest);
-    putVarint64(o, BigInt(f.smallestSeqno));
-    putVarint64(o, BigInt(f.largestSeqno));
+    putVarint32(w.o, 103);
+    putVarint32(w.o, f.level);
+    putVarint64(w.o, BigInt(f.number));
+    putVarint64(w.o, BigInt(f.size));
+    w.lenPrefixed(f.smallest);
+    w.lenPrefixed(f.largest);
+    putVarint64(w.o, BigInt(f.smallestSeqno));
+    putVarint64(w.o, BigInt(f.largestSeqno));
     if (f.oldestBlob !== undefined) {
-      putVarint32(o, 4);
+      putVarint32(w.o, 4);
       const v: number[] = [];
       putVarint64(v, BigInt(f.oldestBlob));
-      lenPrefixed(o, Buffer.from(v));
+      w.lenPrefixed(Buffer.from(v));
     }
     if (f.epoch !== undefined) {
-      putVarint32(o, 13);
+      putVarint32(w.o, 13);
       const v: number[] = [];
       putVarint64(v, BigInt(f.epoch));
-      lenPrefixed(o, Buffer.from(v));
+      w.lenPrefixed(Buffer.from(v));
     }
-    putVarint32(o, 1);
+    putVarint32(w.o, 1);
   }
   if (e.cf !== undefined && e.cf !== 0) {
-    putVarint32(o, 200);
-    putVarint32(o, e.cf);
+    putVarint32(w.o, 200);
+    putVarint32(w.o, e.cf);
   }
   if (e.cfAdd !== undefined) {
-    putVarint32(o, 201);
-    lenPrefixed(o, e.cfAdd);
+    putVarint32(w.o, 201);
+    w.lenPrefixed(e.cfAdd);
   }
-  if (e.cfDrop) putVarint32(o, 202);
-  for (const w of e.walAdded ?? []) {
+  if (e.cfDrop) putVarint32(w.o, 202);
+  for (const wal of e.walAdded ?? []) {
     const body: number[] = [];
-    putVarint64(body, BigInt(w.number));
+    putVarint64(body, BigInt(wal.number));
     putVarint32(body, 2); // kSyncedSize
-    putVarint64(body, BigInt(w.synced));
+    putVarint64(body, BigInt(wal.synced));
     putVarint32(body, 1); // kTerminate
-    putVarint32(o, 8199);
-    lenPrefixed(o, Buffer.from(body));
+    putVarint32(w.o, 8199);
+    w.lenPrefixed(Buffer.from(body));
   }
   if (e.atomicRemaining !== undefined) {
-    putVarint32(o, 300);
-    putVarint32(o, e.atomicRemaining);
+    putVarint32(w.o, 300);
+    putVarint32(w.o, e.atomicRemaining);
   }
-  return Buffer.from(o);
+  return w.done();
 }
 
 /** A put-only WriteBatch: sequence, then (cf, key, value) records. */

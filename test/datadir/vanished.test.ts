@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { dbBench, trackedTempDirs } from "../helpers/index.js";
+import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { computeSizes } from "../../src/sizes/index.js";
 import { runInspect } from "../../src/report/deep.js";
@@ -16,11 +16,15 @@ import { runInspect } from "../../src/report/deep.js";
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-vanished-");
 afterAll(cleanupTemps);
 
-/** A pile of L0 tables, at least `min` (db_bench's flushes vary: write more until there are). */
-function pile(min: number): string {
-  const db = join(tempDir(), "db");
-  for (let num = 100_000; ; num *= 2) {
-    rmSync(db, { recursive: true, force: true });
+/**
+ * The pile db_bench writes of `num` entries, written once in this file (~0.7 s a run): every test
+ * changes its store, so each gets a private copy of it (pile below).
+ */
+const written = new Map<number, string>();
+function pileOf(num: number): string {
+  let db = written.get(num);
+  if (db === undefined) {
+    db = join(tempDir(), "db");
     dbBench(db, [
       "--benchmarks=fillrandom",
       `--num=${num}`,
@@ -31,7 +35,16 @@ function pile(min: number): string {
       "--level0_slowdown_writes_trigger=100000",
       "--level0_stop_writes_trigger=100000",
     ]);
-    if (readdirSync(db).filter((n) => n.endsWith(".sst")).length >= min) return db;
+    written.set(num, db);
+  }
+  return db;
+}
+
+/** A private pile of L0 tables, at least `min` (db_bench's flushes vary: write more until there are). */
+function pile(min: number): string {
+  for (let num = 100_000; ; num *= 2) {
+    const db = pileOf(num);
+    if (readdirSync(db).filter((n) => n.endsWith(".sst")).length >= min) return copyInto(db, tempDir());
   }
 }
 

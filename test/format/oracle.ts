@@ -54,6 +54,11 @@ export function sstDumpProperties(file: string): SstDumpProperties {
     encoding: "latin1",
     maxBuffer: 64 << 20,
   });
+  return parseProperties(out);
+}
+
+/** The "Table Properties" section of sst_dump's output (what comes before it is skipped). */
+function parseProperties(out: string): SstDumpProperties {
   const labels = new Map<string, string>();
   const user = new Map<string, string>();
   let section: "none" | "props" | "user" = "none";
@@ -199,6 +204,29 @@ export function sstDumpScan(file: string): SstDumpScan {
     encoding: "utf8",
     maxBuffer: 512 << 20,
   });
+  return parseScan(out);
+}
+
+/**
+ * sstDumpProperties and sstDumpScan from one sst_dump run (`--command=scan --output_hex
+ * --show_properties`: the scan's lines, then the same properties section `--show_properties` alone
+ * prints): one process per table instead of two, for the tables every format test checks.
+ */
+export function sstDumpPropertiesAndScan(file: string): { props: SstDumpProperties; scan: SstDumpScan } {
+  // latin1 for the properties' raw bytes; the scan's lines are hex, the same in either encoding
+  const out = execFileSync(
+    "sst_dump",
+    [`--file=${file}`, "--command=scan", "--output_hex", "--show_properties"],
+    { encoding: "latin1", maxBuffer: 512 << 20 },
+  );
+  // the scan's lines come first: each parser reads its own part
+  const at = out.indexOf("\nTable Properties:");
+  if (at < 0) throw new Error(`sst_dump printed no properties for ${file}`);
+  return { props: parseProperties(out.slice(at + 1)), scan: parseScan(out.slice(0, at)) };
+}
+
+/** `'KEY' seq:N, type:N => VALUE` lines of sst_dump's scan: how many, the first and last user key. */
+function parseScan(out: string): SstDumpScan {
   let entries = 0;
   let firstKey: string | undefined;
   let lastKey: string | undefined;

@@ -77,13 +77,29 @@ interface PackFile {
   path: string;
 }
 
+/**
+ * `npm pack` of the repository, run once for both tests: its --json listing (the same files, size and
+ * unpacked size that --dry-run lists) and the tarball it wrote. An npm run costs ~2 s of CPU here.
+ */
+let packed: { pack: { files: PackFile[]; size: number; unpackedSize: number }; tarball: string } | undefined;
+function npmPack(): NonNullable<typeof packed> {
+  if (packed) return packed;
+  const dir = tempDir();
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", dir, "--ignore-scripts"], {
+    cwd: REPO,
+    encoding: "utf8",
+  });
+  const [pack] = JSON.parse(out) as [NonNullable<typeof packed>["pack"]];
+  const tarball = join(
+    dir,
+    readdirSync(dir).find((n) => n.endsWith(".tgz"))!,
+  );
+  return (packed = { pack, tarball });
+}
+
 describe("npm package", () => {
   it("packs what runs and what the addon build needs, nothing else", () => {
-    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
-      cwd: REPO,
-      encoding: "utf8",
-    });
-    const [pack] = JSON.parse(out) as [{ files: PackFile[]; size: number; unpackedSize: number }];
+    const { pack } = npmPack();
     const paths = pack.files.map((f) => f.path);
     for (const p of [
       "package.json",
@@ -116,14 +132,7 @@ describe("npm package", () => {
 
   it("npm install -g of the tarball in an empty prefix: lsmscope runs; the addon is built or says why not", async () => {
     const dir = tempDir();
-    execFileSync("npm", ["pack", "--pack-destination", dir, "--ignore-scripts"], {
-      cwd: REPO,
-      stdio: "pipe",
-    });
-    const tarball = join(
-      dir,
-      readdirSync(dir).find((n) => n.endsWith(".tgz"))!,
-    );
+    const { tarball } = npmPack();
     const prefix = join(dir, "prefix");
     const { env, server } = await zstdMirror(dir, npmEnv());
     const install = await run(

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { openTable } from "../../src/format/index.js";
 import { describeTable } from "../../src/report/sst.js";
 import { LsmscopeError } from "../../src/util/errors.js";
-import { compareProperties, sstDumpProperties, sstDumpScan } from "../format/oracle.js";
+import { compareProperties, sstDumpPropertiesAndScan } from "../format/oracle.js";
 import { PEBBLE_FIXTURES, pebbleOutput, propertiesSummary } from "./expected.js";
 
 const TABLES = join(PEBBLE_FIXTURES, "tables");
@@ -87,9 +87,10 @@ describe("Pebble's RocksDB-format Hamlet tables against sst_dump (properties, sc
     it(file.slice(TABLES.length + 1), () => {
       const t = openTable(file);
       try {
-        expect(compareProperties(t, sstDumpProperties(file))).toEqual([]);
+        const dumped = sstDumpPropertiesAndScan(file);
+        expect(compareProperties(t, dumped.props)).toEqual([]);
         const s = t.scan();
-        const d = sstDumpScan(file);
+        const d = dumped.scan;
         expect(s.dataEntries).toBe(d.entries);
         expect(s.firstKey?.toString("hex")).toBe(d.firstKey);
         expect(s.lastKey?.toString("hex")).toBe(d.lastKey);

@@ -9,6 +9,12 @@ import { computeSizes, type Interval } from "../../src/sizes/index.js";
 import { SAMPLES, truth } from "./helpers.js";
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
+/**
+ * Storage per contract is drawn after every figure checked here, from a generator of its own
+ * (src/sizes/contracts/sample.ts), and no assertion here reads it (contracts_sample.test.ts does):
+ * one draw, not the default 200, which took ~70% of this file's time over its 60 sample runs.
+ */
+const contractDraws = 1;
 
 /** Per named figure: how many of the runs had it inside its interval. */
 class Coverage {
@@ -34,7 +40,7 @@ describe("sizes --sample", () => {
     const full = await computeSizes(dir, { workers: 1 });
     const cov = new Coverage();
     for (const seed of SEEDS) {
-      const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 8, seed });
+      const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 8, seed, contractDraws });
       expect(s.mode).toBe("sample");
       const a = s.eth!.accounts!;
       cov.check("eoa share", t.accounts.eoa / t.accounts.total, a.eoa.interval);
@@ -67,7 +73,7 @@ describe("sizes --sample", () => {
     const full = await computeSizes(dir, { workers: 1 });
     const cov = new Coverage();
     for (const seed of SEEDS) {
-      const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 8, seed });
+      const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 8, seed, contractDraws });
       const a = s.eth!.accounts!;
       // 4,000 accounts, 600 of them rewritten by the pre-run: versions are not accounts
       cov.check("accounts", t.accounts.total, a.totalInterval);
@@ -90,7 +96,7 @@ describe("sizes --sample", () => {
     const stored = f.liveKeys;
     const cov = new Coverage();
     for (const seed of SEEDS) {
-      const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 60, seed });
+      const s = await computeSizes(dir, { mode: "sample", sampleBlocks: 60, seed, contractDraws });
       const cf = s.columnFamilies[0]!;
       expect(cf.totalBlocks).toBe(f.dataBlocks);
       cov.check("live keys", stored, cf.liveKeysInterval);
