@@ -36,6 +36,19 @@ export function tableFilesUnder(dir: string): string[] {
   return out;
 }
 
+/**
+ * `fn`, each of whose answers is computed at the first call with its arguments (compared as JSON): for
+ * an oracle's answer on an input that no test changes, asked by several tests.
+ */
+export function memoized<A extends unknown[], V>(fn: (...args: A) => V): (...args: A) => V {
+  const answers = new Map<string, V>();
+  return (...args) => {
+    const key = JSON.stringify(args);
+    if (!answers.has(key)) answers.set(key, fn(...args));
+    return answers.get(key)!;
+  };
+}
+
 export function tempDir(prefix = "lsmscope-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

@@ -38,7 +38,7 @@ import { DataBlockReader } from "../../src/format/data_block_reader.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
-import { copyInto, dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
+import { copyInto, dbBench, memoized, REPO, removeDir, tempDir } from "../helpers/index.js";
 import { openTable } from "../../src/format/table.js";
 import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { computeSizes } from "../../src/sizes/index.js";
@@ -164,12 +164,7 @@ describe("sizes --full over an L0 pile-up", () => {
    */
   let ldbLive: number | undefined;
   const liveKeys = () => (ldbLive ??= ldbScanCount(db));
-  const declaredByCount = new Map<number, number>();
-  const declaredEntries = (tables: number) => {
-    let n = declaredByCount.get(tables);
-    if (n === undefined) declaredByCount.set(tables, (n = sstDumpEntriesUnder(db, tables)));
-    return n;
-  };
+  const declaredEntries = memoized((tables: number) => sstDumpEntriesUnder(db, tables));
 
   /** The CLI's JSON, under a descriptor limit when given. */
   const cli = (args: string[], limit?: number): unknown => {

@@ -24,6 +24,7 @@ import {
   sstProperties,
 } from "./helpers.js";
 import { recountEthereum } from "./recount.js";
+import { memoized } from "../helpers/index.js";
 
 afterAll(cleanupTemps);
 
@@ -32,13 +33,7 @@ afterAll(cleanupTemps);
  * the same one (the recounts scan 06 and 07 again after counting every CF), and what ldb reads back of
  * a copy does not change between two scans of it.
  */
-const scans = new Map<string, [Buffer, Buffer][]>();
-function ldbScanOnce(dir: string, cf: string): [Buffer, Buffer][] {
-  const key = JSON.stringify([dir, cf]);
-  let rows = scans.get(key);
-  if (rows === undefined) scans.set(key, (rows = ldbScan(dir, cf)));
-  return rows;
-}
+const ldbScanOnce = memoized(ldbScan);
 
 const BESU_CFS = [0x01, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b];
 const cfLabel = (b: number) => b.toString(16).padStart(2, "0");

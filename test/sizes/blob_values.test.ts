@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { computeSizes } from "../../src/sizes/index.js";
-import { dbBench, snapshotTree, trackedTempDirs } from "../helpers/index.js";
+import { dbBench, memoized, snapshotTree, trackedTempDirs } from "../helpers/index.js";
 import { ldbValueLengths, rank } from "./helpers.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-blobvalues-");
@@ -42,12 +42,7 @@ afterAll(cleanupTemps);
  * `ldb scan`'s value lengths of each store, taken once: the tests only read the stores (the full mode
  * test proves it with a snapshot), so a second scan of a fresh copy gives the same lengths.
  */
-const truths = new Map<string, number[]>();
-function ldbTruth(c: string): number[] {
-  let t = truths.get(c);
-  if (t === undefined) truths.set(c, (t = ldbValueLengths(stores.get(c)!, tempDir())));
-  return t;
-}
+const ldbTruth = memoized((c: string) => ldbValueLengths(stores.get(c)!, tempDir()));
 
 describe.each(COMPRESSIONS)("blob values under %s blob compression", (c) => {
   it("full mode: value sizes equal ldb scan's exactly; stored bytes are smaller and named apart", async () => {
