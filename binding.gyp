@@ -8,6 +8,12 @@
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wno-unused-parameter"],
       "libraries": ["-lrocksdb"]
+    },
+    {
+      "target_name": "lsmscope_readahead",
+      "sources": ["native/readahead.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
     }
   ]
 }

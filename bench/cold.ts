@@ -1,6 +1,8 @@
 /**
  * Cold rows (shapes.ts, realistic.ts): `inspect` and `inspect --deep --json` against `sst_dump
- * --show_properties` with the page cache emptied before every run of each (target >= 1.5x).
+ * --show_properties` with the page cache emptied before every run of each (target >= 1.5x), and for
+ * reference `inspect` with the tails read ahead through Node's fs, as where the read-ahead helper is not
+ * built (LSMSCOPE_READAHEAD_HELPER=0; src/util/tail_read_ahead.ts).
  * LSMSCOPE_BENCH_COLD: "1", the store's files evicted from the page cache (a copy of a store given to
  * the bench, which stays untouched), as a datadir no process has read since boot would be; "drop", the
  * whole page cache dropped (root only; slows every other process on the machine, and Node's and the
@@ -9,7 +11,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lsm, measure, paired, type Measure, type Paired } from "./common.js";
+import { bin, lsm, measure, paired, type Measure, type Paired } from "./common.js";
 
 export type ColdHow = "1" | "drop";
 
@@ -43,16 +45,23 @@ for root, _, files in os.walk(sys.argv[1]):
   if (r.status !== 0) throw new Error(`evicting ${dir} failed: ${r.stderr || r.error?.message}`);
 }
 
+/** The note printed beside a cold row's ratio. */
+const TARGET = "target >= 1.5x";
+const REFERENCE = "for reference: not how the CLI runs where the helper is built";
+
 /**
- * The cold rows on `dir`, each printed by `row` as a paired comparison against sst_dump. `given`: the
- * store was handed to the bench (read only), so "1" evicts a copy of it made under `root`.
+ * The cold rows on `dir`, each printed by `row` as a paired comparison against sst_dump, with its note
+ * (a target, or "for reference"). `given`: the store was handed to the bench (read only), so "1"
+ * evicts a copy of it made under `root`. `throughFs`: the reference row too (a store of hundreds of
+ * tables or more: below 32 the read-ahead does not start).
  */
 export function coldRows(
   dir: string,
   given: boolean,
   root: string,
   how: ColdHow,
-  row: (label: string, p: Paired) => void,
+  row: (label: string, p: Paired, note: string) => void,
+  throughFs = false,
 ): void {
   let store = dir;
   if (how === "1" && given) {
@@ -73,5 +82,12 @@ export function coldRows(
     [`inspect, ${what}`, ["inspect", store]],
     ["inspect --deep --json, the same", ["inspect", "--deep", "--json", store]],
   ] as const)
-    row(label, paired(props, lsm([...args]), COLD_RUNS, cold));
+    row(label, paired(props, lsm([...args]), COLD_RUNS, cold), TARGET);
+  if (!throughFs) return;
+  const viaFs: [string, string[]] = ["env", ["LSMSCOPE_READAHEAD_HELPER=0", bin, "inspect", store]];
+  row(
+    "inspect, the same, tails read ahead through Node's fs",
+    paired(props, viaFs, COLD_RUNS, cold),
+    REFERENCE,
+  );
 }

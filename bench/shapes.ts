@@ -111,8 +111,13 @@ async function l0Pileup(root: string): Promise<void> {
     "node, reads",
   );
   if (COLD)
-    coldRows(dir, L0_DIR !== undefined, root, COLD, (label, p) =>
-      row(label, p, "sst_dump", "target >= 1.5x"),
+    coldRows(
+      dir,
+      L0_DIR !== undefined,
+      root,
+      COLD,
+      (label, p, note) => row(label, p, "sst_dump", note),
+      true,
     );
   await tuiFirstScreenRow(dir, tables);
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);

@@ -4,11 +4,10 @@
  * so read-only features never need librocksdb-dev. When the addon cannot be loaded, the reason is one
  * line naming what is missing and the command that installs it.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { MissingDependencyError } from "../util/errors.js";
+import { nativeBuildPath } from "../util/package_root.js";
 
 export const INSTALL_COMMAND = "sudo apt-get install -y librocksdb-dev && npm run build:addon";
 export const ROCKSDB_HEADER = "/usr/include/rocksdb/db.h";
@@ -49,31 +48,12 @@ export interface NativeAddon {
 
 let loaded: { addon?: NativeAddon; reason?: string } | undefined;
 
-/** The package root: the nearest directory upwards holding lsmscope's package.json (src/ and dist/src/). */
-function packageRoot(): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "lsmscope") return dir;
-      } catch {
-        // not ours; keep walking up
-      }
-    }
-    const up = dirname(dir);
-    if (up === dir) return undefined;
-    dir = up;
-  }
-}
-
 function load(): { addon?: NativeAddon; reason?: string } {
   if (process.env.LSMSCOPE_ENGINE_DISABLE === "1")
     return {
       reason: `engine addon disabled by LSMSCOPE_ENGINE_DISABLE=1; unset it, or run: ${INSTALL_COMMAND}`,
     };
-  const root = packageRoot();
-  const file = root === undefined ? undefined : join(root, "build", "Release", "lsmscope_engine.node");
+  const file = nativeBuildPath("lsmscope_engine");
   if (file === undefined || !existsSync(file)) {
     const why = existsSync(ROCKSDB_HEADER)
       ? "build/Release/lsmscope_engine.node missing"

@@ -112,6 +112,7 @@ describe("npm package", () => {
       "dist/src/index.d.ts",
       "binding.gyp",
       "native/engine.cc",
+      "native/readahead.c",
       "scripts/build-addon.mjs",
       "probes/besu-absent-account.json",
     ])

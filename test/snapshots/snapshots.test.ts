@@ -137,8 +137,15 @@ function newestSource(dir: string): number {
 
 beforeAll(async () => {
   const entry = join(REPO, "dist", "src", "cli", "main.js");
-  const built = statSync(entry, { throwIfNoEntry: false });
-  if (!built || built.mtimeMs < newestSource(join(REPO, "src")))
+  // tsc's incremental build leaves an output whose text did not change as it was (a source only
+  // touched is newer than it); the CLI bundle is written by every build, last
+  const built = [entry, join(REPO, "dist", "src", "bundle", "cli.cjs")].map(
+    (f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs,
+  );
+  if (
+    built.some((t) => t === undefined) ||
+    Math.max(...(built as number[])) < newestSource(join(REPO, "src"))
+  )
     throw new Error("dist/ is missing or older than src/: run `npm run build` first");
   main = ((await import(entry)) as { main: Main }).main;
 });

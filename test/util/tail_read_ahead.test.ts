@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TailReadAhead } from "../../src/util/tail_read_ahead.js";
+import type { WillNeed } from "../../src/util/readahead_helper.js";
+import { ADVISE_AHEAD, ADVISE_BATCH, TailReadAhead } from "../../src/util/tail_read_ahead.js";
 
 describe("TailReadAhead", () => {
   it("resolves every file in order, missing, short and empty ones included", async () => {
@@ -21,7 +22,7 @@ describe("TailReadAhead", () => {
         return { path, size: i % 5 === 0 ? size + 10 : size };
       });
       for (const start of ["now", "when-cold"] as const) {
-        const ahead = new TailReadAhead(files, { bytes: 4096 }, 4, start);
+        const ahead = new TailReadAhead(files, { bytes: 4096 }, 4, start, () => undefined);
         const order: number[] = [];
         for (let i = 0; i < files.length; i++) {
           const tail = ahead.ready(i);
@@ -30,6 +31,67 @@ describe("TailReadAhead", () => {
         }
         expect(order).toEqual(files.map((_, i) => i));
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("with the helper: nothing to wait for; each tail asked for once, in order, before it is read", () => {
+    const bad = 7; // a size no file has (2^60): left to the reader
+    const files = Array.from({ length: 300 }, (_, i) => ({
+      path: `/nonexistent/${i}.sst`,
+      size: i === bad ? 2 ** 60 : i * 100,
+    }));
+    const calls: Parameters<WillNeed>[] = [];
+    const willNeed: WillNeed = (...args) => {
+      calls.push(args);
+      return Promise.resolve(0);
+    };
+    const ahead = new TailReadAhead(files, { bytes: 4096 }, 4, "now", () => willNeed);
+    const index = (path: string) => Number(/(\d+)\.sst$/.exec(path)![1]);
+    for (let i = 0; i < files.length; i++) {
+      expect(ahead.ready(i)).toBeUndefined();
+      const furthest = Math.max(...calls.flatMap(([paths]) => paths.map(index)));
+      // this table's tail was asked for before the reader reads it, and at most a lead ahead
+      expect(furthest).toBeGreaterThanOrEqual(Math.min(i, files.length - 1));
+      expect(furthest).toBeLessThan(i + ADVISE_AHEAD + ADVISE_BATCH);
+    }
+    expect(calls.every(([paths]) => paths.length <= ADVISE_BATCH)).toBe(true);
+    const asked = calls.flatMap(([paths, offsets, lengths]) =>
+      paths.map((p, k) => ({ i: index(p), offset: offsets[k], length: lengths[k] })),
+    );
+    expect(asked).toEqual(
+      files.flatMap((f, i) =>
+        i === bad ? [] : [{ i, offset: f.size - Math.min(f.size, 4096), length: Math.min(f.size, 4096) }],
+      ),
+    );
+  });
+
+  it("a helper that throws: the pool reads instead, and every ready() resolves in order", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-read-ahead-"));
+    try {
+      const files = Array.from({ length: 20 }, (_, i) => {
+        const path = join(dir, `${i}.sst`);
+        writeFileSync(path, Buffer.alloc(5000, i));
+        return { path, size: 5000 };
+      });
+      let called = 0;
+      const throwing: WillNeed = () => {
+        called++;
+        throw new TypeError("no such helper");
+      };
+      const ahead = new TailReadAhead(files, { bytes: 4096 }, 4, "now", () => throwing);
+      const waited: number[] = [];
+      for (let i = 0; i < files.length; i++) {
+        const tail = ahead.ready(i);
+        if (tail) {
+          await tail;
+          waited.push(i);
+        }
+      }
+      expect(called).toBe(1);
+      // through the pool every table's read is one to wait for
+      expect(waited).toEqual(files.map((_, i) => i));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -72,6 +134,8 @@ describe("TailReadAhead", () => {
           },
           4,
           "now",
+          // the reads through the pool (the helper's, the kernel's, are not the process's reads)
+          () => undefined,
         );
         const before = readBytes();
         for (let i = 0; i < files.length; i++) {

@@ -1,0 +1,38 @@
+/**
+ * lsmscope's package root: where the native builds live (build/Release/*.node, scripts/build-addon.mjs).
+ * The nearest directory upwards from this module holding lsmscope's package.json, so it is found from
+ * src/ (tests), dist/src/ and the CLI bundle (dist/src/bundle/) alike.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+let found: { root: string | undefined } | undefined;
+
+export function packageRoot(): string | undefined {
+  found ??= { root: search() };
+  return found.root;
+}
+
+function search(): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "lsmscope") return dir;
+      } catch {
+        // not ours; keep walking up
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) return undefined;
+    dir = up;
+  }
+}
+
+/** The path of a native build of ours (`lsmscope_engine`, `lsmscope_readahead`), if the package root is found. */
+export function nativeBuildPath(target: string): string | undefined {
+  const root = packageRoot();
+  return root === undefined ? undefined : join(root, "build", "Release", `${target}.node`);
+}

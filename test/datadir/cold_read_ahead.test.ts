@@ -1,0 +1,114 @@
+/**
+ * `inspect` on a datadir out of the page cache: the tables' tails are read ahead of the reader, with the
+ * read-ahead helper (the kernel reads them: no read calls on the pool's threads) or through the pool
+ * (fs.read), and the picture is the same either way and the same as warm. A db_bench L0 pile-up of
+ * ~320 tiny tables (the bench's flags), each file's pages dropped before each cold run (the engine
+ * addon's posix_fadvise DONTNEED: no root needed).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
+import { dropFileCache, engineAvailable } from "../../src/engine/index.js";
+import { readAheadHelper } from "../../src/util/readahead_helper.js";
+import { trackedTempDirs } from "../helpers/index.js";
+import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
+
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-cold-read-ahead-");
+afterAll(cleanupTemps);
+
+/** Bytes a thread passed through read calls (rchar) and had read from storage (read_bytes). */
+function threadIo(tid: string): { rchar: number; storage: number } {
+  try {
+    const text = readFileSync(`/proc/self/task/${tid}/io`, "latin1");
+    return {
+      rchar: Number(/^rchar: (\d+)$/m.exec(text)![1]),
+      storage: Number(/^read_bytes: (\d+)$/m.exec(text)![1]),
+    };
+  } catch {
+    return { rchar: 0, storage: 0 }; // a thread that ended since the listing
+  }
+}
+
+/** This thread's storage reads, and the read calls' bytes of every other thread of the process. */
+function ioNow(): { mainStorage: number; othersRead: number } {
+  let othersRead = 0;
+  for (const tid of readdirSync("/proc/self/task"))
+    if (Number(tid) !== process.pid) othersRead += threadIo(tid).rchar;
+  return { mainStorage: threadIo(String(process.pid)).storage, othersRead };
+}
+
+/** The model as JSON, without the time it took. */
+const picture = (model: unknown) =>
+  JSON.stringify(model, (k, v: unknown) => (k === "elapsedMs" ? undefined : v));
+
+/** Every file of `dir` out of the page cache (written to disk first: dirty pages are not dropped). */
+function dropPages(dir: string): void {
+  for (const f of readdirSync(dir)) {
+    const fd = openSync(join(dir, f), "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    dropFileCache(join(dir, f));
+  }
+}
+
+async function inspectCold(dir: string, helper: boolean) {
+  dropPages(dir);
+  if (helper) delete process.env.LSMSCOPE_READAHEAD_HELPER;
+  else process.env.LSMSCOPE_READAHEAD_HELPER = "0";
+  try {
+    const before = ioNow();
+    const model = await inspectDatadir(dir, { tableDetails: "cheap" });
+    const after = ioNow();
+    return {
+      picture: picture(model),
+      mainStorage: after.mainStorage - before.mainStorage,
+      othersRead: after.othersRead - before.othersRead,
+    };
+  } finally {
+    delete process.env.LSMSCOPE_READAHEAD_HELPER;
+  }
+}
+
+describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of table tails", () => {
+  let dir: string;
+  let tables: string[];
+  beforeAll(() => {
+    dir = tempDir();
+    // ~320 tables (flags after TINY_L0_PILEUP's replace its own); 4 KiB blocks and bloom 10 as the bench's
+    dbBench(dir, [
+      ...TINY_L0_PILEUP,
+      ...ONE_TABLE_PER_MEMTABLE,
+      "--block_size=4096",
+      "--bloom_bits=10",
+      "--num=320000",
+    ]);
+    tables = readdirSync(dir).filter((f) => f.endsWith(".sst"));
+  });
+
+  it("the same picture with the helper, through the pool, and warm; the helper's reads are the kernel's", async (ctx) => {
+    expect(tables.length).toBeGreaterThan(150);
+    const withHelper = await inspectCold(dir, true);
+    // where dropping pages does not take (tmpfs), no read is cold and nothing is read ahead
+    if (withHelper.mainStorage === 0) ctx.skip();
+    const throughPool = await inspectCold(dir, false);
+    const warm = picture(await inspectDatadir(dir, { tableDetails: "cheap" }));
+    expect(withHelper.picture).toBe(warm);
+    expect(throughPool.picture).toBe(warm);
+
+    // the tails' bytes: what this thread would read from storage with no read-ahead at all
+    const tailBytes = tables.length * 4096;
+    // both ways, this thread found most tails in the page cache: it reads the first tables itself
+    // (two samples of 16 to see that the reads go to the disk) and the rest were read ahead
+    for (const run of [withHelper, throughPool]) expect(run.mainStorage).toBeLessThan(tailBytes / 2);
+    // through the pool, its threads read each tail with a read call; the helper's reads are the
+    // kernel's read-ahead (fadvise), no read call on any thread
+    expect(throughPool.othersRead).toBeGreaterThan((tables.length - 64) * 4096);
+    expect(withHelper.othersRead).toBeLessThan(64 * 1024);
+    const storeBytes = tables.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+    expect(storeBytes).toBeGreaterThan(tailBytes);
+  });
+});
