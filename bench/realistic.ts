@@ -122,7 +122,7 @@ function realisticRows(dir: string, how: string, given: boolean, root: string): 
   console.log(`    check        ${fmt(chk.b)}`);
   console.log(`    check/inspect (paired median): ${(1 / chk.ratio).toFixed(2)}x  (target <= 2x)`);
   overlayCost(dir);
-  if (COLD) coldRows(dir, given, root, COLD, (label, p, note) => row(label, p, note));
+  if (COLD) coldRows(dir, given, root, COLD, row);
 }
 
 /** What check's placement overlay read on `dir` (its evidence): how it sampled and the blocks it read. */

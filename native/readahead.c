@@ -45,6 +45,8 @@ static void execute(napi_env env, void* data) {
   (void)env;
   Batch* b = data;
   for (uint32_t i = 0; i < b->count; i++) {
+    // posix_fadvise reads a length of 0 as "to the end of the file": an empty range asks for nothing
+    if (b->lengths[i] == 0) continue;
     int fd = open(b->paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
       b->failed++;

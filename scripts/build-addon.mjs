@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Builds the optional RocksDB engine addon (binding.gyp → build/Release/lsmscope_engine.node) against the
 // system RocksDB (Debian librocksdb-dev), and beside it the read-ahead helper for cold datadirs
-// (build/Release/lsmscope_readahead.node, native/readahead.c; without it reads go through Node's fs). `--optional` (used by `npm install`): a missing header or a
-// failed build prints one note and exits 0, since everything read-only works without the engine.
+// (build/Release/lsmscope_readahead.node from native/readahead.c; without it the read-ahead goes through
+// Node's fs). `--optional` (used by `npm install`): a missing header or a failed build prints one note
+// and exits 0, since everything read-only works without the engine.
 // Without it (`npm run build:addon`) any failure is an error. Either way node-gyp's output goes to
 // build-addon.log beside package.json (named in the message when the build fails), and one line is printed.
 import { closeSync, existsSync, openSync } from "node:fs";
