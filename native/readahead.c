@@ -47,7 +47,8 @@ static void execute(napi_env env, void* data) {
   for (uint32_t i = 0; i < b->count; i++) {
     // posix_fadvise reads a length of 0 as "to the end of the file": an empty range asks for nothing
     if (b->lengths[i] == 0) continue;
-    int fd = open(b->paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    // O_NONBLOCK: a FIFO in place of a table (an untrusted datadir) must not hold the thread in open()
+    int fd = open(b->paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
       b->failed++;
       continue;

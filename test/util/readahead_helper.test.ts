@@ -5,6 +5,7 @@
  * TypeError rather than a crash.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dropFileCache, engineAvailable } from "../../src/engine/index.js";
@@ -67,6 +68,11 @@ describe("read-ahead helper", () => {
     // of 0 as the rest of the file)
     await expect(willNeed!([join(dir, "missing.sst")], [0], [0])).resolves.toBe(0);
     expect(snapshotTree(dir)).toEqual(before);
+    // a FIFO in place of a table (an untrusted datadir) is opened without waiting for a writer, and
+    // cannot be advised
+    const fifo = join(dir, "fifo.sst");
+    execFileSync("mkfifo", [fifo]);
+    await expect(willNeed!([fifo, a], [0, 0], [4096, 4096])).resolves.toBe(1);
   });
 
   it.skipIf(!willNeed)("rejects bad arguments with a TypeError", () => {
