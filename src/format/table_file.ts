@@ -12,7 +12,7 @@
  * worker threads) reads one table at a time and the async fs API costs a thread-pool hop per block.
  */
 import { throttleRead } from "../util/throttle.js";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { tableDescriptorBudget } from "../util/open_files.js";
 import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
 import { BlockCorruptionError } from "./errors.js";
@@ -74,6 +74,13 @@ function holdDescriptor(f: TableFile): void {
 }
 
 /** An open table file's size and identity; refused when it is not a regular file. */
+/**
+ * Flags a table is opened with: O_NONBLOCK so that a FIFO in place of a table (an untrusted datadir)
+ * is opened without waiting for a writer, and then fails as not a regular file or at its first read;
+ * a regular file's reads are the same with it.
+ */
+export const OPEN_FOR_READING = constants.O_RDONLY | constants.O_NONBLOCK;
+
 function statOpened(fd: number, path: string): { size: number; ino: number } {
   const st = fstatSync(fd);
   // a directory opens fine on Linux and only fails at the first read, with no path in the error
@@ -141,7 +148,7 @@ export class TableFile {
     this.path = path;
     let fd = -1;
     try {
-      fd = openSync(path, "r");
+      fd = openSync(path, OPEN_FOR_READING);
       this.fd = fd;
       if (expectedSize !== undefined && Number.isSafeInteger(expectedSize) && expectedSize >= 0) {
         this.size = expectedSize;
@@ -193,7 +200,7 @@ export class TableFile {
     }
     let fd = -1;
     try {
-      fd = openSync(this.path, "r");
+      fd = openSync(this.path, OPEN_FOR_READING);
       const st = fstatSync(fd);
       if (st.ino !== this.ino || st.size !== this.size)
         throw new LsmscopeError("the file was replaced while being read", { file: this.path });

@@ -16,7 +16,7 @@
  * that way (sys time ~0.42 s against ~0.08 s warm, ~7,900 voluntary context switches), ~0.07 s more
  * with the helper (README, Performance: Cold page cache).
  */
-import { closeSync, openSync, read } from "node:fs";
+import { closeSync, constants, openSync, read } from "node:fs";
 import { openFileCacheCapacity } from "./open_files.js";
 import { readAheadHelper, type WillNeed } from "./readahead_helper.js";
 
@@ -172,7 +172,8 @@ export class TailReadAhead {
       // opened and closed here (a few µs: the directory and inode are not what a cold datadir waits on),
       // so each tail is one hop through the thread pool, not three: the main thread, busy with a table,
       // would otherwise leave the next open's read unsubmitted until its next await
-      fd = openSync(file.path, "r");
+      // without waiting on a FIFO in place of a table, as the reader opens it (format/table_file.ts)
+      fd = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch {
       // the synchronous reader opens the same file next and reports what is wrong with it
       return undefined;
