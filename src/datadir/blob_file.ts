@@ -12,7 +12,8 @@
  * A blob file being written (or cut short) has no footer yet.
  */
 import { throttleRead } from "../util/throttle.js";
-import { openSync, readSync, closeSync, fstatSync } from "node:fs";
+import { readSync, closeSync, fstatSync } from "node:fs";
+import { openRegularFile } from "../util/regular_file.js";
 import { readFixed32, readFixed64 } from "../util/coding.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
@@ -31,7 +32,7 @@ export interface BlobFileRead {
 
 export function readBlobFile(path: string): BlobFileRead {
   const findings: Finding[] = [];
-  const fd = openSync(path, "r");
+  const fd = openRegularFile(path);
   try {
     const size = fstatSync(fd).size;
     const out: BlobFileRead = { size, findings };
@@ -130,7 +131,7 @@ const MAX_BLOB_RECORD = 4 * 1024 * 1024 * 1024;
  * is one); the footer's blob count must equal the records found. `onBytes` reports progress.
  */
 export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => void): BlobRecordsVerified {
-  const fd = openSync(path, "r");
+  const fd = openRegularFile(path);
   const out: BlobRecordsVerified = { records: 0, bytes: 0 };
   try {
     const size = fstatSync(fd).size;

@@ -24,7 +24,8 @@
  * middle of a record) is normal at the end of a WAL or MANIFEST and is reported, not thrown.
  */
 import { throttleRead } from "../util/throttle.js";
-import { openSync, readSync, closeSync, fstatSync } from "node:fs";
+import { readSync, closeSync, fstatSync } from "node:fs";
+import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
 
@@ -135,7 +136,7 @@ export function scanLogFile(
   onRecord: (rec: LogRecord) => void,
   opts: LogScanOptions = {},
 ): LogScanResult {
-  const fd = openSync(path, "r");
+  const fd = openRegularFile(path);
   try {
     const size = fstatSync(fd).size;
     const fileSize = opts.limitBytes !== undefined ? Math.min(size, opts.limitBytes) : size;

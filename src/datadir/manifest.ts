@@ -8,7 +8,8 @@
  *   CURRENT  : "MANIFEST-<number>\n" (the newline is required; RocksDB writes it via a temp file)
  *   MANIFEST : a log file (log_reader.ts) whose records are VersionEdits (version_edit.ts)
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readRegularFile } from "../util/regular_file.js";
 import { join } from "node:path";
 import { scanLogFile } from "./log_reader.js";
 import {
@@ -66,7 +67,7 @@ export function readCurrent(dir: string): CurrentFile | Finding {
     const st = statSync(path);
     if (st.size > LIMITS.maxTextFileBytes)
       return { severity: "error", code: "current-bad", file: path, message: `CURRENT is ${st.size} bytes` };
-    text = readFileSync(path, "latin1");
+    text = readRegularFile(path, "latin1");
   } catch (e) {
     return {
       severity: "error",

@@ -13,7 +13,8 @@
  * the file as latin1 so every byte survives. Values keep their RocksDB spelling in `raw`; the typed view
  * parses the knobs the inspector compares. Nested values use braces: `{a=1;b=2}`.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
+import { readRegularFile } from "../util/regular_file.js";
 import type { Finding } from "./model.js";
 import { LIMITS } from "../util/limits.js";
 import { isPrintableName } from "../util/bytes.js";
@@ -451,7 +452,7 @@ export function parseOptionsFile(
     return { model, findings };
   }
   const text = new OptionsText(path, model.db.raw, findings);
-  text.read(readFileSync(path).toString("latin1"));
+  text.read(readRegularFile(path, "latin1"));
   if (text.version) {
     model.rocksdbVersion = text.version["rocksdb_version"];
     model.optionsFileVersion = text.version["options_file_version"];

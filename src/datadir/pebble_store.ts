@@ -11,7 +11,8 @@
  *                                        [Options] key=value, [Level "N"] per-level table options,
  *                                        other sections ([Value Separation], [WAL Failover], …).
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { readRegularFile } from "../util/regular_file.js";
 import { join } from "node:path";
 import { LIMITS } from "../util/limits.js";
 
@@ -106,7 +107,7 @@ const CF_DEFAULT_KEYS: Record<string, string> = { comparator: "comparer", merge_
 export function parsePebbleOptions(path: string, file: string): PebbleOptions {
   const size = statSync(path).size;
   if (size > LIMITS.maxTextFileBytes) throw new Error(`OPTIONS is ${size} bytes`);
-  const text = readFileSync(path, "latin1");
+  const text = readRegularFile(path, "latin1");
   const out: PebbleOptions = { path, file, options: {}, levels: {}, sections: {} };
   let section: Record<string, string> | undefined;
   let cfDefault = false;

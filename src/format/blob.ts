@@ -17,7 +17,8 @@
  * by LIMITS.maxBlockBytes.
  */
 import { throttleRead } from "../util/throttle.js";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
@@ -121,7 +122,7 @@ export class BlobFileReader {
       this.fds.set(path, fd);
       return fd;
     }
-    fd = openSync(path, "r");
+    fd = openRegularFile(path);
     this.fds.set(path, fd);
     while (this.fds.size > this.capacity) {
       const [oldest, ofd] = this.fds.entries().next().value as [string, number];
@@ -202,7 +203,7 @@ export function readBlobRecord(
       file: path,
     });
   const buf = Buffer.allocUnsafe(len);
-  const fd = openSync(path, "r");
+  const fd = openRegularFile(path);
   try {
     let done = 0;
     while (done < len) {
@@ -256,7 +257,7 @@ interface BlobFileLengths {
  * footer, or at the first record that runs past the end (a torn tail).
  */
 export function readBlobFileLengths(path: string): BlobFileLengths {
-  const fd = openSync(path, "r");
+  const fd = openRegularFile(path);
   try {
     const size = fstatSync(fd).size;
     const CHUNK = 1 << 20;
@@ -334,7 +335,7 @@ export class BlobValueSizer {
     if (this.mode === "record") {
       if (!bi.compression) return bi.size;
       let fd = this.fds.get(path);
-      if (fd === undefined) this.fds.set(path, (fd = openSync(path, "r")));
+      if (fd === undefined) this.fds.set(path, (fd = openRegularFile(path)));
       const n = readSync(fd, this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);
       throttleRead(n);
       return blobValueLength(this.head.subarray(0, n), bi.compression, bi.size);

@@ -12,8 +12,11 @@
  * worker threads) reads one table at a time and the async fs API costs a thread-pool hop per block.
  */
 import { throttleRead } from "../util/throttle.js";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { tableDescriptorBudget } from "../util/open_files.js";
+// not openRegularFile: with the size expected, a table is opened without an fstat (the constructor);
+// a FIFO then fails as not a regular file or at its first read
+import { OPEN_FOR_READING } from "../util/regular_file.js";
 import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
 import { BlockCorruptionError } from "./errors.js";
 import { LIMITS } from "../util/limits.js";
@@ -74,13 +77,6 @@ function holdDescriptor(f: TableFile): void {
 }
 
 /** An open table file's size and identity; refused when it is not a regular file. */
-/**
- * Flags a table is opened with: O_NONBLOCK so that a FIFO in place of a table (an untrusted datadir)
- * is opened without waiting for a writer, and then fails as not a regular file or at its first read;
- * a regular file's reads are the same with it.
- */
-export const OPEN_FOR_READING = constants.O_RDONLY | constants.O_NONBLOCK;
-
 function statOpened(fd: number, path: string): { size: number; ino: number } {
   const st = fstatSync(fd);
   // a directory opens fine on Linux and only fails at the first read, with no path in the error

@@ -13,7 +13,8 @@
  *
  * Only sizes and the index's two ends are read: the figures cost two small reads per table.
  */
-import { closeSync, openSync, readFileSync, readSync, opendirSync, realpathSync, statSync } from "node:fs";
+import { closeSync, readSync, opendirSync, realpathSync, statSync } from "node:fs";
+import { openRegularFile, readRegularFile } from "../util/regular_file.js";
 import { basename, join, relative } from "node:path";
 import { bytesToBigint, rlpDecode } from "../eth/rlp.js";
 
@@ -88,7 +89,7 @@ function readTable(dir: string, name: string, names: Set<string>): FreezerTableM
     t.error = "empty index";
     return t;
   }
-  const fd = openSync(idx, "r");
+  const fd = openRegularFile(idx);
   try {
     const first = readAt(fd, 0, ENTRY);
     const deleted = first.readUInt32BE(2);
@@ -115,7 +116,7 @@ function readTable(dir: string, name: string, names: Set<string>): FreezerTableM
     try {
       // one short RLP list: a larger file is not a meta file (and is not read whole)
       if (t.metaBytes > 64) throw new Error("larger than 64 bytes");
-      const meta = rlpDecode(readFileSync(metaPath));
+      const meta = rlpDecode(readRegularFile(metaPath));
       if (Array.isArray(meta) && meta[0] instanceof Uint8Array && meta[1] instanceof Uint8Array) {
         t.metaVersion = Number(bytesToBigint(meta[0], false));
         t.tail = Math.max(t.tail, Number(bytesToBigint(meta[1], false)));

@@ -16,9 +16,10 @@
  * that way (sys time ~0.42 s against ~0.08 s warm, ~7,900 voluntary context switches), ~0.07 s more
  * with the helper (README, Performance: Cold page cache).
  */
-import { closeSync, constants, openSync, read } from "node:fs";
+import { closeSync, openSync, read } from "node:fs";
 import { openFileCacheCapacity } from "./open_files.js";
 import { readAheadHelper, type WillNeed } from "./readahead_helper.js";
+import { OPEN_FOR_READING } from "./regular_file.js";
 
 /**
  * Tables read ahead of the reader through the pool: as many reads in flight as libuv's pool has
@@ -173,7 +174,7 @@ export class TailReadAhead {
       // so each tail is one hop through the thread pool, not three: the main thread, busy with a table,
       // would otherwise leave the next open's read unsubmitted until its next await
       // without waiting on a FIFO in place of a table, as the reader opens it (format/table_file.ts)
-      fd = openSync(file.path, constants.O_RDONLY | constants.O_NONBLOCK);
+      fd = openSync(file.path, OPEN_FOR_READING);
     } catch {
       // the synchronous reader opens the same file next and reports what is wrong with it
       return undefined;
