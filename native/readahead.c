@@ -19,6 +19,7 @@
 // A path longer than Linux's PATH_MAX cannot be opened anyway.
 #define MAX_PATH_BYTES 4096
 
+#ifdef POSIX_FADV_WILLNEED
 typedef struct {
   char** paths;
   int64_t* offsets;
@@ -165,10 +166,16 @@ static napi_value WillNeed(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+#endif  // POSIX_FADV_WILLNEED
+
+// Where the system has no posix_fadvise (macOS), the module exports nothing and the readers read ahead
+// through Node's fs (src/util/readahead_helper.ts finds no willNeed).
 NAPI_MODULE_INIT() {
+#ifdef POSIX_FADV_WILLNEED
   napi_value fn;
   if (napi_create_function(env, "willNeed", NAPI_AUTO_LENGTH, WillNeed, NULL, &fn) != napi_ok ||
       napi_set_named_property(env, exports, "willNeed", fn) != napi_ok)
     return NULL;
+#endif
   return exports;
 }
