@@ -112,8 +112,9 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     // MB here; a read-ahead that falls behind on a loaded machine leaves this thread more to read)
     for (const run of [withHelper, throughPool]) expect(run.mainStorage, seen).toBeLessThan(tailBytes);
     // through the pool, its threads read each tail from the 33rd on with a read call of at least 4
-    // KiB; the helper's reads are the kernel's read-ahead (fadvise), no read call on any thread
-    expect(throughPool.othersRead, seen).toBeGreaterThan((tables.length - 64) * 4096);
+    // KiB (most of them: a sample that finds a few tails still cached puts the start off by 16); the
+    // helper's reads are the kernel's read-ahead (fadvise), no read call on any thread
+    expect(throughPool.othersRead, seen).toBeGreaterThan(tailBytes / 2);
     expect(withHelper.othersRead, seen).toBeLessThan(tailBytes / 8);
     const storeBytes = tables.reduce((n, f) => n + statSync(join(dir, f)).size, 0);
     expect(storeBytes).toBeGreaterThan(tailBytes);
