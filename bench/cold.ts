@@ -47,7 +47,7 @@ for root, _, files in os.walk(sys.argv[1]):
 
 /** The note printed beside a cold row's ratio. */
 const TARGET = "target >= 1.5x";
-const REFERENCE = "for reference: not how the CLI runs where the helper is built";
+const REFERENCE = "for reference: without the helper";
 
 /**
  * The cold rows on `dir`, each printed by `row` as a paired comparison against sst_dump, with its note
