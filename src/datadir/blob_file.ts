@@ -12,7 +12,7 @@
  * A blob file being written (or cut short) has no footer yet.
  */
 import { throttleRead } from "../util/throttle.js";
-import { readSync, closeSync, fstatSync } from "node:fs";
+import { readSync, closeSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { readFixed32, readFixed64 } from "../util/coding.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
@@ -32,9 +32,8 @@ export interface BlobFileRead {
 
 export function readBlobFile(path: string): BlobFileRead {
   const findings: Finding[] = [];
-  const fd = openRegularFile(path);
+  const { fd, size } = openRegularFile(path);
   try {
-    const size = fstatSync(fd).size;
     const out: BlobFileRead = { size, findings };
     if (size < BLOB_HEADER_SIZE) {
       findings.push({
@@ -131,10 +130,9 @@ const MAX_BLOB_RECORD = 4 * 1024 * 1024 * 1024;
  * is one); the footer's blob count must equal the records found. `onBytes` reports progress.
  */
 export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => void): BlobRecordsVerified {
-  const fd = openRegularFile(path);
+  const { fd, size } = openRegularFile(path);
   const out: BlobRecordsVerified = { records: 0, bytes: 0 };
   try {
-    const size = fstatSync(fd).size;
     const head = readBlobFile(path);
     const bad = head.findings.find((f) => f.severity === "error");
     if (bad || !head.header) {

@@ -24,7 +24,7 @@
  * middle of a record) is normal at the end of a WAL or MANIFEST and is reported, not thrown.
  */
 import { throttleRead } from "../util/throttle.js";
-import { readSync, closeSync, fstatSync } from "node:fs";
+import { readSync, closeSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
@@ -136,9 +136,8 @@ export function scanLogFile(
   onRecord: (rec: LogRecord) => void,
   opts: LogScanOptions = {},
 ): LogScanResult {
-  const fd = openRegularFile(path);
+  const { fd, size } = openRegularFile(path);
   try {
-    const size = fstatSync(fd).size;
     const fileSize = opts.limitBytes !== undefined ? Math.min(size, opts.limitBytes) : size;
     const read = (buf: Buffer, pos: number, len: number) => {
       const n = readSync(fd, buf, 0, len, pos);

@@ -17,7 +17,7 @@
  * by LIMITS.maxBlockBytes.
  */
 import { throttleRead } from "../util/throttle.js";
-import { closeSync, fstatSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
@@ -122,7 +122,7 @@ export class BlobFileReader {
       this.fds.set(path, fd);
       return fd;
     }
-    fd = openRegularFile(path);
+    fd = openRegularFile(path).fd;
     this.fds.set(path, fd);
     while (this.fds.size > this.capacity) {
       const [oldest, ofd] = this.fds.entries().next().value as [string, number];
@@ -203,7 +203,7 @@ export function readBlobRecord(
       file: path,
     });
   const buf = Buffer.allocUnsafe(len);
-  const fd = openRegularFile(path);
+  const { fd } = openRegularFile(path);
   try {
     let done = 0;
     while (done < len) {
@@ -257,9 +257,8 @@ interface BlobFileLengths {
  * footer, or at the first record that runs past the end (a torn tail).
  */
 export function readBlobFileLengths(path: string): BlobFileLengths {
-  const fd = openRegularFile(path);
+  const { fd, size } = openRegularFile(path);
   try {
-    const size = fstatSync(fd).size;
     const CHUNK = 1 << 20;
     let buf = Buffer.alloc(CHUNK);
     let bufStart = 0;
@@ -335,7 +334,7 @@ export class BlobValueSizer {
     if (this.mode === "record") {
       if (!bi.compression) return bi.size;
       let fd = this.fds.get(path);
-      if (fd === undefined) this.fds.set(path, (fd = openRegularFile(path)));
+      if (fd === undefined) this.fds.set(path, (fd = openRegularFile(path).fd));
       const n = readSync(fd, this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);
       throttleRead(n);
       return blobValueLength(this.head.subarray(0, n), bi.compression, bi.size);

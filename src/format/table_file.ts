@@ -16,7 +16,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { tableDescriptorBudget } from "../util/open_files.js";
 // not openRegularFile: with the size expected, a table is opened without an fstat (the constructor);
 // a FIFO then fails as not a regular file or at its first read
-import { OPEN_FOR_READING } from "../util/regular_file.js";
+import { OPEN_FOR_READING, statRegularFile } from "../util/regular_file.js";
 import { CorruptionError, fromFsError, LsmscopeError } from "../util/errors.js";
 import { BlockCorruptionError } from "./errors.js";
 import { LIMITS } from "../util/limits.js";
@@ -74,14 +74,6 @@ function holdDescriptor(f: TableFile): void {
   markRead(f);
   descriptorBudget ??= tableDescriptorBudget();
   if (held.count > descriptorBudget) held.oldest!.releaseDescriptor();
-}
-
-/** An open table file's size and identity; refused when it is not a regular file. */
-function statOpened(fd: number, path: string): { size: number; ino: number } {
-  const st = fstatSync(fd);
-  // a directory opens fine on Linux and only fails at the first read, with no path in the error
-  if (!st.isFile()) throw new LsmscopeError("not a regular file", { file: path });
-  return { size: st.size, ino: st.ino };
 }
 
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
@@ -151,7 +143,7 @@ export class TableFile {
         this.ino = -1;
         this.sizeExpected = true;
       } else {
-        const st = statOpened(fd, path);
+        const st = statRegularFile(fd, path);
         this.size = st.size;
         this.ino = st.ino;
         this.sizeExpected = false;
@@ -167,7 +159,7 @@ export class TableFile {
   /** The file's size and identity from its descriptor (the open's expected size not confirmed). */
   private statNow(): void {
     try {
-      const st = statOpened(this.fd, this.path);
+      const st = statRegularFile(this.fd, this.path);
       this.size = st.size;
       this.ino = st.ino;
     } catch (err) {

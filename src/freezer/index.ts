@@ -89,7 +89,7 @@ function readTable(dir: string, name: string, names: Set<string>): FreezerTableM
     t.error = "empty index";
     return t;
   }
-  const fd = openRegularFile(idx);
+  const { fd } = openRegularFile(idx);
   try {
     const first = readAt(fd, 0, ENTRY);
     const deleted = first.readUInt32BE(2);

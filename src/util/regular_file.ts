@@ -10,26 +10,43 @@ import { LsmscopeError } from "./errors.js";
 /** open(2) flags for a datadir's file: read only, without waiting for a FIFO's writer. */
 export const OPEN_FOR_READING = constants.O_RDONLY | constants.O_NONBLOCK;
 
+/** A regular file open for reading: its descriptor, and its size and identity when it was opened. */
+export interface OpenedFile {
+  fd: number;
+  size: number;
+  ino: number;
+}
+
 /**
- * A descriptor for reading the regular file `path`. Throws as openSync does (ENOENT, EACCES, ...), or
- * LsmscopeError "not a regular file" for a FIFO, a device or a directory.
+ * The size and identity of the file open on `fd`, refused (LsmscopeError "not a regular file", naming
+ * `path`) when it is a FIFO, a device or a directory: a directory opens fine on Linux and only fails at
+ * the first read, with no path in the error.
  */
-export function openRegularFile(path: string): number {
+export function statRegularFile(fd: number, path: string): { size: number; ino: number } {
+  const st = fstatSync(fd);
+  if (!st.isFile()) throw new LsmscopeError("not a regular file", { file: path });
+  return { size: st.size, ino: st.ino };
+}
+
+/**
+ * The regular file `path`, opened for reading (statRegularFile's one fstat gives its size). Throws as
+ * openSync does (ENOENT, EACCES, ...), or as statRegularFile does.
+ */
+export function openRegularFile(path: string): OpenedFile {
   const fd = openSync(path, OPEN_FOR_READING);
   try {
-    if (!fstatSync(fd).isFile()) throw new LsmscopeError("not a regular file", { file: path });
+    return { fd, ...statRegularFile(fd, path) };
   } catch (e) {
     closeSync(fd);
     throw e;
   }
-  return fd;
 }
 
 /** The whole of the regular file `path`, as readFileSync reads it; anything else refused (openRegularFile). */
 export function readRegularFile(path: string): Buffer;
 export function readRegularFile(path: string, encoding: BufferEncoding): string;
 export function readRegularFile(path: string, encoding?: BufferEncoding): Buffer | string {
-  const fd = openRegularFile(path);
+  const { fd } = openRegularFile(path);
   try {
     return encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding);
   } finally {
