@@ -133,7 +133,7 @@ async function readTableDetails(
   for (const model of present) {
     const tail = ahead.ready(done);
     if (tail) await tail;
-    const { details: d, size } = tableReader.read(model.path, expectedFileSize(model));
+    const { details: d, size } = tableReader.read(model.path, expectedFileSize(model), ahead.take(done));
     model.details = d;
     if (size !== undefined) sizes.set(model, size);
     // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)

@@ -8,6 +8,7 @@ import type { DetachedFilter } from "../format/filter_reader.js";
 import type { TableProperties } from "../format/properties.js";
 import { sharedString } from "../util/shared_text.js";
 import { TABLE_TAIL_BYTES, TailEstimate } from "../util/tail_estimate.js";
+import type { ReadTail } from "../util/tail_batches.js";
 
 export { TABLE_TAIL_BYTES, TailEstimate };
 
@@ -17,7 +18,7 @@ export interface TableDetailsReader {
    * A table's details, and its size on disk when it opened. `expectedSize`: the size its MANIFEST entry
    * gives (not for a virtual table), which the open then confirms instead of an fstat.
    */
-  read(path: string, expectedSize?: number): { details: TableDetails; size?: number };
+  read(path: string, expectedSize?: number, preread?: ReadTail): { details: TableDetails; size?: number };
   /** Learned from the tables read so far; a read-ahead of the next tables reads as much of each. */
   readonly tail: TailEstimate;
 }
@@ -64,7 +65,7 @@ export type TableReadHook = (table: ReadTable) => void;
 interface FormatModule {
   openTable(
     path: string,
-    opts: { prefetchTail: number; expectedSize?: number },
+    opts: { prefetchTail: number; expectedSize?: number; preread?: ReadTail },
   ): DetailsSource & ReadTable & { format: string; fileSize: number; tailReach: number; close(): void };
 }
 
@@ -89,10 +90,10 @@ export async function loadTableDetailsReader(
     return undefined;
   }
   const tail = new TailEstimate();
-  const read = (path: string, expectedSize?: number) => {
+  const read = (path: string, expectedSize?: number, preread?: ReadTail) => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
     try {
-      t = mod.openTable(path, { prefetchTail: tail.bytes, expectedSize });
+      t = mod.openTable(path, { prefetchTail: tail.bytes, expectedSize, preread });
       const details = tableDetailsOf(t);
       onTable?.(t);
       return { details, size: t.fileSize };

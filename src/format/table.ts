@@ -104,7 +104,7 @@ export function openTable(path: string, opts: OpenTableOptions = {}): SstTable {
   // an expected size stands in for the fstat only where the tail read that confirms it comes first
   const expected =
     opts.prefetchTail !== undefined && opts.prefetchTail >= MAX_FOOTER_SIZE ? opts.expectedSize : undefined;
-  const file = new TableFile(path, expected);
+  const file = new TableFile(path, expected, opts.prefetchTail !== undefined ? opts.preread : undefined);
   try {
     return new SstTable(file, opts);
   } catch (err) {

@@ -12,6 +12,7 @@
  * worker threads) reads one table at a time and the async fs API costs a thread-pool hop per block.
  */
 import { throttleRead } from "../util/throttle.js";
+import type { ReadTail } from "../util/tail_batches.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { tableDescriptorBudget } from "../util/open_files.js";
 // not openRegularFile: with the size expected, a table is opened without an fstat (the constructor);
@@ -120,6 +121,11 @@ export class TableFile {
   /** The file's last bytes, read at once by prefetchTail(); reads inside them are served from memory. */
   private tail: Buffer | undefined;
   private tailBuffer: Buffer | undefined;
+  /**
+   * The file's last bytes as read before it was opened (by the read-ahead helper on another thread:
+   * util/tail_batches.ts), until the table is closed.
+   */
+  private preread: Buffer | undefined;
   private tailStart = 0;
   /** Read-ahead window of sequential scans (readAhead()): the bytes [windowStart, + windowLen). */
   private windowSize = 0;
@@ -132,8 +138,19 @@ export class TableFile {
    * (reading one byte past it) or stats the file and goes on as without it. Inspecting thousands of
    * tables, the fstat was a call and ~0.9 KiB of garbage (a Stats object and its Dates) per table.
    */
-  constructor(path: string, expectedSize?: number) {
+  constructor(path: string, expectedSize?: number, preread?: ReadTail) {
     this.path = path;
+    if (preread !== undefined) {
+      // nothing to open yet: the tail holds the table's metadata, and a read beyond it opens the file
+      // then, checking that it is still the one the tail was read from (descriptor())
+      this.fd = -1;
+      this.size = preread.size;
+      this.ino = preread.ino;
+      this.sizeExpected = false;
+      this.blockAreaEnd = this.size;
+      this.preread = preread.tail;
+      return;
+    }
     let fd = -1;
     try {
       fd = openSync(path, OPEN_FOR_READING);
@@ -204,9 +221,7 @@ export class TableFile {
   close(): void {
     this.closed = true;
     this.releaseDescriptor();
-    if (this.tailBuffer) spareTail = this.tailBuffer;
-    this.tailBuffer = undefined;
-    this.tail = undefined;
+    this.dropTail();
   }
 
   /**
@@ -217,6 +232,7 @@ export class TableFile {
     if (this.tailBuffer) spareTail = this.tailBuffer;
     this.tailBuffer = undefined;
     this.tail = undefined;
+    this.preread = undefined;
   }
 
   /**
@@ -224,8 +240,24 @@ export class TableFile {
    * that fall inside them copy from memory (counted neither as reads nor as bytes: the prefetch was).
    * A table's metadata (footer, metaindex, properties, index, filter metadata) sits at its end, so a
    * deep open of a small table takes one read instead of five or six. Returns the prefetched bytes.
+   * A table opened from a tail read before (the constructor's `preread`) takes them from there when
+   * they reach as far, as one read of as many bytes.
    */
   prefetchTail(bytes: number): Buffer {
+    const want = Math.min(this.size, bytes);
+    const pre = this.preread;
+    if (pre !== undefined && pre.length >= want) {
+      // as much of it as asked for, no more: reads beyond are counted as reads, as without it
+      const tail = pre.length === want ? pre : pre.subarray(pre.length - want);
+      this.tail = tail;
+      this.tailStart = this.size - want;
+      this.io.reads++;
+      this.io.bytes += want;
+      throttleRead(want);
+      return tail;
+    }
+    // read before, but less than asked for now (the estimate of how much a table needs has grown)
+    this.preread = undefined;
     this.tail = undefined;
     // the last closed table's tail buffer when it fits: blocks read from a tail are copies, so a
     // closed table's tail is free (a fresh buffer per table left ~30 MiB more peak RSS on 6,500 tables)

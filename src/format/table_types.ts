@@ -3,6 +3,7 @@
  * entry, the result of a point lookup.
  */
 import type { BlockHandle } from "./handle.js";
+import type { ReadTail } from "../util/tail_batches.js";
 import type { LookupStats } from "./read_stats.js";
 
 export interface OpenTableOptions {
@@ -22,6 +23,12 @@ export interface OpenTableOptions {
    * size (or not a regular file) is opened as without it.
    */
   expectedSize?: number;
+  /**
+   * With prefetchTail: the file's last bytes, already read (util/tail_batches.ts). The table is
+   * parsed from them without opening the file; its size is the one they were read at, not
+   * expectedSize. A read outside them opens the file then.
+   */
+  preread?: ReadTail;
   /** Sequential scans: read this many bytes at a time and serve the blocks inside them (TableFile.readAhead). */
   readAhead?: number;
 }

@@ -207,7 +207,8 @@ export class DeepReads {
   /** Table `i` of this thread's part, read now; then the yield to the event loop that is due, if any. */
   private readHere(i: number): Promise<void> | undefined {
     const f = this.all[i]!;
-    this.record(this.instanceOf[i]!, f, readTableDeep(f.path, expectedFileSize(f), this.tail));
+    const preread = this.ahead.take(this.placeOf(i));
+    this.record(this.instanceOf[i]!, f, readTableDeep(f.path, expectedFileSize(f), this.tail, preread));
     if (this.opts.yieldOften) return yieldEvery(i + 1, TABLES_PER_YIELD, this.opts.signal);
     // the worker's batches are received as they come
     if (this.worker) return yieldEvery(i + 1, this.run, this.opts.signal);

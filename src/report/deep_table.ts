@@ -3,6 +3,7 @@
  * model's cheap reader fills, plus the whole index walked and checksums verified on every block read.
  * Imports only the SST reader, so worker threads load it quickly.
  */
+import type { ReadTail } from "../util/tail_batches.js";
 import type { TableDetails } from "../datadir/model.js";
 import { tableDetailsOf } from "../datadir/table_details.js";
 import { openTable, type SstTable } from "../format/table.js";
@@ -78,17 +79,19 @@ export function deepTailEstimate(): TailEstimate {
 /**
  * `expectedSize`: the file's size by its MANIFEST entry (not a virtual table's), confirmed at open;
  * `tail`: a reader's estimate of the bytes to read at once from the table's end, taught by this read
- * (a table read alone: a new one, whose first read is TAIL_PREFETCH bytes).
+ * (a table read alone: a new one, whose first read is TAIL_PREFETCH bytes); `preread`: those bytes,
+ * already read (util/tail_read_ahead.ts).
  */
 export function readTableDeep(
   path: string,
   expectedSize?: number,
   tail: TailEstimate = deepTailEstimate(),
+  preread?: ReadTail,
 ): DeepTableResult {
   let t: SstTable | undefined;
   try {
     // one read of the file's last bytes serves the metadata of a small table
-    t = openTable(path, { verifyChecksums: true, prefetchTail: tail.bytes, expectedSize });
+    t = openTable(path, { verifyChecksums: true, prefetchTail: tail.bytes, expectedSize, preread });
     const details = tableDetailsOf(t); // the same fields the datadir model's cheap reader fills
     const tally = new HandleTally();
     const deep: DeepTableInfo = {

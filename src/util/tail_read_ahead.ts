@@ -5,7 +5,10 @@
  * bytes of the next tables read while the reader works through the current one leaves each table's own
  * read a page-cache hit (or a wait for pages already being read).
  *
- * Two ways, chosen once the reads look cold (coldFrom):
+ * With the read-ahead helper's readTails, from the first table on, warm or cold: the helper reads the
+ * tails on other threads and the reader takes them (util/tail_batches.ts, take()).
+ *
+ * Without it (a read-rate limit, or no helper), two ways, chosen once the reads look cold (coldFrom):
  * - with the read-ahead helper (util/readahead_helper.ts, native/readahead.c), the kernel is asked to
  *   read the next ADVISE_AHEAD tables' tails (posix_fadvise WILLNEED, ADVISE_BATCH files per call on
  *   one thread of libuv's pool) and the reader never waits on the read-ahead;
@@ -18,7 +21,9 @@
  */
 import { closeSync, openSync, read } from "node:fs";
 import { openFileCacheCapacity } from "./open_files.js";
-import { readAheadHelper, type WillNeed } from "./readahead_helper.js";
+import { readAheadHelper, type ReadTails, tailReadHelper, type WillNeed } from "./readahead_helper.js";
+import { type ReadTail, TailBatches } from "./tail_batches.js";
+import { readRateLimit } from "./throttle.js";
 import { OPEN_FOR_READING } from "./regular_file.js";
 
 /**
@@ -69,6 +74,8 @@ export class TailReadAhead {
   private willNeed: WillNeed | false | undefined;
   /** With the helper: the tails of files [0, advised) have been asked for (or were read before). */
   private advised = 0;
+  /** The tails read by the helper's readTails, where it is used. */
+  private readonly batches: TailBatches | undefined;
 
   /**
    * `files`: each file's path and size (the reader's order); `tail`: how much of each file's end the
@@ -84,8 +91,29 @@ export class TailReadAhead {
     start: "when-cold" | "now" = "when-cold",
     /** Where the helper comes from (tests give their own; undefined: read through the pool). */
     private readonly helper: () => WillNeed | undefined = readAheadHelper,
+    /** Where readTails comes from (tests give their own; undefined: the reader reads the tails). */
+    tailReader: () => ReadTails | undefined = tailReadHelper,
   ) {
     this.on = start === "now";
+    // not under a read-rate limit (util/throttle.ts): the helper's reads would come in a burst
+    const readTails =
+      files.length >= TailBatches.minFiles && readRateLimit() === undefined && TailBatches.fits()
+        ? tailReader()
+        : undefined;
+    if (readTails)
+      this.batches = new TailBatches(
+        files.map((f) => f.path),
+        readTails,
+        () => this.tail.bytes,
+      );
+  }
+
+  /**
+   * File `i`'s tail as the helper's readTails read it, if it has (then the reader parses the table from
+   * it); undefined: the reader opens and reads the file itself. After ready(i).
+   */
+  take(i: number): ReadTail | undefined {
+    return this.batches?.take(i);
   }
 
   /**
@@ -97,6 +125,7 @@ export class TailReadAhead {
    * turn of the microtask queue).
    */
   ready(i: number): Promise<void> | undefined {
+    if (this.batches?.ask(i)) return undefined;
     if (!this.on && !this.coldFrom(i)) return undefined;
     if (this.willNeed === undefined) this.willNeed = this.helper() ?? false;
     if (this.willNeed && this.advise(this.willNeed, i)) return undefined;

@@ -7,7 +7,7 @@
  * synchronous opens alone move.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { copyFileSync, existsSync, readFileSync, statSync, truncateSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, renameSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { openTable } from "../../src/format/index.js";
 import { SAMPLES, tableFilesUnder, trackedTempDirs } from "../helpers/index.js";
@@ -81,5 +81,69 @@ describe("a table's tail, its size expected", () => {
     // a file cut short: its footer is gone, and the open says so
     truncateSync(copy, size - 10);
     expect(() => openTable(copy, { prefetchTail: TAIL, expectedSize: size })).toThrow();
+  });
+
+  describe("read before the open (the read-ahead helper's, util/tail_batches.ts)", () => {
+    /** The file's last `n` bytes, its size and inode, as the helper gives them. */
+    const prereadOf = (f: string, n: number) => {
+      const all = readFileSync(f);
+      const st = statSync(f);
+      return { tail: Buffer.from(all.subarray(Math.max(0, all.length - n))), size: st.size, ino: st.ino };
+    };
+    const details = (t: ReturnType<typeof openTable>) =>
+      JSON.stringify({
+        props: t.props.all,
+        filter: t.filter,
+        index: t.indexType,
+        io: t.io,
+        reach: t.tailReach,
+      });
+
+    it.skipIf(!existsSync(IO))("opens the table from them without a read call, the same table", () => {
+      for (const f of files) {
+        const size = statSync(f).size;
+        const plain = openTable(f, { prefetchTail: TAIL, expectedSize: size });
+        const want = details(plain);
+        plain.close();
+        const preread = prereadOf(f, TAIL);
+        let got = "";
+        const calls = readCallsOf(() => {
+          const t = openTable(f, { prefetchTail: TAIL, expectedSize: size, preread });
+          got = details(t);
+          t.close();
+        });
+        expect(got, f).toBe(want);
+        expect(calls, f).toBe(0);
+      }
+    });
+
+    it("less than asked for now: read from the file, the same table", () => {
+      const f = files[0]!;
+      const size = statSync(f).size;
+      const plain = openTable(f, { prefetchTail: TAIL });
+      const want = details(plain);
+      plain.close();
+      const t = openTable(f, { prefetchTail: TAIL, expectedSize: size, preread: prereadOf(f, 100) });
+      expect(details(t)).toBe(want);
+      t.close();
+    });
+
+    it("a read beyond them opens the file, and finds out when it is no longer the one they came from", () => {
+      const dir = tmp.tempDir();
+      const f = files[0]!;
+      const copy = join(dir, "000001.sst");
+      copyFileSync(f, copy);
+      // just the footer read before: the metaindex and properties are read from the file
+      const footerOnly = prereadOf(copy, 64);
+      const t = openTable(copy, { prefetchTail: 64, preread: footerOnly });
+      expect(t.props.numEntries).toBeGreaterThan(0);
+      t.close();
+      // the file replaced (another inode, as a compaction's output renamed over it) since the read
+      const other = join(dir, "other.sst");
+      copyFileSync(f, other);
+      renameSync(other, copy);
+      expect(statSync(copy).ino).not.toBe(footerOnly.ino);
+      expect(() => openTable(copy, { prefetchTail: 64, preread: footerOnly })).toThrow(/replaced/);
+    });
   });
 });

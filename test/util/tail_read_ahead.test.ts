@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { WillNeed } from "../../src/util/readahead_helper.js";
+import { type ReadTails, TAIL_READ, type WillNeed } from "../../src/util/readahead_helper.js";
+import { TailBatches } from "../../src/util/tail_batches.js";
+import { setReadRateLimit } from "../../src/util/throttle.js";
 import { ADVISE_AHEAD, ADVISE_BATCH, TailReadAhead } from "../../src/util/tail_read_ahead.js";
 
 describe("TailReadAhead", () => {
@@ -154,4 +156,61 @@ describe("TailReadAhead", () => {
       }
     },
   );
+
+  describe("with the helper's readTails", () => {
+    /** A readTails that reads each file's tail at once, as the helper would (fake sizes and inodes). */
+    const calls: string[][] = [];
+    const readTails: ReadTails = (text, count, length, data, info, done) => {
+      const paths = text.split("\0").slice(0, count);
+      calls.push(paths);
+      paths.forEach((p, k) => {
+        data.fill(k % 251, k * length, (k + 1) * length);
+        info.set([length, k, length], 3 * k);
+        done[k] = TAIL_READ;
+      });
+      return Promise.resolve();
+    };
+    const files = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ path: `/nowhere/${i}.sst`, size: 10_000 }));
+    const run = (n: number) => {
+      calls.length = 0;
+      const ahead = new TailReadAhead(
+        files(n),
+        { bytes: 4096 },
+        4,
+        "now",
+        () => undefined,
+        () => readTails,
+      );
+      let taken = 0;
+      for (let i = 0; i < n; i++) {
+        // the reader never waits for the helper
+        expect(ahead.ready(i)).toBeUndefined();
+        const t = ahead.take(i);
+        if (t) {
+          taken++;
+          expect(t.tail.length).toBe(4096);
+        }
+      }
+      return taken;
+    };
+
+    it("is used from a thousand tables or so: the reader takes every tail without waiting", () => {
+      expect(TailBatches.minFiles).toBeGreaterThan(100);
+      expect(run(TailBatches.minFiles)).toBe(TailBatches.minFiles);
+      expect(calls.flat().length).toBe(TailBatches.minFiles);
+    });
+
+    it("is not used on fewer tables, nor under a read-rate limit", () => {
+      expect(run(TailBatches.minFiles - 1)).toBe(0);
+      expect(calls.length).toBe(0);
+      setReadRateLimit(1 << 30);
+      try {
+        expect(run(TailBatches.minFiles)).toBe(0);
+        expect(calls.length).toBe(0);
+      } finally {
+        setReadRateLimit(undefined);
+      }
+    });
+  });
 });
