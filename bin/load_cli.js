@@ -7,7 +7,7 @@
 // synchronously and starts ~3 ms sooner.
 "use strict";
 const { Buffer, isAscii } = require("node:buffer");
-const { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } = require("node:fs");
+const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } = require("node:fs");
 const Module = require("node:module");
 const { dirname, join } = require("node:path");
 const { setFlagsFromString } = require("node:v8");
@@ -17,12 +17,22 @@ const bundle = join(__dirname, "..", "dist", "src", "bundle", "cli.cjs");
 const cacheFile = join(__dirname, "..", "dist", "src", "bundle", "cli.cache");
 
 /**
- * Threads in libuv's pool (unless UV_THREADPOOL_SIZE is set): the reads that a cold datadir waits on
- * go through it (src/util/tail_read_ahead.ts), and a cold disk here served 4,354 table tails in 0.45 s
- * four at a time, 0.27 s thirty-two at a time. The threads start at the pool's first use, which a
- * warm run never makes.
+ * Threads in libuv's pool (unless UV_THREADPOOL_SIZE is set). Without the read-ahead helper, the reads
+ * that a cold datadir waits on go through it (src/util/tail_read_ahead.ts), and a cold disk here served
+ * 4,354 table tails in 0.45 s four at a time, 0.27 s thirty-two at a time. With the helper, a few calls
+ * at a time read or advise many files each (src/util/tail_batches.ts): Node's own four threads. libuv
+ * starts every thread of its pool at its first use and waits for them: 32 took ~5 ms of an `inspect`
+ * of 3,235 tables that reads their tails through the helper, 4 ~0.5 ms.
  */
 const THREADPOOL_SIZE = "32";
+const HELPER_THREADPOOL_SIZE = "4";
+const readAheadHelper = join(__dirname, "..", "build", "Release", "lsmscope_readahead.node");
+
+/** The pool's size for this run: fewer threads where the read-ahead helper is there to be used. */
+function threadPoolSize() {
+  const helper = process.env.LSMSCOPE_READAHEAD_HELPER !== "0" && existsSync(readAheadHelper);
+  return helper ? HELPER_THREADPOOL_SIZE : THREADPOOL_SIZE;
+}
 
 /**
  * The napi-rs bindings (crc32c, xxHash, LZ4) each carry their own mimalloc, which asks for transparent
@@ -85,7 +95,7 @@ function interruptBudget(args) {
 function loadCli() {
   const args = process.argv.slice(2);
   // the environment itself, which libuv (and mimalloc) read: set before the pool's (a binding's) first use
-  process.env.UV_THREADPOOL_SIZE ??= THREADPOOL_SIZE;
+  process.env.UV_THREADPOOL_SIZE ??= threadPoolSize();
   if (readsFewBlocks(args)) process.env.MIMALLOC_ALLOW_THP ??= FEW_BLOCKS_MIMALLOC_THP;
   // V8's young generation doubles (up to 2 x 16 MiB) whenever many objects survive a collection, as
   // every table's model does while a store of thousands is read; kept at its initial size, `inspect

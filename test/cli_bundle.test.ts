@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import yargs from "yargs";
 import { LsmscopeError as BundleSideError, isUserError } from "../src/util/errors.js";
 import { skipHelpCache } from "../src/cli/main.js";
+import { readAheadHelper } from "../src/util/readahead_helper.js";
 
 const loader = fileURLToPath(new URL("../bin/load_cli.js", import.meta.url));
 const bundle = fileURLToPath(new URL("../dist/src/bundle/cli.cjs", import.meta.url));
@@ -73,23 +74,32 @@ describe("CLI bundle", () => {
     expect(readFileSync(loader, "utf8")).not.toMatch(/new Script\(Module\.wrap\(/);
   });
 
-  it("starts libuv's pool with 32 threads for the cold read-ahead (the launcher is CommonJS)", () => {
+  it("starts libuv's pool with its size set first: 32 threads for a read-ahead through the pool, 4 with the helper", () => {
     // an ES module entry point starts the pool (4 threads) before its code runs; ours sets its size first
-    const r = spawnSync(
-      process.execPath,
-      [
-        "-e",
-        `const { readdirSync, readFile } = require("node:fs");
-         const threads = () => readdirSync("/proc/self/task").length;
-         require(${JSON.stringify(loader)}).loadCli();
-         const before = threads();
-         readFile("/proc/self/stat", () =>
-           process.stdout.write(process.env.UV_THREADPOOL_SIZE + " " + (threads() - before)));`,
-      ],
-      { encoding: "utf8", env: { ...process.env, UV_THREADPOOL_SIZE: undefined } },
-    );
-    expect(r.stderr).toBe("");
-    expect(r.stdout).toBe("32 32");
+    const poolWith = (helper: "0" | undefined) => {
+      const r = spawnSync(
+        process.execPath,
+        [
+          "-e",
+          `const { readdirSync, readFile } = require("node:fs");
+           const threads = () => readdirSync("/proc/self/task").length;
+           require(${JSON.stringify(loader)}).loadCli();
+           const before = threads();
+           readFile("/proc/self/stat", () =>
+             process.stdout.write(process.env.UV_THREADPOOL_SIZE + " " + (threads() - before)));`,
+        ],
+        {
+          encoding: "utf8",
+          env: { ...process.env, UV_THREADPOOL_SIZE: undefined, LSMSCOPE_READAHEAD_HELPER: helper },
+        },
+      );
+      expect(r.stderr).toBe("");
+      return r.stdout;
+    };
+    // the helper switched off: the cold read-ahead reads through the pool, 32 reads at once
+    expect(poolWith("0")).toBe("32 32");
+    // the helper reads or advises many files a call, a few calls at once (src/util/tail_batches.ts)
+    expect(poolWith(undefined)).toBe(readAheadHelper() ? "4 4" : "32 32");
   });
 
   it("ends once the command is done and its output written, not when V8's background work is (exitWhenWritten)", () => {
