@@ -7,7 +7,15 @@
 // synchronously and starts ~3 ms sooner.
 "use strict";
 const { Buffer, isAscii } = require("node:buffer");
-const { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } = require("node:fs");
+const {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeFileSync,
+} = require("node:fs");
 const Module = require("node:module");
 const { dirname, join } = require("node:path");
 const { setFlagsFromString } = require("node:v8");

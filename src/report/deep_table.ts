@@ -80,7 +80,7 @@ export function deepTailEstimate(): TailEstimate {
  * `expectedSize`: the file's size by its MANIFEST entry (not a virtual table's), confirmed at open;
  * `tail`: a reader's estimate of the bytes to read at once from the table's end, taught by this read
  * (a table read alone: a new one, whose first read is TAIL_PREFETCH bytes); `preread`: those bytes,
- * already read (util/tail_read_ahead.ts).
+ * already read (util/tail_batches.ts).
  */
 export function readTableDeep(
   path: string,

@@ -2,9 +2,10 @@
  * The read-ahead helper (build/Release/lsmscope_readahead.node, built from native/readahead.c beside the
  * engine addon by scripts/build-addon.mjs). Two calls, each one batch of files on a thread of libuv's
  * pool: willNeed asks the kernel to read byte ranges of files into the page cache and resolves with the
- * number of files it could not open or advise; readTails reads the files' last bytes and resolves with
- * them. Optional: without it (not built, or LSMSCOPE_READAHEAD_HELPER=0) the readers read the tails
- * themselves and read ahead through Node's fs (util/tail_read_ahead.ts).
+ * number of files it could not open or advise; readTails reads the files' last bytes into the caller's
+ * buffers, setting a flag per file as it goes (util/tail_batches.ts). Optional: without it (not built,
+ * or LSMSCOPE_READAHEAD_HELPER=0) the readers read the tails themselves and read ahead through Node's
+ * fs (util/tail_read_ahead.ts).
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";

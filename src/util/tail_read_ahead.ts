@@ -28,9 +28,9 @@ import { OPEN_FOR_READING } from "./regular_file.js";
 
 /**
  * Tables read ahead of the reader through the pool: as many reads in flight as libuv's pool has
- * threads (32, set by the launcher where the helper is not built, bin/load_cli.js). A cold datadir is latency-bound: the development
- * machine's disk served 4,354 tails in 1.27 s one at a time, 0.45 s four at a time, 0.27 s 32 at a
- * time. Each read holds a descriptor until it is done: no more than a reader cache's share of the
+ * threads (32, set by the launcher where the helper is not built, bin/load_cli.js). A cold datadir is
+ * latency-bound: the development machine's disk served 4,354 tails in 1.27 s one at a time, 0.45 s
+ * four at a time, 0.27 s 32 at a time. Each read holds a descriptor until it is done: no more than a reader cache's share of the
  * process's limit (util/open_files.ts; 32 under the usual 1,024, 16 under 128).
  */
 export const READ_AHEAD_WINDOW = 32;
@@ -122,7 +122,8 @@ export class TailReadAhead {
    * (the helper: nothing to wait for) or wait until file `i`'s tail has been read through the pool (or
    * its read failed: the reader meets and reports the same error itself), keeping the reads of the next
    * files going. What to await, if anything: nothing while the reads are warm (an await per table is a
-   * turn of the microtask queue).
+   * turn of the microtask queue), and nothing where the helper reads the tails (readTails: the next
+   * calls are made, and take(i) says whether file `i`'s is there).
    */
   ready(i: number): Promise<void> | undefined {
     if (this.batches?.ask(i)) return undefined;
