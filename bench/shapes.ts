@@ -103,6 +103,14 @@ async function l0Pileup(root: string): Promise<void> {
     );
   for (const [label, cmd] of startupVariants(["inspect", dir]))
     row(label, paired(props, cmd, RUNS), "sst_dump", "for reference: not how the CLI runs");
+  // the reader's own open, read and close of every table, as without the read-ahead helper's readTails
+  // (src/util/tail_batches.ts)
+  row(
+    "inspect, the tails read by the reader itself",
+    paired(props, ["env", ["LSMSCOPE_READAHEAD_HELPER=0", bin, "inspect", dir]], RUNS),
+    "sst_dump",
+    "for reference: without the helper",
+  );
   row(
     "the reads alone: node lists the tables, opens each, reads its last 4 KiB, closes it",
     paired(props, ["env", ["-u", "NODE_EXTRA_CA_CERTS", process.execPath, "-e", READS_ALONE, dir]], RUNS),
