@@ -42,7 +42,7 @@ export interface ReadTail {
 interface Slot {
   first: number;
   count: number;
-  /** Bytes of each file's slot in `data` (the reader's estimate when the call was made). */
+  /** Bytes of each file's slot in `data` (the most the reader asked for before the call, and TAIL_MARGIN). */
   length: number;
   data: Buffer;
   info: Float64Array;
