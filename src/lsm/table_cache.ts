@@ -104,6 +104,11 @@ export class TableCache implements TableSource {
     return this.ahead.take(path);
   }
 
+  /** Whether the table at `path` is open and idle (the next acquire() takes it without opening it). */
+  isIdle(path: string): boolean {
+    return this.idle.has(path);
+  }
+
   /** Tables open and idle right now. */
   get size(): number {
     return this.idle.size;
