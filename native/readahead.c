@@ -1,9 +1,12 @@
-// lsmscope's read-ahead helper: asks the kernel to read byte ranges of files into the page cache
-// (posix_fadvise(POSIX_FADV_WILLNEED)) on a thread of libuv's pool, one batch of files per call. The
-// kernel reads those ranges asynchronously: the call only opens, advises and closes each file, so a
-// cold datadir's table tails are read while the reader still works on earlier tables, without a thread
-// woken per read (the read-ahead through Node's own fs.read: src/util/tail_read_ahead.ts says why that
-// costs more). It reads no bytes itself and writes nothing: files are opened O_RDONLY and closed again.
+// lsmscope's read-ahead helper, two calls, each one batch of files on a thread of libuv's pool:
+// - willNeed asks the kernel to read byte ranges of files into the page cache
+//   (posix_fadvise(POSIX_FADV_WILLNEED)). The kernel reads those ranges asynchronously: the call only
+//   opens, advises and closes each file, so a cold datadir's table tails are read while the reader
+//   still works on earlier tables, without a thread woken per read (the read-ahead through Node's own
+//   fs.read: src/util/tail_read_ahead.ts says why that costs more).
+// - readTails reads the files' last bytes into the caller's buffers, so that the reader's thread parses
+//   each table from memory without opening it (src/util/tail_batches.ts).
+// Neither writes to a file: files are opened O_RDONLY and closed again.
 // No librocksdb here: this is a separate target from the engine addon (binding.gyp).
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -186,7 +189,7 @@ static napi_value WillNeed(napi_env env, napi_callback_info info) {
 // a conversion per path cost ~1-3 us of the caller's thread). File k's last min(size, length) bytes
 // are read into data at k * length, its size, inode number and the bytes read into info[3k..3k+3),
 // and then done[k] is set (atomically, after the rest): 1 read, 2 not (the file could not be opened or
-// read, or is not a regular file). The reader (src/util/tail_read_ahead.ts) looks at done[k] when it
+// read, or is not a regular file). The reader (src/util/tail_batches.ts) looks at done[k] when it
 // comes to file k, without waiting for the batch: a tail read by then is parsed from memory, any other
 // file is opened and read by the reader itself (which reports what is wrong with it). The promise
 // settles once the batch is done. Files CHUNK at a time: each is opened and its tail advised (the

@@ -26,7 +26,9 @@ export interface OpenTableOptions {
   /**
    * With prefetchTail: the file's last bytes, already read (util/tail_batches.ts). The table is
    * parsed from them without opening the file; its size is the one they were read at, not
-   * expectedSize. A read outside them opens the file then.
+   * expectedSize. A read outside them opens the file then. The table reads from these bytes in place:
+   * they must stay as they are until it is closed (the readers that pass them close each table before
+   * taking the next one's).
    */
   preread?: ReadTail;
   /** Sequential scans: read this many bytes at a time and serve the blocks inside them (TableFile.readAhead). */

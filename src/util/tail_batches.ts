@@ -62,8 +62,8 @@ export class TailBatches {
   private on = true;
 
   /**
-   * Files from which the helper is used: its first call starts libuv's pool (32 threads, bin/load_cli.js)
-   * and loads the helper, a few milliseconds that ~11 µs saved per table pay back from several hundred
+   * Files from which the helper is used: its first call starts libuv's pool (bin/load_cli.js) and
+   * loads the helper, a few milliseconds that ~11 µs saved per table pay back from several hundred
    * tables on (`inspect` of 145 tables 3-6% slower with it, of 1,157 the same, of 3,235 ~10% faster).
    * Tests lower it, to read a small store through the helper.
    */
@@ -80,7 +80,7 @@ export class TailBatches {
   constructor(
     private readonly paths: readonly string[],
     private readonly readTails: ReadTails,
-    /** How much of each file's end the reader reads now (each call reads the most it has yet). */
+    /** How much of each file's end the reader reads now (ask() makes each call read more: TAIL_MARGIN). */
     private readonly tailBytes: () => number,
   ) {}
 
