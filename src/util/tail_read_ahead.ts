@@ -30,8 +30,9 @@ import { OPEN_FOR_READING } from "./regular_file.js";
  * Tables read ahead of the reader through the pool: as many reads in flight as libuv's pool has
  * threads (32, set by the launcher where the helper is not built, bin/load_cli.js). A cold datadir is
  * latency-bound: the development machine's disk served 4,354 tails in 1.27 s one at a time, 0.45 s
- * four at a time, 0.27 s 32 at a time. Each read holds a descriptor until it is done: no more than a reader cache's share of the
- * process's limit (util/open_files.ts; 32 under the usual 1,024, 16 under 128).
+ * four at a time, 0.27 s 32 at a time. Each read holds a descriptor until it is done: no more than a
+ * reader cache's share of the process's limit (util/open_files.ts; 32 under the usual 1,024, 16 under
+ * 128).
  */
 export const READ_AHEAD_WINDOW = 32;
 
