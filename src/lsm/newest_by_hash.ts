@@ -214,22 +214,35 @@ export function hashNewest(
     const bound = cuts[c];
     const boundPfx = bound === undefined ? 0 : prefixNumber(bound);
     for (let i = 0; i < runs.length; i++) {
-      const r = runs[i]!;
-      if (!more[i]) continue;
-      const fromWal = r === wal;
-      while (below(r, bound, boundPfx)) {
-        if (r.type === ValueType.BlobIndex) throw new UseMerge("a value lies in a blob file");
-        const hash = userKeyHash(r);
-        buckets[hash >>> (32 - BUCKET_BITS)]!.add(r, hash, fromWal);
-        if (!r.advance()) {
-          more[i] = false;
-          break;
-        }
-      }
+      if (more[i]) more[i] = bucketRun(runs[i]!, bound, boundPfx, runs[i] === wal, buckets);
     }
     for (const b of buckets) {
       set.tell(b);
       b.clear();
     }
   }
+}
+
+/**
+ * Put r's entries below `bound` into their buckets; whether r has entries left. A function of its own,
+ * not a loop inside hashNewest: V8 optimises a loop of a function that runs for seconds while it runs
+ * (on-stack replacement), before the code after the loop has run, and threw that code away and compiled
+ * it again as each later path came up. `sizes --full` on the L0 pile-up, both threads (`--trace-opt`):
+ * hashNewest compiled 10 times in 202 ms of TurboFan's threads, now 3 times and this 6, 82 ms; the
+ * run's CPU 4.35 -> 4.24 s (5 runs each), its wall time 0.986 (15 paired rounds).
+ */
+function bucketRun(
+  r: Run,
+  bound: Uint8Array | undefined,
+  boundPfx: number,
+  fromWal: boolean,
+  buckets: readonly Bucket[],
+): boolean {
+  while (below(r, bound, boundPfx)) {
+    if (r.type === ValueType.BlobIndex) throw new UseMerge("a value lies in a blob file");
+    const hash = userKeyHash(r);
+    buckets[hash >>> (32 - BUCKET_BITS)]!.add(r, hash, fromWal);
+    if (!r.advance()) return false;
+  }
+  return true;
 }
