@@ -13,7 +13,6 @@ import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { hash64Parts } from "../format/hash_fast.js";
 import { toHex } from "../util/bytes.js";
-import { TailEstimate } from "../util/tail_estimate.js";
 import type { Sampled } from "./overlay_blocks.js";
 import type { LookupTally } from "./overlay_merge.js";
 
@@ -165,7 +164,6 @@ export function lookUpBelow(
   const hashes = new Uint32Array(2 * entries.length);
   for (let i = 0; i < entries.length; i++) hash64Parts(entries[i]!.s.key, hashes.subarray(2 * i, 2 * i + 2));
   const state: LookupState = { entries, hashes, done, out };
-  const tail = new TailEstimate();
   const files = below.walkOrder();
   const { first, wanted } = entriesByFile(files, entries, flat, starts);
   for (let k = 0; k < files.length; k++) {
@@ -185,7 +183,7 @@ export function lookUpBelow(
       if (!f.present) throw new Error("missing");
       // the filter, index, properties and metaindex lie at the end of the file: one read (as wide as
       // the tables before needed), no fstat. /tmp/l0's 4,354 tables opened and filters read: 90 -> 69 ms
-      t = cache.acquire(f.path, undefined, { prefetchTail: tail.bytes, expectedSize: expectedFileSize(f) });
+      t = cache.acquireForMetadata(f.path, expectedFileSize(f));
     } catch (e) {
       skip(f, e);
       for (let w = 0; w < wanting.length; w++)
@@ -195,7 +193,7 @@ export function lookUpBelow(
     try {
       const filter = wholeKeyFilter(t);
       // the reads so far reach the filter, the lowest of the blocks a lookup reads at the end
-      tail.note(t.tailReach);
+      cache.noteMetadataRead(t);
       lookUpInTable(t, f, filter, wanting, state, m, skip);
     } finally {
       cache.release(t);

@@ -6,7 +6,6 @@
  */
 import { expectedFileSize, type SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import { TailEstimate } from "../util/tail_estimate.js";
 import { wilson } from "../util/interval.js";
 
 /** One entry drawn above the bottom, to be looked up below. */
@@ -210,21 +209,14 @@ export function forDrawnBlocks(
 ): void {
   let base = 0;
   let d = 0;
-  // each table opened with one read of its end (footer, metaindex, properties, index), as much as the
-  // tables before needed: opened without it, each took five or six reads and an fstat (`check` on an
-  // L0 pile-up opens thousands here)
-  const tail = new TailEstimate();
   for (const x of files) {
     const wanted: number[] = [];
     while (d < draws.length && draws[d]! < base + x.blocks) wanted.push(draws[d++]! - base);
     base += x.blocks;
     if (wanted.length === 0) continue;
     try {
-      const opened = !cache.isIdle(x.f.path);
-      const t = cache.acquire(x.f.path, undefined, {
-        prefetchTail: tail.bytes,
-        expectedSize: expectedFileSize(x.f),
-      });
+      // its end in one read (footer, metaindex, properties, index), as wide as the tables before needed
+      const t = cache.acquireForMetadata(x.f.path, expectedFileSize(x.f));
       try {
         // every data block's handle, from one walk of the index that copies nothing (kept for the
         // second stage's draws)
@@ -236,7 +228,7 @@ export function forDrawnBlocks(
           x.handles = hs;
         }
         // how far from its end the open and the index reached, before any data block is read
-        if (opened) tail.note(t.tailReach);
+        cache.noteMetadataRead(t);
         const handles: { offset: number; size: number; times: number }[] = [];
         for (let w = 0; w < wanted.length;) {
           const i = wanted[w]!;
