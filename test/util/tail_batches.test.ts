@@ -57,6 +57,12 @@ function fakeHelper() {
 const callSize = (before: Call, call: Call) =>
   Math.min(TAIL_BATCH, 2 * before.paths.length, Math.floor(TAIL_BATCH_BYTES / call.length));
 
+/** The calls grow from a few files (the reader has not yet learned what a table needs) to their most. */
+const expectCallsGrowing = (calls: Call[]) => {
+  expect(calls[0]!.paths.length).toBeLessThan(TAIL_BATCH);
+  calls.slice(1, -1).forEach((c, k) => expect(c.paths.length).toBe(callSize(calls[k]!, c)));
+};
+
 const paths = (n: number) => Array.from({ length: n }, (_, i) => `f${i}`);
 const unsettled = (calls: Call[]) => calls.filter((c) => !c.settled).length;
 
@@ -81,10 +87,8 @@ describe("tail batches", () => {
     }
     // every file once, in order
     expect(calls.flatMap((c) => c.paths)).toEqual(files);
-    // the first call is a few files (the reader has not yet learned what a table needs), each next
-    // one twice as many, up to TAIL_BATCH (and TAIL_BATCH_BYTES)
-    expect(calls[0]!.paths.length).toBeLessThan(TAIL_BATCH);
-    calls.slice(1, -1).forEach((c, k) => expect(c.paths.length).toBe(callSize(calls[k]!, c)));
+    // the first call is a few files, each next one twice as many, up to TAIL_BATCH (and TAIL_BATCH_BYTES)
+    expectCallsGrowing(calls);
   });
 
   it("never asks further ahead than the ring while the reader is slow", () => {
@@ -150,8 +154,7 @@ describe("tail batches", () => {
     expect(reused.every((j) => j === -1 || j % 2 === 0)).toBe(true);
     expect(reused.filter((j) => j >= 0).length).toBeGreaterThan(3);
     // the calls grow from a few files to their most, and then keep that size
-    expect(calls[0]!.paths.length).toBeLessThan(TAIL_BATCH);
-    calls.slice(1, -1).forEach((c, k) => expect(c.paths.length).toBe(callSize(calls[k]!, c)));
+    expectCallsGrowing(calls);
   });
 
   it("a file the helper could not read is left to the reader", () => {
