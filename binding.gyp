@@ -14,6 +14,12 @@
       "sources": ["native/readahead.c"],
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
+    },
+    {
+      "target_name": "lsmscope_map_file",
+      "sources": ["native/map_file.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
     }
   ]
 }

@@ -14,6 +14,7 @@ const {
   openSync,
   readFileSync,
   readSync,
+  renameSync,
   writeFileSync,
 } = require("node:fs");
 const Module = require("node:module");
@@ -102,6 +103,7 @@ function interruptBudget(args) {
  */
 function loadCli() {
   const args = process.argv.slice(2);
+  watchStdio();
   // the environment itself, which libuv (and mimalloc) read: set before the pool's (a binding's) first use
   process.env.UV_THREADPOOL_SIZE ??= threadPoolSize();
   if (readsFewBlocks(args)) process.env.MIMALLOC_ALLOW_THP ??= FEW_BLOCKS_MIMALLOC_THP;
@@ -112,25 +114,28 @@ function loadCli() {
   // start-up takes effect (README, Performance). Set before compiling: a code cache records V8's flags
   // and is rejected when they differ.
   setFlagsFromString(`--semi-space-growth-factor=${YOUNG_GROWTH}`);
-  let source;
+  const mapper = fileMapper();
+  let source = mapper?.latin1(bundle);
   let bytes;
-  try {
-    // the build writes the bundle in ASCII: read as Latin-1 it is the same text, without UTF-8's
-    // decoding (~2 ms of every run for 1.2 MB)
-    bytes = readFileSync(bundle);
-    source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
-  } catch {
-    process.stderr.write(`lsmscope: ${bundle} is missing; run: npm run build\n`);
-    process.exit(3);
-  }
-  let cachedData;
-  try {
-    // into the bundle's bytes, now copied into `source`: pages already touched, where a buffer of
-    // its own took ~190 fresh ones (README, Performance: Start-up)
-    cachedData = readFileInto(cacheFile, bytes);
-  } catch {
-    // no cache: V8 compiles as it would without one
-  }
+  if (source === undefined)
+    try {
+      // the build writes the bundle in ASCII: read as Latin-1 it is the same text, without UTF-8's
+      // decoding (~2 ms of every run for 1.2 MB)
+      bytes = readFileSync(bundle);
+      source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+    } catch {
+      process.stderr.write(`lsmscope: ${bundle} is missing; run: npm run build\n`);
+      process.exit(3);
+    }
+  let cachedData = mapper?.bytes(cacheFile);
+  if (cachedData === undefined)
+    try {
+      // into the bundle's bytes, when read and now copied into `source`: pages already touched, where
+      // a buffer of its own took ~190 fresh ones (README, Performance: Start-up)
+      cachedData = readFileInto(cacheFile, bytes ?? Buffer.alloc(0));
+    } catch {
+      // no cache: V8 compiles as it would without one
+    }
   // the build writes the bundle inside Node's wrapper, so that V8 compiles the text read, not a
   // concatenation it would first copy whole (scripts/bundle-cli.mjs); a bundle built before is wrapped here
   const wrapped = source.startsWith(Module.wrap("\0").split("\0")[0]) ? source : Module.wrap(source);
@@ -152,9 +157,36 @@ function loadCli() {
     writeCodeCache: () => {
       // under the flags a run loads it with (V8 rejects a cache made under others)
       setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
-      writeFileSync(cacheFile, script.createCachedData());
+      // a new file in the old one's place: a run that mapped the old one (fileMapper) keeps reading
+      // it, where a file rewritten in place would end under its mapping (SIGBUS)
+      const temp = `${cacheFile}.${process.pid}`;
+      writeFileSync(temp, script.createCachedData());
+      renameSync(temp, cacheFile);
     },
   };
+}
+
+/**
+ * The file mapper (native/map_file.c), where the addon build made it: `latin1(path)` and `bytes(path)`
+ * give a file as a string and a Buffer over a read-only mapping of it, or undefined. Reading the bundle
+ * copied its 1.2 MB into fresh memory and making a string of it copied them again, and the code cache
+ * into the same buffer: ~600 pages a run touched for the first time, each ~12 us on a virtual machine
+ * that hands free memory back to its host. Mapped, V8 reads the cache from the page cache and the
+ * source only for the functions it compiles anew: `--version` 0.91, `inspect --deep --json` of ten
+ * realistic tables 0.94 of the wall time (21 paired rounds; README, Performance: Start-up). Undefined
+ * without the build (no librocksdb-dev), or where this Node lacks external strings (before 20.4).
+ */
+function fileMapper() {
+  const file = join(__dirname, "..", "build", "Release", "lsmscope_map_file.node");
+  if (!existsSync(file)) return undefined;
+  const module = { exports: {} };
+  try {
+    process.dlopen(module, file);
+  } catch {
+    return undefined;
+  }
+  const { latin1, bytes } = module.exports;
+  return typeof latin1 === "function" && typeof bytes === "function" ? { latin1, bytes } : undefined;
 }
 
 /** The file at `path`, read into `into` when it fits, else into a buffer of its own. */
@@ -171,8 +203,36 @@ function readFileInto(path, into) {
   }
 }
 
+/** Which of process.stdout and process.stderr a run has asked for, once watchStdio() watches them. */
+let madeStreams;
+
 /**
- * End the process with `code` once stdout and stderr hold nothing unwritten. A process left to end
+ * Node makes process.stdout and process.stderr at their first use, and for a terminal or a pipe that
+ * loads its net module and the stream's own (~2.5 ms here; stderr a pipe, as under a benchmark's
+ * /usr/bin/time or in CI's log). A run that writes nothing there need not make them: from here on
+ * `madeStreams` names those asked for, so that the exit looks only at those.
+ */
+function watchStdio() {
+  madeStreams = new Set();
+  for (const name of ["stdout", "stderr"]) {
+    const made = Object.getOwnPropertyDescriptor(process, name);
+    if (made === undefined || typeof made.get !== "function" || !made.configurable) {
+      madeStreams.add(name);
+      continue;
+    }
+    Object.defineProperty(process, name, {
+      configurable: true,
+      enumerable: made.enumerable,
+      get() {
+        madeStreams.add(name);
+        return made.get.call(this);
+      },
+    });
+  }
+}
+
+/**
+ * End the process with `code` once stdout and stderr hold nothing unwritten (those the run made). A process left to end
  * on its own first waits for every task V8 has queued for its background threads: TurboFan compiles
  * of functions that will not run again. `inspect --deep --json` on 3,235 tiny tables sat idle ~40 ms
  * after its last write (from it to the exit 52 -> 13 ms; wall 0.92 in 15 paired rounds).
@@ -182,7 +242,10 @@ function readFileInto(path, into) {
  */
 function exitWhenWritten(code) {
   process.exitCode = code;
-  const pending = [process.stdout, process.stderr].filter((s) => s.writableLength > 0);
+  const pending = ["stdout", "stderr"]
+    .filter((name) => madeStreams === undefined || madeStreams.has(name))
+    .map((name) => process[name])
+    .filter((s) => s.writableLength > 0);
   if (pending.length === 0) process.exit(code);
   let left = pending.length;
   // a stream that fails instead (its reader gone) never drains: the process then ends on its own
@@ -190,6 +253,7 @@ function exitWhenWritten(code) {
 }
 
 exports.loadCli = loadCli;
+exports.fileMapper = fileMapper;
 exports.exitWhenWritten = exitWhenWritten;
 exports.shortRun = shortRun;
 exports.readsFewBlocks = readsFewBlocks;

@@ -14,7 +14,7 @@
 //
 // The code cache holds what V8 compiled while the CLI ran `inspect` on a bundled sample; V8 rejects a
 // cache made by another Node or with other flags, and the CLI then compiles as usual.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,7 +99,11 @@ const commonJsBundle = async (entry, outfile, plugins = [], { wrapped = false } 
   const text = readFileSync(outfile, "utf8");
   const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   const final = wrapped ? Module.wrap(ascii) : ascii;
-  if (final !== text) writeFileSync(outfile, final);
+  if (final === text) return;
+  // a new file in the old one's place: a run that mapped the old one (bin/load_cli.js) keeps it
+  const temp = `${outfile}.${process.pid}`;
+  writeFileSync(temp, final);
+  renameSync(temp, outfile);
 };
 
 const bundleOnce = (entry, outfile, plugins) =>

@@ -8,7 +8,19 @@
 import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
 import { isAscii } from "node:buffer";
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,13 +31,28 @@ import { readAheadHelper } from "../src/util/readahead_helper.js";
 
 const loader = fileURLToPath(new URL("../bin/load_cli.js", import.meta.url));
 const bundle = fileURLToPath(new URL("../dist/src/bundle/cli.cjs", import.meta.url));
+const codeCache = fileURLToPath(new URL("../dist/src/bundle/cli.cache", import.meta.url));
+/** native/map_file.c's build, made with the engine addon where librocksdb-dev is installed. */
+const mapperBuilt = existsSync(
+  fileURLToPath(new URL("../build/Release/lsmscope_map_file.node", import.meta.url)),
+);
+
+interface FileMapper {
+  latin1(path: string): string | undefined;
+  bytes(path: string): Buffer | undefined;
+}
 
 /**
  * Runs the CLI on samples/modern (`node --require PROBE bin/lsmscope.js ...args sample`) where PROBE
  * writes, as the process exits, `JSON.stringify` of the expression `fields` to descriptor 3: what the
  * run loaded or held at its end. Expects exit 0; returns the fields.
  */
-function probedRun<T>(fields: string, args: string[], env: NodeJS.ProcessEnv = process.env): T {
+function probedRun<T>(
+  fields: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  stdout: "pipe" | number = "pipe",
+): T {
   const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
   const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), "lsmscope-probe-"));
@@ -38,9 +65,9 @@ function probedRun<T>(fields: string, args: string[], env: NodeJS.ProcessEnv = p
     const r = spawnSync(process.execPath, ["--require", probe, cli, ...args, sample], {
       encoding: "utf8",
       env,
-      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      stdio: ["ignore", stdout, "pipe", "pipe"],
     });
-    expect(r.status).toBe(0);
+    expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.output[3] as string) as T;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -312,6 +339,134 @@ describe("CLI bundle", () => {
         (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
           .version,
       );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!mapperBuilt)(
+    "maps the bundle and its code cache (the file mapper), which V8 takes as read",
+    () => {
+      // read, the bundle was copied twice into fresh memory (a Buffer, then a string) and the cache once
+      // (bin/load_cli.js, fileMapper); mapped, neither is copied and the files stay in the map
+      const { maps, rejected } = JSON.parse(
+        spawnSync(
+          process.execPath,
+          [
+            "-e",
+            `const { script } = require(${JSON.stringify(loader)}).loadCli();
+           process.stdout.write(JSON.stringify({
+             maps: require("node:fs").readFileSync("/proc/self/maps", "latin1"),
+             rejected: script.cachedDataRejected,
+           }));`,
+          ],
+          { encoding: "utf8" },
+        ).stdout,
+      ) as { maps: string; rejected: boolean };
+      const mapped = maps.split("\n").map((l) => l.split(/\s+/)[5] ?? "");
+      expect(mapped).toContain(bundle);
+      expect(mapped).toContain(codeCache);
+      expect(rejected).toBe(false);
+    },
+  );
+
+  it.skipIf(!mapperBuilt)(
+    "file mapper: a file's bytes, as a Latin-1 string only when ASCII, else undefined",
+    async () => {
+      const { fileMapper } = (await import(loader)) as { fileMapper: () => FileMapper | undefined };
+      const mapper = fileMapper()!;
+      const dir = mkdtempSync(join(tmpdir(), "lsmscope-map-"));
+      try {
+        const ascii = join(dir, "ascii.js");
+        const text = "const a = 1;\n".repeat(50_000); // 650 KB: many pages
+        writeFileSync(ascii, text);
+        const accented = join(dir, "latin1.js");
+        writeFileSync(accented, Buffer.from([0x61, 0xe9, 0x62]));
+        const empty = join(dir, "empty");
+        writeFileSync(empty, "");
+        const fifo = join(dir, "fifo");
+        spawnSync("mkfifo", [fifo]);
+        const before = [ascii, accented].map((f) => [readFileSync(f), statSync(f).mtimeMs]);
+
+        expect(mapper.latin1(ascii)).toBe(text);
+        expect(mapper.bytes(ascii)?.equals(Buffer.from(text))).toBe(true);
+        // not ASCII: not the build's bundle; its bytes are mapped all the same
+        expect(mapper.latin1(accented)).toBeUndefined();
+        expect([...mapper.bytes(accented)!]).toEqual([0x61, 0xe9, 0x62]);
+        // nothing to map, or not a regular file (a FIFO must not block the open)
+        for (const f of [empty, join(dir, "missing"), dir, fifo]) {
+          expect(mapper.latin1(f), f).toBeUndefined();
+          expect(mapper.bytes(f), f).toBeUndefined();
+        }
+        // read-only: the files are as they were
+        expect([ascii, accented].map((f) => [readFileSync(f), statSync(f).mtimeMs])).toEqual(before);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it("without the file mapper, reads the bundle and its cache: the same output, the cache taken", () => {
+    // the launcher and the bundle copied where no build/ is beside them (as on a machine without
+    // librocksdb-dev, where the addon build makes neither the engine nor the mapper)
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-nomap-"));
+    try {
+      mkdirSync(join(dir, "bin"));
+      mkdirSync(join(dir, "dist", "src", "bundle"), { recursive: true });
+      for (const f of ["lsmscope.js", "load_cli.js", "package.json"])
+        copyFileSync(fileURLToPath(new URL(`../bin/${f}`, import.meta.url)), join(dir, "bin", f));
+      copyFileSync(bundle, join(dir, "dist", "src", "bundle", "cli.cjs"));
+      copyFileSync(codeCache, join(dir, "dist", "src", "bundle", "cli.cache"));
+      symlinkSync(fileURLToPath(new URL("../node_modules", import.meta.url)), join(dir, "node_modules"));
+      const copy = join(dir, "bin", "load_cli.js");
+      const r = spawnSync(
+        process.execPath,
+        [
+          "-e",
+          `const { script } = require(${JSON.stringify(copy)}).loadCli();
+           const maps = require("node:fs").readFileSync("/proc/self/maps", "latin1");
+           process.stdout.write(JSON.stringify({ rejected: script.cachedDataRejected, mapped: maps.includes("cli.cjs") }));`,
+        ],
+        { encoding: "utf8" },
+      );
+      expect(r.stderr).toBe("");
+      expect(JSON.parse(r.stdout)).toEqual({ rejected: false, mapped: false });
+      const sample = fileURLToPath(new URL("../samples/modern", import.meta.url));
+      // the report but for its own run time
+      const inspect = (cli: string) => {
+        const run = spawnSync(cli, ["inspect", "--json", sample], { encoding: "utf8" });
+        expect(run.status, run.stderr).toBe(0);
+        return { ...(JSON.parse(run.stdout) as object), elapsedMs: 0 };
+      };
+      expect(inspect(join(dir, "bin", "lsmscope.js"))).toEqual(
+        inspect(fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url))),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("makes no stdout or stderr stream a run does not write to (Node's net module stays unloaded)", () => {
+    // stdout a file, stderr a pipe (as under /usr/bin/time in the bench, or a CI log): Node makes
+    // process.stderr at its first use, loading net for a pipe (~2.5 ms); the exit looked at it, and
+    // the progress line of a store of 500 tables or more made it before any line was due
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-stdio-"));
+    try {
+      const out = join(dir, "out.json");
+      const fd = openSync(out, "w");
+      const { builtins } = probedRun<{ builtins: string[] }>(
+        `{ builtins: process.moduleLoadList }`,
+        // not --deep: samples/modern's blocks are zstd's, whose package loads node:assert, which makes
+        // process.stderr for its colours
+        ["inspect", "--json"],
+        process.env,
+        fd,
+      );
+      closeSync(fd);
+      expect(builtins).not.toContain("NativeModule net");
+      expect(builtins).not.toContain("NativeModule tty");
+      // the output all there: the exit still waits for what was written
+      expect(JSON.parse(readFileSync(out, "utf8"))).toHaveProperty("instances");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -113,6 +113,7 @@ describe("npm package", () => {
       "binding.gyp",
       "native/engine.cc",
       "native/readahead.c",
+      "native/map_file.c",
       "scripts/build-addon.mjs",
       "probes/besu-absent-account.json",
     ])

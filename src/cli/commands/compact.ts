@@ -82,6 +82,7 @@ export const command: CommandModule<object, Args> = {
       label: "compacting",
       total: plan.totals.estimatedReadBytes,
       unit: "bytes",
+      logStart: true,
     });
     try {
       let checked: Progress | undefined;
