@@ -232,10 +232,11 @@ function watchStdio() {
 }
 
 /**
- * End the process with `code` once stdout and stderr hold nothing unwritten (those the run made). A process left to end
- * on its own first waits for every task V8 has queued for its background threads: TurboFan compiles
- * of functions that will not run again. `inspect --deep --json` on 3,235 tiny tables sat idle ~40 ms
- * after its last write (from it to the exit 52 -> 13 ms; wall 0.92 in 15 paired rounds).
+ * End the process with `code` once stdout and stderr (those the run made) hold nothing unwritten. A
+ * process left to end on its own first waits for every task V8 has queued for its background
+ * threads: TurboFan compiles of functions that will not run again. `inspect --deep --json` on 3,235
+ * tiny tables sat idle ~40 ms after its last write (from it to the exit 52 -> 13 ms; wall 0.92 in 15
+ * paired rounds).
  * process.exit() drops the queue and waits only for the tasks under way. A file or a terminal is
  * written as it is given; a pipe holds what its reader has not taken yet, so the exit waits for it to
  * drain.

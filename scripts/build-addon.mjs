@@ -3,8 +3,9 @@
 // system RocksDB (Debian librocksdb-dev), and beside it the read-ahead helper for cold datadirs
 // (build/Release/lsmscope_readahead.node from native/readahead.c; without it the read-ahead goes through
 // Node's fs) and the launcher's file mapper (build/Release/lsmscope_map_file.node from
-// native/map_file.c; without it the launcher reads the CLI's bundle and code cache). `--optional` (used by `npm install`): a missing header or a failed build prints one note
-// and exits 0, since everything read-only works without the engine.
+// native/map_file.c; without it the launcher reads the CLI's bundle and code cache). `--optional`
+// (used by `npm install`): a missing header or a failed build prints one note and exits 0, since
+// everything read-only works without the engine.
 // Without it (`npm run build:addon`) any failure is an error. Either way node-gyp's output goes to
 // build-addon.log beside package.json (named in the message when the build fails), and one line is printed.
 import { closeSync, existsSync, openSync } from "node:fs";
