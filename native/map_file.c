@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,9 +47,10 @@ static bool map_file(napi_env env, napi_callback_info info, Mapping* m) {
   napi_value arg;
   char path[MAX_PATH_BYTES];
   size_t length;
+  // a path that fills the buffer may have been cut short, one with a NUL names another file
   if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok || argc < 1 ||
       napi_get_value_string_utf8(env, arg, path, sizeof path, &length) != napi_ok ||
-      length + 1 >= sizeof path)
+      length + 1 >= sizeof path || strlen(path) != length)
     return false;
   // O_NONBLOCK: a FIFO in the bundle's place must not hold the launcher in open()
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
