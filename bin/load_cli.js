@@ -114,7 +114,8 @@ function loadCli() {
   // start-up takes effect (README, Performance). Set before compiling: a code cache records V8's flags
   // and is rejected when they differ.
   setFlagsFromString(`--semi-space-growth-factor=${YOUNG_GROWTH}`);
-  const mapper = fileMapper();
+  // the runs that read a few blocks map the files; the scans read them (fileMapper says why)
+  const mapper = readsFewBlocks(args) ? fileMapper() : undefined;
   let source = mapper?.latin1(bundle);
   let bytes;
   if (source === undefined)
@@ -172,9 +173,15 @@ function loadCli() {
  * copied its 1.2 MB into fresh memory and making a string of it copied them again, and the code cache
  * into the same buffer: ~600 pages a run touched for the first time, each ~12 us on a virtual machine
  * that hands free memory back to its host. Mapped, V8 reads the cache from the page cache and the
- * source only for the functions it compiles anew: `--version` 0.91, `inspect --deep --json` of ten
- * realistic tables 0.94 of the wall time (21 paired rounds; README, Performance: Start-up). Undefined
+ * source only for the functions it compiles anew: `inspect --deep --json` of ten realistic tables
+ * 0.94 of the wall time (21 paired rounds; README, Performance: Start-up). Undefined
  * without the build (no librocksdb-dev), or where this Node lacks external strings (before 20.4).
+ *
+ * Only the runs that read a few blocks of each table (`readsFewBlocks`) map them. The read buffer,
+ * 1.2 MB and so mapped by malloc, raises glibc's dynamic thresholds once it is freed (mmap to its
+ * size, heap trimming to twice that), and a scan's allocations gain from that: `sizes --full` on an
+ * L0 pile-up (two threads) took 1.025-1.036 of the wall time with the files mapped, and the same as
+ * read with a 1.3 MB buffer freed instead (11 paired rounds each).
  */
 function fileMapper() {
   const file = join(__dirname, "..", "build", "Release", "lsmscope_map_file.node");

@@ -345,28 +345,38 @@ describe("CLI bundle", () => {
   });
 
   it.skipIf(!mapperBuilt)(
-    "maps the bundle and its code cache (the file mapper), which V8 takes as read",
+    "maps the bundle and its code cache for inspect and check (the file mapper), reads them for the scans",
     () => {
       // read, the bundle was copied twice into fresh memory (a Buffer, then a string) and the cache once
-      // (bin/load_cli.js, fileMapper); mapped, neither is copied and the files stay in the map
-      const { maps, rejected } = JSON.parse(
-        spawnSync(
+      // (bin/load_cli.js, fileMapper); mapped, neither is copied and the files stay in the map. The
+      // scans read them: the freed read buffer raises glibc's malloc thresholds, which they gain from
+      const loaded = (args: string[]) => {
+        const r = spawnSync(
           process.execPath,
           [
             "-e",
             `const { script } = require(${JSON.stringify(loader)}).loadCli();
-           process.stdout.write(JSON.stringify({
-             maps: require("node:fs").readFileSync("/proc/self/maps", "latin1"),
-             rejected: script.cachedDataRejected,
-           }));`,
+             process.stdout.write(JSON.stringify({
+               maps: require("node:fs").readFileSync("/proc/self/maps", "latin1"),
+               rejected: script.cachedDataRejected,
+             }));`,
+            // Node reads its options up to the first argument that is not one: the script's name, as
+            // process.argv[1] holds it in a run
+            "lsmscope",
+            ...args,
           ],
-          { encoding: "utf8" },
-        ).stdout,
-      ) as { maps: string; rejected: boolean };
-      const mapped = maps.split("\n").map((l) => l.split(/\s+/)[5] ?? "");
-      expect(mapped).toContain(bundle);
-      expect(mapped).toContain(codeCache);
-      expect(rejected).toBe(false);
+          { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 20_000 },
+        );
+        expect(r.stderr).toBe("");
+        const { maps, rejected } = JSON.parse(r.stdout) as { maps: string; rejected: boolean };
+        const mapped = maps.split("\n").map((l) => l.split(/\s+/)[5] ?? "");
+        expect(rejected).toBe(false);
+        return [bundle, codeCache].filter((f) => mapped.includes(f));
+      };
+      expect(loaded(["inspect", "--deep", "--json", "/data"])).toEqual([bundle, codeCache]);
+      expect(loaded(["check", "/data"])).toEqual([bundle, codeCache]);
+      expect(loaded(["sizes", "--full", "/data"])).toEqual([]);
+      expect(loaded(["inspect", "--verify", "/data"])).toEqual([]);
     },
   );
 
