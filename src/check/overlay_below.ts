@@ -8,7 +8,7 @@
 import { expectedFileSize, type LevelModel, type SstFileModel } from "../datadir/model.js";
 import type { DetachedFilter } from "../format/filter_reader.js";
 import type { LastDataBlock, SstTable } from "../format/table.js";
-import type { KeptFilters } from "../lsm/kept_filters.js";
+import { filterMayHold, type KeptFilters } from "../lsm/kept_filters.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { hash64Parts } from "../format/hash_fast.js";
@@ -251,12 +251,9 @@ function ruledOut(filter: DetachedFilter | undefined, wanting: Int32Array, state
   return true;
 }
 
-/** Whether `filter` may hold entry i's key: asked by the key's hash where the filter takes one. */
+/** Whether `filter` may hold entry i's key (by its hash where the filter takes one). */
 function mayHoldEntry(filter: DetachedFilter, i: number, { entries, hashes }: LookupState): boolean {
-  const byHash = filter.mayContainHash;
-  return byHash !== undefined
-    ? byHash(hashes[2 * i]!, hashes[2 * i + 1]!)
-    : filter.mayContain(entries[i]!.s.key);
+  return filterMayHold(filter, entries[i]!.s.key, hashes, i);
 }
 
 /** The sampled entries checked, their filter hashes, and what the lookups found so far. */

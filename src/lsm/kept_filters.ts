@@ -61,3 +61,18 @@ export class KeptFilters {
     this.bytes = 0;
   }
 }
+
+/**
+ * Whether a filter may hold key i of a batch whose 64-bit XXH3 hashes (format/hash_fast.ts
+ * hash64Parts) are at hashes[2i], hashes[2i + 1]: asked by the hash where the filter takes one, so a
+ * key is hashed once for all the filters it meets.
+ */
+export function filterMayHold(
+  filter: DetachedFilter,
+  key: Uint8Array,
+  hashes: Uint32Array,
+  i: number,
+): boolean {
+  const byHash = filter.mayContainHash;
+  return byHash !== undefined ? byHash(hashes[2 * i]!, hashes[2 * i + 1]!) : filter.mayContain(key);
+}

@@ -7,6 +7,7 @@
  * read-ahead window).
  */
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
+import type { DetachedFilter } from "../format/filter_reader.js";
 import { KeptFilters } from "./kept_filters.js";
 import { OpenedAhead, type LeanTable } from "./lean_table.js";
 import { TailEstimate } from "../util/tail_estimate.js";
@@ -28,6 +29,8 @@ export interface TableSource {
    * earlier opening, says so): a point lookup skips it without opening it.
    */
   mayHold?(path: string, key: Buffer): boolean;
+  /** The filter kept from an earlier opening of the table at `path` (mayHold's), for many keys at once. */
+  keptFilter?(path: string): DetachedFilter | undefined;
   /**
    * The lean table opened ahead for `path` (lean_table.ts), now the caller's to close; undefined when
    * none was. Only a source without `prepare` offers one: a table opened ahead was not prepared.
@@ -107,6 +110,10 @@ export class TableCache implements TableSource {
 
   mayHold(path: string, key: Buffer): boolean {
     return this.filters.mayHold(path, key);
+  }
+
+  keptFilter(path: string): DetachedFilter | undefined {
+    return this.filters.get(path);
   }
 
   takeOpened(path: string): LeanTable | undefined {

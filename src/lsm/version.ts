@@ -15,8 +15,10 @@
  * cache of open tables.
  */
 import type { GetResult } from "../format/table.js";
+import { hash64Parts } from "../format/hash_fast.js";
 import { toHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
+import { filterMayHold } from "./kept_filters.js";
 import type { TableSource } from "./table_cache.js";
 import { sortLevelFiles, type LiveFile } from "../base/level_order.js";
 
@@ -161,5 +163,77 @@ export class Version<F extends LiveFile = LiveFile> {
       }
     }
     return undefined;
+  }
+
+  /**
+   * get(key, tables, at) for many keys of file `at` at once (RocksDB's Version::MultiGet): the files are
+   * walked one by one in lookup order, each for every key not yet answered that its range holds, so
+   * each key's answer is the first file in its own lookup order whose table holds it, as get() finds.
+   * A kept filter (TableSource.keptFilter) is asked by each key's 64-bit hash, computed once for all
+   * the files; a table is opened once for all the keys its filter lets through. On an L0 pile-up of
+   * 5,260 tables a sampled block's ~90 keys meet ~2,600 files above them each: key by key, every file's
+   * filter was fetched from memory and the key hashed again, ~1 µs a file (`sizes --sample 100`: 21 s of
+   * CPU); file by file, a filter is fetched once for all the keys.
+   */
+  getAbove(keys: readonly Buffer[], tables: TableSource, at: F): (NewestVersion<F> | undefined)[] {
+    const n = keys.length;
+    const out: (NewestVersion<F> | undefined)[] = new Array<NewestVersion<F> | undefined>(n).fill(undefined);
+    if (n === 0) return out;
+    const hexes = keys.map((k) => toHex(k));
+    // each key's filter hash, low and high words at 2i, 2i + 1 (FilterBits.mayMatchHash)
+    const hashes = new Uint32Array(2 * n);
+    for (let i = 0; i < n; i++) hash64Parts(keys[i]!, hashes.subarray(2 * i, 2 * i + 2));
+    const all = new Int32Array(n);
+    let lowest = hexes[0]!;
+    let highest = lowest;
+    for (let i = 0; i < n; i++) {
+      all[i] = i;
+      const hex = hexes[i]!;
+      if (hex < lowest) lowest = hex;
+      if (hex > highest) highest = hex;
+    }
+    const lookUp = (file: F, which: Int32Array, count: number): void => {
+      if (file.present === false) return;
+      // a file whose range holds every key (most of a pile-up's, each spanning nearly the whole key
+      // space) needs no comparison per key
+      const holdsAll = file.smallestKey <= lowest && highest <= file.largestKey;
+      const filter = tables.keptFilter?.(file.path);
+      let t: ReturnType<TableSource["acquire"]> | undefined;
+      try {
+        for (let w = 0; w < count; w++) {
+          const i = which[w]!;
+          if (out[i] !== undefined) continue;
+          const hex = hexes[i]!;
+          if (!holdsAll && !(file.smallestKey <= hex && hex <= file.largestKey)) continue;
+          if (filter !== undefined && !filterMayHold(filter, keys[i]!, hashes, i)) continue;
+          if (t === undefined) {
+            t = tables.acquire(file.path);
+            tables.prepare?.(t);
+          }
+          const result = t.get(keys[i]!);
+          if (result.found) out[i] = { result, file };
+        }
+      } finally {
+        if (t !== undefined) tables.release(t);
+      }
+    };
+    for (const f of this.l0) {
+      if (f === at) return out;
+      lookUp(f, all, n);
+    }
+    // each deeper level above `at`: every key's one file there (fileFor), the keys grouped by file
+    for (let lv = 1; lv < at.level; lv++) {
+      const byFile = new Map<F, number[]>();
+      for (let i = 0; i < n; i++) {
+        if (out[i] !== undefined) continue;
+        const f = this.fileFor(lv, hexes[i]!);
+        if (!f) continue;
+        const which = byFile.get(f);
+        if (which) which.push(i);
+        else byFile.set(f, [i]);
+      }
+      for (const [f, which] of byFile) lookUp(f, Int32Array.from(which), which.length);
+    }
+    return out;
   }
 }

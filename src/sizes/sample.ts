@@ -19,7 +19,7 @@
  * Here: drawing the blocks and measuring their records; the point lookups are sample_lookup.ts, the
  * estimates from what was measured sample_estimate.ts.
  */
-import { openTable, type SstTable } from "../format/table.js";
+import { openTable, type DataBlock, type SstTable } from "../format/table.js";
 import { HandleTally } from "../format/block.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
@@ -245,6 +245,33 @@ function measureRecord(
   return maxBytes;
 }
 
+/**
+ * Which records of a block are their key's newest version (1) and which are not (0: an older version
+ * or a tombstone, a newer one above, under a WAL write or a newer range deletion), by record order.
+ */
+function newestInBlock(s: CfSample, path: string, db: DataBlock): Uint8Array {
+  const keys: Buffer[] = [];
+  const seqnos: number[] = [];
+  const at: number[] = [];
+  const c = db.cursor();
+  let prevKey: Buffer | undefined;
+  let e = 0;
+  for (; c.next(); e++) {
+    // a table holds a key's versions newest first: an entry after one of the same key is older
+    const key = c.key.subarray(0, c.userKeyLength);
+    const older = prevKey !== undefined && prevKey.equals(key);
+    prevKey = Buffer.from(key);
+    if (older || isTombstone(c.type)) continue;
+    keys.push(prevKey);
+    seqnos.push(c.seqno);
+    at.push(e);
+  }
+  const flags = new Uint8Array(e);
+  const answers = s.newest.newestOf(path, keys, seqnos);
+  for (let j = 0; j < at.length; j++) flags[at[j]!] = answers[j] ? 1 : 0;
+  return flags;
+}
+
 function measureBlock(
   s: CfSample,
   t: SstTable,
@@ -263,8 +290,8 @@ function measureBlock(
   let bytes = 0;
   let maxN = 0;
   let maxBytes = 0;
-  let prevKey: Buffer | undefined;
-  while (c.next()) {
+  const newest = newestInBlock(s, t.path, db);
+  for (let e = 0; c.next(); e++) {
     rec.e++;
     const type = c.type;
     const name = type.toString();
@@ -272,16 +299,12 @@ function measureBlock(
     const kl = c.userKeyLength;
     records++;
     bytes += kl + c.valueLength;
-    // a table holds a key's versions newest first: an entry after one of the same key is older
-    const key = c.key.subarray(0, kl);
-    const older = prevKey !== undefined && prevKey.equals(key);
-    prevKey = Buffer.from(key);
     if (isTombstone(type)) {
       rec.t++;
       continue;
     }
     rec.m++;
-    if (older || !s.newest.isNewest(t.path, prevKey, c.seqno)) continue;
+    if (newest[e] === 0) continue;
     const live: LiveRecord = {
       key: c.key,
       keyLength: kl,

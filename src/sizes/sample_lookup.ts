@@ -73,13 +73,32 @@ export class NewerVersionCheck {
     for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
   }
 
-  isNewest(path: string, key: Buffer, seqno: number): boolean {
-    const hex = toHex(key);
-    if (this.shadows.newest.has(hex) || rangeDeleted(this.shadows, hex, seqno)) return false;
+  /**
+   * Whether each record of one block of the table at `path` is its key's newest version: record i is
+   * user key keys[i] written at seqnos[i]. The lookups over the files above are made for the whole
+   * block at once (Version.getAbove).
+   */
+  newestOf(path: string, keys: readonly Buffer[], seqnos: readonly number[]): boolean[] {
+    const out = new Array<boolean>(keys.length).fill(true);
+    const asked: Buffer[] = [];
+    const askedAt: number[] = [];
+    for (let i = 0; i < keys.length; i++) {
+      const hex = toHex(keys[i]!);
+      if (this.shadows.newest.has(hex) || rangeDeleted(this.shadows, hex, seqnos[i]!)) out[i] = false;
+      else {
+        asked.push(keys[i]!);
+        askedAt.push(i);
+      }
+    }
     const at = this.byPath.get(path);
-    if (!at) return true;
-    const newer = this.version.get(key, this.tables, at)?.result;
-    return !newer || (newer.seqno ?? 0) <= seqno;
+    if (!at) return out;
+    const found = this.version.getAbove(asked, this.tables, at);
+    for (let j = 0; j < asked.length; j++) {
+      const newer = found[j]?.result;
+      const i = askedAt[j]!;
+      out[i] = !newer || (newer.seqno ?? 0) <= seqnos[i]!;
+    }
+    return out;
   }
 
   close(): void {

@@ -11,7 +11,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { ColumnFamilyModel, SstFileModel } from "../../src/datadir/model.js";
 import { openTable } from "../../src/format/table.js";
 import { isTombstone } from "../../src/base/internal_key.js";
-import { lookupTableCache, TableCache } from "../../src/lsm/table_cache.js";
+import { lookupTableCache, TableCache, type TableSource } from "../../src/lsm/table_cache.js";
 import { l0NewestFirst, Version } from "../../src/lsm/version.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
@@ -201,5 +201,84 @@ describe("Version", () => {
     }
     // db_bench wrote the tables with 10-bit bloom filters: absent keys are ruled out without a read
     expect(ruledOut).toBeGreaterThan(200);
+  });
+});
+
+describe("Version.getAbove", () => {
+  it("answers a batch of keys as get() with `above` answers each, through plain and filter-keeping caches", () => {
+    const v = Version.of(cf.levels);
+    const files = [...v.l0, ...v.levels.flat()];
+    // the deepest files have every other level above them: L0's files and one file per level between
+    expect(files.some((f) => f.level >= 2)).toBe(true);
+    const answer = (n: ReturnType<typeof v.get>) =>
+      n && `${n.file.path} ${n.result.seqno} ${n.result.type} ${n.result.value?.toString("hex")}`;
+    const plain = new TableCache();
+    const lookup = lookupTableCache();
+    let found = 0;
+    let asked = 0;
+    try {
+      // twice: the first pass opens the tables (and keeps their filters), the second asks kept filters
+      for (let pass = 0; pass < 2; pass++)
+        for (const at of files) {
+          const keys: Buffer[] = [];
+          const t = openTable(at.path);
+          try {
+            t.scan((e) => void keys.push(e.userKeyCopy()));
+          } finally {
+            t.close();
+          }
+          // absent keys beside them, and the batch out of key order: its range is not its ends
+          keys.push(Buffer.from("00", "hex"), Buffer.from("ff".repeat(20), "hex"));
+          keys.reverse();
+          for (let i = 0; i < keys.length; i += 40) {
+            const batch = keys.slice(i, i + 40);
+            const one = batch.map((k) => answer(v.get(k, plain, at)));
+            const cache = pass === 0 ? plain : lookup;
+            expect(v.getAbove(batch, cache, at).map(answer), at.path).toEqual(one);
+            expect(v.getAbove(batch, lookup, at).map(answer), at.path).toEqual(one);
+            found += one.filter((a) => a !== undefined).length;
+            asked += batch.length;
+          }
+        }
+    } finally {
+      plain.close();
+      lookup.close();
+    }
+    // overwrites and deletions: many keys have a newer version above their table, many do not
+    expect(found).toBeGreaterThan(100);
+    expect(asked - found).toBeGreaterThan(100);
+    expect(v.getAbove([], plain, files[0]!)).toEqual([]);
+  });
+
+  it("opens a table only when its kept filter lets a key through", () => {
+    const v = Version.of(cf.levels);
+    const bottom = [...v.levels.flat()].sort((a, b) => b.level - a.level)[0]!;
+    // keys no table holds, inside the tables' ranges: each a held key with a byte more
+    const keys: Buffer[] = [];
+    const t = openTable(bottom.path);
+    try {
+      t.scan((e) => void (keys.length < 10 && keys.push(Buffer.concat([e.userKeyCopy(), Buffer.from([0])]))));
+    } finally {
+      t.close();
+    }
+    const lookup = lookupTableCache();
+    try {
+      let acquired = 0;
+      const counting = (withFilters: boolean): TableSource => ({
+        acquire: (p) => (acquired++, lookup.acquire(p)),
+        release: (t) => lookup.release(t),
+        keptFilter: withFilters ? (p) => lookup.keptFilter(p) : undefined,
+      });
+      expect(v.getAbove(keys, counting(false), bottom)).toEqual(keys.map(() => undefined)); // keeps the filters
+      const opened = acquired;
+      acquired = 0;
+      expect(v.getAbove(keys, counting(true), bottom)).toEqual(keys.map(() => undefined));
+      expect(opened).toBeGreaterThan(1);
+      // 10-bit bloom filters: ~1% of the keys pass each table's, so a table is opened for one of its
+      // ten keys now and then (each table is ~10% likely to be)
+      expect(acquired).toBeLessThan(opened);
+    } finally {
+      lookup.close();
+    }
   });
 });
