@@ -41,4 +41,9 @@ export class DataBlockReader {
   close(): void {
     this.blocks.file.close();
   }
+
+  /** The reader will not read the file again soon: its descriptor may go back (TableFile.rest). */
+  rest(): void {
+    this.blocks.file.rest();
+  }
 }

@@ -237,6 +237,10 @@ export class TableRun implements Run {
     this.tableCursor = undefined;
   }
 
+  rest(): void {
+    this.reader?.rest();
+  }
+
   /** Load the next data block in range; false at the end of the run. */
   private nextBlock(): boolean {
     for (;;) {

@@ -85,6 +85,11 @@ export interface Run {
   block: BlockHandle | undefined;
   /** Move to the next entry in range; false when the run is exhausted. */
   advance(): boolean;
+  /**
+   * The run will not be read again before every other run has been (its turn in a sub-range is over):
+   * its table's descriptor may go back (TableFile.rest).
+   */
+  rest?(): void;
   close(): void;
 }
 

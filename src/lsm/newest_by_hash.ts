@@ -214,7 +214,10 @@ export function hashNewest(
     const bound = cuts[c];
     const boundPfx = bound === undefined ? 0 : prefixNumber(bound);
     for (let i = 0; i < runs.length; i++) {
-      if (more[i]) more[i] = bucketRun(runs[i]!, bound, boundPfx, runs[i] === wal, buckets);
+      if (!more[i]) continue;
+      more[i] = bucketRun(runs[i]!, bound, boundPfx, runs[i] === wal, buckets);
+      // every other run takes its turn before this one's next: its descriptor may go back meanwhile
+      if (more[i]) runs[i]!.rest?.();
     }
     for (const b of buckets) {
       set.tell(b);

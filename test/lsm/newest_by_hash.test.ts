@@ -186,3 +186,33 @@ describe("hashNewest", () => {
     expect(() => hashFates(blob)).toThrow(UseMerge);
   });
 });
+
+describe("hashNewest's runs", () => {
+  /** A run that counts the turns after which it was told to rest (Run.rest). */
+  class RestingRun extends MemRun {
+    rests = 0;
+    rest(): void {
+      this.rests++;
+    }
+  }
+  const entry = (key: string, seqno: number): MemEntry => ({
+    key: Buffer.from(key),
+    seqno,
+    type: 1,
+    value: Buffer.alloc(1),
+  });
+
+  it("rest after each turn in a sub-range that leaves them entries, not after their last", () => {
+    // three sub-ranges (cut at "h" and "s"): `spread` has an entry in each, `early` only in the first
+    const spread = new RestingRun([entry("a", 9), entry("m", 8), entry("z", 7)]);
+    const early = new RestingRun([entry("b", 3)]);
+    const fates: number[] = [];
+    hashNewest([spread, early], undefined, [], { record: (_t, _k, _v, f) => void fates.push(f) }, [
+      Buffer.from("h"),
+      Buffer.from("s"),
+    ]);
+    expect(fates).toHaveLength(4);
+    expect(spread.rests).toBe(2);
+    expect(early.rests).toBe(0);
+  });
+});
