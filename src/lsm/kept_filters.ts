@@ -50,12 +50,6 @@ export class KeptFilters {
     return this.filters.get(path) ?? undefined;
   }
 
-  /** false when the table at `path` surely does not hold user key `key` (its kept filter says so). */
-  mayHold(path: string, key: Buffer): boolean {
-    const f = this.filters.get(path);
-    return f ? f.mayContain(key) : true;
-  }
-
   clear(): void {
     this.filters.clear();
     this.bytes = 0;

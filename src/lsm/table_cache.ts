@@ -25,11 +25,9 @@ export interface TableSource {
    */
   prepare?(table: SstTable): void;
   /**
-   * false when the table at `path` surely does not hold user key `key` (its filter, kept from an
-   * earlier opening, says so): a point lookup skips it without opening it.
+   * The filter kept from an earlier opening of the table at `path`, if any: where it rejects a user
+   * key, the table surely does not hold it, and a point lookup skips the table without opening it.
    */
-  mayHold?(path: string, key: Buffer): boolean;
-  /** The filter kept from an earlier opening of the table at `path` (mayHold's), for many keys at once. */
   keptFilter?(path: string): DetachedFilter | undefined;
   /**
    * The lean table opened ahead for `path` (lean_table.ts), now the caller's to close; undefined when
@@ -51,7 +49,7 @@ export interface TableCacheLimits {
    * a table that has served lookups holds its filter, which on a large table outweighs its index).
    */
   maxIdleBytes?: number;
-  /** Keep the filters of the tables opened, for mayHold() (point lookups over many tables). */
+  /** Keep the filters of the tables opened, for keptFilter() (point lookups over many tables). */
   keepFilters?: boolean;
 }
 
@@ -106,10 +104,6 @@ export class TableCache implements TableSource {
   ) {
     this.maxIdleBytes = limits.maxIdleBytes ?? Infinity;
     this.keepFilters = limits.keepFilters ?? false;
-  }
-
-  mayHold(path: string, key: Buffer): boolean {
-    return this.filters.mayHold(path, key);
   }
 
   keptFilter(path: string): DetachedFilter | undefined {

@@ -124,58 +124,27 @@ export class Version<F extends LiveFile = LiveFile> {
   }
 
   /**
-   * Files a Get of the user key `hex` consults before it reaches file `at` (one of this view's): the L0
-   * files ahead of it in L0 order (every L0 file holding the key when `at` is deeper), then the one file
-   * per level between L0 and `at`'s level. A version newer than one in `at` can only be in these.
-   */
-  filesAbove(hex: string, at: F): F[] {
-    const out: F[] = [];
-    for (const f of this.l0) {
-      if (f === at) return out;
-      if (holds(f, hex)) out.push(f);
-    }
-    for (let lv = 1; lv < at.level; lv++) {
-      const f = this.fileFor(lv, hex);
-      if (f) out.push(f);
-    }
-    return out;
-  }
-
-  /**
    * The newest version of `key` across the files: the first file in lookup order whose table holds it
    * (a tombstone included: its type says so). Files the model marks missing are skipped. With `above`:
-   * only among the files a Get consults before file `above` (`filesAbove`): whether an entry of that
-   * file is shadowed.
+   * only among the files a Get consults before file `above` (the L0 files ahead of it in L0 order, every
+   * L0 file when it is deeper, then the one file per level between): whether an entry of that file is
+   * shadowed.
    */
   get(key: Buffer, tables: TableSource, above?: F): NewestVersion<F> | undefined {
-    const hex = toHex(key);
-    for (const file of above ? this.filesAbove(hex, above) : this.filesFor(hex)) {
-      if (file.present === false) continue;
-      // the table's kept filter rules it out: what its get() would answer, without opening it
-      if (tables.mayHold?.(file.path, key) === false) continue;
-      const t = tables.acquire(file.path);
-      try {
-        tables.prepare?.(t);
-        const result = t.get(key);
-        if (result.found) return { result, file };
-      } finally {
-        tables.release(t);
-      }
-    }
-    return undefined;
+    return this.getMany([key], tables, above)[0];
   }
 
   /**
-   * get(key, tables, at) for many keys of file `at` at once (RocksDB's Version::MultiGet): the files are
-   * walked one by one in lookup order, each for every key not yet answered that its range holds, so
-   * each key's answer is the first file in its own lookup order whose table holds it, as get() finds.
-   * A kept filter (TableSource.keptFilter) is asked by each key's 64-bit hash, computed once for all
-   * the files; a table is opened once for all the keys its filter lets through. On an L0 pile-up of
-   * 5,260 tables a sampled block's ~90 keys meet ~2,600 files above them each: key by key, every file's
-   * filter was fetched from memory and the key hashed again, ~1 µs a file (`sizes --sample 100`: 21 s of
-   * CPU); file by file, a filter is fetched once for all the keys.
+   * get() for many keys at once (RocksDB's Version::MultiGet), all of them above file `above` when
+   * given: the files are walked one by one in lookup order, each for every key not yet answered that
+   * its range holds, so each key's answer is the first file in its own lookup order whose table holds
+   * it. A kept filter (TableSource.keptFilter) is asked by each key's 64-bit hash, computed once for
+   * all the files; a table is opened once for all the keys its filter lets through. On an L0 pile-up
+   * of 5,260 tables a sampled block's ~90 keys meet ~2,600 files above them each: key by key, every
+   * file's filter was fetched from memory and the key hashed again, ~1 µs a file (`sizes --sample 100`:
+   * 21 s of CPU); file by file, a filter is fetched once for all the keys.
    */
-  getAbove(keys: readonly Buffer[], tables: TableSource, at: F): (NewestVersion<F> | undefined)[] {
+  getMany(keys: readonly Buffer[], tables: TableSource, above?: F): (NewestVersion<F> | undefined)[] {
     const n = keys.length;
     const out: (NewestVersion<F> | undefined)[] = new Array<NewestVersion<F> | undefined>(n).fill(undefined);
     if (n === 0) return out;
@@ -192,19 +161,19 @@ export class Version<F extends LiveFile = LiveFile> {
       if (hex < lowest) lowest = hex;
       if (hex > highest) highest = hex;
     }
-    const lookUp = (file: F, which: Int32Array, count: number): void => {
+    const lookUp = (file: F, which: Int32Array): void => {
       if (file.present === false) return;
       // a file whose range holds every key (most of a pile-up's, each spanning nearly the whole key
       // space) needs no comparison per key
-      const holdsAll = file.smallestKey <= lowest && highest <= file.largestKey;
+      const holdsAll = holds(file, lowest) && holds(file, highest);
       const filter = tables.keptFilter?.(file.path);
       let t: ReturnType<TableSource["acquire"]> | undefined;
       try {
-        for (let w = 0; w < count; w++) {
+        for (let w = 0; w < which.length; w++) {
           const i = which[w]!;
           if (out[i] !== undefined) continue;
           const hex = hexes[i]!;
-          if (!holdsAll && !(file.smallestKey <= hex && hex <= file.largestKey)) continue;
+          if (!holdsAll && !holds(file, hex)) continue;
           if (filter !== undefined && !filterMayHold(filter, keys[i]!, hashes, i)) continue;
           if (t === undefined) {
             t = tables.acquire(file.path);
@@ -218,11 +187,12 @@ export class Version<F extends LiveFile = LiveFile> {
       }
     };
     for (const f of this.l0) {
-      if (f === at) return out;
-      lookUp(f, all, n);
+      if (f === above) return out;
+      lookUp(f, all);
     }
-    // each deeper level above `at`: every key's one file there (fileFor), the keys grouped by file
-    for (let lv = 1; lv < at.level; lv++) {
+    // each deeper level (above `above`): every key's one file there (fileFor), the keys grouped by file
+    const end = above ? above.level : this.levels.length;
+    for (let lv = 1; lv < end; lv++) {
       const byFile = new Map<F, number[]>();
       for (let i = 0; i < n; i++) {
         if (out[i] !== undefined) continue;
@@ -232,7 +202,7 @@ export class Version<F extends LiveFile = LiveFile> {
         if (which) which.push(i);
         else byFile.set(f, [i]);
       }
-      for (const [f, which] of byFile) lookUp(f, Int32Array.from(which), which.length);
+      for (const [f, which] of byFile) lookUp(f, Int32Array.from(which));
     }
     return out;
   }

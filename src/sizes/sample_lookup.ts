@@ -76,7 +76,7 @@ export class NewerVersionCheck {
   /**
    * Whether each record of one block of the table at `path` is its key's newest version: record i is
    * user key keys[i] written at seqnos[i]. The lookups over the files above are made for the whole
-   * block at once (Version.getAbove).
+   * block at once (Version.getMany).
    */
   newestOf(path: string, keys: readonly Buffer[], seqnos: readonly number[]): boolean[] {
     const out = new Array<boolean>(keys.length).fill(true);
@@ -92,7 +92,7 @@ export class NewerVersionCheck {
     }
     const at = this.byPath.get(path);
     if (!at) return out;
-    const found = this.version.getAbove(asked, this.tables, at);
+    const found = this.version.getMany(asked, this.tables, at);
     for (let j = 0; j < asked.length; j++) {
       const newer = found[j]?.result;
       const i = askedAt[j]!;

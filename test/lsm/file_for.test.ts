@@ -6,6 +6,7 @@
  * whose level overlaps, the two differ, and a lookup must read the file the engines read.
  */
 import { describe, expect, it } from "vitest";
+import type { SstTable } from "../../src/format/table.js";
 import { Version, type LiveFile } from "../../src/lsm/version.js";
 import { mulberry32 } from "../../src/util/random.js";
 
@@ -52,7 +53,15 @@ describe("Version.fileFor", () => {
     expect(findFile(v.levels[1]!, "25")).toBe(wide);
     expect(v.fileFor(1, "25")).toBe(wide);
     expect(v.filesFor("25")).toEqual([wide]);
-    expect(v.filesAbove("25", file(3, "00", "ff", 2))).toEqual([wide]);
+    // a lookup above a file of L2 consults FindFile's file in L1, and only it
+    const consulted: string[] = [];
+    const found = { found: true, seqno: 1, type: 1 };
+    const tables = {
+      acquire: (path: string) => (consulted.push(path), { get: () => found } as unknown as SstTable),
+      release: () => {},
+    };
+    expect(v.get(Buffer.from("25", "hex"), tables, file(3, "00", "ff", 2))?.file).toBe(wide);
+    expect(consulted).toEqual([wide.path]);
     // keys only one file holds, and keys none does
     expect(v.fileFor(1, "12")).toBe(wide);
     expect(v.fileFor(1, "65")).toBe(v.levels[1]![2]);
