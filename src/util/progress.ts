@@ -89,7 +89,7 @@ export function createProgress(opts: ProgressOptions): Progress {
     if (!due(now)) return;
     lastDraw = now;
     const out = stream();
-    if (tty) {
+    if (isTty()) {
       const cols = out.columns ?? 80;
       out.write("\r" + line(note).slice(0, Math.max(10, cols - 1)) + "\x1b[K");
       drewTty = true;
