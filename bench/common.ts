@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 /** The CLI entry point (it runs dist/). */
 export const bin = join(repo, "bin", "lsmscope.js");
-const TIME = "/usr/bin/time";
+/** Where the benches read a child's CPU and peak RSS (wait4's rusage of a child it alone forked). */
+export const TIME = "/usr/bin/time";
 
 export interface Measure {
   wall: number;

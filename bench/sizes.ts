@@ -8,8 +8,8 @@
  * start-up ~70 ms, imports ~45 ms, and V8 compiling the scan loop in each thread) are as long as the
  * scan itself and hide what a second thread adds; the speed targets are about scan throughput.
  * Entries/s counts every entry read from the tables (what sst_dump prints); sizes times are the wall
- * time of a fresh process and include everything computeSizes does (MANIFEST/OPTIONS model, planning,
- * merge, statistics).
+ * time of `lsmscope sizes --full --json` as a user runs it, start-up included (MANIFEST/OPTIONS model,
+ * planning, merge, statistics, the report).
  *
  * Memory: fillseq, 40 M writes by default (~2.6 GiB), scanned with 2 threads inside a memory cgroup
  * limited to a tenth of the store's size (cgroup v1 `memory` or v2 `memory.max`; needs root). The page
@@ -21,7 +21,7 @@
  * shared machine other processes compete for the cores: the two-thread figure is only meaningful on
  * an otherwise idle machine. Registered by bench/run.ts (npm run bench -- sizes).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -36,7 +36,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dbBench, measure, printLoadAverage } from "./common.js";
+import { bin, dbBench, measure, printLoadAverage, TIME } from "./common.js";
 
 const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 10_000_000);
 const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? 40_000_000);
@@ -129,9 +129,15 @@ function mib(n: number): string {
 }
 
 /**
- * One `sizes --full` in a fresh process, as the CLI runs it (cold JIT in every thread, like sst_dump
- * starts cold): wall time measured here, peak RSS and entries reported by the child. With `cgroupProcs`
- * the child joins that cgroup before node starts.
+ * One `lsmscope sizes --full --json --workers N` as a user runs it (the launcher, its bundle and code
+ * cache, cold JIT in every thread, as sst_dump starts cold), under /usr/bin/time: wall time measured
+ * here, CPU and peak RSS from /usr/bin/time, entries, threads and the scan's rate from the JSON. With
+ * `cgroupProcs` the process joins that cgroup before it starts.
+ *
+ * Until session 26 this imported the library into `node -e` instead: ~0.3 s of ES module loading
+ * (170 modules, no code cache) and NODE_EXTRA_CA_CERTS that the CLI never pays, ~10% of a one-thread
+ * scan of 520 MiB; and its peak RSS, read from resourceUsage().maxRSS, was the bench's own (Linux
+ * carries ru_maxrss across execve into a child forked from this process: 355 MiB for every row).
  */
 function sizesProcess(
   dir: string,
@@ -146,32 +152,45 @@ function sizesProcess(
   threads: number;
   scanRate: number;
 } {
-  const lib = new URL("../src/sizes/index.js", import.meta.url).href;
-  const script = `
-    const { computeSizes } = await import(${JSON.stringify(lib)});
-    const r = await computeSizes(${JSON.stringify(dir)}, { workers: ${workers}, eth: "off" });
-    const entries = r.columnFamilies.reduce((s, c) => s + c.entriesRead, 0);
-    const live = r.columnFamilies.reduce((s, c) => s + c.liveKeys, 0);
-    // worker threads belong to this process: their memory is in this RSS
-    const u = process.resourceUsage(); // CPU of every thread of the process, start-up included
-    console.log(JSON.stringify({ rssBytes: u.maxRSS * 1024, cpuSeconds: (u.userCPUTime + u.systemCPUTime) / 1e6, entries, live, threads: r.workers, scanRate: r.entriesPerSecond }));
-  `;
-  const node = [process.execPath, "--input-type=module", "-e", script];
+  const timed = [
+    TIME,
+    "-f",
+    "TIME %U %S %M",
+    bin,
+    "sizes",
+    "--full",
+    "--json",
+    "--workers",
+    String(workers),
+    dir,
+  ];
   const [cmd, ...args] = cgroupProcs
-    ? ["sh", "-c", `echo $$ > ${JSON.stringify(cgroupProcs)} && exec "$@"`, "sh", ...node]
-    : node;
+    ? ["sh", "-c", `echo $$ > ${JSON.stringify(cgroupProcs)} && exec "$@"`, "sh", ...timed]
+    : timed;
   const t0 = process.hrtime.bigint();
-  const out = execFileSync(cmd!, args, { encoding: "utf8" });
+  const r = spawnSync(cmd!, args, {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 256 << 20,
+  });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const j = JSON.parse(out.trim().split("\n").pop()!) as {
-    rssBytes: number;
-    cpuSeconds: number;
-    entries: number;
-    live: number;
-    threads: number;
-    scanRate: number;
+  if (r.status !== 0) throw new Error(`lsmscope sizes --full ${dir} failed: ${r.stderr.slice(-500)}`);
+  const m = /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr);
+  if (!m) throw new Error(`no /usr/bin/time line in: ${r.stderr.slice(-300)}`);
+  const j = JSON.parse(r.stdout) as {
+    workers: number;
+    entriesPerSecond?: number;
+    columnFamilies: { entriesRead: number; liveKeys: number }[];
   };
-  return { seconds, ...j };
+  return {
+    seconds,
+    cpuSeconds: Number(m[1]) + Number(m[2]),
+    rssBytes: Number(m[3]) * 1024,
+    entries: j.columnFamilies.reduce((s, c) => s + c.entriesRead, 0),
+    live: j.columnFamilies.reduce((s, c) => s + c.liveKeys, 0),
+    threads: j.workers,
+    scanRate: j.entriesPerSecond ?? NaN,
+  };
 }
 
 function dirBytes(dir: string): number {
