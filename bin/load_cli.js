@@ -65,7 +65,7 @@ const YOUNG_GROWTH = 1;
  * those threads take turns with the main thread. Eight times the budget: `inspect` of 4,354 tables
  * 0.29 -> 0.26 s wall, 0.43 -> 0.30 s CPU, peak RSS 78 -> 69 MiB (16x the same, 32x slower again);
  * `sizes --full`, whose loops run for seconds, 4-9% slower with it, so only `inspect` without
- * `--verify` takes it (README, Performance).
+ * `--verify` takes it (README, Performance: Start-up; the measurements in bench/history.md).
  */
 const V8_INTERRUPT_BUDGET = 67584;
 const SHORT_RUN_INTERRUPT_BUDGET = 8 * V8_INTERRUPT_BUDGET;
@@ -111,7 +111,7 @@ function loadCli() {
   // every table's model does while a store of thousands is read; kept at its initial size, `inspect
   // --deep --json` on 4,688 tables peaks at ~100 MiB instead of ~132 MiB (`sizes --full` 225 -> 190
   // MiB) for the same CPU. The factor is read each time the space would grow, so setting it at
-  // start-up takes effect (README, Performance). Set before compiling: a code cache records V8's flags
+  // start-up takes effect (README, Performance: Memory). Set before compiling: a code cache records V8's flags
   // and is rejected when they differ.
   setFlagsFromString(`--semi-space-growth-factor=${YOUNG_GROWTH}`);
   // the runs that read a few blocks map the files; the scans read them (fileMapper says why)
@@ -132,7 +132,7 @@ function loadCli() {
   if (cachedData === undefined)
     try {
       // into the bundle's bytes, when read and now copied into `source`: pages already touched, where
-      // a buffer of its own took ~190 fresh ones (README, Performance: Start-up)
+      // a buffer of its own took ~190 fresh ones (bench/history.md: Start-up)
       cachedData = readFileInto(cacheFile, bytes ?? Buffer.alloc(0));
     } catch {
       // no cache: V8 compiles as it would without one
@@ -174,7 +174,7 @@ function loadCli() {
  * into the same buffer: ~600 pages a run touched for the first time, each ~12 us on a virtual machine
  * that hands free memory back to its host. Mapped, V8 reads the cache from the page cache and the
  * source only for the functions it compiles anew: `inspect --deep --json` of ten realistic tables
- * 0.94 of the wall time (21 paired rounds; README, Performance: Start-up). Undefined
+ * 0.94 of the wall time (21 paired rounds; bench/history.md: Start-up). Undefined
  * without the build (no librocksdb-dev), or where this Node lacks external strings (before 20.4).
  *
  * Only the runs that read a few blocks of each table (`readsFewBlocks`) map them. The read buffer,

@@ -17,7 +17,7 @@
  * Each read through the pool wakes a thread and is a request to the disk of its own; on the development
  * machine's virtual disk the 3,235 tables of an L0 pile-up, cold, took `inspect` ~0.29 s more than warm
  * that way (sys time ~0.42 s against ~0.08 s warm, ~7,900 voluntary context switches), ~0.07 s more
- * with the helper (README, Performance: Cold page cache).
+ * with the helper (README, Performance: Cold page cache; the measurements in bench/history.md).
  */
 import { closeSync, openSync, read } from "node:fs";
 import { openFileCacheCapacity } from "./open_files.js";
