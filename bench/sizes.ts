@@ -125,7 +125,7 @@ function rate(n: number): string {
 }
 
 function mib(n: number): string {
-  return `${(n / 1048576).toFixed(1)} MiB`;
+  return Number.isFinite(n) ? `${(n / 1048576).toFixed(1)} MiB` : "n/a";
 }
 
 /**
@@ -152,18 +152,10 @@ function sizesProcess(
   threads: number;
   scanRate: number;
 } {
-  const timed = [
-    TIME,
-    "-f",
-    "TIME %U %S %M",
-    bin,
-    "sizes",
-    "--full",
-    "--json",
-    "--workers",
-    String(workers),
-    dir,
-  ];
+  const cli = [bin, "sizes", "--full", "--json", "--workers", String(workers), dir];
+  // without /usr/bin/time (Debian's `time`) no CPU or peak RSS of the child to read, as in measure()
+  const hasTime = existsSync(TIME);
+  const timed = hasTime ? [TIME, "-f", "TIME %U %S %M", ...cli] : cli;
   const [cmd, ...args] = cgroupProcs
     ? ["sh", "-c", `echo $$ > ${JSON.stringify(cgroupProcs)} && exec "$@"`, "sh", ...timed]
     : timed;
@@ -175,7 +167,7 @@ function sizesProcess(
   });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`lsmscope sizes --full ${dir} failed: ${r.stderr.slice(-500)}`);
-  const m = /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr);
+  const m = hasTime ? /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr) : ["", "NaN", "NaN", "NaN"];
   if (!m) throw new Error(`no /usr/bin/time line in: ${r.stderr.slice(-300)}`);
   const j = JSON.parse(r.stdout) as {
     workers: number;
