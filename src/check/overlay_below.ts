@@ -8,10 +8,9 @@
 import { expectedFileSize, type LevelModel, type SstFileModel } from "../datadir/model.js";
 import type { DetachedFilter } from "../format/filter_reader.js";
 import type { LastDataBlock, SstTable } from "../format/table.js";
-import { filterMayHold, type KeptFilters } from "../lsm/kept_filters.js";
+import { filterHashes, filterMayHold, type KeptFilters } from "../lsm/kept_filters.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
-import { hash64Parts } from "../format/hash_fast.js";
 import { toHex } from "../util/bytes.js";
 import type { Sampled } from "./overlay_blocks.js";
 import type { LookupTally } from "./overlay_merge.js";
@@ -161,8 +160,7 @@ export function lookUpBelow(
   const out: Resolution[] = entries.map((e) => ({ weight: e.s.weight, unresolved: false }));
   const done = new Uint8Array(entries.length);
   // each key's filter hash, once for all the tables it is looked up in (FilterBits.mayMatchHash)
-  const hashes = new Uint32Array(2 * entries.length);
-  for (let i = 0; i < entries.length; i++) hash64Parts(entries[i]!.s.key, hashes.subarray(2 * i, 2 * i + 2));
+  const hashes = filterHashes(entries.map((e) => e.s.key));
   const state: LookupState = { entries, hashes, done, out };
   const files = below.walkOrder();
   const { first, wanted } = entriesByFile(files, entries, flat, starts);
@@ -259,7 +257,7 @@ function mayHoldEntry(filter: DetachedFilter, i: number, { entries, hashes }: Lo
 /** The sampled entries checked, their filter hashes, and what the lookups found so far. */
 interface LookupState {
   entries: readonly { s: Sampled }[];
-  /** Each entry's 64-bit XXH3 (hash64Parts), low and high words at 2i, 2i + 1. */
+  /** Each entry's 64-bit XXH3, low and high words at 2i, 2i + 1 (filterHashes). */
   hashes: Uint32Array;
   /** 1 once an entry's older version is found: later files are not asked. */
   done: Uint8Array;

@@ -7,6 +7,7 @@
  * tables its model read opened, for the placement overlay's lookups).
  */
 import type { DetachedFilter } from "../format/filter_reader.js";
+import { hash64Parts } from "../format/hash_fast.js";
 
 /**
  * Filter bytes kept: 10 bits per key is enough for ~50 M keys' tables; beyond, the least recently
@@ -54,6 +55,16 @@ export class KeptFilters {
     this.filters.clear();
     this.bytes = 0;
   }
+}
+
+/**
+ * The 64-bit XXH3 hashes of a batch of keys (format/hash_fast.ts hash64Parts), low and high words of
+ * key i at hashes[2i], hashes[2i + 1]: the layout filterMayHold reads.
+ */
+export function filterHashes(keys: readonly Uint8Array[]): Uint32Array {
+  const hashes = new Uint32Array(2 * keys.length);
+  for (let i = 0; i < keys.length; i++) hash64Parts(keys[i]!, hashes.subarray(2 * i, 2 * i + 2));
+  return hashes;
 }
 
 /**

@@ -15,10 +15,9 @@
  * cache of open tables.
  */
 import type { GetResult } from "../format/table.js";
-import { hash64Parts } from "../format/hash_fast.js";
 import { toHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
-import { filterMayHold } from "./kept_filters.js";
+import { filterHashes, filterMayHold } from "./kept_filters.js";
 import type { TableSource } from "./table_cache.js";
 import { sortLevelFiles, type LiveFile } from "../base/level_order.js";
 
@@ -149,9 +148,9 @@ export class Version<F extends LiveFile = LiveFile> {
     const out: (NewestVersion<F> | undefined)[] = new Array<NewestVersion<F> | undefined>(n).fill(undefined);
     if (n === 0) return out;
     const hexes = keys.map((k) => toHex(k));
-    // each key's filter hash, low and high words at 2i, 2i + 1 (FilterBits.mayMatchHash)
-    const hashes = new Uint32Array(2 * n);
-    for (let i = 0; i < n; i++) hash64Parts(keys[i]!, hashes.subarray(2 * i, 2 * i + 2));
+    // each key's filter hash, low and high words at 2i, 2i + 1 (FilterBits.mayMatchHash): made when the
+    // first kept filter is met, so a lookup through a source that keeps none hashes nothing
+    let hashes: Uint32Array | undefined;
     const all = new Int32Array(n);
     let lowest = hexes[0]!;
     let highest = lowest;
@@ -167,6 +166,7 @@ export class Version<F extends LiveFile = LiveFile> {
       // space) needs no comparison per key
       const holdsAll = holds(file, lowest) && holds(file, highest);
       const filter = tables.keptFilter?.(file.path);
+      if (filter !== undefined) hashes ??= filterHashes(keys);
       let t: ReturnType<TableSource["acquire"]> | undefined;
       try {
         for (let w = 0; w < which.length; w++) {
@@ -174,7 +174,7 @@ export class Version<F extends LiveFile = LiveFile> {
           if (out[i] !== undefined) continue;
           const hex = hexes[i]!;
           if (!holdsAll && !holds(file, hex)) continue;
-          if (filter !== undefined && !filterMayHold(filter, keys[i]!, hashes, i)) continue;
+          if (filter !== undefined && !filterMayHold(filter, keys[i]!, hashes!, i)) continue;
           if (t === undefined) {
             t = tables.acquire(file.path);
             tables.prepare?.(t);
