@@ -10,8 +10,7 @@ import { fileURLToPath } from "node:url";
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 /** The CLI entry point (it runs dist/). */
 export const bin = join(repo, "bin", "lsmscope.js");
-/** Where the benches read a child's CPU and peak RSS (wait4's rusage of a child it alone forked). */
-export const TIME = "/usr/bin/time";
+const TIME = "/usr/bin/time";
 
 export interface Measure {
   wall: number;
@@ -21,25 +20,39 @@ export interface Measure {
 
 /** Run a command, discard its output; wall/CPU seconds and peak RSS via /usr/bin/time. */
 export function measure(cmd: string, args: string[]): Measure {
+  const { wall, cpu, maxRssKb } = timed(cmd, args, "ignore");
+  return { wall, cpu, maxRssKb };
+}
+
+/** measure(), keeping what the command prints on stdout (a report to read figures from). */
+export function measureWithOutput(cmd: string, args: string[]): Measure & { stdout: string } {
+  return timed(cmd, args, "pipe");
+}
+
+function timed(cmd: string, args: string[], stdout: "ignore" | "pipe"): Measure & { stdout: string } {
   if (existsSync(TIME)) {
     const t0 = process.hrtime.bigint();
     const r = spawnSync(TIME, ["-f", "TIME %U %S %M", cmd, ...args], {
       encoding: "utf8",
-      stdio: ["ignore", "ignore", "pipe"],
-      maxBuffer: 64 << 20,
+      stdio: ["ignore", stdout, "pipe"],
+      maxBuffer: 256 << 20,
     });
     const wall = Number(process.hrtime.bigint() - t0) / 1e9;
     if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed: ${r.stderr.slice(-500)}`);
     const m = /TIME ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr);
     if (!m) throw new Error(`no /usr/bin/time line in: ${r.stderr.slice(-300)}`);
-    return { wall, cpu: Number(m[1]) + Number(m[2]), maxRssKb: Number(m[3]) };
+    return { wall, cpu: Number(m[1]) + Number(m[2]), maxRssKb: Number(m[3]), stdout: r.stdout ?? "" };
   }
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: "ignore" });
+  const r = spawnSync(cmd, args, {
+    encoding: "utf8",
+    stdio: ["ignore", stdout, "ignore"],
+    maxBuffer: 256 << 20,
+  });
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`${cmd} failed`);
   // without /usr/bin/time there is no per-child CPU or peak RSS to read
-  return { wall, cpu: NaN, maxRssKb: NaN };
+  return { wall, cpu: NaN, maxRssKb: NaN, stdout: r.stdout ?? "" };
 }
 
 export const fmt = (m: Measure) =>

@@ -36,7 +36,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bin, dbBench, measure, printLoadAverage, TIME } from "./common.js";
+import { bin, dbBench, measure, measureWithOutput, printLoadAverage } from "./common.js";
 
 const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 10_000_000);
 const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? 40_000_000);
@@ -131,8 +131,9 @@ function mib(n: number): string {
 /**
  * One `lsmscope sizes --full --json --workers N` as a user runs it (the launcher, its bundle and code
  * cache, cold JIT in every thread, as sst_dump starts cold), under /usr/bin/time: wall time measured
- * here, CPU and peak RSS from /usr/bin/time, entries, threads and the scan's rate from the JSON. With
- * `cgroupProcs` the process joins that cgroup before it starts.
+ * here, CPU and peak RSS from /usr/bin/time (measureWithOutput), entries, threads and the scan's rate
+ * from the JSON. With `cgroupProcs` lsmscope's process joins that cgroup before it starts (a shell
+ * between /usr/bin/time and it writes its pid there, then becomes it).
  *
  * Until session 26 this imported the library into `node -e` instead: ~0.3 s of ES module loading
  * (170 modules, no code cache) and NODE_EXTRA_CA_CERTS that the CLI never pays, ~10% of a one-thread
@@ -153,31 +154,19 @@ function sizesProcess(
   scanRate: number;
 } {
   const cli = [bin, "sizes", "--full", "--json", "--workers", String(workers), dir];
-  // without /usr/bin/time (Debian's `time`) no CPU or peak RSS of the child to read, as in measure()
-  const hasTime = existsSync(TIME);
-  const timed = hasTime ? [TIME, "-f", "TIME %U %S %M", ...cli] : cli;
   const [cmd, ...args] = cgroupProcs
-    ? ["sh", "-c", `echo $$ > ${JSON.stringify(cgroupProcs)} && exec "$@"`, "sh", ...timed]
-    : timed;
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd!, args, {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-    maxBuffer: 256 << 20,
-  });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  if (r.status !== 0) throw new Error(`lsmscope sizes --full ${dir} failed: ${r.stderr.slice(-500)}`);
-  const m = hasTime ? /TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr) : ["", "NaN", "NaN", "NaN"];
-  if (!m) throw new Error(`no /usr/bin/time line in: ${r.stderr.slice(-300)}`);
+    ? ["sh", "-c", `echo $$ > ${JSON.stringify(cgroupProcs)} && exec "$@"`, "sh", ...cli]
+    : cli;
+  const r = measureWithOutput(cmd!, args);
   const j = JSON.parse(r.stdout) as {
     workers: number;
     entriesPerSecond?: number;
     columnFamilies: { entriesRead: number; liveKeys: number }[];
   };
   return {
-    seconds,
-    cpuSeconds: Number(m[1]) + Number(m[2]),
-    rssBytes: Number(m[3]) * 1024,
+    seconds: r.wall,
+    cpuSeconds: r.cpu,
+    rssBytes: r.maxRssKb * 1024,
     entries: j.columnFamilies.reduce((s, c) => s + c.entriesRead, 0),
     live: j.columnFamilies.reduce((s, c) => s + c.liveKeys, 0),
     threads: j.workers,
