@@ -118,8 +118,9 @@ async function l0Pileup(root: string): Promise<void> {
     "for reference: the floor under any Node reader",
     "node, reads",
   );
-  // what inspect does that sst_dump --show_properties does not: replay the MANIFEST, stat every table
-  // it names, build the model and report it; inspect's time beyond this row is its reading of the tables
+  // what inspect does that sst_dump --show_properties does not: replay the MANIFEST, build the model and
+  // report it (and, without the tables' reads to take their sizes from, stat every table the MANIFEST
+  // names); inspect's time beyond this row is its reading of the tables, less those stats
   row(
     "inspect --no-tables: start, MANIFEST, model and report, no table read",
     paired(props, lsm(["inspect", "--no-tables", dir]), RUNS),
