@@ -83,9 +83,9 @@ process.env.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
  * `lsmscope ARGS` as Node could be started for it, beside a bench's rows (bench/history.md: Start-up):
  * with one V8 background thread instead of four (`--v8-pool-size=1`, a Node option, read before any
  * script runs: on two cores the four threads' optimising compiles take turns with the main thread;
- * NODE_EXTRA_CA_CERTS unset as the #! line does), and, when the environment sets NODE_EXTRA_CA_CERTS, `node bin/lsmscope.js`, which keeps it
- * (Node parses that certificate bundle at start-up, before any of lsmscope's code; lsmscope opens no
- * TLS connection).
+ * NODE_EXTRA_CA_CERTS unset as the #! line does), and, when the environment sets NODE_EXTRA_CA_CERTS,
+ * `node bin/lsmscope.js`, which keeps it (Node parses that certificate bundle at start-up, before any
+ * of lsmscope's code; lsmscope opens no TLS connection).
  */
 export function startupVariants(args: string[]): [string, [string, string[]]][] {
   const node = process.execPath;
