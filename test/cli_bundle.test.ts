@@ -235,6 +235,15 @@ describe("CLI bundle", () => {
     expect(interruptBudget(["sizes", "--full", "/data"])).toBeUndefined();
   });
 
+  it("goes back to V8's budget from 6,000 tables for inspect, 4,000 for --deep and check", async () => {
+    // util/interrupt_budget.ts does it once the stores are found; test/util/interrupt_budget.test.ts
+    const { longRunTables } = (await import(loader)) as { longRunTables: (args: string[]) => number };
+    expect(longRunTables(["inspect", "/data"])).toBe(6000);
+    expect(longRunTables(["inspect", "--json", "/data"])).toBe(6000);
+    expect(longRunTables(["inspect", "--deep", "--json", "/data"])).toBe(4000);
+    expect(longRunTables(["check", "/data", "--against", "/ref"])).toBe(4000);
+  });
+
   it("keeps the napi-rs bindings' mimalloc off huge pages for inspect and check, not for the scans", async () => {
     const { readsFewBlocks } = (await import(loader)) as { readsFewBlocks: (args: string[]) => boolean };
     expect(readsFewBlocks(["inspect", "--deep", "--json", "/data"])).toBe(true);

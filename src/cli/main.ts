@@ -14,6 +14,7 @@ import { outputWidth } from "./width.js";
 
 export { setEsImport } from "../util/es_import.js";
 export { noteYoungGenerationGrowth } from "../util/worker_heap.js";
+export { noteRaisedInterruptBudget } from "../util/interrupt_budget.js";
 
 function packageVersion(): string {
   const here = dirname(fileURLToPath(import.meta.url));

@@ -13,6 +13,14 @@ import type { DatadirModel, Finding, InspectOptions, InstanceModel } from "./mod
 import { loadTableDetailsReader } from "./table_details.js";
 import { finishStore, inspectStoreOutline, settleColumnFamilies } from "./inspect_store.js";
 import { besuClient, settleDatadirClient } from "./recognise.js";
+import { tablesAhead } from "../util/interrupt_budget.js";
+
+/** The table files the stores' directories list (RocksDB and Pebble .sst, LevelDB .ldb). */
+function tableFilesListed(stores: readonly { names: readonly string[] }[]): number {
+  let n = 0;
+  for (const s of stores) for (const name of s.names) if (name.endsWith(".sst") || name.endsWith(".ldb")) n++;
+  return n;
+}
 
 /** Build the model of every store found in `dir` (the directory itself or below it). */
 export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Promise<DatadirModel> {
@@ -28,6 +36,8 @@ export async function inspectDatadir(dir: string, opts: InspectOptions = {}): Pr
 
   const findings: Finding[] = [];
   const stores = discoverStores(root, opts.maxDepth ?? 4, findings);
+  // how long the run will be shows here, before any MANIFEST is replayed (util/interrupt_budget.ts)
+  tablesAhead(() => tableFilesListed(stores));
   const { client, besu } = besuClient(root, findings);
 
   const tableReader =

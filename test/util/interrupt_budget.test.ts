@@ -1,0 +1,89 @@
+/**
+ * util/interrupt_budget.ts: the launcher raises V8's interrupt budget for `inspect` and `check`, and
+ * a run whose stores hold many tables goes back to V8's own. V8's flags cannot be read back, so a
+ * child Node (the built module, as the CLI runs it) raises the budget eightfold, tells the module the
+ * table count, then calls a small function 100 times: that is past V8's budget for optimising it and
+ * short of eight times it (V8 marks it for TurboFan after ~40 calls under its own budget, ~200 under
+ * the raised one), and --trace-opt says whether it was marked.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { REPO } from "../helpers/index.js";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
+import { budgetRaised, noteRaisedInterruptBudget, tablesAhead } from "../../src/util/interrupt_budget.js";
+
+const MODULE = pathToFileURL(join(REPO, "dist", "src", "util", "interrupt_budget.js")).href;
+const V8_BUDGET = 67584;
+
+/** Whether V8 marked the child's hot function for TurboFan (`note`: the launcher's call made). */
+function optimisedAfter(tables: number, note = true): { optimised: boolean; counted: boolean } {
+  const script = `
+import { setFlagsFromString } from "node:v8";
+import { noteRaisedInterruptBudget, tablesAhead } from ${JSON.stringify(MODULE)};
+setFlagsFromString("--interrupt-budget=${8 * V8_BUDGET}");
+${note ? `noteRaisedInterruptBudget(${V8_BUDGET}, 6000);` : ""}
+let counted = false;
+tablesAhead(() => { counted = true; return ${tables}; });
+function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+let t = 0;
+for (let k = 0; k < 100; k++) t += hotLoop(100);
+console.log(counted ? "counted" : "not counted", t);
+`;
+  const r = spawnSync(process.execPath, ["--trace-opt", "--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return {
+    optimised: /marking .*hotLoop.* for optimization/.test(r.stdout),
+    counted: r.stdout.includes("\ncounted ") || r.stdout.startsWith("counted "),
+  };
+}
+
+describe("interrupt_budget", () => {
+  it("goes back to V8's budget from the launcher's table count on, not below it", () => {
+    expect(optimisedAfter(5999)).toEqual({ optimised: false, counted: true });
+    expect(optimisedAfter(6000)).toEqual({ optimised: true, counted: true });
+  });
+
+  it("leaves the flags alone, and counts nothing, where the launcher raised no budget", () => {
+    expect(optimisedAfter(1_000_000, false)).toEqual({ optimised: false, counted: false });
+  });
+
+  // in this process the budget is V8's own already: going back to it changes nothing but the state,
+  // which is ended after these tests (the test files share their process)
+  afterAll(() => tablesAhead(() => Number.MAX_SAFE_INTEGER));
+  /** Whether inspecting `dir` ends a budget raised until `tables` table files. */
+  async function endsAt(dir: string, tables: number): Promise<boolean> {
+    noteRaisedInterruptBudget(V8_BUDGET, tables);
+    await inspectDatadir(dir);
+    return !budgetRaised();
+  }
+
+  it("is told the table files the stores' directories list: three stores of Nethermind's", async () => {
+    const dir = join(REPO, "samples", "nethermind");
+    const model = await inspectDatadir(dir);
+    expect(model.instances.length).toBe(3);
+    const listed = model.instances.reduce(
+      (n, i) => n + readdirSync(i.path).filter((f) => /^\d+\.(sst|ldb)$/.test(f)).length,
+      0,
+    );
+    expect(listed).toBeGreaterThan(3);
+    expect(await endsAt(dir, listed)).toBe(true);
+    expect(await endsAt(dir, listed + 1)).toBe(false);
+  });
+
+  it("counts LevelDB's .ldb tables too (geth's chaindata)", async () => {
+    const dir = join(REPO, "samples", "geth-leveldb");
+    const model = await inspectDatadir(dir);
+    const names = model.instances.flatMap((i) => readdirSync(i.path));
+    const ldb = names.filter((f) => f.endsWith(".ldb")).length;
+    expect(ldb).toBeGreaterThan(0);
+    const tables = ldb + names.filter((f) => f.endsWith(".sst")).length;
+    expect(await endsAt(dir, tables)).toBe(true);
+    expect(await endsAt(dir, tables + 1)).toBe(false);
+  });
+});
