@@ -235,12 +235,14 @@ describe("CLI bundle", () => {
     expect(interruptBudget(["sizes", "--full", "/data"])).toBeUndefined();
   });
 
-  it("goes back to V8's budget from 6,000 tables for inspect, 4,000 for --deep and check", async () => {
+  it("goes back to V8's budget from 6,000 tables for inspect, 4,000 for --deep --json and check", async () => {
     // util/interrupt_budget.ts does it once the stores are found; test/util/interrupt_budget.test.ts
     const { longRunTables } = (await import(loader)) as { longRunTables: (args: string[]) => number };
     expect(longRunTables(["inspect", "/data"])).toBe(6000);
     expect(longRunTables(["inspect", "--json", "/data"])).toBe(6000);
+    expect(longRunTables(["inspect", "--deep", "/data"])).toBe(6000);
     expect(longRunTables(["inspect", "--deep", "--json", "/data"])).toBe(4000);
+    expect(longRunTables(["inspect", "--json", "/data", "--deep"])).toBe(4000);
     expect(longRunTables(["check", "/data", "--against", "/ref"])).toBe(4000);
   });
 

@@ -5,9 +5,10 @@
  * shows once the stores are found (the table files their directories list). On L0 pile-ups of tiny
  * tables, V8's own budget from there on, against the raised one (wall time, paired rounds, session
  * 28; bench/history.md):
- * - `inspect`: 2,055 tables 1.17, 5,260 0.97-1.06, 7,564 0.79, 12,031 0.82, 67,257 0.92;
+ * - `inspect`: 2,055 tables 1.17, 5,260 0.97-1.06, 7,564 0.79, 12,031 0.82, 67,257 0.92; `--deep`
+ *   5,260 1.03, 7,564 0.86;
  * - `inspect --deep --json`: 2,055 1.22, 3,259 0.96, 5,260 0.89, 7,564 0.92, 12,031 0.75;
- * - `check`: 2,055 1.13, 3,259 1.04, 5,260 0.91, 7,564 0.89, 12,031 0.94.
+ * - `check`: 2,055 1.13, 3,259 1.04, 5,260 0.91-0.94, 7,564 0.89, 12,031 0.94.
  * The launcher gives the table count from which V8's budget pays for the command line it runs
  * (fewer for the commands that do more per table); below it nothing changes.
  */
