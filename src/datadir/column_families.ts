@@ -14,7 +14,7 @@ import { displayCfName } from "./clients.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { sortLevelFiles } from "../base/level_order.js";
-import { numberedFileName } from "../base/file_names.js";
+import { isTableFileName, numberedFileName } from "../base/file_names.js";
 import type {
   BlobFileModel,
   ColumnFamilyModel,
@@ -455,7 +455,7 @@ export function attachPebbleBlobFiles(
 /** Table and blob files on disk that the version does not reference. */
 export function noteUnreferencedFiles({ dir, names, inst, F }: StoreRead, live: LiveFiles): void {
   for (const n of names) {
-    if (/^\d+\.(sst|ldb)$/.test(n) && !live.referencedTables.has(n)) inst.unreferencedTables.push(n);
+    if (isTableFileName(n) && !live.referencedTables.has(n)) inst.unreferencedTables.push(n);
     if (/^\d+\.blob$/.test(n) && !live.referencedBlobs.has(n)) inst.unreferencedBlobFiles.push(n);
   }
   if (inst.unreferencedTables.length)

@@ -14,11 +14,12 @@ import { loadTableDetailsReader } from "./table_details.js";
 import { finishStore, inspectStoreOutline, settleColumnFamilies } from "./inspect_store.js";
 import { besuClient, settleDatadirClient } from "./recognise.js";
 import { tablesAhead } from "../util/interrupt_budget.js";
+import { isTableFileName } from "../base/file_names.js";
 
-/** The table files the stores' directories list (RocksDB and Pebble .sst, LevelDB .ldb). */
+/** The table files the stores' directories list. */
 function tableFilesListed(stores: readonly { names: readonly string[] }[]): number {
   let n = 0;
-  for (const s of stores) for (const name of s.names) if (name.endsWith(".sst") || name.endsWith(".ldb")) n++;
+  for (const s of stores) for (const name of s.names) if (isTableFileName(name)) n++;
   return n;
 }
 

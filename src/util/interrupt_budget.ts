@@ -2,15 +2,10 @@
  * V8's interrupt budget for a run that turns out long. The launcher (bin/load_cli.js) raises the
  * budget for `inspect` (8x V8's) and `check` (4x): in a run of a fraction of a second, TurboFan's
  * compiles of functions about to fall idle take the cores from the main thread. How long the run is
- * shows once the stores are found (the table files their directories list). On L0 pile-ups of tiny
- * tables, V8's own budget from there on, against the raised one (wall time, paired rounds, session
- * 28; bench/history.md):
- * - `inspect`: 2,055 tables 1.17, 5,260 0.97-1.06, 7,564 0.79, 12,031 0.82, 67,257 0.92; `--deep`
- *   5,260 1.03, 7,564 0.86;
- * - `inspect --deep --json`: 2,055 1.22, 3,259 0.96, 5,260 0.89, 7,564 0.92, 12,031 0.75;
- * - `check`: 2,055 1.13, 3,259 1.04, 5,260 0.91-0.94, 7,564 0.89, 12,031 0.94.
- * The launcher gives the table count from which V8's budget pays for the command line it runs
- * (fewer for the commands that do more per table); below it nothing changes.
+ * shows once the stores are found (the table files their directories list). The launcher gives the
+ * table count from which V8's own budget pays for the command line it runs (fewer for the commands
+ * that do more per table; its LONG_INSPECT_TABLES says what was measured, bench/history.md session
+ * 28 in full); below it nothing changes.
  */
 import { setFlagsFromString } from "node:v8";
 

@@ -80,9 +80,9 @@ describe("interrupt_budget", () => {
     const dir = join(REPO, "samples", "geth-leveldb");
     const model = await inspectDatadir(dir);
     const names = model.instances.flatMap((i) => readdirSync(i.path));
-    const ldb = names.filter((f) => f.endsWith(".ldb")).length;
+    const ldb = names.filter((f) => /^\d+\.ldb$/.test(f)).length;
     expect(ldb).toBeGreaterThan(0);
-    const tables = ldb + names.filter((f) => f.endsWith(".sst")).length;
+    const tables = ldb + names.filter((f) => /^\d+\.sst$/.test(f)).length;
     expect(await endsAt(dir, tables)).toBe(true);
     expect(await endsAt(dir, tables + 1)).toBe(false);
   });
