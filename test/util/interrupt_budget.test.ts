@@ -11,7 +11,8 @@ import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { REPO } from "../helpers/index.js";
+import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
+import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { budgetRaised, noteRaisedInterruptBudget, tablesAhead } from "../../src/util/interrupt_budget.js";
 
@@ -74,6 +75,23 @@ describe("interrupt_budget", () => {
     expect(listed).toBeGreaterThan(3);
     expect(await endsAt(dir, listed)).toBe(true);
     expect(await endsAt(dir, listed + 1)).toBe(false);
+  });
+
+  it("counts a db_bench pile-up's tables as sst_dump finds them", async () => {
+    const dir = tempDir("lsmscope-budget-");
+    try {
+      const db = join(dir, "l0");
+      dbBench(db, [...TINY_L0_PILEUP, ...ONE_TABLE_PER_MEMTABLE, "--num=30000"]);
+      // sst_dump's own view of which files of the directory are tables: one "Process" line each
+      const r = spawnSync("sst_dump", [`--file=${db}`, "--command=identify"], { encoding: "utf8" });
+      expect(r.status).toBe(0);
+      const tables = r.stdout.split("\n").filter((l) => l.startsWith("Process ")).length;
+      expect(tables).toBeGreaterThan(10);
+      expect(await endsAt(db, tables)).toBe(true);
+      expect(await endsAt(db, tables + 1)).toBe(false);
+    } finally {
+      removeDir(dir);
+    }
   });
 
   it("counts LevelDB's .ldb tables too (geth's chaindata)", async () => {
