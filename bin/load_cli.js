@@ -65,8 +65,9 @@ const YOUNG_GROWTH = 1;
  * those threads take turns with the main thread. Eight times the budget: `inspect` of 4,354 tables
  * 0.29 -> 0.26 s wall, 0.43 -> 0.30 s CPU, peak RSS 78 -> 69 MiB (16x the same, 32x slower again);
  * `sizes --full`, whose loops run for seconds, 4-9% slower with it, so only `inspect` without
- * `--verify` takes it (README, Performance: Start-up; the measurements in bench/history.md), and
- * only until the stores turn out to hold many tables (LONG_INSPECT_TABLES).
+ * `--verify` takes it (README, Performance: Start-up; the measurements in bench/history.md), only
+ * until the stores turn out to hold many tables (LONG_INSPECT_TABLES), and not while a store's many
+ * tables are read (TABLE_READS_TABLES).
  */
 const V8_INTERRUPT_BUDGET = 67584;
 const SHORT_RUN_INTERRUPT_BUDGET = 8 * V8_INTERRUPT_BUDGET;
@@ -84,11 +85,23 @@ const CHECK_INTERRUPT_BUDGET = 4 * V8_INTERRUPT_BUDGET;
 /**
  * From how many table files in the stores a run of `inspect` goes on long enough for V8's own budget
  * to pay (src/util/interrupt_budget.ts: the run returns to it once the stores are found). Measured on
- * L0 pile-ups of tiny tables (wall time under V8's budget against the raised one, paired rounds):
- * `inspect` 1.17 on 2,055 tables, 0.97-1.06 on 5,260, 0.79 on 7,564, 0.82 on 12,031, 0.92 on 67,257;
- * `--json` 1.00 and `--deep` 1.03 on 5,260, `--deep` 0.86 on 7,564.
+ * L0 pile-ups of tiny tables (wall time under V8's budget against the raised one, paired rounds,
+ * session 28): `inspect` 1.17 on 2,055 tables, 0.97-1.06 on 5,260, 0.79 on 7,564, 0.82 on 12,031,
+ * 0.92 on 67,257; `--json` 1.00 and `--deep` 1.03 on 5,260, `--deep` 0.86 on 7,564.
  */
 const LONG_INSPECT_TABLES = 6000;
+
+/**
+ * Below that, from how many tables in a store `inspect` without `--deep` reads them under V8's own
+ * budget and TurboFan's smaller inlining budget, going back to the raised budget for the report
+ * (tableReadsBegin): its tables are where its time goes, while the MANIFEST's replay before them and
+ * the report after them run for milliseconds. The reads alone under both, against the whole run under
+ * the raised budget (wall time, paired rounds, session 29): 3,259 tables 1.02-1.08, 3,684 0.95-0.99,
+ * 4,501 0.98-1.00, 5,260 0.84-0.94 (`--json` 0.95-0.98). From 6,000 on, the whole run under V8's
+ * budget and its inlining as before: the reads alone under both took 0.92 on 7,564 tables and
+ * 0.99-1.05 on 12,031 and 67,257.
+ */
+const TABLE_READS_TABLES = 4000;
 
 /**
  * The same for `inspect --deep --json` and `check`, which do the most for each table (every index
@@ -119,6 +132,11 @@ function interruptBudget(args) {
 function longRunTables(args) {
   const most = args[0] === "check" || (args.includes("--deep") && args.includes("--json"));
   return most ? LONG_DEEP_JSON_TABLES : LONG_INSPECT_TABLES;
+}
+
+/** The tables of a store from which its reads run under V8's budget (TABLE_READS_TABLES), if ever. */
+function tableReadTables(args) {
+  return shortRun(args) && !args.includes("--deep") ? TABLE_READS_TABLES : undefined;
 }
 
 /**
@@ -176,7 +194,12 @@ function loadCli() {
   const budget = interruptBudget(args);
   if (budget !== undefined) {
     setFlagsFromString(`--interrupt-budget=${budget}`);
-    module.exports.noteRaisedInterruptBudget(V8_INTERRUPT_BUDGET, longRunTables(args));
+    module.exports.noteRaisedInterruptBudget(
+      V8_INTERRUPT_BUDGET,
+      budget,
+      longRunTables(args),
+      tableReadTables(args),
+    );
   }
   return {
     main: module.exports.main,
@@ -294,3 +317,4 @@ exports.shortRun = shortRun;
 exports.readsFewBlocks = readsFewBlocks;
 exports.interruptBudget = interruptBudget;
 exports.longRunTables = longRunTables;
+exports.tableReadTables = tableReadTables;

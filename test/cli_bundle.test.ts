@@ -246,6 +246,19 @@ describe("CLI bundle", () => {
     expect(longRunTables(["check", "/data", "--against", "/ref"])).toBe(4000);
   });
 
+  it("reads a store's tables under V8's budget from 4,000 of them, in inspect's default mode only", async () => {
+    const { tableReadTables } = (await import(loader)) as {
+      tableReadTables: (args: string[]) => number | undefined;
+    };
+    expect(tableReadTables(["inspect", "/data"])).toBe(4000);
+    expect(tableReadTables(["inspect", "--json", "/data"])).toBe(4000);
+    expect(tableReadTables(["inspect", "--deep", "/data"])).toBeUndefined();
+    expect(tableReadTables(["inspect", "--json", "/data", "--deep"])).toBeUndefined();
+    expect(tableReadTables(["inspect", "--verify", "/data"])).toBeUndefined();
+    expect(tableReadTables(["check", "/data"])).toBeUndefined();
+    expect(tableReadTables(["sizes", "--full", "/data"])).toBeUndefined();
+  });
+
   it("keeps the napi-rs bindings' mimalloc off huge pages for inspect and check, not for the scans", async () => {
     const { readsFewBlocks } = (await import(loader)) as { readsFewBlocks: (args: string[]) => boolean };
     expect(readsFewBlocks(["inspect", "--deep", "--json", "/data"])).toBe(true);

@@ -14,6 +14,7 @@ import { settleVanishedTables } from "./vanished.js";
 import { emptyInstance, type LiveFiles, type StoreRead } from "./store_read.js";
 import { recogniseClient, recogniseGeth, recognisePebble, recognisePebbleGeth } from "./recognise.js";
 import { readOptions, readVersion, versionUnreadable } from "./read_version.js";
+import { tableReadsBegin } from "../util/interrupt_budget.js";
 import {
   columnFamily,
   attachPebbleBlobFiles,
@@ -130,24 +131,30 @@ async function readTableDetails(
   );
   let done = 0;
   const sizes = new Map<SstFileModel, number>();
-  for (const model of present) {
-    const tail = ahead.ready(done);
-    if (tail) await tail;
-    const { details: d, size } = tableReader.read(model.path, expectedFileSize(model), ahead.take(done));
-    model.details = d;
-    if (size !== undefined) sizes.set(model, size);
-    // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)
-    if (d.error)
-      F.push({
-        severity: "error",
-        code: "sst-unreadable",
-        file: model.path,
-        message: `table reader: ${d.error}`,
-      });
-    done++;
-    if (opts.onProgress && (done % 64 === 0 || done === present.length))
-      opts.onProgress(done, present.length, inst.relPath);
-    if (opts.onOutline) await yieldEvery(done, TABLES_PER_YIELD, opts.signal);
+  // thousands of tables: their reader's code pays for TurboFan early (util/interrupt_budget.ts)
+  const endTableReads = tableReadsBegin(present.length);
+  try {
+    for (const model of present) {
+      const tail = ahead.ready(done);
+      if (tail) await tail;
+      const { details: d, size } = tableReader.read(model.path, expectedFileSize(model), ahead.take(done));
+      model.details = d;
+      if (size !== undefined) sizes.set(model, size);
+      // a table the reader cannot open leaves the picture incomplete (its knobs, its entries)
+      if (d.error)
+        F.push({
+          severity: "error",
+          code: "sst-unreadable",
+          file: model.path,
+          message: `table reader: ${d.error}`,
+        });
+      done++;
+      if (opts.onProgress && (done % 64 === 0 || done === present.length))
+        opts.onProgress(done, present.length, inst.relPath);
+      if (opts.onOutline) await yieldEvery(done, TABLES_PER_YIELD, opts.signal);
+    }
+  } finally {
+    endTableReads();
   }
   if (live.sizeLater) settleTableSizes(F, live.sizeLater, sizes);
 }

@@ -1,10 +1,12 @@
 /**
  * util/interrupt_budget.ts: the launcher raises V8's interrupt budget for `inspect` and `check`, and
- * a run whose stores hold many tables goes back to V8's own. V8's flags cannot be read back, so a
- * child Node (the built module, as the CLI runs it) raises the budget eightfold, tells the module the
- * table count, then calls a small function 100 times: that is past V8's budget for optimising it and
- * short of eight times it (V8 marks it for TurboFan after ~40 calls under its own budget, ~200 under
- * the raised one), and --trace-opt says whether it was marked.
+ * a run whose stores hold many tables goes back to V8's own, for the rest of the run or for a store's
+ * table reads. V8's flags cannot be read back, so a child Node (the built module, as the CLI runs it)
+ * raises the budget eightfold, tells the module the table count, then calls a small function 100
+ * times: that is past V8's budget for optimising it and short of eight times it (V8 marks it for
+ * TurboFan after ~40 calls under its own budget, ~200 under the raised one), and --trace-opt says
+ * whether it was marked. The inlining budget of the table reads is seen the same way, in
+ * --trace-turbo-inlining's decisions on a function of 228 bytes of bytecode.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -14,7 +16,12 @@ import { pathToFileURL } from "node:url";
 import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
 import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
-import { budgetRaised, noteRaisedInterruptBudget, tablesAhead } from "../../src/util/interrupt_budget.js";
+import {
+  budgetRaised,
+  noteRaisedInterruptBudget,
+  tableReadsLowered,
+  tablesAhead,
+} from "../../src/util/interrupt_budget.js";
 
 const MODULE = pathToFileURL(join(REPO, "dist", "src", "util", "interrupt_budget.js")).href;
 const V8_BUDGET = 67584;
@@ -25,7 +32,7 @@ function optimisedAfter(tables: number, note = true): { optimised: boolean; coun
 import { setFlagsFromString } from "node:v8";
 import { noteRaisedInterruptBudget, tablesAhead } from ${JSON.stringify(MODULE)};
 setFlagsFromString("--interrupt-budget=${8 * V8_BUDGET}");
-${note ? `noteRaisedInterruptBudget(${V8_BUDGET}, 6000);` : ""}
+${note ? `noteRaisedInterruptBudget(${V8_BUDGET}, ${8 * V8_BUDGET}, 6000);` : ""}
 let counted = false;
 tablesAhead(() => { counted = true; return ${tables}; });
 function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
@@ -44,6 +51,90 @@ console.log(counted ? "counted" : "not counted", t);
   };
 }
 
+/**
+ * Whether V8 marked a hot function for TurboFan while a store's `tables` table reads ran, and another
+ * after they ended (`note`: the launcher's call made, with the count of its default `inspect`).
+ */
+function tableReadsMarked(tables: number, note = true): { during: boolean; after: boolean } {
+  const script = `
+import { setFlagsFromString } from "node:v8";
+import { noteRaisedInterruptBudget, tableReadsBegin } from ${JSON.stringify(MODULE)};
+setFlagsFromString("--interrupt-budget=${8 * V8_BUDGET}");
+${note ? `noteRaisedInterruptBudget(${V8_BUDGET}, ${8 * V8_BUDGET}, Infinity, 4000);` : ""}
+function duringLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+function afterLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 5; return s; }
+let t = 0;
+const end = tableReadsBegin(${tables});
+for (let k = 0; k < 100; k++) t += duringLoop(100);
+end();
+for (let k = 0; k < 100; k++) t += afterLoop(100);
+console.log(t);
+`;
+  const r = spawnSync(process.execPath, ["--trace-opt", "--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return {
+    during: /marking .*duringLoop.* for optimization/.test(r.stdout),
+    after: /marking .*afterLoop.* for optimization/.test(r.stdout),
+  };
+}
+
+/**
+ * Whether TurboFan inlined a callee of 228 bytes of bytecode into a caller optimised before, during
+ * and after a store's `tables` table reads (compiled at once through V8's test intrinsics).
+ */
+function inlinedAround(tables: number): { before: boolean; during: boolean; after: boolean } {
+  const script = `
+import { noteRaisedInterruptBudget, tableReadsBegin } from ${JSON.stringify(MODULE)};
+function callee(a) {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) {
+    s += a[i] * 3 + (a[i] >> 2) - (a[i] & 7);
+    s ^= i;
+    s += a[i] % 5;
+    s -= a[i] % 3;
+    s += (a[i] | 9) ^ 17;
+  }
+  if (s > 100) s -= 1;
+  if (s > 1000) s -= 7;
+  if (s < -1) s += 3;
+  return s + (a.length > 3 ? 1 : 2) + (a.length > 5 ? 3 : 4) + (a.length > 7 ? 5 : 6);
+}
+for (let i = 0; i < 20; i++) callee([1, 2]); // its feedback vector, which inlining needs
+function probe(label) {
+  const caller = new Function("callee", "return function caller(a) { return callee(a) + 1; }")(callee);
+  %PrepareFunctionForOptimization(caller);
+  caller([1, 2, 3, 4]);
+  %OptimizeFunctionOnNextCall(caller);
+  console.log("PROBE " + label);
+  caller([1, 2, 3, 4]);
+}
+noteRaisedInterruptBudget(${V8_BUDGET}, ${8 * V8_BUDGET}, Infinity, 4000);
+probe("before");
+const end = tableReadsBegin(${tables});
+probe("during");
+end();
+probe("after");
+console.log("PROBE end");
+`;
+  const r = spawnSync(
+    process.execPath,
+    ["--allow-natives-syntax", "--trace-turbo-inlining", "--input-type=module", "-e", script],
+    { encoding: "utf8" },
+  );
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  const inlined = (label: string) => {
+    const from = r.stdout.indexOf(`PROBE ${label}\n`);
+    const to = r.stdout.indexOf("PROBE ", from + 1);
+    expect(from).toBeGreaterThanOrEqual(0);
+    return /Inlining .*callee.* into .*caller/.test(r.stdout.slice(from, to));
+  };
+  return { before: inlined("before"), during: inlined("during"), after: inlined("after") };
+}
+
 describe("interrupt_budget", () => {
   it("goes back to V8's budget from the launcher's table count on, not below it", () => {
     expect(optimisedAfter(5999)).toEqual({ optimised: false, counted: true });
@@ -54,14 +145,34 @@ describe("interrupt_budget", () => {
     expect(optimisedAfter(1_000_000, false)).toEqual({ optimised: false, counted: false });
   });
 
+  it("reads a store of many tables under V8's budget, and goes back to the raised one after", () => {
+    expect(tableReadsMarked(3999)).toEqual({ during: false, after: false });
+    expect(tableReadsMarked(4000)).toEqual({ during: true, after: false });
+    expect(tableReadsMarked(1_000_000, false)).toEqual({ during: false, after: false });
+  });
+
+  it("lowers TurboFan's inlining budget for those reads only", () => {
+    expect(inlinedAround(4000)).toEqual({ before: true, during: false, after: true });
+    expect(inlinedAround(3999)).toEqual({ before: true, during: true, after: true });
+  });
+
   // in this process the budget is V8's own already: going back to it changes nothing but the state,
   // which is ended after these tests (the test files share their process)
   afterAll(() => tablesAhead(() => Number.MAX_SAFE_INTEGER));
   /** Whether inspecting `dir` ends a budget raised until `tables` table files. */
   async function endsAt(dir: string, tables: number): Promise<boolean> {
-    noteRaisedInterruptBudget(V8_BUDGET, tables);
+    noteRaisedInterruptBudget(V8_BUDGET, 8 * V8_BUDGET, tables);
     await inspectDatadir(dir);
     return !budgetRaised();
+  }
+
+  /** Whether `dir`'s table reads ran under V8's budget with reads lowered from `tables` tables. */
+  async function readsLowered(dir: string, tables: number): Promise<boolean> {
+    noteRaisedInterruptBudget(V8_BUDGET, V8_BUDGET, Number.MAX_SAFE_INTEGER, tables);
+    let lowered = false;
+    // called as the last table is read, before the reads end
+    await inspectDatadir(dir, { tableDetails: "cheap", onProgress: () => (lowered ||= tableReadsLowered()) });
+    return lowered;
   }
 
   it("is told the table files the stores' directories list: three stores of Nethermind's", async () => {
@@ -89,6 +200,10 @@ describe("interrupt_budget", () => {
       expect(tables).toBeGreaterThan(10);
       expect(await endsAt(db, tables)).toBe(true);
       expect(await endsAt(db, tables + 1)).toBe(false);
+      // and its table reads are one phase of that many tables (the default inspect's rule)
+      expect(await readsLowered(db, tables)).toBe(true);
+      expect(await readsLowered(db, tables + 1)).toBe(false);
+      expect(tableReadsLowered()).toBe(false);
     } finally {
       removeDir(dir);
     }
