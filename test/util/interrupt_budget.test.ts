@@ -26,6 +26,16 @@ import {
 const MODULE = pathToFileURL(join(REPO, "dist", "src", "util", "interrupt_budget.js")).href;
 const V8_BUDGET = 67584;
 
+/** Run `script` (an ES module) in a child Node under V8's `flags`; what it printed. */
+function childNode(script: string, flags: string[]): string {
+  const r = spawnSync(process.execPath, [...flags, "--input-type=module", "-e", script], {
+    encoding: "utf8",
+  });
+  expect(r.stderr).toBe("");
+  expect(r.status).toBe(0);
+  return r.stdout;
+}
+
 /** Whether V8 marked the child's hot function for TurboFan (`note`: the launcher's call made). */
 function optimisedAfter(tables: number, note = true): { optimised: boolean; counted: boolean } {
   const script = `
@@ -40,14 +50,10 @@ let t = 0;
 for (let k = 0; k < 100; k++) t += hotLoop(100);
 console.log(counted ? "counted" : "not counted", t);
 `;
-  const r = spawnSync(process.execPath, ["--trace-opt", "--input-type=module", "-e", script], {
-    encoding: "utf8",
-  });
-  expect(r.stderr).toBe("");
-  expect(r.status).toBe(0);
+  const stdout = childNode(script, ["--trace-opt"]);
   return {
-    optimised: /marking .*hotLoop.* for optimization/.test(r.stdout),
-    counted: r.stdout.includes("\ncounted ") || r.stdout.startsWith("counted "),
+    optimised: /marking .*hotLoop.* for optimization/.test(stdout),
+    counted: stdout.includes("\ncounted ") || stdout.startsWith("counted "),
   };
 }
 
@@ -70,14 +76,10 @@ end();
 for (let k = 0; k < 100; k++) t += afterLoop(100);
 console.log(t);
 `;
-  const r = spawnSync(process.execPath, ["--trace-opt", "--input-type=module", "-e", script], {
-    encoding: "utf8",
-  });
-  expect(r.stderr).toBe("");
-  expect(r.status).toBe(0);
+  const stdout = childNode(script, ["--trace-opt"]);
   return {
-    during: /marking .*duringLoop.* for optimization/.test(r.stdout),
-    after: /marking .*afterLoop.* for optimization/.test(r.stdout),
+    during: /marking .*duringLoop.* for optimization/.test(stdout),
+    after: /marking .*afterLoop.* for optimization/.test(stdout),
   };
 }
 
@@ -119,18 +121,12 @@ end();
 probe("after");
 console.log("PROBE end");
 `;
-  const r = spawnSync(
-    process.execPath,
-    ["--allow-natives-syntax", "--trace-turbo-inlining", "--input-type=module", "-e", script],
-    { encoding: "utf8" },
-  );
-  expect(r.stderr).toBe("");
-  expect(r.status).toBe(0);
+  const stdout = childNode(script, ["--allow-natives-syntax", "--trace-turbo-inlining"]);
   const inlined = (label: string) => {
-    const from = r.stdout.indexOf(`PROBE ${label}\n`);
-    const to = r.stdout.indexOf("PROBE ", from + 1);
+    const from = stdout.indexOf(`PROBE ${label}\n`);
+    const to = stdout.indexOf("PROBE ", from + 1);
     expect(from).toBeGreaterThanOrEqual(0);
-    return /Inlining .*callee.* into .*caller/.test(r.stdout.slice(from, to));
+    return /Inlining .*callee.* into .*caller/.test(stdout.slice(from, to));
   };
   return { before: inlined("before"), during: inlined("during"), after: inlined("after") };
 }
