@@ -6,7 +6,8 @@
  * tables are about to be read. The launcher gives the counts from which V8's own budget pays for the
  * command line it runs, for the whole run or for the table reads alone (its LONG_INSPECT_TABLES and
  * TABLE_READS_TABLES say what was measured; bench/history.md, sessions 28 and 29, in full); below
- * them nothing changes. */
+ * them nothing changes.
+ */
 import { setFlagsFromString } from "node:v8";
 
 /** What the launcher set, while the budget is raised; undefined where lsmscope runs as a library. */
@@ -27,8 +28,8 @@ const V8_INLINING = 920;
 
 /**
  * The launcher raised V8's interrupt budget (`v8Budget`) to `raisedBudget` for this run. V8's own pays
- * for the whole run from `longRunTables` table files on (Infinity: never), and for a store's table
- * reads alone from `tableReadTables` tables on (undefined: never; see tableReadsBegin).
+ * for the whole run from `longRunTables` table files on, and for a store's table reads alone from
+ * `tableReadTables` tables on (undefined: never; see tableReadsBegin).
  */
 export function noteRaisedInterruptBudget(
   v8Budget: number,
