@@ -24,6 +24,7 @@ import type { DatadirModel, InspectOptions } from "../datadir/model.js";
 import { settleCallerTableSizes } from "../datadir/column_families.js";
 import type { DeepTableInfo } from "./deep_table.js";
 import { DeepReads } from "./deep_reads.js";
+import { tableReadsBegin } from "../util/interrupt_budget.js";
 import type { VerifyOptions, VerifyReport } from "../lsm/verify.js";
 
 export { readTableDeep, type DeepTableInfo, type DeepTableResult } from "./deep_table.js";
@@ -112,6 +113,8 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
     yieldOften: onOutline !== undefined,
     signal: opts.signal,
   });
+  // thousands of tables: their reader's code pays for TurboFan early (util/interrupt_budget.ts)
+  const endTableReads = tableReadsBegin(reads.all.length);
   try {
     // awaited only when a read waits for something (DeepReads.read): not a microtask turn per table
     for (let i = 0; i < reads.all.length; i++) {
@@ -119,6 +122,7 @@ async function buildInspectModel(dir: string, opts: RunInspectOptions): Promise<
       if (wait) await wait;
     }
   } finally {
+    endTableReads();
     reads.close();
   }
   settleDeepReads(model, reads);

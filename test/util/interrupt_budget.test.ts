@@ -16,6 +16,7 @@ import { pathToFileURL } from "node:url";
 import { dbBench, REPO, removeDir, tempDir } from "../helpers/index.js";
 import { ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "../datadir/helpers.js";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
+import { runInspect, type InspectMode } from "../../src/report/deep.js";
 import {
   budgetRaised,
   noteRaisedInterruptBudget,
@@ -162,12 +163,14 @@ describe("interrupt_budget", () => {
     return !budgetRaised();
   }
 
-  /** Whether `dir`'s table reads ran under V8's budget with reads lowered from `tables` tables. */
-  async function readsLowered(dir: string, tables: number): Promise<boolean> {
+  /**
+   * Whether `inspect`'s table reads of `dir` (`mode`'s) ran under V8's budget, lowered from `tables`
+   * tables on. Progress is told as the last table is read, before the reads end.
+   */
+  async function readsLowered(dir: string, tables: number, mode: InspectMode): Promise<boolean> {
     noteRaisedInterruptBudget(V8_BUDGET, V8_BUDGET, Number.MAX_SAFE_INTEGER, tables);
     let lowered = false;
-    // called as the last table is read, before the reads end
-    await inspectDatadir(dir, { tableDetails: "cheap", onProgress: () => (lowered ||= tableReadsLowered()) });
+    await runInspect(dir, { mode, onProgress: () => (lowered ||= tableReadsLowered()) });
     return lowered;
   }
 
@@ -196,10 +199,12 @@ describe("interrupt_budget", () => {
       expect(tables).toBeGreaterThan(10);
       expect(await endsAt(db, tables)).toBe(true);
       expect(await endsAt(db, tables + 1)).toBe(false);
-      // and its table reads are one phase of that many tables (the default inspect's rule)
-      expect(await readsLowered(db, tables)).toBe(true);
-      expect(await readsLowered(db, tables + 1)).toBe(false);
-      expect(tableReadsLowered()).toBe(false);
+      // and its table reads are one phase of that many tables, in default mode and in --deep
+      for (const mode of ["cheap", "deep"] as const) {
+        expect(await readsLowered(db, tables, mode)).toBe(true);
+        expect(await readsLowered(db, tables + 1, mode)).toBe(false);
+        expect(tableReadsLowered()).toBe(false);
+      }
     } finally {
       removeDir(dir);
     }
