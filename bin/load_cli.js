@@ -83,24 +83,25 @@ const SHORT_RUN_INTERRUPT_BUDGET = 8 * V8_INTERRUPT_BUDGET;
 const CHECK_INTERRUPT_BUDGET = 4 * V8_INTERRUPT_BUDGET;
 
 /**
- * From how many table files in the stores a run of `inspect` goes on long enough for V8's own budget
- * to pay (src/util/interrupt_budget.ts: the run returns to it once the stores are found). Measured on
- * L0 pile-ups of tiny tables (wall time under V8's budget against the raised one, paired rounds,
- * session 28): `inspect` 1.17 on 2,055 tables, 0.97-1.06 on 5,260, 0.79 on 7,564, 0.82 on 12,031,
- * 0.92 on 67,257; `--json` 1.00 and `--deep` 1.03 on 5,260, `--deep` 0.86 on 7,564.
+ * From how many table files in the stores a run of `inspect` or `check` goes on long enough for V8's
+ * own budget to pay (src/util/interrupt_budget.ts: the run returns to it once the stores are found).
+ * Measured on L0 pile-ups of tiny tables (wall time under V8's budget against the raised one, paired
+ * rounds, session 28): `inspect` 1.17 on 2,055 tables, 0.97-1.06 on 5,260, 0.79 on 7,564, 0.82 on
+ * 12,031, 0.92 on 67,257; `--json` 1.00 and `--deep` 1.03 on 5,260, `--deep` 0.86 on 7,564.
  */
 const LONG_INSPECT_TABLES = 6000;
 
 /**
  * Below that, from how many tables `inspect` (default mode, `--json`: those of a store; `--deep`:
- * those of every store) reads them under V8's own budget and TurboFan's smaller inlining budget,
- * going back to the raised budget for the report (tableReadsBegin): its tables are where its time
- * goes, while the MANIFEST's replay before them and the report after them run for milliseconds. The
- * reads alone under both, against the whole run under the raised budget (wall time, paired rounds,
- * session 29): 3,259 tables 1.02-1.08, 3,684 0.95-0.99, 4,501 0.98-1.00, 5,260 0.84-0.94 (`--json`
- * 0.95-0.98); `--deep` 2,055 tables 1.02, 3,259 0.96, 3,684 0.90, 4,501 1.01, 5,260 0.89-0.98. From
- * 6,000 on, the whole run under V8's budget and its inlining as before: the reads alone under both
- * took 0.92 on 7,564 tables and 0.99-1.05 on 12,031 and 67,257.
+ * those of every store) and `check` (a store's) read them under V8's own budget and TurboFan's
+ * smaller inlining budget, going back to the raised budget after them (tableReadsBegin): the tables
+ * are where the time goes, while the MANIFEST's replay before them and the report after them run for
+ * milliseconds (`check`: LONG_DEEP_JSON_TABLES). `inspect`'s reads alone under both, against the
+ * whole run under the raised budget (wall time, paired rounds, session 29): 3,259 tables 1.02-1.08,
+ * 3,684 0.95-0.99, 4,501 0.98-1.00, 5,260 0.84-0.94 (`--json` 0.95-0.98); `--deep` 2,055 tables
+ * 1.02, 3,259 0.96, 3,684 0.90, 4,501 1.01, 5,260 0.89-0.98. From 6,000 on, the whole run under V8's
+ * budget and its inlining as before: the reads alone under both took 0.92 on 7,564 tables and
+ * 0.99-1.05 on 12,031 and 67,257.
  */
 const TABLE_READS_TABLES = 4000;
 
