@@ -2,7 +2,7 @@
  * V8's interrupt budget for a run that turns out long. The launcher (bin/load_cli.js) raises the
  * budget for `inspect` (8x V8's) and `check` (4x): in a run of a fraction of a second, TurboFan's
  * compiles of functions about to fall idle take the cores from the main thread. How long the run is
- * shows once the stores are found (the table files their directories list), and again as a store's
+ * shows once the stores are found (the table files their directories list), and again as the
  * tables are about to be read. The launcher gives the counts from which V8's own budget pays for the
  * command line it runs, for the whole run or for the table reads alone (its LONG_INSPECT_TABLES and
  * TABLE_READS_TABLES say what was measured; bench/history.md, sessions 28 and 29, in full); below
@@ -28,7 +28,7 @@ const V8_INLINING = 920;
 
 /**
  * The launcher raised V8's interrupt budget (`v8Budget`) to `raisedBudget` for this run. V8's own pays
- * for the whole run from `longRunTables` table files on, and for a store's table reads alone from
+ * for the whole run from `longRunTables` table files on, and for its table reads alone from
  * `tableReadTables` tables on (undefined: never; see tableReadsBegin).
  */
 export function noteRaisedInterruptBudget(
@@ -61,17 +61,18 @@ const leaveFlags = (): void => {};
 /** Between tableReadsBegin's lowering and its end. */
 let lowered = false;
 
-/** Whether a store's table reads run under V8's budget and the smaller inlining budget now. */
+/** Whether table reads run under V8's budget and the smaller inlining budget now. */
 export function tableReadsLowered(): boolean {
   return lowered;
 }
 
 /**
- * A store's `tables` table reads begin; call the returned function when they end. From the launcher's
- * count on, they run under V8's own interrupt budget and a smaller inlining budget, and the run goes
- * back to the raised budget after them: the per-table code runs thousands of times and pays for
- * TurboFan early, while what runs before (the MANIFEST's replay) and after (the report) is compiled
- * for milliseconds of use. Below the count, or where no budget was raised, nothing changes.
+ * `tables` table reads begin (a store's, or in deep mode every store's); call the returned function
+ * when they end. From the launcher's count on, they run under V8's own interrupt budget and a
+ * smaller inlining budget, and the run goes back to the raised budget after them: the per-table code
+ * runs thousands of times and pays for TurboFan early, while what runs before (the MANIFEST's replay)
+ * and after (the report) is compiled for milliseconds of use. Below the count, or where no budget was
+ * raised, nothing changes.
  */
 export function tableReadsBegin(tables: number): () => void {
   const r = raised;
