@@ -132,9 +132,14 @@ function interruptBudget(args) {
   return undefined;
 }
 
+/** Whether the command line asks for every table's index and JSON (`--deep --json`, in any order). */
+function deepJson(args) {
+  return args.includes("--deep") && args.includes("--json");
+}
+
 /** The table files from which a run under a raised budget returns to V8's (see LONG_INSPECT_TABLES). */
 function longRunTables(args) {
-  return args.includes("--deep") && args.includes("--json") ? LONG_DEEP_JSON_TABLES : LONG_INSPECT_TABLES;
+  return deepJson(args) ? LONG_DEEP_JSON_TABLES : LONG_INSPECT_TABLES;
 }
 
 /**
@@ -143,8 +148,7 @@ function longRunTables(args) {
  * from 4,000 table files for its whole run).
  */
 function tableReadTables(args) {
-  const deepJson = args.includes("--deep") && args.includes("--json");
-  return (shortRun(args) && !deepJson) || args[0] === "check" ? TABLE_READS_TABLES : undefined;
+  return (shortRun(args) && !deepJson(args)) || args[0] === "check" ? TABLE_READS_TABLES : undefined;
 }
 
 /**
