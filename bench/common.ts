@@ -81,18 +81,19 @@ process.env.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
 
 /**
  * `lsmscope ARGS` as Node could be started for it, beside a bench's rows (bench/history.md: Start-up):
- * with one V8 background thread instead of four (`--v8-pool-size=1`, a Node option, read before any
- * script runs: on two cores the four threads' optimising compiles take turns with the main thread;
- * NODE_EXTRA_CA_CERTS unset as the #! line does), and, when the environment sets NODE_EXTRA_CA_CERTS,
- * `node bin/lsmscope.js`, which keeps it (Node parses that certificate bundle at start-up, before any
- * of lsmscope's code; lsmscope opens no TLS connection).
+ * with Node's four V8 background threads (`--v8-pool-size=4`, a Node option, read before any script
+ * runs; NODE_EXTRA_CA_CERTS unset as the #! line does), where the #! line gives `inspect` and `check`
+ * one on a machine of one or two cores (since session 30: there the four threads' optimising compiles
+ * take turns with the main thread); and, when the environment sets NODE_EXTRA_CA_CERTS, `node
+ * bin/lsmscope.js`, which keeps it (Node parses that certificate bundle at start-up, before any of
+ * lsmscope's code; lsmscope opens no TLS connection) and Node's four threads.
  */
 export function startupVariants(args: string[]): [string, [string, string[]]][] {
   const node = process.execPath;
   const out: [string, [string, string[]]][] = [
     [
-      `${args[0]}, node --v8-pool-size=1`,
-      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, "--v8-pool-size=1", bin, ...args]],
+      `${args[0]}, node --v8-pool-size=4 (Node's default)`,
+      ["env", ["-u", "NODE_EXTRA_CA_CERTS", node, "--v8-pool-size=4", bin, ...args]],
     ],
   ];
   if (process.env.NODE_EXTRA_CA_CERTS)

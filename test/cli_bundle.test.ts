@@ -371,6 +371,46 @@ describe("CLI bundle", () => {
     expect(spaced.stderr).toContain("/nonexistent/a b");
   });
 
+  it("run as a program, gives inspect, check and probe one V8 thread on one or two cores (a Node option)", () => {
+    // the #! line's shell execs the `node` it finds on PATH: one of ours first prints the arguments it
+    // was given, one per line. The line reads the kernel's list of online CPUs ("0-1": two); the
+    // machines this runs on have two, so the flag is expected here, and where they have more it must
+    // be absent
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-node-"));
+    try {
+      writeFileSync(join(dir, "node"), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o755 });
+      const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+      const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ""}` };
+      const nodeArgs = (...args: string[]) =>
+        spawnSync(cli, args, { encoding: "utf8", env }).stdout.replace(/\n$/, "").split("\n");
+      let online = "";
+      try {
+        online = readFileSync("/sys/devices/system/cpu/online", "utf8").trim();
+      } catch {
+        // no such list: Node's default
+      }
+      const pool = online === "0" || online === "0-1" ? ["--v8-pool-size=1"] : [];
+      expect(nodeArgs("inspect", "/a b")).toEqual([...pool, cli, "inspect", "/a b"]);
+      expect(nodeArgs("check", "x", "--against", "y")).toEqual([
+        ...pool,
+        cli,
+        "check",
+        "x",
+        "--against",
+        "y",
+      ]);
+      // sizes scans on two threads, whose isolates compile at once: Node's four
+      expect(nodeArgs("probe", "x")).toEqual([...pool, cli, "probe", "x"]);
+      expect(nodeArgs("sizes", "x")).toEqual([cli, "sizes", "x"]);
+      // as does inspect --verify, whose checks run on two threads
+      expect(nodeArgs("inspect", "x", "--verify")).toEqual([cli, "inspect", "x", "--verify"]);
+      expect(nodeArgs("--version")).toEqual([cli, "--version"]);
+      expect(nodeArgs()).toEqual([cli]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads nothing of the working directory's ancestry as it starts (yargs' version guess)", () => {
     // yargs guesses a version from the first package.json found upwards of its shim's main directory,
     // which in a bundle was the working directory: every directory from there to the root was read.
