@@ -1,7 +1,7 @@
 #!/bin/sh
-":" //; unset NODE_EXTRA_CA_CERTS; _lsmscope_pool=
-":" //; case "$1" in inspect | check | probe) read -r _lsmscope_cpus 2>/dev/null </sys/devices/system/cpu/online ;; esac
-":" //; case "$1:$_lsmscope_cpus" in inspect:0 | inspect:0-1 | check:0 | check:0-1 | probe:0 | probe:0-1) _lsmscope_pool=--v8-pool-size=1 ;; esac
+":" //; unset NODE_EXTRA_CA_CERTS; _lsmscope_pool=; _lsmscope_cpus=
+":" //; case "$1" in inspect | check | probe | report) read -r _lsmscope_cpus 2>/dev/null </sys/devices/system/cpu/online ;; esac
+":" //; case "$_lsmscope_cpus" in 0 | 0-1) _lsmscope_pool=--v8-pool-size=1 ;; esac
 ":" //; for _lsmscope_arg; do case "$_lsmscope_arg" in --verify*) _lsmscope_pool= ;; esac; done
 ":" //; exec node $_lsmscope_pool "$0" "$@"
 // Thin launcher: the CLI lives in the compiled library, bundled with a code cache (load_cli.js).
@@ -13,12 +13,13 @@
 // those lines is a string and a comment, so `node bin/lsmscope.js` runs them as no-ops and keeps the
 // environment. /bin/sh rather than `env -S -u`: BusyBox's env has no -S.
 //
-// `inspect`, `check` and `probe` on a machine of one or two cores (the kernel's list of online CPUs,
-// read by the shell's own `read`: no process started) get one V8 background thread instead of Node's
-// four (a Node option, read before any script runs): their optimising compiles then take turns on the
-// other core instead of four threads taking the main thread's. On the L0 pile-up `inspect` took 0.94
-// and 0.96 of the wall time, `--deep` 0.94, `--deep --json` 0.94 and 0.91, `--json` 0.97, `check`
-// 0.96, `probe` 0.93 and 0.95; `samples/modern` 0.95 (paired rounds, session 30; bench/history.md).
+// `inspect`, `check`, `probe` and `report` on a machine of one or two cores (the kernel's list of
+// online CPUs, read by the shell's own `read`: no process started) get one V8 background thread
+// instead of Node's four (a Node option, read before any script runs): their optimising compiles then
+// take turns on the other core instead of four threads taking the main thread's. On the L0 pile-up
+// `inspect` took 0.94 and 0.96 of the wall time, `--deep` 0.94, `--deep --json` 0.94 and 0.91,
+// `--json` 0.97, `check` 0.96, `probe` 0.93 and 0.95, `report` 0.98; `samples/modern` 0.95 (paired
+// rounds, session 30; bench/history.md).
 // Two threads that run JavaScript at once, each compiling for its own isolate, keep Node's four:
 // `sizes` scans on two (1.07 of the wall time with one, session 10), as `inspect --verify` checks
 // (1.11). The variables are lsmscope's own: a name the environment exports would reach Node changed.

@@ -371,7 +371,7 @@ describe("CLI bundle", () => {
     expect(spaced.stderr).toContain("/nonexistent/a b");
   });
 
-  it("run as a program, gives inspect, check and probe one V8 thread on one or two cores (a Node option)", () => {
+  it("run as a program, gives inspect, check, probe and report one V8 thread on one or two cores", () => {
     // the #! line's shell execs the `node` it finds on PATH: one of ours first prints the arguments it
     // was given, one per line. The line reads the kernel's list of online CPUs ("0-1": two); the
     // machines this runs on have two, so the flag is expected here, and where they have more it must
@@ -401,6 +401,14 @@ describe("CLI bundle", () => {
       ]);
       // sizes scans on two threads, whose isolates compile at once: Node's four
       expect(nodeArgs("probe", "x")).toEqual([...pool, cli, "probe", "x"]);
+      expect(nodeArgs("report", "x", "--html", "r.html")).toEqual([
+        ...pool,
+        cli,
+        "report",
+        "x",
+        "--html",
+        "r.html",
+      ]);
       expect(nodeArgs("sizes", "x")).toEqual([cli, "sizes", "x"]);
       // as does inspect --verify, whose checks run on two threads
       expect(nodeArgs("inspect", "x", "--verify")).toEqual([cli, "inspect", "x", "--verify"]);
