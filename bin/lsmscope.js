@@ -19,10 +19,10 @@
 // take turns on the other core instead of four threads taking the main thread's. On the L0 pile-up
 // `inspect` took 0.94 and 0.96 of the wall time, `--deep` 0.94, `--deep --json` 0.94 and 0.91,
 // `--json` 0.97, `check` 0.96, `probe` 0.93 and 0.95, `report` 0.98; `samples/modern` 0.95 (paired
-// rounds, session 30; bench/history.md).
-// Two threads that run JavaScript at once, each compiling for its own isolate, keep Node's four:
-// `sizes` scans on two (1.07 of the wall time with one, session 10), as `inspect --verify` checks
-// (1.11). The variables are lsmscope's own: a name the environment exports would reach Node changed.
+// rounds, session 30; bench/history.md). Two threads that run JavaScript at once, each compiling for
+// its own isolate, keep Node's four: `sizes` scans on two (1.07 of the wall time with one, session
+// 10), as `inspect --verify` checks (1.11). The variables are lsmscope's own: a name the environment
+// exports would reach Node changed.
 "use strict";
 const { loadCli } = require("./load_cli.js");
 

@@ -399,7 +399,6 @@ describe("CLI bundle", () => {
         "--against",
         "y",
       ]);
-      // sizes scans on two threads, whose isolates compile at once: Node's four
       expect(nodeArgs("probe", "x")).toEqual([...pool, cli, "probe", "x"]);
       expect(nodeArgs("report", "x", "--html", "r.html")).toEqual([
         ...pool,
@@ -409,6 +408,7 @@ describe("CLI bundle", () => {
         "--html",
         "r.html",
       ]);
+      // sizes scans on two threads, whose isolates compile at once: Node's four
       expect(nodeArgs("sizes", "x")).toEqual([cli, "sizes", "x"]);
       // as does inspect --verify, whose checks run on two threads
       expect(nodeArgs("inspect", "x", "--verify")).toEqual([cli, "inspect", "x", "--verify"]);
