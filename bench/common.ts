@@ -83,10 +83,10 @@ process.env.PATH = `${dirname(process.execPath)}:${process.env.PATH ?? ""}`;
  * `lsmscope ARGS` as Node could be started for it, beside a bench's rows (bench/history.md: Start-up):
  * with Node's four V8 background threads (`--v8-pool-size=4`, a Node option, read before any script
  * runs; NODE_EXTRA_CA_CERTS unset as the #! line does), where the #! line gives `inspect`, `check`,
- * `probe` and `report` one on a machine of one or two cores (since session 30: there the four threads' optimising compiles
- * take turns with the main thread); and, when the environment sets NODE_EXTRA_CA_CERTS, `node
- * bin/lsmscope.js`, which keeps it (Node parses that certificate bundle at start-up, before any of
- * lsmscope's code; lsmscope opens no TLS connection) and Node's four threads.
+ * `probe` and `report` one on a machine of one or two cores (since session 30: there the four
+ * threads' optimising compiles take turns with the main thread); and, when the environment sets
+ * NODE_EXTRA_CA_CERTS, `node bin/lsmscope.js`, which keeps it (Node parses that certificate bundle
+ * at start-up, before any of lsmscope's code; lsmscope opens no TLS connection) and Node's four.
  */
 export function startupVariants(args: string[]): [string, [string, string[]]][] {
   const node = process.execPath;

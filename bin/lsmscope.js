@@ -1,13 +1,12 @@
 #!/bin/sh
 ":" //; unset NODE_EXTRA_CA_CERTS; _lsmscope_pool=; _lsmscope_cpus=
 ":" //; case "$1" in inspect | check | probe | report) read -r _lsmscope_cpus 2>/dev/null </sys/devices/system/cpu/online ;; esac
-":" //; case "$_lsmscope_cpus" in 0 | 0-1) _lsmscope_pool=--v8-pool-size=1 ;; esac
-":" //; for _lsmscope_arg; do case "$_lsmscope_arg" in --verify*) _lsmscope_pool= ;; esac; done
+":" //; case "$_lsmscope_cpus" in 0 | 0-1) _lsmscope_pool=--v8-pool-size=1; for _lsmscope_arg; do case "$_lsmscope_arg" in --verify*) _lsmscope_pool= ;; esac; done ;; esac
 ":" //; exec node $_lsmscope_pool "$0" "$@"
 // Thin launcher: the CLI lives in the compiled library, bundled with a code cache (load_cli.js).
 //
 // Run as a program (npm's `lsmscope`, ./bin/lsmscope.js), this file is first a shell script: lines
-// 2-6 start Node on this same file without NODE_EXTRA_CA_CERTS. Node parses that certificate bundle as
+// 2-5 start Node on this same file without NODE_EXTRA_CA_CERTS. Node parses that certificate bundle as
 // it starts, before any script can unset it (~35 ms of a ~0.1 s `inspect` on a machine whose bundle is
 // the system's; README, Performance: Start-up), and lsmscope opens no TLS connection. To Node, each of
 // those lines is a string and a comment, so `node bin/lsmscope.js` runs them as no-ops and keeps the

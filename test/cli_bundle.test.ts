@@ -390,24 +390,13 @@ describe("CLI bundle", () => {
         // no such list: Node's default
       }
       const pool = online === "0" || online === "0-1" ? ["--v8-pool-size=1"] : [];
-      expect(nodeArgs("inspect", "/a b")).toEqual([...pool, cli, "inspect", "/a b"]);
-      expect(nodeArgs("check", "x", "--against", "y")).toEqual([
-        ...pool,
-        cli,
-        "check",
-        "x",
-        "--against",
-        "y",
-      ]);
-      expect(nodeArgs("probe", "x")).toEqual([...pool, cli, "probe", "x"]);
-      expect(nodeArgs("report", "x", "--html", "r.html")).toEqual([
-        ...pool,
-        cli,
-        "report",
-        "x",
-        "--html",
-        "r.html",
-      ]);
+      for (const args of [
+        ["inspect", "/a b"],
+        ["check", "x", "--against", "y"],
+        ["probe", "x"],
+        ["report", "x", "--html", "r.html"],
+      ])
+        expect(nodeArgs(...args)).toEqual([...pool, cli, ...args]);
       // sizes scans on two threads, whose isolates compile at once: Node's four
       expect(nodeArgs("sizes", "x")).toEqual([cli, "sizes", "x"]);
       // as does inspect --verify, whose checks run on two threads
