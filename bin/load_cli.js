@@ -125,8 +125,17 @@ function readsFewBlocks(args) {
   return shortRun(args) || args[0] === "check";
 }
 
+/**
+ * Whether this V8 has `--interrupt-budget`, the flag the budgets above were measured under (Node 20's
+ * V8 11.3; Node 21's 11.8 has it too). V8 12 and 13 (Node 22 and 24, which package.json's engines
+ * allow) do not: setting it printed "Error: unrecognized flag --interrupt-budget=..." on stderr at
+ * every `inspect` and `check`. There V8's own budgets stand.
+ */
+const V8_HAS_INTERRUPT_BUDGET = Number(process.versions.v8.split(".")[0]) <= 11;
+
 /** The interrupt budget the command line runs with, when not V8's. */
 function interruptBudget(args) {
+  if (!V8_HAS_INTERRUPT_BUDGET) return undefined;
   if (shortRun(args)) return SHORT_RUN_INTERRUPT_BUDGET;
   if (args[0] === "check") return CHECK_INTERRUPT_BUDGET;
   return undefined;
@@ -219,7 +228,7 @@ function loadCli() {
     script,
     writeCodeCache: () => {
       // under the flags a run loads it with (V8 rejects a cache made under others)
-      setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+      if (V8_HAS_INTERRUPT_BUDGET) setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
       // a new file in the old one's place: a run that mapped the old one (fileMapper) keeps reading
       // it, where a file rewritten in place would end under its mapping (SIGBUS)
       const temp = `${cacheFile}.${process.pid}`;
