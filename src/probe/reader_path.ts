@@ -22,6 +22,8 @@
  * data blocks, filter partitions and blob records are read anew on every lookup.
  */
 import { SstTable, emptyLookupStats, openTable } from "../format/table.js";
+import { TailEstimate } from "../util/tail_estimate.js";
+import { tailBatchesFor } from "../util/tail_read_ahead.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
@@ -83,6 +85,12 @@ export interface ReaderOpenStats {
   notes: string[];
 }
 
+/**
+ * How much of each table's end the reader path reads at open (footer, metaindex, properties, index,
+ * filter), learned from the tables opened before.
+ */
+const openTail = new TailEstimate();
+
 const WHOLE_KEY_POLICIES = /^(rocksdb\.BuiltinBloomFilter|leveldb\.BuiltinBloomFilter2)$/;
 
 export class LsmReader {
@@ -117,8 +125,23 @@ export class LsmReader {
     const l0 = version.l0;
     let rangeDelFiles = 0;
     let hashIndexFiles = 0;
+    // every table opened up front, one after another on this thread: each one's metadata in one read
+    // of its tail, as RocksDB's table reader prefetches it, and those tails read ahead on other threads
+    // by the read-ahead helper (util/tail_batches.ts) where there are many, as inspect reads them (an
+    // L0 pile-up of 4,865 tables: five or six reads a table, ~0.55 s of a ~2 s probe)
+    const ordered = [...version.l0, ...version.levels.slice(1, nonEmpty).flatMap((files) => files ?? [])];
+    const ahead = tailBatchesFor(
+      ordered.map((f) => f.path),
+      openTail,
+    );
+    let opened = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
-      const table = openTable(f.path, { verifyChecksums: true });
+      ahead?.ask(opened);
+      const table = openTable(f.path, {
+        verifyChecksums: true,
+        prefetchTail: openTail.bytes,
+        preread: ahead?.take(opened++),
+      });
       const index = table.packedIndex();
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
       let useFilter = false;
@@ -173,6 +196,10 @@ export class LsmReader {
         hashIndexFiles++;
       }
       openBytes += table.io.bytes;
+      openTail.note(table.tailReach);
+      // what the lookups need of the tail (index, filter) is read by now: kept open for as long as the
+      // reader is, thousands of tails would stay in memory
+      table.blocks.file.dropTail();
       return {
         file: f,
         table,

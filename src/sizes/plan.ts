@@ -13,6 +13,8 @@ import { sampleIndexHandles } from "../format/index_reader.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
 import { TailEstimate } from "../util/tail_estimate.js";
+import { tailBatchesFor } from "../util/tail_read_ahead.js";
+import type { ReadTail } from "../util/tail_batches.js";
 import { LsmscopeError } from "../util/errors.js";
 import { someOf } from "../util/words.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
@@ -37,9 +39,9 @@ const planTail = new TailEstimate();
  * A table, or undefined (noted) when it was deleted since the version was read (lsm/gone.ts).
  * `expectedSize` (its MANIFEST size, RunFile.size): the tail read confirms it instead of an fstat.
  */
-function openPresent(path: string, expectedSize?: number): SstTable | undefined {
+function openPresent(path: string, expectedSize?: number, preread?: ReadTail): SstTable | undefined {
   try {
-    return openTable(path, { prefetchTail: planTail.bytes, expectedSize });
+    return openTable(path, { prefetchTail: planTail.bytes, expectedSize, preread });
   } catch (e) {
     if (!isFileGone(e)) throw e;
     noteGone(path);
@@ -144,10 +146,20 @@ export function planCf(
   let entries: number | undefined = 0;
   let dataBytesExact = true;
   let keptOpen = 0;
+  // every table is opened here, one after another on this thread, while the workers wait for their
+  // tasks: their tails read ahead on other threads by the read-ahead helper (util/tail_batches.ts),
+  // as inspect reads them, so that this thread only parses them, and a cold store's are read many at
+  // a time. A table kept for the scan opens its file at its first data block (format/table_file.ts).
+  const ahead = tailBatchesFor(
+    runs.flatMap((run) => run.map((f) => f.path)),
+    planTail,
+  );
+  let i = 0;
   for (const run of runs) {
     const keep = kept && keepable(run) ? kept : undefined;
     for (const { path, size } of run) {
-      const t = openPresent(path, size);
+      ahead?.ask(i);
+      const t = openPresent(path, size, ahead?.take(i++));
       if (!t) continue;
       let read = false;
       try {

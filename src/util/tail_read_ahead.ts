@@ -59,6 +59,25 @@ export interface TailBytes {
   readonly bytes: number;
 }
 
+/**
+ * The helper's reads of the tails of `paths` (in the reader's order) for a reader that never waits for
+ * them (TailBatches: ask(i), then take(i) or its own read), where they pay and may run: from
+ * TailBatches.minFiles files on, within the descriptors (TailBatches.fits()), not under a read-rate
+ * limit (util/throttle.ts: the helper's reads would come in a burst), the helper built. `tail`: how
+ * much of each file's end the reader reads now.
+ */
+export function tailBatchesFor(
+  paths: readonly string[],
+  tail: TailBytes,
+  tailReader: () => ReadTails | undefined = tailReadHelper,
+): TailBatches | undefined {
+  const readTails =
+    paths.length >= TailBatches.minFiles && readRateLimit() === undefined && TailBatches.fits()
+      ? tailReader()
+      : undefined;
+  return readTails ? new TailBatches(paths, readTails, () => tail.bytes) : undefined;
+}
+
 export class TailReadAhead {
   private readonly inFlight: (Promise<void> | undefined)[] = [];
   /**
@@ -96,17 +115,11 @@ export class TailReadAhead {
     tailReader: () => ReadTails | undefined = tailReadHelper,
   ) {
     this.on = start === "now";
-    // not under a read-rate limit (util/throttle.ts): the helper's reads would come in a burst
-    const readTails =
-      files.length >= TailBatches.minFiles && readRateLimit() === undefined && TailBatches.fits()
-        ? tailReader()
-        : undefined;
-    if (readTails)
-      this.batches = new TailBatches(
-        files.map((f) => f.path),
-        readTails,
-        () => this.tail.bytes,
-      );
+    this.batches = tailBatchesFor(
+      files.map((f) => f.path),
+      tail,
+      tailReader,
+    );
   }
 
   /**

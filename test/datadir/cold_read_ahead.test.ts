@@ -5,7 +5,8 @@
  * tables or more, the helper reads the tails themselves (readTails, util/tail_batches.ts), warm or
  * cold: the same picture again, and the reader's own thread reads few of them. A db_bench L0 pile-up of
  * ~320 tiny tables (the bench's flags), each file's pages dropped before each cold run (the engine
- * addon's posix_fadvise DONTNEED: no root needed).
+ * addon's posix_fadvise DONTNEED: no root needed). `sizes --full`'s planning and the probe's reader
+ * path, which open every table one after another too, take the helper's tails the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,6 +15,10 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { dropFileCache, engineAvailable } from "../../src/engine/index.js";
 import { readAheadHelper, tailReadHelper } from "../../src/util/readahead_helper.js";
 import { TailBatches } from "../../src/util/tail_batches.js";
+import { planCf } from "../../src/sizes/plan.js";
+import { LsmReader } from "../../src/probe/reader_path.js";
+import { buildTarget, resolveColumnFamily } from "../../src/probe/probe.js";
+import { absentKeys } from "../../src/probe/keys.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
 
@@ -56,6 +61,24 @@ function dropPages(dir: string): void {
       closeSync(fd);
     }
     dropFileCache(join(dir, f));
+  }
+}
+
+/** What `open` returns, with the helper or without it, and the bytes read calls passed on each side. */
+function readsOf(open: () => string, helper: boolean) {
+  if (helper) delete process.env.LSMSCOPE_READAHEAD_HELPER;
+  else process.env.LSMSCOPE_READAHEAD_HELPER = "0";
+  try {
+    const before = ioNow();
+    const out = open();
+    const after = ioNow();
+    return {
+      out,
+      mainRead: after.mainRead - before.mainRead,
+      othersRead: after.othersRead - before.othersRead,
+    };
+  } finally {
+    delete process.env.LSMSCOPE_READAHEAD_HELPER;
   }
 }
 
@@ -155,6 +178,50 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
       }
       // cold, this thread read few tails from storage: the helper had read them
       expect(cold.mainStorage, seen).toBeLessThan(tailBytes / 2);
+    } finally {
+      TailBatches.minFiles = minFiles;
+    }
+  });
+
+  it("sizes --full's planning and the probe's reader path open every table from the helper's tails too", async (ctx) => {
+    if (!tailReadHelper()) ctx.skip();
+    const model = await inspectDatadir(dir, { tableDetails: "cheap" });
+    const { instance, cf } = resolveColumnFamily(model.instances, "default");
+    const target = buildTarget(instance, cf);
+    // what each opens every table for: the plan's totals and kept tables, the reader's lookups
+    const plan = () => {
+      const p = planCf(instance, cf, false);
+      return JSON.stringify({ ...p, instance: undefined, cf: undefined });
+    };
+    const lookups = () => {
+      const reader = new LsmReader(target);
+      try {
+        const traces = absentKeys(target, reader, 200).keys.map((k) => reader.get(k, false));
+        return JSON.stringify({
+          traces,
+          tables: reader.openStats.tables,
+          filters: reader.openStats.filterUse,
+        });
+      } finally {
+        reader.close();
+      }
+    };
+    const minFiles = TailBatches.minFiles;
+    TailBatches.minFiles = 1;
+    try {
+      for (const open of [plan, lookups]) {
+        const off = readsOf(open, false);
+        const on = readsOf(open, true);
+        const seen = JSON.stringify({
+          tables: tables.length,
+          off: { ...off, out: undefined },
+          on: { ...on, out: undefined },
+        });
+        expect(on.out).toBe(off.out);
+        // the helper's threads read the tails, this thread many fewer of them (~4 KiB a table here)
+        expect(on.othersRead, seen).toBeGreaterThan((tables.length * 4096) / 2);
+        expect(on.mainRead, seen).toBeLessThan(off.mainRead - (tables.length * 4096) / 4);
+      }
     } finally {
       TailBatches.minFiles = minFiles;
     }
