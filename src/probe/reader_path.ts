@@ -99,6 +99,8 @@ export class LsmReader {
   private readonly mem: Memtable;
   private readonly l0: OpenedTable[] = [];
   private readonly levels: OpenedTable[][] = [];
+  /** Every table this reader opened, by path. */
+  private readonly byPath = new Map<string, SstTable>();
   /** The counters of one table's filter check (tableGet), reused. */
   private readonly filterStats = emptyLookupStats();
   readonly openStats: ReaderOpenStats;
@@ -196,6 +198,7 @@ export class LsmReader {
         hashIndexFiles++;
       }
       openBytes += table.io.bytes;
+      this.byPath.set(f.path, table);
       openTail.note(table.tailReach);
       // what the lookups need of the tail (index, filter) is read by now: kept open for as long as the
       // reader is, thousands of tails would stay in memory
@@ -239,6 +242,11 @@ export class LsmReader {
       memtableEntries: this.mem.entries.size,
       notes,
     };
+  }
+
+  /** The table at `path` as this reader opened it for its lookups (closed with the reader), if it did. */
+  openedTable(path: string): SstTable | undefined {
+    return this.byPath.get(path);
   }
 
   close(): void {

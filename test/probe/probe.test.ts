@@ -186,6 +186,28 @@ describe("filters: absent keys", () => {
     expect(p.dataBlocksPerLookup).toBeLessThan(0.025);
   });
 
+  it("draws present and absent keys from the tables the reader opened, opening none again", async () => {
+    const { LsmReader } = await import("../../src/probe/reader_path.js");
+    const { absentKeys, presentKeys } = await import("../../src/probe/keys.js");
+    const { buildTarget, resolveColumnFamily } = await import("../../src/probe/probe.js");
+    const { inspectDatadir } = await import("../../src/datadir/inspect.js");
+    const { tableDescriptorsOpened } = await import("../../src/format/table_file.js");
+    const model = await inspectDatadir(layered);
+    const { instance, cf } = resolveColumnFamily(model.instances, "default");
+    const target = buildTarget(instance, cf);
+    expect(target.files.length).toBeGreaterThan(3);
+    const reader = new LsmReader(target);
+    try {
+      const before = tableDescriptorsOpened();
+      expect(presentKeys(target, reader, 50).keys.length).toBe(50);
+      expect(absentKeys(target, reader, 50).keys.length).toBe(50);
+      // each table once per key set when they were opened again (2 x target.files.length)
+      expect(tableDescriptorsOpened() - before).toBe(0);
+    } finally {
+      reader.close();
+    }
+  });
+
   it("without filters: about one data block per lookup", async () => {
     const r = await runProbe(plain, { cf: "default", keys: "absent", counts: [2000], path: "reader" });
     const p = r.points[0]!;
