@@ -205,15 +205,21 @@ function ascending(
   store: string | undefined,
   cf: string,
 ): (e: LiveEntry | undefined) => LiveEntry | undefined {
-  let prev: Buffer | undefined;
+  // the previous key, copied into one buffer reused from key to key (a copy each: ~1 s of a 30 s diff
+  // of 2 x 7.3 M entries)
+  let prev = Buffer.alloc(64);
+  let prevLen = -1;
   return (e) => {
     if (!e) return e;
-    if (prev && cmpBytes(prev, prev.length, e.key, e.key.length) >= 0)
+    const k = e.key;
+    if (prevLen >= 0 && cmpBytes(prev, prevLen, k, k.length) >= 0)
       throw new LsmscopeError(
         `column family ${cf}: live keys do not ascend (a table holds keys out of order; inspect --verify names it)`,
         { file: store },
       );
-    prev = Buffer.from(e.key);
+    if (k.length > prev.length) prev = Buffer.alloc(Math.max(k.length, 2 * prev.length));
+    prev.set(k);
+    prevLen = k.length;
     return e;
   };
 }

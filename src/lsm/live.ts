@@ -13,7 +13,7 @@
  * them refuses rather than guesses. Bytewise comparator only.
  */
 import { join } from "node:path";
-import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { expectedFileSize, type ColumnFamilyModel, type InstanceModel } from "../datadir/model.js";
 import { openTable } from "../format/table.js";
 import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
@@ -35,8 +35,13 @@ import {
 import { uncachedTables, type TableSource } from "./table_cache.js";
 import { Version } from "./version.js";
 import { keyShadows, newestVersion } from "./newest.js";
+import { TailEstimate } from "../util/tail_estimate.js";
+import { TailsInOrder } from "../util/tail_read_ahead.js";
 
 const noBlocks: BlockSink = { block() {} };
+
+/** How much of each table's end openLiveSources reads at once, learned from the tables read before. */
+const rangeDelTail = new TailEstimate();
 
 /** The sorted runs and range tombstones of one column family; close() releases the tables. */
 export interface LiveSources {
@@ -88,12 +93,24 @@ export function openLiveSources(
     loHex === undefined || (f.largestKey >= loHex && f.smallestKey < hiHex!);
   const levels = cf.levels.map((l) => ({ ...l, files: l.files.filter(overlaps) }));
   try {
+    // every table opened for its range deletions (they hold for every run): each one's end in one read,
+    // read ahead by the helper where there are many (an L0 pile-up's thousands, one after another)
+    const tails = new TailsInOrder(
+      levels.flatMap((l) => l.files.map((f) => f.path)),
+      rangeDelTail,
+    );
     for (const level of levels) {
       for (const f of level.files) {
         if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
-        const t = openTable(f.path, { verifyChecksums: true });
+        const t = openTable(f.path, {
+          verifyChecksums: true,
+          prefetchTail: rangeDelTail.bytes,
+          expectedSize: expectedFileSize(f),
+          preread: tails.take(),
+        });
         try {
           rangeDels.push(...t.rangeDeletions());
+          rangeDelTail.note(t.tailReach);
         } finally {
           t.close();
         }

@@ -1,9 +1,9 @@
 /**
  * The order of a merge and the merging itself: runs positioned on entries (Run), compared as internal
  * keys (user key ascending, then sequence number descending) mostly through a number made of the user
- * key's first bytes, merged by a tree of losers (merge.ts's pull form, NewestCursor, by a heap). What
- * the runs are (tables, the WAL layer) and what a merged entry means (newest version or shadowed) are
- * merge.ts's.
+ * key's first bytes, merged by a tree of losers (pushed to a sink: mergeRuns; pulled one entry at
+ * a time: merge.ts's NewestCursor). What the runs are (tables, the WAL layer) and what a merged entry
+ * means (newest version or shadowed) are merge.ts's.
  */
 import type { BlockHandle } from "../format/handle.js";
 
@@ -139,7 +139,7 @@ export interface MergeSink {
  * five runs of random keys: ~4% less CPU): ⌈log2 k⌉ number compares per entry against a heap's
  * sift of run objects whenever the top run changes, which is most entries when the runs interleave.
  */
-class LoserTree {
+export class LoserTree {
   private readonly loser: Int32Array;
   private readonly loserPfx: Float64Array;
   private readonly live: Uint8Array;
@@ -216,21 +216,5 @@ export function mergeRuns(runs: Run[], sink: MergeSink): void {
   for (let top = t.top(); top !== undefined; top = t.top()) {
     sink.entry(top);
     t.advanceTop();
-  }
-}
-
-/** Restore the heap order of `h` (by before()) below position i. */
-export function siftDown(h: Run[], i: number): void {
-  const n = h.length;
-  for (;;) {
-    const l = 2 * i + 1;
-    if (l >= n) return;
-    const r = l + 1;
-    const m = r < n && before(h[r]!, h[l]!) ? r : l;
-    if (!before(h[m]!, h[i]!)) return;
-    const t = h[i]!;
-    h[i] = h[m]!;
-    h[m] = t;
-    i = m;
   }
 }

@@ -23,7 +23,7 @@
  */
 import { SstTable, emptyLookupStats, openTable } from "../format/table.js";
 import { TailEstimate } from "../util/tail_estimate.js";
-import { tailBatchesFor } from "../util/tail_read_ahead.js";
+import { TailsInOrder } from "../util/tail_read_ahead.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
@@ -132,17 +132,15 @@ export class LsmReader {
     // by the read-ahead helper (util/tail_batches.ts) where there are many, as inspect reads them (an
     // L0 pile-up of 4,865 tables: five or six reads a table, ~0.55 s of a ~2 s probe)
     const ordered = [...version.l0, ...version.levels.slice(1, nonEmpty).flatMap((files) => files ?? [])];
-    const ahead = tailBatchesFor(
+    const tails = new TailsInOrder(
       ordered.map((f) => f.path),
       openTail,
     );
-    let opened = 0;
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
-      ahead?.ask(opened);
       const table = openTable(f.path, {
         verifyChecksums: true,
         prefetchTail: openTail.bytes,
-        preread: ahead?.take(opened++),
+        preread: tails.take(),
       });
       const index = table.packedIndex();
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open

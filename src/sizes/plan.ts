@@ -13,7 +13,7 @@ import { sampleIndexHandles } from "../format/index_reader.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
 import { TailEstimate } from "../util/tail_estimate.js";
-import { tailBatchesFor } from "../util/tail_read_ahead.js";
+import { TailsInOrder } from "../util/tail_read_ahead.js";
 import type { ReadTail } from "../util/tail_batches.js";
 import { LsmscopeError } from "../util/errors.js";
 import { someOf } from "../util/words.js";
@@ -150,16 +150,14 @@ export function planCf(
   // tasks: their tails read ahead on other threads by the read-ahead helper (util/tail_batches.ts),
   // as inspect reads them, so that this thread only parses them, and a cold store's are read many at
   // a time. A table kept for the scan opens its file at its first data block (format/table_file.ts).
-  const ahead = tailBatchesFor(
+  const tails = new TailsInOrder(
     runs.flatMap((run) => run.map((f) => f.path)),
     planTail,
   );
-  let i = 0;
   for (const run of runs) {
     const keep = kept && keepable(run) ? kept : undefined;
     for (const { path, size } of run) {
-      ahead?.ask(i);
-      const t = openPresent(path, size, ahead?.take(i++));
+      const t = openPresent(path, size, tails.take());
       if (!t) continue;
       let read = false;
       try {

@@ -78,6 +78,26 @@ export function tailBatchesFor(
   return readTails ? new TailBatches(paths, readTails, () => tail.bytes) : undefined;
 }
 
+/**
+ * The tails of `paths` the helper reads ahead (tailBatchesFor), taken one file after another in that
+ * order: for a reader that opens every table of a list in turn (`sizes --full`'s plan, the probe's
+ * reader path, the live view's range deletions).
+ */
+export class TailsInOrder {
+  private readonly batches: TailBatches | undefined;
+  private next = 0;
+  constructor(paths: readonly string[], tail: TailBytes) {
+    this.batches = tailBatchesFor(paths, tail);
+  }
+
+  /** The next file's tail, if the helper has read it by now; undefined: the reader reads it itself. */
+  take(): ReadTail | undefined {
+    const i = this.next++;
+    if (this.batches === undefined || !this.batches.ask(i)) return undefined;
+    return this.batches.take(i);
+  }
+}
+
 export class TailReadAhead {
   private readonly inFlight: (Promise<void> | undefined)[] = [];
   /**

@@ -5,8 +5,9 @@
  * tables or more, the helper reads the tails themselves (readTails, util/tail_batches.ts), warm or
  * cold: the same picture again, and the reader's own thread reads few of them. A db_bench L0 pile-up of
  * ~320 tiny tables (the bench's flags), each file's pages dropped before each cold run (the engine
- * addon's posix_fadvise DONTNEED: no root needed). `sizes --full`'s planning and the probe's reader
- * path, which open every table one after another too, take the helper's tails the same way.
+ * addon's posix_fadvise DONTNEED: no root needed). `sizes --full`'s planning, the probe's reader path
+ * and the live view (`diff`, the compact digest), which open every table one after another too, take
+ * the helper's tails the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -19,6 +20,7 @@ import { planCf } from "../../src/sizes/plan.js";
 import { LsmReader } from "../../src/probe/reader_path.js";
 import { buildTarget, resolveColumnFamily } from "../../src/probe/probe.js";
 import { absentKeys } from "../../src/probe/keys.js";
+import { openLiveSources } from "../../src/lsm/live.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
 
@@ -183,7 +185,7 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     }
   });
 
-  it("sizes --full's planning and the probe's reader path open every table from the helper's tails too", async (ctx) => {
+  it("sizes --full's planning, the probe's reader path and the live view open every table from the helper's tails too", async (ctx) => {
     if (!tailReadHelper()) ctx.skip();
     const model = await inspectDatadir(dir, { tableDetails: "cheap" });
     const { instance, cf } = resolveColumnFamily(model.instances, "default");
@@ -206,10 +208,19 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
         reader.close();
       }
     };
+    // diff's and the compact digest's live view: every table opened for its range deletions
+    const live = () => {
+      const sources = openLiveSources(instance, cf);
+      try {
+        return JSON.stringify({ runs: sources.runs.length, rangeDels: sources.rangeDels });
+      } finally {
+        sources.close();
+      }
+    };
     const minFiles = TailBatches.minFiles;
     TailBatches.minFiles = 1;
     try {
-      for (const open of [plan, lookups]) {
+      for (const open of [plan, lookups, live]) {
         const off = readsOf(open, false);
         const on = readsOf(open, true);
         const seen = JSON.stringify({
