@@ -148,7 +148,7 @@ export class LiveValues {
   value(r: Run, fate: Fate): Uint8Array | undefined {
     if (fate === Fate.Shadowed) return undefined;
     const value = r.data.subarray(r.vOff, r.vOff + r.vLen);
-    return this.valueOf(r.type, fate === Fate.RangeDeleted, value, r.key.subarray(0, r.ukLen));
+    return this.valueOf(r.type, fate === Fate.RangeDeleted, value, r.key, r.ukLen);
   }
 
   /**
@@ -160,7 +160,9 @@ export class LiveValues {
     type: number,
     rangeDeleted: boolean,
     value: Uint8Array,
-    userKey: Uint8Array,
+    key: Uint8Array,
+    /** The user key: key[0, userKeyLength) (a view of it made only for a blob record, whose key it checks). */
+    userKeyLength = key.length,
   ): Uint8Array | undefined {
     if (type === ValueType.Merge || type === ValueType.WideColumnEntity)
       throw new LsmscopeError(
@@ -170,7 +172,7 @@ export class LiveValues {
     if (type === ValueType.Value) return value;
     if (type === ValueType.BlobIndex) {
       this.blobValues++;
-      return this.resolveBlob(Buffer.from(value), userKey);
+      return this.resolveBlob(Buffer.from(value), key.subarray(0, userKeyLength));
     }
     // value with preferred seqno: value ‖ fixed64 unix write time / seqno
     if (type === ValueType.ValuePreferredSeqno) return value.subarray(0, Math.max(0, value.length - 8));
