@@ -71,7 +71,7 @@ function prefixExtractorLength(name: string | undefined): { length: number; fixe
 
 export interface ReaderOpenStats {
   tables: number;
-  /** Bytes read opening the tables (metadata, index, filter). */
+  /** Bytes read opening the tables: each one's tail in one read, and index or filter beyond it. */
   openBytes: number;
   /** Files whose filter the lookups consult, skip, or cannot use (and why). */
   filterUse: {
@@ -84,12 +84,6 @@ export interface ReaderOpenStats {
   memtableEntries: number;
   notes: string[];
 }
-
-/**
- * How much of each table's end the reader path reads at open (footer, metaindex, properties, index,
- * filter), learned from the tables opened before.
- */
-const openTail = new TailEstimate();
 
 const WHOLE_KEY_POLICIES = /^(rocksdb\.BuiltinBloomFilter|leveldb\.BuiltinBloomFilter2)$/;
 
@@ -132,6 +126,9 @@ export class LsmReader {
     // by the read-ahead helper (util/tail_batches.ts) where there are many, as inspect reads them (an
     // L0 pile-up of 4,865 tables: five or six reads a table, ~0.55 s of a ~2 s probe)
     const ordered = [...version.l0, ...version.levels.slice(1, nonEmpty).flatMap((files) => files ?? [])];
+    // how much of each table's end to read at open, learned from this reader's tables opened before
+    // (its own: a point's openBytes then does not depend on what the process opened earlier)
+    const openTail = new TailEstimate();
     const tails = new TailsInOrder(
       ordered.map((f) => f.path),
       openTail,

@@ -120,7 +120,11 @@ export interface ProbePoint {
   deviceReadBytes: number | null;
   /** How the page cache was dropped: "drop_caches", "fadvise", or null when not cold. */
   coldMethod: string | null;
-  /** Reads made opening the tables (footer, metaindex, properties, index, filter), not charged to lookups. */
+  /**
+   * Bytes read opening the tables, not charged to lookups: each table's last bytes in one read (footer,
+   * metaindex, properties, and the index and filter where they lie within it, as RocksDB prefetches a
+   * table's tail at open), and what lies beyond it of the index and filter.
+   */
   openBytes: number | null;
   answeredAtLevel: Record<AnswerLevel, number>;
   elapsedMs: number;
