@@ -3,8 +3,9 @@
  * of sorted runs (each L0 file on its own, each deeper level's files concatenated in key order, plus the
  * memtable layer replayed from the WALs), ordered like internal keys — user key ascending, sequence
  * number descending — so the first entry seen for a user key is its newest version. Memory: one data
- * block per run plus a tree of losers over the runs (merge_runs.ts). Used by `sizes` (sizes and counts only) and the compact digest
- * (values): mergeNewest() tells each entry's fate, the caller decides what to do with it.
+ * block per run plus a tree of losers over the runs (merge_runs.ts). Used by `sizes` (sizes and counts
+ * only) and the compact digest (values): mergeNewest() tells each entry's fate, the caller decides what
+ * to do with it.
  *
  * A run restricted to [lo, hi) skips files whose key range (from the MANIFEST) ends below lo, seeks
  * each table's index to lo (the first separator ≥ lo: separators are ≥ every key of their block),
