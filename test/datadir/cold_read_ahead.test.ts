@@ -5,9 +5,9 @@
  * tables or more, the helper reads the tails themselves (readTails, util/tail_batches.ts), warm or
  * cold: the same picture again, and the reader's own thread reads few of them. A db_bench L0 pile-up of
  * ~320 tiny tables (the bench's flags), each file's pages dropped before each cold run (the engine
- * addon's posix_fadvise DONTNEED: no root needed). `sizes --full`'s planning, the probe's reader path
- * and the live view (`diff`, the compact digest), which open every table one after another too, take
- * the helper's tails the same way.
+ * addon's posix_fadvise DONTNEED: no root needed). `sizes --full`'s plan, the sample mode's block
+ * counts, the probe's reader path and the live view (`diff`, the compact digest), which open every
+ * table one after another too, take the helper's tails the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -21,6 +21,7 @@ import { LsmReader } from "../../src/probe/reader_path.js";
 import { buildTarget, resolveColumnFamily } from "../../src/probe/probe.js";
 import { absentKeys } from "../../src/probe/keys.js";
 import { openLiveSources } from "../../src/lsm/live.js";
+import { blockCounts } from "../../src/sizes/sample.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
 
@@ -67,12 +68,12 @@ function dropPages(dir: string): void {
 }
 
 /** What `open` returns, with the helper or without it, and the bytes read calls passed on each side. */
-function readsOf(open: () => string, helper: boolean) {
+async function readsOf(open: () => string | Promise<string>, helper: boolean) {
   if (helper) delete process.env.LSMSCOPE_READAHEAD_HELPER;
   else process.env.LSMSCOPE_READAHEAD_HELPER = "0";
   try {
     const before = ioNow();
-    const out = open();
+    const out = await open();
     const after = ioNow();
     return {
       out,
@@ -185,7 +186,7 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     }
   });
 
-  it("sizes --full's planning, the probe's reader path and the live view open every table from the helper's tails too", async (ctx) => {
+  it("sizes' plan and sample, the probe's reader path and the live view open every table from the helper's tails too", async (ctx) => {
     if (!tailReadHelper()) ctx.skip();
     const model = await inspectDatadir(dir, { tableDetails: "cheap" });
     const { instance, cf } = resolveColumnFamily(model.instances, "default");
@@ -217,13 +218,16 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
         sources.close();
       }
     };
+    // sizes' sample mode: every table opened for its block count before the blocks are drawn
+    const sample = () => JSON.stringify(blockCounts(cf.levels.flatMap((l) => l.files.map((f) => f.path))));
     const minFiles = TailBatches.minFiles;
     TailBatches.minFiles = 1;
     try {
-      for (const open of [plan, lookups, live]) {
-        const off = readsOf(open, false);
-        const on = readsOf(open, true);
+      for (const [name, open] of Object.entries({ plan, lookups, live, sample })) {
+        const off = await readsOf(open, false);
+        const on = await readsOf(open, true);
         const seen = JSON.stringify({
+          name,
           tables: tables.length,
           off: { ...off, out: undefined },
           on: { ...on, out: undefined },
