@@ -27,6 +27,11 @@ import { parseOptionMap, findOptionsFiles } from "../datadir/options_file.js";
 import { openTable } from "../format/table.js";
 import { loadLatestOptions, openDb, requireEngine, type EngineDb, type GetStats } from "../engine/index.js";
 import type { EngineCounters, LookupTrace, ProbeTarget } from "./types.js";
+import { TailEstimate } from "../util/tail_estimate.js";
+import { TailsInOrder } from "../util/tail_read_ahead.js";
+
+/** How much of each table's end checkEngineOptions reads at once, learned from the tables before. */
+const openTail = new TailEstimate();
 
 /** Highest table format_version RocksDB 7.8.3 reads. */
 export const ENGINE_MAX_FORMAT_VERSION = 5;
@@ -79,14 +84,21 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
     throw refuse(`column family ${target.cfDisplayName} is not in ${newest}; not measuring with defaults`);
   if (cf.tableFactory !== undefined && cf.tableFactory !== "BlockBasedTable")
     throw refuse(`column family ${target.cfDisplayName} uses table factory ${cf.tableFactory}`);
+  // every table's format version, from its footer: each table opened from its end in one read, read
+  // ahead by the helper where there are many (util/tail_read_ahead.ts)
+  const tails = new TailsInOrder(
+    target.files.map((f) => f.path),
+    openTail,
+  );
   for (const f of target.files) {
-    const t = openTable(f.path);
+    const t = openTable(f.path, { prefetchTail: openTail.bytes, preread: tails.take() });
     try {
       if (t.format === "block-based" && t.formatVersion > ENGINE_MAX_FORMAT_VERSION)
         throw refuse(
           `${f.path} has format_version ${t.formatVersion}; RocksDB 7.8.3 reads format_version <= ${ENGINE_MAX_FORMAT_VERSION}`,
         );
     } finally {
+      openTail.note(t.tailReach);
       t.close();
     }
   }

@@ -6,8 +6,8 @@
  * cold: the same picture again, and the reader's own thread reads few of them. A db_bench L0 pile-up of
  * ~320 tiny tables (the bench's flags), each file's pages dropped before each cold run (the engine
  * addon's posix_fadvise DONTNEED: no root needed). `sizes --full`'s plan, the sample mode's block
- * counts, the probe's reader path and the live view (`diff`, the compact digest), which open every
- * table one after another too, take the helper's tails the same way.
+ * counts, the probe's reader path and its engine path's check, and the live view (`diff`, the compact
+ * digest), which open every table one after another too, take the helper's tails the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -22,6 +22,7 @@ import { buildTarget, resolveColumnFamily } from "../../src/probe/probe.js";
 import { absentKeys } from "../../src/probe/keys.js";
 import { openLiveSources } from "../../src/lsm/live.js";
 import { blockCounts } from "../../src/sizes/sample.js";
+import { checkEngineOptions } from "../../src/probe/engine_path.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
 
@@ -186,7 +187,7 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     }
   });
 
-  it("sizes' plan and sample, the probe's reader path and the live view open every table from the helper's tails too", async (ctx) => {
+  it("sizes' plan and sample, the probe's two paths and the live view open every table from the helper's tails too", async (ctx) => {
     if (!tailReadHelper()) ctx.skip();
     const model = await inspectDatadir(dir, { tableDetails: "cheap" });
     const { instance, cf } = resolveColumnFamily(model.instances, "default");
@@ -219,11 +220,13 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
       }
     };
     // sizes' sample mode: every table opened for its block count before the blocks are drawn
+    // the probe's engine path: every table's format version checked before RocksDB opens the store
+    const engine = () => JSON.stringify(checkEngineOptions(target));
     const sample = () => JSON.stringify(blockCounts(cf.levels.flatMap((l) => l.files.map((f) => f.path))));
     const minFiles = TailBatches.minFiles;
     TailBatches.minFiles = 1;
     try {
-      for (const [name, open] of Object.entries({ plan, lookups, live, sample })) {
+      for (const [name, open] of Object.entries({ plan, lookups, live, sample, engine })) {
         const off = await readsOf(open, false);
         const on = await readsOf(open, true);
         const seen = JSON.stringify({
