@@ -14,7 +14,6 @@
  */
 import { join } from "node:path";
 import { expectedFileSize, type ColumnFamilyModel, type InstanceModel } from "../datadir/model.js";
-import { openTable } from "../format/table.js";
 import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
@@ -36,7 +35,7 @@ import { uncachedTables, type TableSource } from "./table_cache.js";
 import { Version } from "./version.js";
 import { keyShadows, newestVersion } from "./newest.js";
 import { TailEstimate } from "../util/tail_estimate.js";
-import { TailsInOrder } from "../util/tail_read_ahead.js";
+import { TablesInTurn } from "../format/tables_in_turn.js";
 
 const noBlocks: BlockSink = { block() {} };
 
@@ -95,22 +94,17 @@ export function openLiveSources(
   try {
     // every table opened for its range deletions (they hold for every run): each one's end in one read,
     // read ahead by the helper where there are many (an L0 pile-up's thousands, one after another)
-    const tails = new TailsInOrder(
+    const inTurn = new TablesInTurn(
       levels.flatMap((l) => l.files.map((f) => f.path)),
       rangeDelTail,
     );
     for (const level of levels) {
       for (const f of level.files) {
         if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
-        const t = openTable(f.path, {
-          verifyChecksums: true,
-          prefetchTail: rangeDelTail.bytes,
-          expectedSize: expectedFileSize(f),
-          preread: tails.take(),
-        });
+        const t = inTurn.open(f.path, { verifyChecksums: true, expectedSize: expectedFileSize(f) });
         try {
           rangeDels.push(...t.rangeDeletions());
-          rangeDelTail.note(t.tailReach);
+          inTurn.done(t);
         } finally {
           t.close();
         }

@@ -24,11 +24,10 @@ import { engineMaxOpenFiles } from "../util/open_files.js";
 import { fromHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
 import { parseOptionMap, findOptionsFiles } from "../datadir/options_file.js";
-import { openTable } from "../format/table.js";
 import { loadLatestOptions, openDb, requireEngine, type EngineDb, type GetStats } from "../engine/index.js";
 import type { EngineCounters, LookupTrace, ProbeTarget } from "./types.js";
 import { TailEstimate } from "../util/tail_estimate.js";
-import { TailsInOrder } from "../util/tail_read_ahead.js";
+import { TablesInTurn } from "../format/tables_in_turn.js";
 
 /** How much of each table's end checkEngineOptions reads at once, learned from the tables before. */
 const openTail = new TailEstimate();
@@ -86,19 +85,19 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
     throw refuse(`column family ${target.cfDisplayName} uses table factory ${cf.tableFactory}`);
   // every table's format version, from its footer: each table opened from its end in one read, read
   // ahead by the helper where there are many (util/tail_read_ahead.ts)
-  const tails = new TailsInOrder(
+  const inTurn = new TablesInTurn(
     target.files.map((f) => f.path),
     openTail,
   );
   for (const f of target.files) {
-    const t = openTable(f.path, { prefetchTail: openTail.bytes, preread: tails.take() });
+    const t = inTurn.open(f.path);
     try {
       if (t.format === "block-based" && t.formatVersion > ENGINE_MAX_FORMAT_VERSION)
         throw refuse(
           `${f.path} has format_version ${t.formatVersion}; RocksDB 7.8.3 reads format_version <= ${ENGINE_MAX_FORMAT_VERSION}`,
         );
     } finally {
-      openTail.note(t.tailReach);
+      inTurn.done(t);
       t.close();
     }
   }

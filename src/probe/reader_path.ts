@@ -21,9 +21,8 @@
  * prefetch at open with =true); index partitions are read at open too (RocksDB pins/prefetches them);
  * data blocks, filter partitions and blob records are read anew on every lookup.
  */
-import { SstTable, emptyLookupStats, openTable } from "../format/table.js";
-import { TailEstimate } from "../util/tail_estimate.js";
-import { TailsInOrder } from "../util/tail_read_ahead.js";
+import { SstTable, emptyLookupStats } from "../format/table.js";
+import { TablesInTurn } from "../format/tables_in_turn.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import { fromHex } from "../util/bytes.js";
@@ -126,19 +125,11 @@ export class LsmReader {
     // by the read-ahead helper (util/tail_batches.ts) where there are many, as inspect reads them (an
     // L0 pile-up of 4,865 tables: five or six reads a table, ~0.55 s of a ~2 s probe)
     const ordered = [...version.l0, ...version.levels.slice(1, nonEmpty).flatMap((files) => files ?? [])];
-    // how much of each table's end to read at open, learned from this reader's tables opened before
-    // (its own: a point's openBytes then does not depend on what the process opened earlier)
-    const openTail = new TailEstimate();
-    const tails = new TailsInOrder(
-      ordered.map((f) => f.path),
-      openTail,
-    );
+    // how much of each table's end to read is learned from this reader's own tables (a point's
+    // openBytes then does not depend on what the process opened earlier)
+    const inTurn = new TablesInTurn(ordered.map((f) => f.path));
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
-      const table = openTable(f.path, {
-        verifyChecksums: true,
-        prefetchTail: openTail.bytes,
-        preread: tails.take(),
-      });
+      const table = inTurn.open(f.path, { verifyChecksums: true });
       const index = table.packedIndex();
       const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
       let useFilter = false;
@@ -194,7 +185,7 @@ export class LsmReader {
       }
       openBytes += table.io.bytes;
       this.byPath.set(f.path, table);
-      openTail.note(table.tailReach);
+      inTurn.done(table);
       // what the lookups need of the tail (index, filter) is read by now: kept open for as long as the
       // reader is, thousands of tails would stay in memory
       table.blocks.file.dropTail();

@@ -13,8 +13,7 @@ import { sampleIndexHandles } from "../format/index_reader.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { toHex } from "../util/bytes.js";
 import { TailEstimate } from "../util/tail_estimate.js";
-import { TailsInOrder } from "../util/tail_read_ahead.js";
-import type { ReadTail } from "../util/tail_batches.js";
+import { TablesInTurn } from "../format/tables_in_turn.js";
 import { LsmscopeError } from "../util/errors.js";
 import { someOf } from "../util/words.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
@@ -39,9 +38,11 @@ const planTail = new TailEstimate();
  * A table, or undefined (noted) when it was deleted since the version was read (lsm/gone.ts).
  * `expectedSize` (its MANIFEST size, RunFile.size): the tail read confirms it instead of an fstat.
  */
-function openPresent(path: string, expectedSize?: number, preread?: ReadTail): SstTable | undefined {
+function openPresent(path: string, expectedSize?: number, inTurn?: TablesInTurn): SstTable | undefined {
   try {
-    return openTable(path, { prefetchTail: planTail.bytes, expectedSize, preread });
+    return inTurn
+      ? inTurn.open(path, { expectedSize })
+      : openTable(path, { prefetchTail: planTail.bytes, expectedSize });
   } catch (e) {
     if (!isFileGone(e)) throw e;
     noteGone(path);
@@ -150,14 +151,14 @@ export function planCf(
   // tasks: their tails read ahead on other threads by the read-ahead helper (util/tail_batches.ts),
   // as inspect reads them, so that this thread only parses them, and a cold store's are read many at
   // a time. A table kept for the scan opens its file at its first data block (format/table_file.ts).
-  const tails = new TailsInOrder(
+  const inTurn = new TablesInTurn(
     runs.flatMap((run) => run.map((f) => f.path)),
     planTail,
   );
   for (const run of runs) {
     const keep = kept && keepable(run) ? kept : undefined;
     for (const { path, size } of run) {
-      const t = openPresent(path, size, tails.take());
+      const t = openPresent(path, size, inTurn);
       if (!t) continue;
       let read = false;
       try {
@@ -175,7 +176,7 @@ export function planCf(
         }
         read = true;
       } finally {
-        planTail.note(t.tailReach);
+        inTurn.done(t);
         if (keepOrClose(t, read ? keep : undefined, readAhead)) keptOpen++;
       }
     }

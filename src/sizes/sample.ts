@@ -22,7 +22,7 @@
 import { openTable, type DataBlock, type SstTable } from "../format/table.js";
 import { HandleTally } from "../format/block.js";
 import { TailEstimate } from "../util/tail_estimate.js";
-import { TailsInOrder } from "../util/tail_read_ahead.js";
+import { TablesInTurn } from "../format/tables_in_turn.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
@@ -91,13 +91,13 @@ function blocksIn(t: SstTable): number {
  * (util/tail_read_ahead.ts; an L0 pile-up's thousands: `sizes --sample 100` 0.95 of its time).
  */
 export function blockCounts(files: readonly string[]): number[] {
-  const tails = new TailsInOrder(files, countTail);
+  const inTurn = new TablesInTurn(files, countTail);
   return files.map((p) => {
-    const t = openTable(p, { verifyChecksums: true, prefetchTail: countTail.bytes, preread: tails.take() });
+    const t = inTurn.open(p, { verifyChecksums: true });
     try {
       return blocksIn(t);
     } finally {
-      countTail.note(t.tailReach);
+      inTurn.done(t);
       t.close();
     }
   });
