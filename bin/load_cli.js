@@ -337,5 +337,6 @@ exports.exitWhenWritten = exitWhenWritten;
 exports.shortRun = shortRun;
 exports.readsFewBlocks = readsFewBlocks;
 exports.interruptBudget = interruptBudget;
+exports.V8_HAS_INTERRUPT_BUDGET = V8_HAS_INTERRUPT_BUDGET;
 exports.longRunTables = longRunTables;
 exports.tableReadTables = tableReadTables;

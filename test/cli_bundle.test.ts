@@ -7,6 +7,7 @@
  */
 import { describe, it, expect } from "vitest";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { isAscii } from "node:buffer";
 import {
   closeSync,
@@ -30,6 +31,10 @@ import { skipHelpCache } from "../src/cli/main.js";
 import { readAheadHelper } from "../src/util/readahead_helper.js";
 
 const loader = fileURLToPath(new URL("../bin/load_cli.js", import.meta.url));
+/** Whether this Node's V8 takes the launcher's --interrupt-budget (V8 11 and before). */
+const { V8_HAS_INTERRUPT_BUDGET } = createRequire(import.meta.url)(loader) as {
+  V8_HAS_INTERRUPT_BUDGET: boolean;
+};
 const bundle = fileURLToPath(new URL("../dist/src/bundle/cli.cjs", import.meta.url));
 const codeCache = fileURLToPath(new URL("../dist/src/bundle/cli.cache", import.meta.url));
 /** native/map_file.c's build, made with the engine addon where librocksdb-dev is installed. */
@@ -224,7 +229,7 @@ describe("CLI bundle", () => {
     expect(shortRun(["check", "/data"])).toBe(false);
   });
 
-  it.runIf(Number(process.versions.v8.split(".")[0]) <= 11)(
+  it.runIf(V8_HAS_INTERRUPT_BUDGET)(
     "raises it four times for check, eight for inspect, leaves V8's for the scans",
     async () => {
       const { interruptBudget } = (await import(loader)) as {

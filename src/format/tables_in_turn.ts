@@ -22,11 +22,12 @@ export class TablesInTurn {
   }
 
   /**
-   * Open the next table of the list (`path` is it). Its end must not be needed once done() has been
-   * called for it: a table kept open after that drops it (TableFile.dropTail), one closed is done.
+   * Open the next table of the list, `path` (one out of the list's order is opened and read as without
+   * the helper). Its end must not be needed once done() has been called for it: a table kept open
+   * after that drops it (TableFile.dropTail), one closed is done.
    */
   open(path: string, opts: Omit<OpenTableOptions, "prefetchTail" | "preread"> = {}): SstTable {
-    return openTable(path, { ...opts, prefetchTail: this.tail.bytes, preread: this.tails.take() });
+    return openTable(path, { ...opts, prefetchTail: this.tail.bytes, preread: this.tails.take(path) });
   }
 
   /** `t`'s metadata has been read: how far from its end it read teaches the next tables' reads. */

@@ -66,7 +66,7 @@ export interface TailBytes {
  * limit (util/throttle.ts: the helper's reads would come in a burst), the helper built. `tail`: how
  * much of each file's end the reader reads now.
  */
-export function tailBatchesFor(
+function tailBatchesFor(
   paths: readonly string[],
   tail: TailBytes,
   tailReader: () => ReadTails | undefined = tailReadHelper,
@@ -80,20 +80,26 @@ export function tailBatchesFor(
 
 /**
  * The tails of `paths` the helper reads ahead (tailBatchesFor), taken one file after another in that
- * order: for a reader that opens every table of a list in turn (`sizes --full`'s plan, the probe's
- * reader path, the live view's range deletions).
+ * order: for a reader that opens every table of a list in turn (format/tables_in_turn.ts).
  */
 export class TailsInOrder {
   private readonly batches: TailBatches | undefined;
   private next = 0;
-  constructor(paths: readonly string[], tail: TailBytes) {
+  constructor(
+    private readonly paths: readonly string[],
+    tail: TailBytes,
+  ) {
     this.batches = tailBatchesFor(paths, tail);
   }
 
-  /** The next file's tail, if the helper has read it by now; undefined: the reader reads it itself. */
-  take(): ReadTail | undefined {
+  /**
+   * The tail of `path`, the next file of the list, if the helper has read it by now; undefined: the
+   * reader reads it itself (also for a path out of the list's order: another file's bytes never stand
+   * for it).
+   */
+  take(path: string): ReadTail | undefined {
     const i = this.next++;
-    if (this.batches === undefined || !this.batches.ask(i)) return undefined;
+    if (this.batches === undefined || this.paths[i] !== path || !this.batches.ask(i)) return undefined;
     return this.batches.take(i);
   }
 }

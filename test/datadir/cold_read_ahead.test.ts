@@ -23,6 +23,8 @@ import { absentKeys } from "../../src/probe/keys.js";
 import { openLiveSources } from "../../src/lsm/live.js";
 import { blockCounts } from "../../src/sizes/sample.js";
 import { checkEngineOptions } from "../../src/probe/engine_path.js";
+import { TablesInTurn } from "../../src/format/tables_in_turn.js";
+import { openTable } from "../../src/format/table.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
 
@@ -226,6 +228,35 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     const minFiles = TailBatches.minFiles;
     TailBatches.minFiles = 1;
     try {
+      // a table opened out of the list's order takes no other file's tail: each one's properties as read alone
+      const outOfOrder = () => {
+        const paths = cf.levels.flatMap((l) => l.files.map((f) => f.path));
+        const inTurn = new TablesInTurn(paths);
+        return JSON.stringify(
+          [...paths].reverse().map((p) => {
+            const t = inTurn.open(p);
+            try {
+              return [t.props.numEntries, t.props.dataSize, t.fileSize];
+            } finally {
+              inTurn.done(t);
+              t.close();
+            }
+          }),
+        );
+      };
+      const alone = JSON.stringify(
+        cf.levels
+          .flatMap((l) => l.files.map((f) => f.path))
+          .reverse()
+          .map((p) => {
+            const t = openTable(p);
+            try {
+              return [t.props.numEntries, t.props.dataSize, t.fileSize];
+            } finally {
+              t.close();
+            }
+          }),
+      );
       for (const [name, open] of Object.entries({ plan, lookups, live, sample, engine })) {
         const off = await readsOf(open, false);
         const on = await readsOf(open, true);
@@ -240,6 +271,7 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
         expect(on.othersRead, seen).toBeGreaterThan((tables.length * 4096) / 2);
         expect(on.mainRead, seen).toBeLessThan(off.mainRead - (tables.length * 4096) / 4);
       }
+      expect((await readsOf(outOfOrder, true)).out).toBe(alone);
     } finally {
       TailBatches.minFiles = minFiles;
     }

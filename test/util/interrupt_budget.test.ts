@@ -10,6 +10,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -28,9 +29,11 @@ const MODULE = pathToFileURL(join(REPO, "dist", "src", "util", "interrupt_budget
 const V8_BUDGET = 67584;
 /**
  * The flags these child Nodes set are V8 11's (Node 20): V8 12 and 13 (Node 22, 24) have no
- * --interrupt-budget, and the launcher raises nothing there (test/cli_bundle.test.ts).
+ * --interrupt-budget, and the launcher raises nothing there (bin/load_cli.js, test/cli_bundle.test.ts).
  */
-const V8_HAS_INTERRUPT_BUDGET = Number(process.versions.v8.split(".")[0]) <= 11;
+const { V8_HAS_INTERRUPT_BUDGET } = createRequire(import.meta.url)(join(REPO, "bin", "load_cli.js")) as {
+  V8_HAS_INTERRUPT_BUDGET: boolean;
+};
 
 /** Run `script` (an ES module) in a child Node under V8's `flags`; what it printed. */
 function childNode(script: string, flags: string[]): string {
