@@ -45,6 +45,11 @@ export { cmpBytes, keyPrefix, mergeRuns, prefixNumber, type MergeSink, type Run 
 export interface BlockSink {
   /** `e` is re-filled for the next block: valid during the call only. */
   block(e: BlockEvent): void;
+  /**
+   * The run has left the table at `path` (read to its end, or closed): progress counted in file bytes
+   * takes the rest of the file here (index, filter, properties, footer), which no block event covers.
+   */
+  tableLeft?(path: string): void;
 }
 
 export interface BlockEvent {
@@ -228,6 +233,7 @@ export class TableRun implements Run {
   }
 
   private closeTable(): void {
+    if (this.reader) this.blocks.tableLeft?.(this.path!);
     // a table from `tables` goes back with its file; a lean run's reader owns the file
     if (this.table) this.tables.release(this.table);
     else this.reader?.close();

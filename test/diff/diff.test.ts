@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { diffDatadirs } from "../../src/diff/index.js";
 import { REPO, SAMPLES, copyInto, dbBench, snapshotTree, trackedTempDirs } from "../helpers/index.js";
 
 const bin = join(REPO, "bin", "lsmscope.js");
@@ -114,6 +115,19 @@ describe("diff", () => {
     );
     expect(blockchain).toMatchObject({ inA: true, inB: false, same: 0, onlyInB: 0 });
     expect(blockchain.onlyInA).toBeGreaterThan(0);
+  });
+
+  it("progress counts the tables' file bytes and ends at their total (a store against itself)", async () => {
+    const seen: [number, number][] = [];
+    const r = await diffDatadirs(a, a, { onProgress: (done, total) => seen.push([done, total]) });
+    expect(r.identical).toBe(true);
+    const sst = readdirSync(a).filter((n) => n.endsWith(".sst"));
+    const fileBytes = sst.reduce((s, n) => s + statSync(join(a, n)).size, 0);
+    // both sides' tables, as they lie on disk
+    expect(seen.every(([, total]) => total === 2 * fileBytes)).toBe(true);
+    expect(seen.every(([done], i) => i === 0 || done >= seen[i - 1]![0])).toBe(true);
+    // data blocks alone came to ~95% of the files: the bar ended short of its total
+    expect(seen.at(-1)).toEqual([2 * fileBytes, 2 * fileBytes]);
   });
 
   it("bad input exits 2 with one line", () => {
