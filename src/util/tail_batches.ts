@@ -70,6 +70,14 @@ export class TailBatches {
   static minFiles = 1024;
 
   /**
+   * How long take() waits for a file the helper is reading before the reader reads it itself: 0, never
+   * (the reader never waits, above). Tests raise it, to see every reader take the helper's tails even
+   * on a loaded machine, where the helper's thread can fall behind the reader and the reader then
+   * reads most files itself (a test's count of this thread's reads failed so under CI's load).
+   */
+  static waitForHelperMs = 0;
+
+  /**
    * Whether the helper can be used within the process's descriptors: its calls hold
    * (TAIL_BATCHES_AHEAD + 1) x 32 at once, within a reader cache's share (util/open_files.ts).
    */
@@ -150,6 +158,7 @@ export class TailBatches {
     for (const slot of this.ring) {
       if (slot === undefined || i < slot.first || i >= slot.first + slot.count) continue;
       const k = i - slot.first;
+      if (TailBatches.waitForHelperMs > 0) waitWhileZero(slot.done, k, TailBatches.waitForHelperMs);
       if (Atomics.load(slot.done, k) !== TAIL_READ) return undefined;
       const info = slot.info;
       const at = k * slot.length;
@@ -187,4 +196,10 @@ export class TailBatches {
     for (let k = 0; k < slot.count; k++) if (Atomics.load(slot.done, k) === 0) return false;
     return true;
   }
+}
+
+/** Spin until `flags[k]` is set or `ms` have passed (the flags are not shared memory: no Atomics.wait). */
+function waitWhileZero(flags: Int32Array, k: number, ms: number): void {
+  const until = Date.now() + ms;
+  while (Atomics.load(flags, k) === 0 && Date.now() < until);
 }
