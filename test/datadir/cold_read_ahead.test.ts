@@ -132,8 +132,8 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     const tailBytes = tables.length * 4096;
     // the cold run that left this thread the least to read from storage, of up to four a third of a
     // second apart: a read-ahead that falls behind on a loaded machine leaves this thread more (under
-    // CI's load once every tail, the helper's advice behind every read); one that does nothing does so
-    // in every run
+    // CI's load once 1.2 times all the tails' bytes, with the helper's advice; with no read-ahead at
+    // all it is twice them), one that does nothing does so in every run
     const leastRead = async (helper: boolean) => {
       let best = await inspectCold(dir, helper);
       for (let i = 1; i < 4 && best.mainStorage >= tailBytes / 2; i++) {
