@@ -34,4 +34,20 @@ export class TablesInTurn {
   done(t: SstTable): void {
     this.tail.note(t.tailReach);
   }
+
+  /** Open the next table of the list, `path`, give it to `read`, and close it (done() once `read` returned). */
+  read<T>(
+    path: string,
+    opts: Omit<OpenTableOptions, "prefetchTail" | "preread">,
+    read: (t: SstTable) => T,
+  ): T {
+    const t = this.open(path, opts);
+    try {
+      const out = read(t);
+      this.done(t);
+      return out;
+    } finally {
+      t.close();
+    }
+  }
 }

@@ -101,13 +101,8 @@ export function openLiveSources(
     for (const level of levels) {
       for (const f of level.files) {
         if (!f.present) throw new LsmscopeError(`live table is missing`, { file: f.path });
-        const t = inTurn.open(f.path, { verifyChecksums: true, expectedSize: expectedFileSize(f) });
-        try {
-          rangeDels.push(...t.rangeDeletions());
-          inTurn.done(t);
-        } finally {
-          t.close();
-        }
+        const opts = { verifyChecksums: true, expectedSize: expectedFileSize(f) };
+        rangeDels.push(...inTurn.read(f.path, opts, (t) => t.rangeDeletions()));
       }
     }
     const tableRuns = levelRuns(levels);

@@ -89,18 +89,13 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
     target.files.map((f) => f.path),
     openTail,
   );
-  for (const f of target.files) {
-    const t = inTurn.open(f.path);
-    try {
+  for (const f of target.files)
+    inTurn.read(f.path, {}, (t) => {
       if (t.format === "block-based" && t.formatVersion > ENGINE_MAX_FORMAT_VERSION)
         throw refuse(
           `${f.path} has format_version ${t.formatVersion}; RocksDB 7.8.3 reads format_version <= ${ENGINE_MAX_FORMAT_VERSION}`,
         );
-    } finally {
-      inTurn.done(t);
-      t.close();
-    }
-  }
+    });
   const tableOptions = parseOptionMap(cf.tableOptions);
   return {
     policies: loaded.columnFamilies.map((c) => ({

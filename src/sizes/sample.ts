@@ -92,15 +92,7 @@ function blocksIn(t: SstTable): number {
  */
 export function blockCounts(files: readonly string[]): number[] {
   const inTurn = new TablesInTurn(files, countTail);
-  return files.map((p) => {
-    const t = inTurn.open(p, { verifyChecksums: true });
-    try {
-      return blocksIn(t);
-    } finally {
-      inTurn.done(t);
-      t.close();
-    }
-  });
+  return files.map((p) => inTurn.read(p, { verifyChecksums: true }, blocksIn));
 }
 
 type Roles = { code?: Matcher; accounts?: Matcher };
