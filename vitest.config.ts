@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { ROCKSDB_97_IN_PROCESS } from "./test/setup/rocksdb97.js";
+import { LongestFirst } from "./test/setup/sequencer.js";
 
 const include = ["test/**/*.test.ts", "test/**/*.test.tsx"];
 
@@ -9,6 +10,8 @@ export default defineConfig({
     setupFiles: ["test/setup/environment.ts", "test/setup/one_rocksdb.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // the longest files first, with or without vitest's cache of the last run (test/setup/sequencer.ts)
+    sequence: { sequencer: LongestFirst },
     pool: "forks",
     poolOptions: {
       forks: {
