@@ -4,6 +4,8 @@
  * Only ever pointed at temp directories these tests create.
  */
 import { createRequire } from "node:module";
+import { expect } from "vitest";
+import { openTable } from "../../src/format/index.js";
 
 const require = createRequire(import.meta.url);
 
@@ -26,6 +28,28 @@ export function sampleEntries(n: number): { key: Buffer; value: Buffer }[] {
     out.push({ key, value: Buffer.from(`value-${i}-`.repeat(6)) });
   }
   return out;
+}
+
+/** Every table's entries together equal the first `n` of sampleEntries (newest version per key). */
+export function expectWrittenData(files: string[], n: number): void {
+  const want = new Map(sampleEntries(n).map((e) => [e.key.toString("hex"), e.value.toString("hex")]));
+  const got = new Map<string, string>();
+  for (const f of files) {
+    const t = openTable(f);
+    try {
+      let prev: Buffer | undefined;
+      t.scan((e) => {
+        const k = e.userKeyCopy();
+        if (prev) expect(Buffer.compare(prev, k)).toBeLessThanOrEqual(0);
+        prev = k;
+        if (!got.has(k.toString("hex"))) got.set(k.toString("hex"), e.valueCopy().toString("hex"));
+      });
+    } finally {
+      t.close();
+    }
+  }
+  expect(got.size).toBe(want.size);
+  for (const [k, v] of want) expect(got.get(k)).toBe(v);
 }
 
 interface BatchDb {
