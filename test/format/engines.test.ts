@@ -1,7 +1,8 @@
 /**
  * Format 6 tables (XXH3 with context checksums, ZSTD with dictionary, Ribbon, data-block hash index)
  * written by @nxtedition/rocksdb. sst_dump 7.8.3 does not read them, so the oracle is the data we
- * wrote: every key and value back, in order (LevelDB's tables, written by classic-level: leveldb_tables.test.ts).
+ * wrote: every key and value back, in order. LevelDB's tables, written by classic-level:
+ * leveldb_tables.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
