@@ -1,11 +1,12 @@
 /**
  * The order in which the suite's files start: the longest first, so that both forks end together.
  *
- * vitest starts files in the order of its cache of the last run's durations (node_modules/.vite), and
- * without one, on a clean clone as in CI, largest source first: a file of many short tests went
- * before a long one of few. On a clean run (session 33, two forks, 246 s) format/samples.test.ts
- * (9.5 s) started 226 s in and ran alone on its fork at the end, and a fork stood idle through most
- * of the last 20 s. Without the cache the files start in the order of test/setup/durations.json
+ * vitest orders two files by its cache of the last run's durations (node_modules/.vite) where it has
+ * both, and by source size where it does not: on a clean clone, as in CI, all by size, a file of many
+ * short tests before a long one of few. In a run in vitest's own order (session 33, the working clone,
+ * its cache from earlier runs of a few files; two forks, 246 s) format/samples.test.ts (9.5 s) started
+ * 226 s in and ran alone on its fork at the end, and a fork stood idle through most of the last 20 s.
+ * Without a cache of every file the files start in the order of test/setup/durations.json
  * (measured: scripts/test-durations.mjs writes it from a run's JSON report), the files it does not
  * list after them in vitest's order. With a cache that holds every file, vitest's order stands: it
  * is the newer measurement, and it starts the files that failed last time first.
