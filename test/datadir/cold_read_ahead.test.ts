@@ -24,7 +24,7 @@ import { openLiveSources } from "../../src/lsm/live.js";
 import { blockCounts } from "../../src/sizes/sample.js";
 import { checkEngineOptions } from "../../src/probe/engine_path.js";
 import { TablesInTurn } from "../../src/format/tables_in_turn.js";
-import { openTable } from "../../src/format/table.js";
+import { openTable, type SstTable } from "../../src/format/table.js";
 import { trackedTempDirs } from "../helpers/index.js";
 import { dbBench, ONE_TABLE_PER_MEMTABLE, TINY_L0_PILEUP } from "./helpers.js";
 
@@ -244,40 +244,28 @@ describe.skipIf(!engineAvailable() || !readAheadHelper())("cold read-ahead of ta
     // sizes' sample mode: every table opened for its block count before the blocks are drawn
     // the probe's engine path: every table's format version checked before RocksDB opens the store
     const engine = () => JSON.stringify(checkEngineOptions(target));
-    const sample = () => JSON.stringify(blockCounts(cf.levels.flatMap((l) => l.files.map((f) => f.path))));
+    const paths = cf.levels.flatMap((l) => l.files.map((f) => f.path));
+    const sample = () => JSON.stringify(blockCounts(paths));
     const minFiles = TailBatches.minFiles;
     TailBatches.minFiles = 1;
     // as above: under CI's load the live view's reader once read ~250 of 319 tails itself
     TailBatches.waitForHelperMs = 5000;
     try {
       // a table opened out of the list's order takes no other file's tail: each one's properties as read alone
+      const propsOf = (t: SstTable) => [t.props.numEntries, t.props.dataSize, t.fileSize];
       const outOfOrder = () => {
-        const paths = cf.levels.flatMap((l) => l.files.map((f) => f.path));
         const inTurn = new TablesInTurn(paths);
-        return JSON.stringify(
-          [...paths].reverse().map((p) => {
-            const t = inTurn.open(p);
-            try {
-              return [t.props.numEntries, t.props.dataSize, t.fileSize];
-            } finally {
-              inTurn.done(t);
-              t.close();
-            }
-          }),
-        );
+        return JSON.stringify([...paths].reverse().map((p) => inTurn.read(p, {}, propsOf)));
       };
       const alone = JSON.stringify(
-        cf.levels
-          .flatMap((l) => l.files.map((f) => f.path))
-          .reverse()
-          .map((p) => {
-            const t = openTable(p);
-            try {
-              return [t.props.numEntries, t.props.dataSize, t.fileSize];
-            } finally {
-              t.close();
-            }
-          }),
+        [...paths].reverse().map((p) => {
+          const t = openTable(p);
+          try {
+            return propsOf(t);
+          } finally {
+            t.close();
+          }
+        }),
       );
       for (const [name, open] of Object.entries({ plan, lookups, live, sample, engine })) {
         const off = await readsOf(open, false);
