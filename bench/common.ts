@@ -2,7 +2,7 @@
  * What the benchmarks share: timing a command as a whole process (wall, CPU and peak RSS), printing
  * the figures, lsmscope's own command line, and writing stores with db_bench.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -172,3 +172,43 @@ export const TINY_L0_TABLES: readonly string[] = [
   "--bloom_bits=10",
   "--write_buffer_size=24576",
 ];
+
+/** The table files in a store's directory. */
+export const sstCount = (dir: string): number => readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+
+/**
+ * Entries per flushed table of TINY_L0_TABLES to start from: the fewest seen (~990 in a short run here,
+ * 1,290 to 1,900 in the benches' runs), so that the first write stays under the count asked for.
+ */
+const TINY_ENTRIES_PER_TABLE_FIRST = 1000;
+
+/**
+ * An L0 pile-up of about `tables` tiny tables (TINY_L0_TABLES, then `extra`) written into `dir`; the
+ * tables written. How many entries a flushed table holds depends on how far the flushes lag the writes
+ * (a flush takes every memtable waiting), which grows with the run and differs by machine: 6.45 M
+ * writes asked for 5,000 tables made 3,572 and 3,735 in session 34's `bench shapes`. Short of 95% of
+ * `tables`, more random writes over the same key range (db_bench's overwrite into the same store under
+ * another seed) top it up, at the entries per table written so far; three times at most.
+ */
+export function writeTinyL0Pileup(dir: string, tables: number, extra: readonly string[] = []): number {
+  const num = Math.ceil(tables * TINY_ENTRIES_PER_TABLE_FIRST);
+  dbBench([...TINY_L0_TABLES, ...extra, `--db=${dir}`, `--num=${num}`]);
+  let written = num;
+  let count = sstCount(dir);
+  for (let seed = 2; seed <= 4 && count < 0.95 * tables; seed++) {
+    const more = Math.ceil((tables - count) * (written / Math.max(1, count)));
+    dbBench([
+      ...TINY_L0_TABLES,
+      ...extra,
+      `--db=${dir}`,
+      "--use_existing_db=1",
+      "--benchmarks=overwrite",
+      `--num=${num}`,
+      `--writes=${more}`,
+      `--seed=${seed}`,
+    ]);
+    written += more;
+    count = sstCount(dir);
+  }
+  return count;
+}

@@ -10,14 +10,14 @@
  * Env: LSMSCOPE_BENCH_INSPECT_FILES (tables wanted, default 5000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runInspect } from "../src/report/deep.js";
 import { buildInspectReport } from "../src/report/build.js";
 import { renderInspectReport } from "../src/report/render.js";
-import { dbBench, fmt, L0_PILEUP, lsm, measure, type Measure, printLoadAverage } from "./common.js";
+import { dbBench, fmt, L0_PILEUP, lsm, measure, type Measure, printLoadAverage, sstCount } from "./common.js";
 import { printPerTable } from "./per_table.js";
 
 const FILES = Number(process.env.LSMSCOPE_BENCH_INSPECT_FILES ?? 5000);
@@ -55,7 +55,7 @@ export async function run(): Promise<void> {
     const dir = join(root, "db");
     const t0 = Date.now();
     makeStore(dir, FILES);
-    const ssts = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+    const ssts = sstCount(dir);
     console.log(
       `inspect: db_bench store with ${ssts} SSTs (L0, LZ4, bloom 10) written in ${((Date.now() - t0) / 1000).toFixed(1)} s; best of ${RUNS}`,
     );

@@ -30,14 +30,15 @@ import {
   bin,
   dbBench,
   fmt,
-  TINY_L0_TABLES,
   lsm,
   measure,
   paired,
   type Paired,
   type Measure,
   printLoadAverage,
+  sstCount,
   startupVariants,
+  writeTinyL0Pileup,
 } from "./common.js";
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
@@ -46,8 +47,6 @@ import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
-/** Entries per flushed table with the L0 pile-up's db_bench settings (measured: 3 M writes, 2,321 tables). */
-const ENTRIES_PER_L0_TABLE = 1290;
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
 const FD_LIMIT = 1024;
@@ -79,12 +78,10 @@ const L0_DIR = process.env.LSMSCOPE_BENCH_L0_DIR;
 async function l0Pileup(root: string): Promise<void> {
   const dir = L0_DIR ?? join(root, "l0");
   const t0 = Date.now();
-  if (!L0_DIR)
-    dbBench([...TINY_L0_TABLES, `--db=${dir}`, `--num=${Math.ceil(L0_TABLES * ENTRIES_PER_L0_TABLE)}`]);
-  const tables = readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+  const tables = L0_DIR ? sstCount(dir) : writeTinyL0Pileup(dir, L0_TABLES);
   const written = L0_DIR ? `given (${L0_DIR})` : `written in ${((Date.now() - t0) / 1000).toFixed(0)} s`;
   console.log(
-    `L0 pile-up: db_bench fillrandom, ${tables} tables all in L0 (uncompressed, 4 KiB blocks, bloom 10), ${written}; ${RUNS} paired rounds`,
+    `L0 pile-up: db_bench fillrandom (overwrite to top it up), ${tables} tables all in L0 (uncompressed, 4 KiB blocks, bloom 10), ${written}; ${RUNS} paired rounds`,
   );
   spawnSync("sst_dump", [`--file=${dir}`, "--show_properties"], { stdio: "ignore" }); // warm both alike
   const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];

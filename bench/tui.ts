@@ -11,9 +11,8 @@
  * Run by shapes.ts on its L0 pile-up; alone: LSMSCOPE_BENCH_TUI_DIR=/path/to/store npm run bench -- tui.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { bin, lsm, measure, median, printLoadAverage } from "./common.js";
+import { bin, lsm, measure, median, printLoadAverage, sstCount } from "./common.js";
 
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 /** Give up on a screen after this long (a broken build never draws). */
@@ -80,7 +79,7 @@ export async function run(): Promise<void> {
     console.log("  TUI first screen: runs in shapes (its L0 pile-up), or set LSMSCOPE_BENCH_TUI_DIR");
     return;
   }
-  await tuiFirstScreenRow(dir, readdirSync(dir).filter((f) => f.endsWith(".sst")).length);
+  await tuiFirstScreenRow(dir, sstCount(dir));
   printLoadAverage();
 }
 
