@@ -183,23 +183,28 @@ export const sstCount = (dir: string): number => readdirSync(dir).filter((f) => 
 const TINY_ENTRIES_PER_TABLE_FIRST = 1000;
 
 /**
- * An L0 pile-up of about `tables` tiny tables (TINY_L0_TABLES, then `extra`) written into `dir`; the
- * tables written. How many entries a flushed table holds depends on how far the flushes lag the writes
- * (a flush takes every memtable waiting), which grows with the run and differs by machine: 6.45 M
- * writes asked for 5,000 tables made 3,572 and 3,735 in session 34's `bench shapes`. Short of 95% of
- * `tables`, more random writes over the same key range (db_bench's overwrite into the same store under
- * another seed) top it up, at the entries per table written so far; three times at most.
+ * An L0 pile-up of about `tables` tables written into `dir` by db_bench with `flags` (L0_PILEUP and the
+ * tables' own), starting from `firstEntriesPerTable`; the tables written. How many entries a flushed
+ * table holds depends on how far the flushes lag the writes (a flush takes every memtable waiting),
+ * which grows with the run and differs by machine: 6.45 M writes asked for 5,000 tiny tables made 3,572
+ * and 3,735 in session 34's `bench shapes`. Short of 95% of `tables`, more random writes over the same
+ * key range (db_bench's overwrite into the same store under another seed) top it up, at the entries per
+ * table written so far; three times at most.
  */
-export function writeTinyL0Pileup(dir: string, tables: number, extra: readonly string[] = []): number {
-  const num = Math.ceil(tables * TINY_ENTRIES_PER_TABLE_FIRST);
-  dbBench([...TINY_L0_TABLES, ...extra, `--db=${dir}`, `--num=${num}`]);
+export function writeL0Pileup(
+  dir: string,
+  tables: number,
+  flags: readonly string[],
+  firstEntriesPerTable: number,
+): number {
+  const num = Math.ceil(tables * firstEntriesPerTable);
+  dbBench([...flags, `--db=${dir}`, `--num=${num}`]);
   let written = num;
   let count = sstCount(dir);
   for (let seed = 2; seed <= 4 && count < 0.95 * tables; seed++) {
     const more = Math.ceil((tables - count) * (written / Math.max(1, count)));
     dbBench([
-      ...TINY_L0_TABLES,
-      ...extra,
+      ...flags,
       `--db=${dir}`,
       "--use_existing_db=1",
       "--benchmarks=overwrite",
@@ -211,4 +216,9 @@ export function writeTinyL0Pileup(dir: string, tables: number, extra: readonly s
     count = sstCount(dir);
   }
   return count;
+}
+
+/** writeL0Pileup of tiny tables (TINY_L0_TABLES, then `extra`). */
+export function writeTinyL0Pileup(dir: string, tables: number, extra: readonly string[] = []): number {
+  return writeL0Pileup(dir, tables, [...TINY_L0_TABLES, ...extra], TINY_ENTRIES_PER_TABLE_FIRST);
 }
