@@ -88,6 +88,16 @@ function holdDescriptor(f: TableFile): void {
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
 let spareTail: Buffer | undefined;
 
+/**
+ * A read-ahead window's buffer for a fill of `n` bytes, at most `windowSize`: an eighth more, rounded
+ * up to 512 bytes, so that the data blocks of one table, which vary by a few hundred bytes around the
+ * block size, seldom grow it again (each buffer outgrown is garbage that lives until a full
+ * collection). Never a slice of Node's shared 8 KiB pool: a window lives as long as its table.
+ */
+function windowBuffer(n: number, windowSize: number): Buffer {
+  return Buffer.allocUnsafeSlow(Math.min(windowSize, (n + (n >> 3) + 511) & ~511));
+}
+
 /** Counters of what was read from the file. */
 export interface IoStats {
   /** Positioned read calls. */
@@ -342,6 +352,11 @@ export class TableFile {
     return this.windowSize;
   }
 
+  /** Bytes the window's buffer holds (0 before its first fill): what its fills needed, at most its size. */
+  get windowBufferBytes(): number {
+    return this.window?.length ?? 0;
+  }
+
   /**
    * The lowest file offset the reader has asked for so far (a block or the footer, whether from the
    * prefetched tail or not; the prefetch itself not): how far from the end its reads reached, which
@@ -385,13 +400,18 @@ export class TableFile {
     if (position < ws || position + length > ws + this.windowLen) {
       // miss: refill from up to BLOCK_HEADROOM bytes before (room for decodeInWindow), never past the
       // end of the file (position + length is inside it) and still covering position + length
-      this.window ??= Buffer.allocUnsafe(this.windowSize);
       this.windowLen = 0;
       const start = position - Math.min(position, BLOCK_HEADROOM, this.windowSize - length);
       // a window too small to hold the next block as well would read its start now and again with
       // the next miss: read up to this block's end only
       const want = this.windowSize >= 2 * length ? this.windowSize : position + length - start;
       const n = Math.min(want, this.size - start);
+      // the buffer holds what the fills need, up to the window's size: a merge over thousands of runs
+      // gives each run a share too small for two blocks (32 MiB over 4,895 L0 tables: 6.7 KiB a run),
+      // which then fills one block at a time (~4.1 KiB) and left the rest of its share unused but
+      // resident (mixed into the pages of the next run's buffer); and a table shorter than the window
+      // needs no more than the table
+      if (this.window === undefined || this.window.length < n) this.window = windowBuffer(n, this.windowSize);
       this.readRaw(this.window, 0, n, start);
       this.windowStart = start;
       this.windowLen = n;

@@ -406,7 +406,11 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
   const codeLoc = resolveLocation(model, eth.code);
   const storageLoc = opts.eth === undefined || opts.eth === "auto" ? locateStorage(model) : undefined;
 
-  const planCache = new CfPlanCache(includeWal, (runs, tables) => pool.keepOpened(runs, tables));
+  const planCache = new CfPlanCache(
+    includeWal,
+    (runs, tables) => pool.keepOpened(runs, tables),
+    () => pool.heedWorkerStarts(),
+  );
   const plans = planCache.plans;
   const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => planCache.get(inst, cf);
   for (const s of selected) planFor(s.inst, s.cf);

@@ -113,13 +113,15 @@ export class CfPlanCache {
   constructor(
     private readonly includeWal: boolean,
     private readonly keepOpened?: KeepOpened,
+    /** Called on the planning thread after each table a plan opens (sizes/pool.ts, heedWorkerStarts). */
+    private readonly tableOpened?: () => void,
   ) {}
 
   get(inst: InstanceModel, cf: ColumnFamilyModel): CfPlan {
     const k = cfKey(inst, cf);
     let p = this.plans.get(k);
     if (!p) {
-      p = planCf(inst, cf, this.includeWal, this.keepOpened);
+      p = planCf(inst, cf, this.includeWal, this.keepOpened, this.tableOpened);
       this.plans.set(k, p);
     }
     return p;
@@ -131,6 +133,7 @@ export function planCf(
   cf: ColumnFamilyModel,
   includeWal: boolean,
   keepOpened?: KeepOpened,
+  tableOpened?: () => void,
 ): CfPlan {
   const present = cf.levels.map((lvl) => ({ level: lvl.level, files: lvl.files.filter((f) => f.present) }));
   const files = present.reduce((n, lvl) => n + lvl.files.length, 0);
@@ -159,6 +162,7 @@ export function planCf(
     const keep = kept && keepable(run) ? kept : undefined;
     for (const { path, size } of run) {
       const t = openPresent(path, size, inTurn);
+      tableOpened?.();
       if (!t) continue;
       let read = false;
       try {
