@@ -11,6 +11,7 @@ import { besuCfSpecs, writeBesu } from "./besu.js";
 import { NETHERMIND_INSTANCES, writeNethermind } from "./nethermind.js";
 import { GETH_INSTANCE, writeGeth } from "./geth.js";
 import { gethKeyCategory } from "../eth/geth_schema.js";
+import { prepareKeccak } from "../eth/keccak.js";
 import { writeGethFreezer } from "./geth_freezer.js";
 import { MODERN_CFS, MODERN_INSTANCE, writeModern } from "./modern.js";
 
@@ -44,6 +45,8 @@ export async function generateSample(
   params: WorldParams,
 ): Promise<SampleTruth> {
   if (name.startsWith("besu") || name === "nethermind") requireEngine();
+  // every account, slot and trie node of the world is hashed
+  await prepareKeccak();
   prepareSampleDir(dir, {
     sample: name,
     seed: params.seed,

@@ -9,6 +9,7 @@
  * the account view attached. Sample mode: sample.ts.
  */
 import { prepareChecksums } from "../format/checksum.js";
+import { prepareKeccak } from "../eth/keccak.js";
 import { availableParallelism } from "node:os";
 import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
 import { verifyBlobRecords } from "../datadir/blob_file.js";
@@ -590,6 +591,8 @@ async function computeFull(
   // for them (~3 ms, 4 MiB)
   await prepareChecksums();
   const plan = planFull(model, opts, pool, progress);
+  // the code view hashes every contract's code where a store keys it by account hash (eth_acc.ts)
+  if (plan.codeLoc) await prepareKeccak();
   const { selected, selectedKeys, plans, accLoc, codeLoc, storageLoc } = plan;
   const notes: string[] = [
     "full mode: every data block of every live SST (and unflushed WAL writes, newest first) merged by user key; only the newest visible version of each key is counted, older versions and tombstones are obsoleteEntries",

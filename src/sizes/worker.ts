@@ -7,6 +7,7 @@ import { parentPort, threadId, workerData } from "node:worker_threads";
 import { scanTableCache } from "../lsm/merge.js";
 import { runScanTask } from "./scan.js";
 import { prepareChecksums } from "../format/checksum.js";
+import { prepareKeccak } from "../eth/keccak.js";
 import type { WorkerReply, WorkerRequest, WorkerStart } from "./pool.js";
 
 if (parentPort) {
@@ -51,7 +52,9 @@ if (parentPort) {
       port.close();
       return;
     }
-    // prepareChecksums never rejects (without WASM the native XXH3 is used)
-    void checksums.then(() => runBatch(req));
+    // prepareChecksums and prepareKeccak never reject (without WASM: the native XXH3, noble's Keccak);
+    // Keccak for the code view, which hashes every contract's code where a store keys it by account hash
+    const code = req.tasks.some((t) => t.roles.some((r) => r.role === "code"));
+    void Promise.all([checksums, code ? prepareKeccak() : undefined]).then(() => runBatch(req));
   });
 }

@@ -8,7 +8,8 @@
  * once it is online, the worker's stayed at 2 MiB but the main thread's reached 16 MiB (it scans
  * without yielding, so it heard of the worker only after its range), peak RSS 215-240 MiB; with the
  * factor also put back before this thread scans (sizes/pool.ts), 204-209 MiB, for the same CPU (and
- * on a 520 MiB store 162 -> 144 MiB, same time).
+ * on a 520 MiB store 162 -> 144 MiB, same time). The main thread plans without yielding too, while
+ * the worker starts: it puts the factor back as it plans (ScanPool.heedWorkerStarts).
  */
 import { createRequire } from "node:module";
 import { setFlagsFromString } from "node:v8";

@@ -20,13 +20,16 @@ import {
   gethAccountKey,
   isDelegationCode,
   keccak256,
+  keccakImplementation,
   nethermindAccountKey,
   nethermindStorageKey,
   rlpDecode,
   rlpEncode,
   summariseCodeSizes,
   bigintToBytes,
+  prepareKeccak,
 } from "../../src/eth/index.js";
+import { keccak_256 } from "@noble/hashes/sha3";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 const u = (s: string) => Buffer.from(s, "utf8");
@@ -68,6 +71,25 @@ describe("keccak and accounts", () => {
   it("has the right empty hashes", () => {
     expect(keccak256(new Uint8Array(0))).toEqual(EMPTY_CODE_HASH);
     expect(keccak256(rlpEncode(new Uint8Array(0)))).toEqual(EMPTY_TRIE_ROOT);
+  });
+
+  it("hashes through hash-wasm once prepared, with @noble/hashes' digests, each a buffer of its own", async () => {
+    await prepareKeccak();
+    expect(keccakImplementation()).toBe("wasm");
+    expect(keccak256(Buffer.from("abc")).toString("hex")).toBe(
+      "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45",
+    );
+    expect(keccak256(new Uint8Array(0))).toEqual(EMPTY_CODE_HASH);
+    // every length around Keccak-256's 136-byte rate, contract-sized code, and views into a larger buffer
+    const big = Buffer.from(Array.from({ length: 30_000 }, (_, i) => (i * 131 + 7) & 0xff));
+    const inputs = [
+      ...Array.from({ length: 300 }, (_, n) => big.subarray(0, n)),
+      big.subarray(1, 24_577),
+      big.subarray(5_000),
+    ];
+    const digests = inputs.map((d) => keccak256(d));
+    inputs.forEach((d, i) => expect(digests[i], `length ${d.length}`).toEqual(Buffer.from(keccak_256(d))));
+    expect(new Set(digests.map((d) => d.buffer)).size).toBe(digests.length);
   });
 
   it("encodes an EOA in full and slim form", () => {
