@@ -24,6 +24,7 @@ import type {
 import { plural, someOf } from "../util/words.js";
 import { cfLayout, pileupSeverity } from "../analysis/layout.js";
 import type { ReadAmplification } from "./types.js";
+import { prepareKeccak } from "../eth/keccak.js";
 
 export type KeySource = "present" | "absent" | { file: string; addresses?: AddressHashing };
 
@@ -232,6 +233,8 @@ export async function runProbe(dir: string, opts: ProbeOptions): Promise<ProbeRe
   const model = await inspectDatadir(dir, { readWal: true });
   if (!model.instances.some((i) => i.readable)) throw noReadableStoreError(model);
   const { instance, cf } = resolveColumnFamily(model.instances, opts.cf, opts.instance);
+  // a file of addresses is hashed into keys, one Keccak-256 each
+  if (typeof opts.keys === "object" && opts.keys.addresses) await prepareKeccak();
   const report = probeColumnFamily(model.root, instance, cf, opts);
   // errors met while reading the store (a missing table, a damaged blob file, ...) are what the
   // lookups could not see: the report carries them and the CLI exits 2
