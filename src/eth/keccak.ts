@@ -2,6 +2,7 @@
  * Keccak-256 (the pre-standard SHA-3 Ethereum uses) and the hashes every client store refers to.
  */
 import { createRequire } from "node:module";
+import { WasmHasher } from "../util/wasm_hasher.js";
 
 // @noble/hashes (and the node:crypto it pulls in, ~10 ms) loads with the first hash, not with every
 // command that can show Ethereum views
@@ -9,8 +10,9 @@ const require = createRequire(import.meta.url);
 let keccak: typeof import("@noble/hashes/sha3").keccak_256 | undefined;
 
 /** hash-wasm's Keccak-256 on this thread, once prepareKeccak() has loaded it. */
-let wasmKeccak: import("hash-wasm").IHasher | undefined;
-let wasmLoading: Promise<void> | undefined;
+const wasmKeccak = new WasmHasher(() =>
+  (require("hash-wasm/dist/keccak.umd.min.js") as typeof import("hash-wasm")).createKeccak(256),
+);
 
 /**
  * Load hash-wasm's WebAssembly Keccak-256 on this thread (~8 ms): keccak256() uses it from then on.
@@ -20,24 +22,17 @@ let wasmLoading: Promise<void> | undefined;
  * hashes stay @noble/hashes' (the same digests).
  */
 export function prepareKeccak(): Promise<void> {
-  return (wasmLoading ??= (async () => {
-    try {
-      const hw = require("hash-wasm/dist/keccak.umd.min.js") as typeof import("hash-wasm");
-      wasmKeccak = await hw.createKeccak(256);
-    } catch {
-      // no WebAssembly here: @noble/hashes hashes as before
-    }
-  })());
+  return wasmKeccak.prepare();
 }
 
 /** Which Keccak-256 keccak256() runs on this thread now: hash-wasm's (prepareKeccak) or noble's. */
 export function keccakImplementation(): "wasm" | "js" {
-  return wasmKeccak === undefined ? "js" : "wasm";
+  return wasmKeccak.hasher === undefined ? "js" : "wasm";
 }
 
 /** keccak256(data) as a Buffer of 32 bytes. */
 export function keccak256(data: Uint8Array): Buffer {
-  const w = wasmKeccak;
+  const w = wasmKeccak.hasher;
   let h: Uint8Array;
   if (w !== undefined) {
     w.init();

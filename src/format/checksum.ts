@@ -16,7 +16,7 @@ import { createRequire } from "node:module";
 import { crc32c, maskCrc32c } from "../base/crc.js";
 import { ChecksumType } from "../base/checksum_type.js";
 import { napiRsBinding } from "../util/napi_rs.js";
-import type { IHasher } from "hash-wasm";
+import { WasmHasher } from "../util/wasm_hasher.js";
 
 // xxHash loads on the first xxHash-checksummed block (crc32c is the default of every format up to
 // 5 and of LevelDB): ~7 ms less start-up per thread on most stores.
@@ -30,27 +30,21 @@ const xx = () => (xxhash ??= napiRsBinding<typeof import("@node-rs/xxhash")>("@n
  * and crc32c are 5-10x faster), the WASM one 3x faster, and a full scan checks every block. Both give
  * the same value; the native one stays for everything read before the WASM module is ready.
  */
-let wasmXxh3: IHasher | undefined;
-let wasmLoading: Promise<void> | undefined;
+const wasmXxh3 = new WasmHasher(() =>
+  (require("hash-wasm/dist/xxhash3.umd.min.js") as typeof import("hash-wasm")).createXXHash3(),
+);
 
 /**
  * Start loading the WASM XXH3 on this thread (compiled off the main thread; ~15 ms to ready); await
  * before a scan that checks many blocks. Failing to load leaves the native binding in use.
  */
 export function prepareChecksums(): Promise<void> {
-  return (wasmLoading ??= (async () => {
-    try {
-      const hw = require("hash-wasm/dist/xxhash3.umd.min.js") as typeof import("hash-wasm");
-      wasmXxh3 = await hw.createXXHash3();
-    } catch {
-      // no WebAssembly here: the native binding checks every block as before
-    }
-  })());
+  return wasmXxh3.prepare();
 }
 
 /** Lower 32 bits of XXH3-64 (seed 0) of `data`. */
 function xxh3Low32(data: Uint8Array): number {
-  const h = wasmXxh3;
+  const h = wasmXxh3.hasher;
   if (h === undefined) return Number(BigInt.asUintN(32, xx().xxh3.xxh64(data)));
   h.init();
   h.update(data);
