@@ -407,7 +407,7 @@ export class TableFile {
       const want = this.windowSize >= 2 * length ? this.windowSize : position + length - start;
       const n = Math.min(want, this.size - start);
       // the buffer holds what the fills need, up to the window's size: a merge over thousands of runs
-      // gives each run a share too small for two blocks (32 MiB over 4,895 L0 tables: 6.7 KiB a run),
+      // gives each run a share too small for two blocks (32 MiB over 4,884 L0 tables: 6.7 KiB a run),
       // which then fills one block at a time (~4.1 KiB) and left the rest of its share unused but
       // resident (mixed into the pages of the next run's buffer); and a table shorter than the window
       // needs no more than the table

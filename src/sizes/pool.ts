@@ -158,7 +158,7 @@ export class ScanPool {
   /**
    * The planning loop calls this after each table it opens. A worker's start resets V8's young-generation
    * growth for the whole process (util/worker_heap.ts), and this thread, which plans without yielding,
-   * heard of it only at its scan: on the L0 pile-up of 4,895 tables its young generation grew from
+   * heard of it only at its scan: on the L0 pile-up of 4,884 tables its young generation grew from
    * 2 x 1 MiB to 2 x 8 MiB while it planned (the heap 43.5 MB at its largest instead of 37.2). Every 64
    * tables the factor is put back, until every worker is ready, and so its isolate configured.
    */
