@@ -1,7 +1,7 @@
 /**
  * format/table_file.ts, the read-ahead window: its buffer holds what its fills need, not the window's
  * whole size. A merge over an L0 pile-up gives each run a share of its read-ahead too small for two
- * blocks (32 MiB over 4,895 tables: 6.7 KiB each, for ~4.1 KiB blocks), so each fill reads one block;
+ * blocks (32 MiB over 4,884 tables: 6.7 KiB each, for ~4.1 KiB blocks), so each fill reads one block;
  * a buffer of the full share left the rest unused but resident, in every run of every scanning thread.
  * On a table RocksDB wrote with blocks of about one size (the nethermind sample's flat state: 57 data
  * blocks of 3.7-4.1 KiB), read block by block as a merge's run reads it: with a window larger than any
