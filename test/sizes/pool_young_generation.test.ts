@@ -3,7 +3,7 @@
  * process (util/worker_heap.ts), and `sizes --full` plans on the main thread without yielding while
  * its worker starts. In a child Node (the built modules, as the CLI runs them) that sets the launcher's
  * factor, starts a pool of two threads and, without yielding, waits for the worker to be ready and then
- * keeps millions of objects alive (every scavenge sees them survive, which is when the young generation
+ * keeps a million objects alive (every scavenge sees them survive, which is when the young generation
  * grows): calling heedWorkerStarts() as the planning loop does, the new space stays at the size it had
  * when the factor was set (after the modules' imports, which grow it); without, it grows — checked too,
  * so that this test fails if the reset ever stops happening.
@@ -29,7 +29,7 @@ const before = newSpace();
 const pool = new ScanPool(2);
 const keep = [];
 const pause = new Int32Array(new SharedArrayBuffer(4));
-for (let i = 0; i < 3e6 || !pool.workersReady(); i++) {
+for (let i = 0; i < 1e6 || !pool.workersReady(); i++) {
   keep.push({ i });
   if (i % 64 === 63 && !pool.workersReady()) Atomics.wait(pause, 0, 0, 1);
   ${heed ? "pool.heedWorkerStarts();" : ""}
