@@ -5,8 +5,9 @@
  * a buffer of the full share left the rest unused but resident, in every run of every scanning thread.
  * On a table RocksDB wrote with blocks of about one size (the nethermind sample's flat state: 57 data
  * blocks of 3.7-4.1 KiB), read block by block as a merge's run reads it: with a window larger than any
- * of its blocks but smaller than two, the buffer stays within a block and an eighth; with a 256 KiB window it grows to the fills a 256 KiB window makes, at most the
- * window. Every block reads the same as without a window.
+ * of its blocks but smaller than two, the buffer stays within a block and an eighth; with a 256 KiB
+ * window it grows to the fills such a window makes, at most the window. Every block reads the same as
+ * without a window.
  */
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
