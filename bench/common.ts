@@ -173,8 +173,14 @@ export const TINY_L0_TABLES: readonly string[] = [
   "--write_buffer_size=24576",
 ];
 
-/** The table files in a store's directory. */
-export const sstCount = (dir: string): number => readdirSync(dir).filter((f) => f.endsWith(".sst")).length;
+/** The table files in a store's directory, as paths. */
+export const sstPaths = (dir: string): string[] =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".sst"))
+    .map((f) => join(dir, f));
+
+/** How many table files a store's directory holds. */
+export const sstCount = (dir: string): number => sstPaths(dir).length;
 
 /**
  * Entries per flushed table of TINY_L0_TABLES to start from: the fewest seen (~990 in a short run here,

@@ -36,7 +36,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bin, dbBench, measure, measureWithOutput, printLoadAverage } from "./common.js";
+import { bin, dbBench, measure, measureWithOutput, printLoadAverage, sstPaths } from "./common.js";
 
 const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 10_000_000);
 const BIG = Number(process.env.LSMSCOPE_BENCH_BIG ?? 40_000_000);
@@ -105,12 +105,6 @@ function memoryCgroup(limitBytes: number): MemoryCgroup | undefined {
     // not root, or no memory controller here
   }
   return undefined;
-}
-
-function ssts(dir: string): string[] {
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".sst"))
-    .map((f) => join(dir, f));
 }
 
 /** sst_dump --command=scan over every table, one process per table: the CPU seconds of them all. */
@@ -183,7 +177,7 @@ export async function run(): Promise<void> {
   try {
     const dir = join(root, "store");
     fill(dir, NUM);
-    const files = ssts(dir);
+    const files = sstPaths(dir);
     console.log(
       `sizes: db_bench fillrandom ${NUM} writes (20-byte keys, 100-byte values, LZ4, 16 KiB blocks): ${files.length} tables, ${mib(dirBytes(dir))}; best of ${RUNS}, runs interleaved`,
     );

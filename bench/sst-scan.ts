@@ -7,11 +7,11 @@
  * Env: LSMSCOPE_BENCH_NUM (keys per store, default 400000), LSMSCOPE_BENCH_RUNS (best of, default 3).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openTable } from "../src/format/index.js";
-import { dbBench } from "./common.js";
+import { dbBench, sstPaths } from "./common.js";
 
 const NUM = Number(process.env.LSMSCOPE_BENCH_NUM ?? 400_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
@@ -60,9 +60,7 @@ export async function run(): Promise<void> {
         "--bloom_bits=10",
         ...c.flags,
       ]);
-      const files = readdirSync(dir)
-        .filter((f) => f.endsWith(".sst"))
-        .map((f) => join(dir, f));
+      const files = sstPaths(dir);
       let entries = 0;
       let bytes = 0;
       let openReads = 0;
