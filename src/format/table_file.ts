@@ -404,14 +404,18 @@ export class TableFile {
       const start = position - Math.min(position, BLOCK_HEADROOM, this.windowSize - length);
       // a window too small to hold the next block as well would read its start now and again with
       // the next miss: read up to this block's end only
-      const want = this.windowSize >= 2 * length ? this.windowSize : position + length - start;
-      const n = Math.min(want, this.size - start);
+      const needed = position + length - start;
+      const want = this.windowSize >= 2 * length ? this.windowSize : needed;
+      let n = Math.min(want, this.size - start);
       // the buffer holds what the fills need, up to the window's size: a merge over thousands of runs
       // gives each run a share too small for two blocks (32 MiB over 4,884 L0 tables: 6.7 KiB a run),
       // which then fills one block at a time (~4.1 KiB) and left the rest of its share unused but
       // resident (mixed into the pages of the next run's buffer); and a table shorter than the window
-      // needs no more than the table
-      if (this.window === undefined || this.window.length < n) this.window = windowBuffer(n, this.windowSize);
+      // needs no more than the table. A buffer that holds this read is filled as far as it goes, not
+      // grown: a table's short last block, under half such a share, would grow it to the whole share
+      // (1,907 of the pile-up's 4,884 windows did) to read ahead into the table's metadata
+      if (this.window !== undefined && this.window.length >= needed) n = Math.min(n, this.window.length);
+      else this.window = windowBuffer(n, this.windowSize);
       this.readRaw(this.window, 0, n, start);
       this.windowStart = start;
       this.windowLen = n;
