@@ -73,5 +73,13 @@ describe("lsmscope sizes", () => {
     const c = run(["sizes", join(SAMPLES, "besu-snapshot"), "--sample", "0"]);
     expect(c.status).not.toBe(0);
     expect(c.stderr).toMatch(/--sample/);
+    // a thread count that is not one (it ran on the default thread count, exit 0)
+    for (const w of ["abc", "0", "1.5"]) {
+      const d = run(["sizes", join(SAMPLES, "besu-snapshot"), "--full", "--workers", w]);
+      expect(d.status, w).toBe(2);
+      expect(d.stderr.trim().split("\n"), w).toEqual([
+        expect.stringMatching(/^lsmscope: --workers needs a positive whole number/),
+      ]);
+    }
   });
 });

@@ -96,6 +96,8 @@ export const command: CommandModule<object, Args> = {
     const deadline = argv.timeout !== undefined ? Date.now() + argv.timeout * 1000 : undefined;
     if (argv.timeout !== undefined && !(argv.timeout > 0))
       throw new LsmscopeError(`--timeout needs a positive number of seconds, got ${argv.timeout}`);
+    if (argv.workers !== undefined && !(Number.isInteger(argv.workers) && argv.workers >= 1))
+      throw new LsmscopeError(`--workers needs a positive whole number of threads, got ${argv.workers}`);
     if (argv.timeout !== undefined && argv.sample !== undefined)
       throw new LsmscopeError("--timeout bounds the full scan; --sample reads a fixed number of blocks");
     const draws = argv["contract-draws"];
