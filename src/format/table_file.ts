@@ -89,13 +89,13 @@ function holdDescriptor(f: TableFile): void {
 let spareTail: Buffer | undefined;
 
 /**
- * A read-ahead window's buffer for a fill of `n` bytes, at most `windowSize`: an eighth more, rounded
- * up to 512 bytes, so that the data blocks of one table, which vary by a few hundred bytes around the
- * block size, seldom grow it again (each buffer outgrown is garbage that lives until a full
- * collection). Never a slice of Node's shared 8 KiB pool: a window lives as long as its table.
+ * A buffer a table keeps for reads of `n` bytes (at most `most`): an eighth more, rounded up to 512
+ * bytes, so that the data blocks of one table, which vary by a few hundred bytes around the block size,
+ * seldom grow it again (each buffer outgrown is garbage that lives until a full collection). Never a
+ * slice of Node's shared 8 KiB pool: it lives as long as its table.
  */
-function windowBuffer(n: number, windowSize: number): Buffer {
-  return Buffer.allocUnsafeSlow(Math.min(windowSize, (n + (n >> 3) + 511) & ~511));
+function tableBuffer(n: number, most = Infinity): Buffer {
+  return Buffer.allocUnsafeSlow(Math.min(most, (n + (n >> 3) + 511) & ~511));
 }
 
 /** Counters of what was read from the file. */
@@ -256,6 +256,11 @@ export class TableFile {
     this.closed = true;
     this.releaseDescriptor();
     this.dropTail();
+    // a closed file reads nothing more, and its object may outlive it (a merge's finished run, a table
+    // kept by its caller): its buffers go now. A block returned as a view of one keeps what it views
+    this.window = undefined;
+    this.windowLen = 0;
+    this.scratch = undefined;
   }
 
   /**
@@ -357,6 +362,11 @@ export class TableFile {
     return this.window?.length ?? 0;
   }
 
+  /** Bytes the scratch buffer of readBlock's `reuse` reads holds (0 before the first such read). */
+  get scratchBufferBytes(): number {
+    return this.scratch?.length ?? 0;
+  }
+
   /**
    * The lowest file offset the reader has asked for so far (a block or the footer, whether from the
    * prefetched tail or not; the prefetch itself not): how far from the end its reads reached, which
@@ -396,6 +406,11 @@ export class TableFile {
    */
   private windowed(position: number, length: number): number {
     if (this.windowSize <= length) return -1;
+    // a scan whose blocks outgrew the window reads into its scratch buffer (readBlock): its short last
+    // block goes there too rather than into a window of its own, one buffer a table. A merge over
+    // 10,206 L0 tables (a 3.2 KiB window each, ~4.1 KiB blocks) made 10,206 windows in its last key
+    // range, 30 MiB for its last milliseconds
+    if (this.window === undefined && this.scratch !== undefined) return -1;
     const ws = this.windowStart;
     if (position < ws || position + length > ws + this.windowLen) {
       // miss: refill from up to BLOCK_HEADROOM bytes before (room for decodeInWindow), never past the
@@ -415,7 +430,7 @@ export class TableFile {
       // grown: a table's short last block, under half such a share, would grow it to the whole share
       // (1,907 of the pile-up's 4,884 windows did) to read ahead into the table's metadata
       if (this.window !== undefined && this.window.length >= needed) n = Math.min(n, this.window.length);
-      else this.window = windowBuffer(n, this.windowSize);
+      else this.window = tableBuffer(n, this.windowSize);
       this.readRaw(this.window, 0, n, start);
       this.windowStart = start;
       this.windowLen = n;
@@ -491,7 +506,7 @@ export class TableFile {
       const have = this.scratch?.length ?? 0;
       // a buffer of its own: a slice of Node's shared 8 KiB pool (blocks under 4 KiB) would keep the
       // whole pool chunk alive as long as the table (8 KiB per run of a merge over an L0 pile-up)
-      if (have < total) this.scratch = Buffer.allocUnsafeSlow(Math.max(total, have * 2));
+      if (have < total) this.scratch = tableBuffer(total);
       buf = this.scratch!;
     } else {
       // a buffer of its own: blocks kept with their table (index, filter) as slices of Node's shared

@@ -30,22 +30,43 @@ interface TableBlocks {
   sizes: number[];
   /** Each data block as read without a window. */
   plain: Buffer[];
+  /** The bytes after the last data block: the table's metadata (index, filter, properties, footer). */
+  metadataBytes: number;
 }
 
-/** Read every data block of `path` as a scan does, with a window of `readAhead` bytes; the buffer's size after. */
-function scanWithWindow(path: string, readAhead: number): { buffer: number; blocks: Buffer[] } {
-  const t = openTable(path, { readAhead });
+interface Scanned {
+  /** The window's buffer after the scan. */
+  buffer: number;
+  /** The scratch buffer after the scan (blocks longer than the window are read there). */
+  scratch: number;
+  /** Both once the table is closed. */
+  afterClose: { buffer: number; scratch: number };
+  blocks: Buffer[];
+}
+
+/**
+ * Read every data block of `path` as a scan does, with a window of `readAhead` bytes; the buffers' sizes
+ * after. `tail`: the table opened with its last bytes read at once, as a merge's lean run opens it
+ * (lsm/lean_table.ts): its metadata then makes no window.
+ */
+function scanWithWindow(path: string, readAhead: number, tail?: number): Scanned {
+  const t = openTable(path, tail === undefined ? { readAhead } : { readAhead, prefetchTail: tail });
+  const file = t.blocks.file;
+  let scanned: Omit<Scanned, "afterClose">;
   try {
     const index = t.packedIndex();
-    const file = t.blocks.file;
     const blocks: Buffer[] = [];
     for (let i = 0; i < index.count; i++)
       blocks.push(Buffer.from(file.readBlock(index.handle(i), "data", true, true)));
-    return { buffer: file.windowBufferBytes, blocks };
+    scanned = { buffer: file.windowBufferBytes, scratch: file.scratchBufferBytes, blocks };
   } finally {
     t.close();
   }
+  return { ...scanned, afterClose: { buffer: file.windowBufferBytes, scratch: file.scratchBufferBytes } };
 }
+
+/** A buffer of one block of `bytes` (trailer included), its headroom, an eighth more, rounded to 512 bytes. */
+const oneBlock = (bytes: number) => Math.ceil(((bytes + 8) * 9) / 8 / 512) * 512;
 
 describe("read-ahead window", () => {
   let tables: TableBlocks[] = [];
@@ -78,7 +99,9 @@ describe("read-ahead window", () => {
             sizes.push(index.blockSize(i) + TRAILER);
             plain.push(Buffer.from(t.blocks.file.readBlock(index.handle(i), "data")));
           }
-          return { path, sizes, plain };
+          const last = index.count - 1;
+          const metadataBytes = t.fileSize - (index.blockOffset(last) + index.blockSize(last) + TRAILER);
+          return { path, sizes, plain, metadataBytes };
         } finally {
           t.close();
         }
@@ -94,20 +117,44 @@ describe("read-ahead window", () => {
       const share = 2 * Math.min(...sizes.slice(0, -1)) - 1;
       expect(share, path).toBeGreaterThan(largest);
       if (2 * sizes[sizes.length - 1]! <= share) shortLast++;
-      const { buffer, blocks } = scanWithWindow(path, share);
+      const { buffer, scratch, afterClose, blocks } = scanWithWindow(path, share);
       expect(buffer, path).toBeGreaterThanOrEqual(largest);
       // one block, its headroom, an eighth more and rounding to 512 bytes; the share was ~2 blocks
-      expect(buffer, path).toBeLessThanOrEqual(Math.ceil(((largest + 8) * 9) / 8 / 512) * 512);
+      expect(buffer, path).toBeLessThanOrEqual(oneBlock(largest));
       expect(buffer, path).toBeLessThan(share);
+      expect(scratch, path).toBe(0);
+      expect(afterClose, path).toEqual({ buffer: 0, scratch: 0 });
       expect(blocks).toEqual(plain);
     }
     // the case a fill of the whole share grew the buffer for
     expect(shortLast).toBeGreaterThan(0);
   });
 
+  it("a window smaller than a block: one scratch buffer of about a block, the short last block read there too", () => {
+    // a merge over 10,206 L0 tables gives each run 3.2 KiB (32 MiB over them): under every full block
+    // of these tables, above their short last blocks. The blocks went to a scratch buffer that doubled
+    // as it grew (~8.3 KiB a run), each short last block to a window of its own besides (30 MiB in the
+    // merge's last key range), and a closed table kept both while its run's object lived
+    let shortLast = 0;
+    for (const { path, sizes, plain, metadataBytes } of tables) {
+      const largest = Math.max(...sizes);
+      const window = Math.min(...sizes.slice(0, -1)) - 1;
+      if (sizes[sizes.length - 1]! < window) shortLast++;
+      const { buffer, scratch, afterClose, blocks } = scanWithWindow(path, window, metadataBytes);
+      expect(buffer, path).toBe(0);
+      expect(scratch, path).toBeGreaterThanOrEqual(largest);
+      expect(scratch, path).toBeLessThanOrEqual(oneBlock(largest));
+      expect(afterClose, path).toEqual({ buffer: 0, scratch: 0 });
+      expect(blocks).toEqual(plain);
+    }
+    // the case a window besides the scratch buffer was made for
+    expect(shortLast).toBeGreaterThan(0);
+  });
+
   it("a window of 256 KiB fills 256 KiB at a time, its buffer at most the window", () => {
     const { path, sizes, plain } = tables[0]!;
-    const { buffer, blocks } = scanWithWindow(path, 256 * 1024);
+    const { buffer, scratch, blocks } = scanWithWindow(path, 256 * 1024);
+    expect(scratch).toBe(0);
     expect(buffer).toBeGreaterThan(2 * Math.max(...sizes));
     expect(buffer).toBeLessThanOrEqual(256 * 1024);
     expect(blocks).toEqual(plain);
