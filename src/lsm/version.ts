@@ -15,6 +15,7 @@
  * cache of open tables.
  */
 import type { GetResult } from "../format/table.js";
+import type { LastDataBlock } from "../format/table_get.js";
 import { toHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { filterHashes, filterMayHold } from "./kept_filters.js";
@@ -168,6 +169,9 @@ export class Version<F extends LiveFile = LiveFile> {
       const filter = tables.keptFilter?.(file.path);
       if (filter !== undefined) hashes ??= filterHashes(keys);
       let t: ReturnType<TableSource["acquire"]> | undefined;
+      // the keys asked together are a block's (sample mode) or a sorted batch: those a filter lets
+      // through in one table often fall in one of its data blocks, read once for them
+      const lastBlock: LastDataBlock = {};
       try {
         for (let w = 0; w < which.length; w++) {
           const i = which[w]!;
@@ -179,7 +183,7 @@ export class Version<F extends LiveFile = LiveFile> {
             t = tables.acquire(file.path);
             tables.prepare?.(t);
           }
-          const result = t.get(keys[i]!);
+          const result = t.get(keys[i]!, undefined, lastBlock);
           if (result.found) out[i] = { result, file };
         }
       } finally {

@@ -273,6 +273,51 @@ describe("Version.getMany", () => {
     expect(v.getMany([], plain, files[0]!)).toEqual([]);
   });
 
+  it("reads a table's data block once for the keys of a batch that fall in it", () => {
+    const v = Version.of(cf.levels);
+    const newest = v.l0[0]!;
+    const bottom = [...v.levels.flat()].sort((a, b) => b.level - a.level)[0]!;
+    // the first keys of the newest L0 table, in its first data block: each found there, the first
+    // file above the bottom one a Get consults. Sample mode asks a sampled block's keys so: a table's
+    // filter lets several through into one of its blocks (on the 4,884-table pile-up 91,317 data
+    // block reads for `--sample 100` before, 77,925 now, the same answers)
+    const keys: Buffer[] = [];
+    const t = openTable(newest.path);
+    try {
+      const firstBlock = t.packedIndex().handle(0);
+      t.scan((e) => {
+        if (e.blockHandle?.offset !== firstBlock.offset || keys.length === 20) return false;
+        keys.push(e.userKeyCopy());
+      });
+    } finally {
+      t.close();
+    }
+    expect(keys.length).toBeGreaterThan(5);
+    const lookup = lookupTableCache();
+    const counted = new WeakSet<object>();
+    let reads = 0;
+    const counting: TableSource = {
+      acquire: (p) => {
+        const table = lookup.acquire(p);
+        if (!counted.has(table)) {
+          counted.add(table);
+          const read = table.readDataBlock.bind(table);
+          table.readDataBlock = (h, o) => (reads++, read(h, o));
+        }
+        return table;
+      },
+      release: (table) => lookup.release(table),
+      keptFilter: (p) => lookup.keptFilter(p),
+    };
+    try {
+      const found = v.getMany(keys, counting, bottom);
+      expect(found.map((n) => n?.file.path)).toEqual(keys.map(() => newest.path));
+      expect(reads).toBe(1);
+    } finally {
+      lookup.close();
+    }
+  });
+
   it("opens a table only when its kept filter lets a key through", () => {
     const v = Version.of(cf.levels);
     const bottom = [...v.levels.flat()].sort((a, b) => b.level - a.level)[0]!;
