@@ -53,6 +53,9 @@ export interface TableCacheLimits {
   keepFilters?: boolean;
 }
 
+/** Idle tables' index and filter blocks (and IDLE_TABLE_OVERHEAD each) a lookup cache keeps, at most. */
+const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
+
 /**
  * The table cache of point lookups over a whole column family (sample mode's newer-version and code
  * checks): idle tables are bounded by bytes rather than count, and filters are kept, so a lookup over
@@ -68,9 +71,6 @@ export function lookupTableCache(): TableCache {
     keepFilters: true,
   });
 }
-
-/** Idle tables' index and filter blocks (and IDLE_TABLE_OVERHEAD each) a lookup cache keeps, at most. */
-export const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
 
 /** No caching: open on acquire, close on release. */
 export function uncachedTables(opts: OpenTableOptions = {}): TableSource {
