@@ -7,7 +7,8 @@
  *    evicted before each run of both, LSMSCOPE_BENCH_COLD=1; target ≥ 1.5×), check vs inspect (target ≤ 2×),
  *    sizes --full vs `sst_dump --command=scan` with peak RSS (target ≤ 256 MiB) and its CPU per entry
  *    read, sizes --sample 100 (sample mode: point lookups through thousands of L0 tables), probe of
- *    100 absent keys; the TUI's time to its first screen (tui.ts; target ~1 s);
+ *    100 absent keys; the TUI's time to its first screen (tui.ts; target ~1 s); diff of the store
+ *    against itself beside two scans of it (not a target);
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
  *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
  *    below the file count: it completes, or the row says how it failed.
@@ -43,6 +44,7 @@ import {
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
 import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
+import { DIFF_BY_HASH_MIN_RUNS } from "../src/diff/by_hash.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
@@ -171,6 +173,20 @@ async function l0Pileup(root: string): Promise<void> {
     ...lsm(["probe", dir, "--cf", "default", "--keys", "absent", "--count", "100", "--path", "reader"]),
   );
   console.log(`  probe 100 absent keys (reader path): ${fmt(probe)}  (target: seconds)`);
+  // diff reads every entry of both sides: against the scan of the store, twice (not a target; the
+  // merge took 38.7 s on 4,884 tables, by key sets 9.8 s: README, diff)
+  const twoScans = paired(
+    ["sst_dump", [`--file=${dir}`, "--command=scan"]],
+    lsm(["diff", "--json", dir, dir]),
+    RUNS,
+    (c) => (c[0] === "sst_dump" ? both(measure(...c)) : measure(...c)),
+  );
+  row(
+    "diff of the store against itself vs sst_dump --command=scan x 2",
+    twoScans,
+    "sst_dump x 2",
+    `for reference: not a target; compared ${tables >= DIFF_BY_HASH_MIN_RUNS ? "by key sets" : "merged"}`,
+  );
 }
 
 /**

@@ -9,9 +9,11 @@ import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
 import { LiveCursor, type LiveEntry } from "../lsm/live.js";
+import { DIFF_BY_HASH_MIN_RUNS, diffByHash, notAscending } from "./by_hash.js";
 import { cfMatches } from "../compact/digest.js";
 import { LsmscopeError } from "../util/errors.js";
 import { toHex } from "../util/bytes.js";
+import { asOnlyTableReader } from "../util/open_files.js";
 
 export type DifferenceKind = "changed" | "onlyInA" | "onlyInB";
 
@@ -37,6 +39,11 @@ export interface CfDiff {
   onlyInB: number;
   /** The first `limit` differing keys in key order. */
   differences: KeyDifference[];
+  /**
+   * How the sides were compared: walked in key order in step ("merge"), or, where a side has many
+   * sorted runs (an L0 pile-up), by the key sets of key sub-ranges ("keySets": diff/by_hash.ts).
+   */
+  comparedBy: "merge" | "keySets";
 }
 
 export interface DiffResult {
@@ -58,6 +65,11 @@ export interface DiffOptions {
   cfs?: string[];
   /** Differing keys listed per column family (default 10). */
   limit?: number;
+  /**
+   * Sorted runs on a side from which a pair is compared by key sets instead of merged (default
+   * DIFF_BY_HASH_MIN_RUNS; diff/by_hash.ts).
+   */
+  byHashMinRuns?: number;
   /** Table bytes read so far, and the total table bytes of the chosen column families on both sides. */
   onProgress?: (readBytes: number, totalBytes: number) => void;
 }
@@ -163,7 +175,9 @@ export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions
   }
   const total = pairs.reduce((s, p) => s + tableBytes(p.a?.cf) + tableBytes(p.b?.cf), 0);
   const progress = new TableBytesRead(total, opts.onProgress);
-  const out: CfDiff[] = pairs.map((p) => diffPair(p, limit, progress));
+  const minRuns = opts.byHashMinRuns ?? DIFF_BY_HASH_MIN_RUNS;
+  // no other thread reads tables meanwhile
+  const out: CfDiff[] = asOnlyTableReader(() => pairs.map((p) => diffPair(p, limit, minRuns, progress)));
   const totals = { same: 0, changed: 0, onlyInA: 0, onlyInB: 0 };
   for (const c of out) {
     totals.same += c.same;
@@ -182,7 +196,7 @@ export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions
   };
 }
 
-function diffPair(p: Pair, limit: number, progress: TableBytesRead): CfDiff {
+function diffPair(p: Pair, limit: number, minRuns: number, progress: TableBytesRead): CfDiff {
   const d: CfDiff = {
     instance: p.instance,
     cf: p.cf,
@@ -194,7 +208,13 @@ function diffPair(p: Pair, limit: number, progress: TableBytesRead): CfDiff {
     onlyInA: 0,
     onlyInB: 0,
     differences: [],
+    comparedBy: "merge",
   };
+  const side = (s: Pair["a"]) => s && { ...s, blocks: progress.side(s.cf) };
+  if (diffByHash(side(p.a), side(p.b), limit, minRuns, d)) {
+    d.comparedBy = "keySets";
+    return d;
+  }
   const note = (kind: DifferenceKind, key: Uint8Array) => {
     d[kind]++;
     if (d.differences.length < limit) d.differences.push({ kind, key: toHex(key) });
@@ -244,11 +264,7 @@ function ascending(
   return (e) => {
     if (!e) return e;
     const k = e.key;
-    if (prevLen >= 0 && cmpBytes(prev, prevLen, k, k.length) >= 0)
-      throw new LsmscopeError(
-        `column family ${cf}: live keys do not ascend (a table holds keys out of order; inspect --verify names it)`,
-        { file: store },
-      );
+    if (prevLen >= 0 && cmpBytes(prev, prevLen, k, k.length) >= 0) throw notAscending(store, cf);
     if (k.length > prev.length) prev = Buffer.alloc(Math.max(k.length, 2 * prev.length));
     prev.set(k);
     prevLen = k.length;

@@ -41,7 +41,6 @@ import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from ".
  * (`inspect --deep --json` on 43,726 tables: ~19 MiB of the peak).
  */
 const held: { oldest?: TableFile; newest?: TableFile; count: number } = { count: 0 };
-let descriptorBudget: number | undefined;
 
 /** Descriptors opened by this thread's table files so far, reopens of lent-back ones included. */
 let descriptorsOpened = 0;
@@ -81,8 +80,9 @@ function unlink(f: TableFile): void {
 
 function holdDescriptor(f: TableFile): void {
   markRead(f);
-  descriptorBudget ??= tableDescriptorBudget();
-  if (held.count > descriptorBudget) held.oldest!.releaseDescriptor();
+  // a while, not an if: the budget may have shrunk since the files were opened (asOnlyTableReader)
+  const budget = tableDescriptorBudget();
+  while (held.count > budget) held.oldest!.releaseDescriptor();
 }
 
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
@@ -226,8 +226,7 @@ export class TableFile {
    * this way all but one of the budget stay open and only the files beyond it are opened again.
    */
   rest(): void {
-    descriptorBudget ??= tableDescriptorBudget();
-    if (this.fd >= 0 && held.count >= descriptorBudget) this.releaseDescriptor();
+    if (this.fd >= 0 && held.count >= tableDescriptorBudget()) this.releaseDescriptor();
   }
 
   /** The descriptor, opened again if it was lent back; the file must be the one first opened. */

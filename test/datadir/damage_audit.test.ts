@@ -42,6 +42,7 @@ import {
 } from "./helpers.js";
 import { encodeEdit, encodeLog, internalKey } from "./synth.js";
 import { computeSizes } from "../../src/sizes/compute.js";
+import { diffDatadirs } from "../../src/diff/index.js";
 import { verifyStore } from "../../src/lsm/verify.js";
 import { LsmscopeError } from "../../src/util/errors.js";
 import { SAMPLES } from "../helpers/index.js";
@@ -337,6 +338,22 @@ describe("keys out of order inside a table (checksums re-sealed)", () => {
     const r = lsm(["diff", d, seqStore]);
     expectOneLine(r, 2, d, /live keys do not ascend/);
     expect(r.stdout).not.toMatch(/the stores differ/);
+  });
+
+  it("diff by key sets (taken over many sorted runs) refuses it the same way, naming the store", async () => {
+    // a key set alone would not notice: its check is each run's keys ascending as they are read
+    for (const [a, b] of [
+      [d, seqStore],
+      [seqStore, d],
+    ] as const) {
+      const err = await diffDatadirs(a, b, { byHashMinRuns: 1 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(LsmscopeError);
+      expect((err as LsmscopeError).message).toMatch(/live keys do not ascend/);
+      expect((err as LsmscopeError).file).toBe(d);
+    }
   });
 
   it.skipIf(!engine.engineAvailable())("compact --yes: refused by the pre-flight, nothing written", () => {

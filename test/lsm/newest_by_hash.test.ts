@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Fate, MemRun, mergeNewest, type RangeTombstone, type Run } from "../../src/lsm/merge.js";
-import { hashNewest, UseMerge } from "../../src/lsm/newest_by_hash.js";
+import { hashNewest, KeyBuckets, KeysOutOfOrder, UseMerge } from "../../src/lsm/newest_by_hash.js";
 import { ValueType } from "../../src/base/internal_key.js";
 import type { MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
@@ -214,5 +214,43 @@ describe("hashNewest's runs", () => {
     expect(fates).toHaveLength(4);
     expect(spread.rests).toBe(2);
     expect(early.rests).toBe(0);
+  });
+});
+
+describe("KeyBuckets' order check (diff's)", () => {
+  const entry = (key: Buffer, seqno: number): MemEntry => ({ key, seqno, type: 1, value: Buffer.alloc(1) });
+  /** Fill buckets from one run of these entries (in this order), with `cut` between sub-ranges. */
+  const fill = (entries: MemEntry[], cut?: Buffer) => {
+    const sets = new KeyBuckets([new MemRun(entries)], undefined, true, true);
+    const count = () => sets.buckets.reduce((n, b) => n + b.count, 0);
+    sets.fill(cut);
+    const first = count();
+    sets.fill(undefined);
+    return first + count();
+  };
+  const k = (s: string) => Buffer.from(s, "latin1");
+
+  it("passes keys that ascend, a key's versions newest first, short keys, across a cut", () => {
+    const keys = [k("a"), k("a\0"), k("abcdefgh"), k("abcdefgh\0"), k("abcdefgi")];
+    expect(fill([...keys.map((x) => entry(x, 5)), entry(k("b"), 9), entry(k("b"), 8)])).toBe(7);
+    expect(
+      fill(
+        keys.map((x) => entry(x, 5)),
+        k("abcdefgh"),
+      ),
+    ).toBe(5);
+  });
+
+  it("throws KeysOutOfOrder for a key below the one before, or a version older than the next", () => {
+    const cases: MemEntry[][] = [
+      [entry(k("b"), 5), entry(k("a"), 5)],
+      [entry(k("a\0"), 5), entry(k("a"), 5)],
+      [entry(k("abcdefgh\0"), 5), entry(k("abcdefgh"), 5)],
+      [entry(k("abcdefgi"), 5), entry(k("abcdefgh\0"), 5)],
+      [entry(k("b"), 8), entry(k("b"), 9)],
+      [entry(k("b"), 8), entry(k("b"), 8)],
+    ];
+    for (const c of cases)
+      expect(() => fill(c), c.map((e) => e.key.toString("hex")).join(" ")).toThrow(KeysOutOfOrder);
   });
 });

@@ -4,7 +4,7 @@
  * short keys; cut only at separators, an L0 pile-up's sub-ranges held 0.2 to 2.4 times their share.
  */
 import { describe, expect, it } from "vitest";
-import { cutsOf, type SplitSample } from "../../src/sizes/plan.js";
+import { cutsOf, type SplitSample } from "../../src/lsm/key_cuts.js";
 
 /** The 8-byte key (hex) whose big-endian number is n, or its first `bytes` bytes. */
 const hex = (n: number, bytes = 8) =>

@@ -1,0 +1,152 @@
+/**
+ * `diff` by key sets (diff/by_hash.ts, taken from 1,024 sorted runs on a side: an L0 pile-up) gives what
+ * the merge gives — counts, and the differing keys in key order up to the limit — on stores db_bench
+ * wrote: a pile-up of ~40 L0 tables (~20 MB, so three sub-ranges) against the same writes compacted
+ * by ldb (on a copy), against a copy changed by ldb (a range tombstone too), against a store of other keys and longer values
+ * (every key differs: the list crosses sub-ranges), a blob store against the same writes without blobs. The merge, which
+ * `diff.test.ts` checks against ldb's own scans, is the reference; both run here through the
+ * library with the threshold moved (byHashMinRuns 1 and Infinity), and each result says which way it
+ * was compared, so a silent fall-back to the merge fails the test.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { diffDatadirs, type DiffResult } from "../../src/diff/index.js";
+import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
+
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-diff-hash-");
+const ldb = (db: string, args: string[]) =>
+  execFileSync("ldb", [`--db=${db}`, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
+
+let pile: string; // ~40 L0 tables, ~20 MB, writes left in the WAL
+let compacted: string; // a copy of pile compacted by ldb: one bottom-level table
+let changed: string; // a copy of pile with keys put (one value's last byte), deleted, range-deleted, added
+let other: string; // the same shape, other keys (another seed) and values one byte longer
+let blobs: string;
+let plain: string;
+
+const pileUp = (db: string, seed: number, valueSize = 100) =>
+  dbBench(db, [
+    "--benchmarks=fillrandom",
+    "--num=200000",
+    `--value_size=${valueSize}`,
+    "--compression_type=none",
+    "--write_buffer_size=524288",
+    "--disable_auto_compactions=1",
+    "--level0_slowdown_writes_trigger=1000",
+    "--level0_stop_writes_trigger=1000",
+    `--seed=${seed}`,
+  ]);
+
+beforeAll(() => {
+  const root = tempDir();
+  pile = join(root, "pile");
+  pileUp(pile, 42);
+  compacted = copyInto(pile, root, "compacted");
+  ldb(compacted, ["compact"]);
+  changed = copyInto(pile, root, "changed");
+  const keys = ldb(changed, ["scan", "--hex", "--no_value"])
+    .trim()
+    .split("\n")
+    .map((l) => l.split(" ")[0]!);
+  // keys in each third of the key range, so every sub-range holds a difference
+  for (const i of [3, Math.floor(keys.length / 2), keys.length - 5]) {
+    ldb(changed, ["put", "--hex", keys[i]!, "0x0102"]);
+    ldb(changed, ["delete", "--hex", keys[i + 1]!]);
+  }
+  ldb(changed, ["put", "--hex", "0xffffffffffffffffff00", "0x03"]);
+  // a value of the same length, its last byte changed
+  const k = keys[Math.floor((keys.length * 3) / 4)]!;
+  const v = ldb(changed, ["get", "--hex", k]).trim();
+  ldb(changed, ["put", "--hex", k, `${v.slice(0, -2)}${v.endsWith("00") ? "01" : "00"}`]);
+  // and a range tombstone over ten keys of the second quarter
+  const q = Math.floor(keys.length / 4);
+  ldb(changed, ["deleterange", "--hex", keys[q]!, keys[q + 10]!]);
+  other = join(root, "other");
+  pileUp(other, 7, 101);
+  blobs = join(root, "blobs");
+  plain = join(root, "plain");
+  const same = ["--benchmarks=fillseq", "--num=2000", "--value_size=400", "--write_buffer_size=131072"];
+  dbBench(blobs, [...same, "--enable_blob_files=true", "--min_blob_size=100"]);
+  dbBench(plain, same);
+}, 300_000);
+afterAll(cleanupTemps);
+
+/** The two ways' results, elapsed time aside; each checked to have been compared the way asked. */
+async function bothWays(a: string, b: string, limit?: number): Promise<[DiffResult, DiffResult]> {
+  const strip = (r: DiffResult): DiffResult => ({ ...r, elapsedMs: 0 });
+  const bySets = strip(await diffDatadirs(a, b, { limit, byHashMinRuns: 1 }));
+  const merged = strip(await diffDatadirs(a, b, { limit, byHashMinRuns: Infinity }));
+  expect(bySets.columnFamilies.map((c) => c.comparedBy)).toEqual(bySets.columnFamilies.map(() => "keySets"));
+  expect(merged.columnFamilies.map((c) => c.comparedBy)).toEqual(merged.columnFamilies.map(() => "merge"));
+  const way = (r: DiffResult) => ({
+    ...r,
+    columnFamilies: r.columnFamilies.map((c) => ({ ...c, comparedBy: "merge" as const })),
+  });
+  return [way(bySets), way(merged)];
+}
+
+/**
+ * The two results agree: everything but the lists with toEqual, the lists to their first difference
+ * (toEqual's report of 150,000 keys would take minutes to write).
+ */
+function expectSame(sets: DiffResult, merged: DiffResult): void {
+  const lists = (r: DiffResult) => r.columnFamilies.map((c) => c.differences);
+  const bare = (r: DiffResult) => ({
+    ...r,
+    columnFamilies: r.columnFamilies.map((c) => ({ ...c, differences: [] })),
+  });
+  expect(bare(sets)).toEqual(bare(merged));
+  lists(sets).forEach((l, i) => {
+    const m = lists(merged)[i]!;
+    const at = l.findIndex((d, j) => d.kind !== m[j]?.kind || d.key !== m[j]?.key);
+    expect({ length: l.length, firstDifference: at, there: l[at] }).toEqual({
+      length: m.length,
+      firstDifference: -1,
+      there: undefined,
+    });
+  });
+}
+
+describe("diff by key sets", () => {
+  it("the stores are what the cases need: a pile-up of many L0 tables, over three sub-ranges' bytes", () => {
+    const tables = readdirSync(pile).filter((n) => n.endsWith(".sst")).length;
+    expect(tables).toBeGreaterThanOrEqual(20);
+    expect(readdirSync(compacted).filter((n) => n.endsWith(".sst")).length).toBe(1);
+    // more than two sub-ranges' bytes (diff/by_hash.ts: 8 MiB of the larger side each)
+    const bytes = readdirSync(pile)
+      .filter((n) => n.endsWith(".sst"))
+      .reduce((s, n) => s + statSync(join(pile, n)).size, 0);
+    expect(bytes).toBeGreaterThan(2 * 8 * 1024 * 1024);
+  });
+
+  it("a pile-up against its compacted copy: identical, as merged", async () => {
+    const [sets, merged] = await bothWays(pile, compacted);
+    expectSame(sets, merged);
+    expect(sets.identical).toBe(true);
+    expect(sets.totals.same).toBeGreaterThan(100_000);
+  });
+
+  it("against a copy changed by ldb: the same counts and keys listed, in key order", async () => {
+    const [sets, merged] = await bothWays(pile, changed, 20);
+    expectSame(sets, merged);
+    expect(sets.totals).toMatchObject({ changed: 4, onlyInA: 13, onlyInB: 1 });
+    expect(sets.columnFamilies[0]!.differences).toHaveLength(18);
+  });
+
+  it("against other keys and values: every key differs, the list to its limit crosses sub-ranges", async () => {
+    const [sets, merged] = await bothWays(pile, other, 150_000);
+    expectSame(sets, merged);
+    const d = sets.columnFamilies[0]!;
+    expect(d.same).toBe(0);
+    expect(d.changed + d.onlyInA + d.onlyInB).toBeGreaterThan(150_000);
+    expect(d.differences).toHaveLength(150_000);
+  });
+
+  it("values in blob files are resolved: a blob store equals the same writes without blobs", async () => {
+    const [sets, merged] = await bothWays(blobs, plain);
+    expectSame(sets, merged);
+    expect(sets.identical).toBe(true);
+  });
+});
