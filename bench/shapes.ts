@@ -44,7 +44,7 @@ import {
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
 import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
-import { DIFF_BY_HASH_MIN_RUNS } from "../src/diff/by_hash.js";
+import { LIVE_BY_HASH_MIN_RUNS } from "../src/lsm/live_by_hash.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
@@ -185,7 +185,7 @@ async function l0Pileup(root: string): Promise<void> {
     "diff of the store against itself vs sst_dump --command=scan x 2",
     twoScans,
     "sst_dump x 2",
-    `for reference: not a target; compared ${tables >= DIFF_BY_HASH_MIN_RUNS ? "by key sets" : "merged"}`,
+    `for reference: not a target; compared ${tables >= LIVE_BY_HASH_MIN_RUNS ? "by key sets" : "merged"}`,
   );
 }
 

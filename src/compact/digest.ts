@@ -12,6 +12,15 @@ import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { LsmscopeError } from "../util/errors.js";
 import { mergeNewest } from "../lsm/merge.js";
 import { LiveValues, openLiveSources } from "../lsm/live.js";
+import {
+  LIVE_BY_HASH_MIN_RUNS,
+  LiveKeySets,
+  LiveRecords,
+  liveSubRangeCuts,
+  manyRuns,
+} from "../lsm/live_by_hash.js";
+import { UseMerge } from "../lsm/newest_by_hash.js";
+import { ValueType } from "../base/internal_key.js";
 
 export interface CfDigest {
   /** Raw CF name, hex. */
@@ -27,6 +36,11 @@ export interface CfDigest {
   entriesRead: number;
   walEntries: number;
   sha256: string;
+  /**
+   * How the live keys were read: merged in key order ("merge"), or over many sorted runs (an L0
+   * pile-up) by key sets, each sub-range's keys sorted ("keySets"); the digest is the same either way.
+   */
+  readBy: "merge" | "keySets";
 }
 
 export interface StoreDigest {
@@ -50,15 +64,23 @@ class RecordHasher {
   }
   /** varint32 len ‖ bytes */
   field(b: Uint8Array): void {
-    if (this.pos + 5 + b.length > this.buf.length) this.flush();
-    this.varint(b.length);
-    if (b.length > this.buf.length - this.pos) {
+    this.fieldOf(b, 0, b.length);
+  }
+  /** field() of bytes[off, off + len), without a view of them */
+  fieldOf(bytes: Uint8Array, off: number, len: number): void {
+    if (this.pos + 5 + len > this.buf.length) this.flush();
+    this.varint(len);
+    if (len > this.buf.length - this.pos) {
       this.flush();
-      this.hash.update(b);
+      this.hash.update(bytes.subarray(off, off + len));
       return;
     }
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
+    const buf = this.buf;
+    const pos = this.pos;
+    // most keys and values are short: a loop, not a set() call each (~1 s of the pile-up's digest)
+    if (len <= 64) for (let i = 0; i < len; i++) buf[pos + i] = bytes[off + i]!;
+    else buf.set(bytes.subarray(off, off + len), pos);
+    this.pos += len;
   }
   flush(): void {
     if (this.pos > 0) this.hash.update(this.buf.subarray(0, this.pos));
@@ -66,8 +88,15 @@ class RecordHasher {
   }
 }
 
-/** Digest of one column family of a store described by the datadir model. */
-export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): CfDigest {
+/**
+ * Digest of one column family of a store described by the datadir model: merged in key order, or
+ * from `minRuns` sorted runs on (an L0 pile-up) by key sets, each sub-range's live keys sorted.
+ */
+export function digestColumnFamily(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  minRuns = LIVE_BY_HASH_MIN_RUNS,
+): CfDigest {
   const out: CfDigest = {
     cf: cf.nameHex,
     displayName: cf.displayName,
@@ -78,7 +107,9 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
     entriesRead: 0,
     walEntries: 0,
     sha256: "",
+    readBy: "merge",
   };
+  if (manyRuns(cf, minRuns) && digestByKeySets(inst, cf, out)) return out;
   const hash = createHash("sha256");
   const sources = openLiveSources(inst, cf);
   const values = new LiveValues(inst.path, cf.displayName);
@@ -106,6 +137,64 @@ export function digestColumnFamily(inst: InstanceModel, cf: ColumnFamilyModel): 
   out.blobValues = values.blobValues;
   out.sha256 = hash.digest("hex");
   return out;
+}
+
+/**
+ * The digest of a column family of many sorted runs, read by key sets (lsm/live_by_hash.ts): in each
+ * sub-range the live keys are sorted and hashed in that order, which is key order, as the merge
+ * hashes them. Fills `out`'s counts and digest; false (out untouched) where the merge is to do it: a
+ * later run holding a newer version of a key, or keys the samples cannot cut finely enough.
+ */
+function digestByKeySets(inst: InstanceModel, cf: ColumnFamilyModel, out: CfDigest): boolean {
+  const cuts = liveSubRangeCuts([cf]);
+  if (cuts === undefined) return false;
+  const sets = new LiveKeySets(inst, cf, undefined, false);
+  const counts = { keys: 0, keyBytes: 0, valueBytes: 0, blobValues: 0 };
+  const hash = createHash("sha256");
+  const rh = new RecordHasher(hash);
+  try {
+    const live = new LiveRecords();
+    for (let c = 0; c <= cuts.length; c++) {
+      sets.fill(cuts[c]);
+      live.clear();
+      const buckets = sets.entries.buckets;
+      for (let i = 0; i < buckets.length; i++) {
+        const b = buckets[i]!;
+        sets.newest(b);
+        for (let e = 0; e < b.count; e++) if (sets.live[e] === 1) live.add(b, i, e);
+      }
+      live.inKeyOrder(buckets, (b, e) => {
+        const keyLength = b.keyLength(e);
+        rh.fieldOf(b.keys, b.keyAt(e), keyLength);
+        counts.keyBytes += keyLength;
+        if (b.type(e) === ValueType.Value) {
+          const valueLength = b.valueLength(e);
+          rh.fieldOf(b.values!.bytes, b.valueAt(e), valueLength);
+          counts.valueBytes += valueLength;
+        } else {
+          // resolved as LiveValues resolves it (a blob index: the blob's value)
+          const value = sets.value(b, e)!;
+          rh.field(value);
+          counts.valueBytes += value.length;
+          if (b.type(e) === ValueType.BlobIndex) counts.blobValues++;
+        }
+        counts.keys++;
+      });
+    }
+    rh.flush();
+  } catch (e) {
+    if (e instanceof UseMerge) return false;
+    throw e;
+  } finally {
+    sets.close();
+  }
+  Object.assign(out, counts, {
+    entriesRead: sets.entriesRead,
+    walEntries: sets.walEntries,
+    sha256: hash.digest("hex"),
+    readBy: "keySets",
+  });
+  return true;
 }
 
 /**

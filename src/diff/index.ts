@@ -9,7 +9,8 @@ import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
 import { LiveCursor, type LiveEntry } from "../lsm/live.js";
-import { DIFF_BY_HASH_MIN_RUNS, diffByHash, notAscending } from "./by_hash.js";
+import { diffByHash, notAscending } from "./by_hash.js";
+import { LIVE_BY_HASH_MIN_RUNS } from "../lsm/live_by_hash.js";
 import { cfMatches } from "../compact/digest.js";
 import { LsmscopeError } from "../util/errors.js";
 import { toHex } from "../util/bytes.js";
@@ -67,7 +68,7 @@ export interface DiffOptions {
   limit?: number;
   /**
    * Sorted runs on a side from which a pair is compared by key sets instead of merged (default
-   * DIFF_BY_HASH_MIN_RUNS; diff/by_hash.ts).
+   * LIVE_BY_HASH_MIN_RUNS; diff/by_hash.ts).
    */
   byHashMinRuns?: number;
   /** Table bytes read so far, and the total table bytes of the chosen column families on both sides. */
@@ -175,7 +176,7 @@ export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions
   }
   const total = pairs.reduce((s, p) => s + tableBytes(p.a?.cf) + tableBytes(p.b?.cf), 0);
   const progress = new TableBytesRead(total, opts.onProgress);
-  const minRuns = opts.byHashMinRuns ?? DIFF_BY_HASH_MIN_RUNS;
+  const minRuns = opts.byHashMinRuns ?? LIVE_BY_HASH_MIN_RUNS;
   // no other thread reads tables meanwhile
   const out: CfDiff[] = asOnlyTableReader(() => pairs.map((p) => diffPair(p, limit, minRuns, progress)));
   const totals = { same: 0, changed: 0, onlyInA: 0, onlyInB: 0 };

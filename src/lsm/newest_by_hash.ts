@@ -159,6 +159,27 @@ export class Bucket {
     return true;
   }
 
+  /** Record a's key against record b's of `other`, bytewise: negative, 0 or positive. */
+  compareKey(a: number, b: number, other: Bucket): number {
+    const la = this.recs[REC * a + 2]!;
+    const lb = other.recs[REC * b + 2]!;
+    const oa = this.recs[REC * a + 1]!;
+    const ob = other.recs[REC * b + 1]!;
+    const n = la < lb ? la : lb;
+    const kv = this.keysView;
+    const okv = other.keysView;
+    let i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const x = kv.getUint32(oa + i);
+      const y = okv.getUint32(ob + i);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    const keys = this.keys;
+    const okeys = other.keys;
+    for (; i < n; i++) if (keys[oa + i] !== okeys[ob + i]) return keys[oa + i]! - okeys[ob + i]!;
+    return la - lb;
+  }
+
   clear(): void {
     this.count = 0;
     this.keyBytes = 0;

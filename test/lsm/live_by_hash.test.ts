@@ -1,21 +1,28 @@
 /**
- * `diff` by key sets (diff/by_hash.ts, taken from 1,024 sorted runs on a side: an L0 pile-up) gives what
- * the merge gives — counts, and the differing keys in key order up to the limit — on stores db_bench
- * wrote: a pile-up of ~40 L0 tables (~20 MB, so three sub-ranges) against the same writes compacted
- * by ldb (on a copy), against a copy changed by ldb (a range tombstone too), against a store of other keys and longer values
- * (every key differs: the list crosses sub-ranges), a blob store against the same writes without blobs. The merge, which
- * `diff.test.ts` checks against ldb's own scans, is the reference; both run here through the
- * library with the threshold moved (byHashMinRuns 1 and Infinity), and each result says which way it
- * was compared, so a silent fall-back to the merge fails the test.
+ * A column family's live contents read by key sets (lsm/live_by_hash.ts, taken from 1,024 sorted runs:
+ * an L0 pile-up) give what the merge gives, in `diff` (diff/by_hash.ts: counts, and the differing keys
+ * in key order up to the limit) and in the compaction digest (compact/digest.ts: the same SHA-256 and
+ * counts), on stores db_bench wrote: a pile-up of ~40 L0 tables (~20 MB, so three sub-ranges) against
+ * the same writes compacted by ldb (on a copy), against a copy changed by ldb (a range tombstone too),
+ * against a store of other keys and longer values (every key differs: the list crosses sub-ranges), a
+ * blob store against the same writes without blobs. The merge, which `diff.test.ts` checks against
+ * ldb's own scans and `compact.test.ts` across compactions, is the reference; both run here through
+ * the library with the threshold moved (1 and Infinity), and each result says which way it was read,
+ * so a silent fall-back to the merge fails the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { diffDatadirs, type DiffResult } from "../../src/diff/index.js";
+import { digestColumnFamily, resolveStore } from "../../src/compact/digest.js";
+import { LiveRecords } from "../../src/lsm/live_by_hash.js";
+import { Bucket, ValueArena } from "../../src/lsm/newest_by_hash.js";
+import { MemRun } from "../../src/lsm/merge.js";
+import { mulberry32 } from "../../src/util/random.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
-const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-diff-hash-");
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-live-hash-");
 const ldb = (db: string, args: string[]) =>
   execFileSync("ldb", [`--db=${db}`, ...args], { encoding: "utf8", maxBuffer: 64 << 20 });
 
@@ -148,5 +155,71 @@ describe("diff by key sets", () => {
     const [sets, merged] = await bothWays(blobs, plain);
     expectSame(sets, merged);
     expect(sets.identical).toBe(true);
+  });
+});
+
+describe("the compaction digest by key sets", () => {
+  it("is the merge's digest, with its counts, on every store above", async () => {
+    for (const store of [pile, compacted, changed, other, blobs]) {
+      const inst = await resolveStore(store);
+      for (const cf of inst.columnFamilies) {
+        const sets = digestColumnFamily(inst, cf, 1);
+        const merged = digestColumnFamily(inst, cf, Infinity);
+        expect([sets.readBy, merged.readBy]).toEqual(["keySets", "merge"]);
+        expect({ ...sets, readBy: "" }, store).toEqual({ ...merged, readBy: "" });
+      }
+    }
+  });
+
+  it("counts what the stores hold: live keys, WAL entries, values from blob files", async () => {
+    const digests = await Promise.all(
+      [changed, blobs].map(async (s) => {
+        const inst = await resolveStore(s);
+        return digestColumnFamily(
+          inst,
+          inst.columnFamilies.find((c) => c.name === "default")!,
+          1,
+        );
+      }),
+    );
+    const [fromChanged, fromBlobs] = digests;
+    // ldb's writes to the copy may stay in its WAL: then they are read from there
+    expect(fromChanged!.keys).toBeGreaterThan(100_000);
+    // fillseq writes each key once: the values not in the WAL are in blob files
+    expect(fromBlobs!.keys).toBe(2000);
+    expect(fromBlobs!.blobValues).toBeGreaterThan(1000);
+    expect(fromBlobs!.blobValues + fromBlobs!.walEntries).toBe(fromBlobs!.keys);
+  });
+});
+
+describe("LiveRecords", () => {
+  it("gives a sub-range's records in key order: keys alike in their first 8 bytes, shorter keys, many buckets", () => {
+    const r = mulberry32(7);
+    const keys = new Map<string, Buffer>();
+    // few distinct first bytes, so that many keys share their first 8 (and their scaled prefix)
+    while (keys.size < 3000) {
+      const len = Math.floor(r() * 14);
+      const k = Buffer.alloc(len);
+      for (let i = 0; i < len; i++) k[i] = i < 8 ? 0x40 + Math.floor(r() * 2) : Math.floor(r() * 256);
+      keys.set(k.toString("hex"), k);
+    }
+    const values = new ValueArena();
+    const buckets = Array.from({ length: 5 }, () => new Bucket(values));
+    const run = new MemRun(
+      [...keys.values()].map((key) => ({ key, seqno: 1, type: 1, value: Buffer.alloc(0) })),
+    );
+    const live = new LiveRecords();
+    for (let i = 0; run.advance(); i++) {
+      const b = buckets[i % 5]!;
+      b.add(run, i, false);
+      live.add(b, i % 5, b.count - 1);
+    }
+    const told: string[] = [];
+    live.inKeyOrder(buckets, (b, e) =>
+      told.push(Buffer.from(b.keys.subarray(b.keyAt(e), b.keyAt(e) + b.keyLength(e))).toString("hex")),
+    );
+    const sorted = [...keys.values()].sort(Buffer.compare).map((k) => k.toString("hex"));
+    expect(told.length).toBe(sorted.length);
+    expect(told.findIndex((k, i) => k !== sorted[i])).toBe(-1);
   });
 });
