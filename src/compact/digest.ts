@@ -146,13 +146,14 @@ export function digestColumnFamily(
  * later run holding a newer version of a key, or keys the samples cannot cut finely enough.
  */
 function digestByKeySets(inst: InstanceModel, cf: ColumnFamilyModel, out: CfDigest): boolean {
-  const cuts = liveSubRangeCuts([cf]);
-  if (cuts === undefined) return false;
+  // opened first: a missing or damaged table is told as the merge tells it (lsm/live.ts)
   const sets = new LiveKeySets(inst, cf, undefined, false);
   const counts = { keys: 0, keyBytes: 0, valueBytes: 0, blobValues: 0 };
   const hash = createHash("sha256");
   const rh = new RecordHasher(hash);
   try {
+    const cuts = liveSubRangeCuts([cf]);
+    if (cuts === undefined) return false;
     const live = new LiveRecords();
     for (let c = 0; c <= cuts.length; c++) {
       sets.fill(cuts[c]);
