@@ -56,8 +56,8 @@ let onlyTableReader = false;
  * `diff` does. `diff` of an L0 pile-up against itself cycles through both sides' runs at every
  * sub-range, and each run beyond the budget is opened again each time: 4,884 tables a side, 116,590
  * opens under a quarter of the limit (20,000 here), 24,804 under half (10.5 -> 9.8 s; 10,206
- * tables a side 40.9 -> 24.6 s). After `fn` the files beyond the
- * budget lend their descriptors back as others open (table_file.ts).
+ * tables a side 40.9 -> 24.6 s). After `fn` the files beyond the budget lend their descriptors back
+ * as others open (table_file.ts). The blob caches stay an eighth each (openFileCacheCapacity).
  */
 export function asOnlyTableReader<T>(fn: () => T): T {
   const before = onlyTableReader;
