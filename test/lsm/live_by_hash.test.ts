@@ -5,7 +5,8 @@
  * counts), on stores db_bench wrote: a pile-up of ~40 L0 tables (~20 MB, so three sub-ranges) against
  * the same writes compacted by ldb (on a copy), against a copy changed by ldb (a range tombstone too),
  * against a store of other keys and longer values (every key differs: the list crosses sub-ranges), a
- * blob store against the same writes without blobs. The merge, which `diff.test.ts` checks against
+ * blob store against the same writes without blobs; and the bundled samples (column families on one side
+ * only, a LevelDB store, other clients' keys). The merge, which `diff.test.ts` checks against
  * ldb's own scans and `compact.test.ts` across compactions, is the reference; both run here through
  * the library with the threshold moved (1 and Infinity), and each result says which way it was read,
  * so a silent fall-back to the merge fails the test.
@@ -20,7 +21,7 @@ import { LiveRecords } from "../../src/lsm/live_by_hash.js";
 import { Bucket, ValueArena } from "../../src/lsm/newest_by_hash.js";
 import { MemRun } from "../../src/lsm/merge.js";
 import { mulberry32 } from "../../src/util/random.js";
-import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
+import { copyInto, dbBench, SAMPLES, trackedTempDirs } from "../helpers/index.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-live-hash-");
 const ldb = (db: string, args: string[]) =>
@@ -149,6 +150,26 @@ describe("diff by key sets", () => {
     expect(d.same).toBe(0);
     expect(d.changed + d.onlyInA + d.onlyInB).toBeGreaterThan(150_000);
     expect(d.differences).toHaveLength(150_000);
+  });
+
+  it("the samples: column families on one side only, a LevelDB store, changed and missing keys", async () => {
+    const pairs = [
+      ["besu-snapshot", "modern"],
+      ["besu-snapshot", "besu-generated"],
+      ["geth-leveldb", "geth-leveldb"],
+    ].map(([x, y]) => [join(SAMPLES, x!), join(SAMPLES, y!)] as const);
+    for (const [x, y] of pairs) {
+      // a column family with no table has no run: merged (both ways the same then)
+      const sets = await diffDatadirs(x, y, { byHashMinRuns: 1 });
+      const merged = await diffDatadirs(x, y, { byHashMinRuns: Infinity });
+      expect(sets.columnFamilies.filter((c) => c.comparedBy === "keySets").length).toBeGreaterThan(0);
+      const bare = (r: DiffResult) => ({
+        ...r,
+        elapsedMs: 0,
+        columnFamilies: r.columnFamilies.map((c) => ({ ...c, comparedBy: "merge" as const })),
+      });
+      expect(bare(sets), `${x} ${y}`).toEqual(bare(merged));
+    }
   });
 
   it("values in blob files are resolved: a blob store equals the same writes without blobs", async () => {
