@@ -2,7 +2,7 @@
  * A column family's live contents read by key sets (lsm/live_by_hash.ts, taken from 1,024 sorted runs:
  * an L0 pile-up) give what the merge gives, in `diff` (diff/by_hash.ts: counts, and the differing keys
  * in key order up to the limit) and in the compaction digest (compact/digest.ts: the same SHA-256 and
- * counts), on stores db_bench wrote: a pile-up of ~40 L0 tables (~20 MB, so three sub-ranges) against
+ * counts), on stores db_bench wrote: a pile-up of ~40 L0 tables (~25 MB: three sub-ranges or more) against
  * the same writes compacted by ldb (on a copy), against a copy changed by ldb (a range tombstone too),
  * against a store of other keys and longer values (every key differs: the list crosses sub-ranges), a
  * blob store against the same writes without blobs; and the bundled samples (column families on one side
@@ -58,7 +58,7 @@ beforeAll(() => {
     .trim()
     .split("\n")
     .map((l) => l.split(" ")[0]!);
-  // keys in each third of the key range, so every sub-range holds a difference
+  // keys near the start, the middle and the end of the key range: differences in several sub-ranges
   for (const i of [3, Math.floor(keys.length / 2), keys.length - 5]) {
     ldb(changed, ["put", "--hex", keys[i]!, "0x0102"]);
     ldb(changed, ["delete", "--hex", keys[i + 1]!]);
