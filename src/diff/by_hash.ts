@@ -10,11 +10,12 @@
  */
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { ValueType } from "../base/internal_key.js";
-import { cmpBytes, type BlockSink } from "../lsm/merge.js";
+import type { BlockSink } from "../lsm/merge.js";
 import { keyOf, liveSubRangeCuts, LiveKeySets, manyRuns } from "../lsm/live_by_hash.js";
 import { BUCKETS, KeysOutOfOrder, UseMerge, type Bucket } from "../lsm/newest_by_hash.js";
 import { toHex } from "../util/bytes.js";
 import { LsmscopeError } from "../util/errors.js";
+import type { DifferenceKind, KeyDifference } from "./index.js";
 
 /** A side's keys out of order, as both ways of comparing find it (the merge: its output stops ascending). */
 export function notAscending(store: string | undefined, cf: string): LsmscopeError {
@@ -37,12 +38,12 @@ export interface PairCounts {
   changed: number;
   onlyInA: number;
   onlyInB: number;
-  differences: { kind: "changed" | "onlyInA" | "onlyInB"; key: string }[];
+  differences: KeyDifference[];
 }
 
 /** A differing record noted in a sub-range, its key still in the bucket. */
 interface Noted {
-  kind: "changed" | "onlyInA" | "onlyInB";
+  kind: DifferenceKind;
   b: Bucket;
   e: number;
 }
@@ -114,7 +115,7 @@ function compareSides(
     }
   };
   const noted: Noted[] = [];
-  const note = (kind: Noted["kind"], b: Bucket, e: number) => {
+  const note = (kind: DifferenceKind, b: Bucket, e: number) => {
     out[kind]++;
     if (out.differences.length < limit) noted.push({ kind, b, e });
   };
@@ -142,12 +143,10 @@ function compareSides(
     }
     // this sub-range's differing keys before the next fill empties the buckets: the first in key order
     if (noted.length > 0) {
-      const keys = noted.map((n) => keyOf(n.b, n.e));
-      const order = noted.map((_, i) => i);
-      order.sort((x, y) => cmpBytes(keys[x]!, keys[x]!.length, keys[y]!, keys[y]!.length));
-      for (const i of order) {
+      noted.sort((x, y) => x.b.compareKey(x.e, y.e, y.b));
+      for (const n of noted) {
         if (out.differences.length >= limit) break;
-        out.differences.push({ kind: noted[i]!.kind, key: toHex(keys[i]!) });
+        out.differences.push({ kind: n.kind, key: toHex(keyOf(n.b, n.e)) });
       }
       noted.length = 0;
     }
