@@ -6,6 +6,8 @@ export { loadArm, vetPair, CheckCannotRunError, EXIT_CANNOT_RUN } from "./arms.j
 export { pairCfs, allCfs, type CfPair } from "./match.js";
 export {
   measureOverlay,
+  overlayLookupDemand,
+  sharedLookupBudget,
   ratioInterval,
   DEFAULT_OVERLAY_SAMPLE,
   DEFAULT_OVERLAY_LOOKUP_BUDGET,

@@ -69,7 +69,10 @@ export interface CheckOptions {
    * sampling); default: scan only when that reads no more blocks than block sampling would.
    */
   overlayScanLimitBytes?: number;
-  /** Table lookups placement-overlay may make per column family (default 150,000; see check/overlay.ts). */
+  /**
+   * Table lookups placement-overlay may make per datadir (each arm), shared by its column families
+   * (default 150,000; see check/overlay.ts sharedLookupBudget).
+   */
   overlayLookupBudget?: number;
   /** Seed for the overlay sample (default fixed: reruns give the same numbers). */
   seed?: number;

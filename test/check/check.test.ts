@@ -12,7 +12,9 @@ import {
   exitCodeFor,
   loadArm,
   measureOverlay,
+  overlayLookupDemand,
   renderTable,
+  sharedLookupBudget,
   summaryLine,
   wilson,
   type CheckFinding,
@@ -210,6 +212,18 @@ describe("placement-overlay on db_bench stores", () => {
   });
   afterAll(() => removeDir(dir));
 
+  /** db_bench's flags for an L0 pile-up: random keys, 64 KiB memtables each flushed into L0, compactions off. */
+  const PILE_UP = [
+    "--benchmarks=fillrandom",
+    "--value_size=20",
+    "--compression_type=none",
+    "--bloom_bits=10",
+    "--write_buffer_size=65536",
+    "--disable_auto_compactions=1",
+    "--level0_slowdown_writes_trigger=100000",
+    "--level0_stop_writes_trigger=100000",
+  ];
+
   /**
    * A db_bench L0 pile-up, written once for the tests that read it: every flush overlaps every other
    * (random keys, compactions off), so an entry has every older L0 file below it.
@@ -218,17 +232,7 @@ describe("placement-overlay on db_bench stores", () => {
   function l0Pileup(): string {
     if (pile !== undefined) return pile;
     const db = join(dir, "l0-pile");
-    dbBench(db, [
-      "--benchmarks=fillrandom",
-      "--num=40000",
-      "--value_size=20",
-      "--compression_type=none",
-      "--bloom_bits=10",
-      "--write_buffer_size=65536",
-      "--disable_auto_compactions=1",
-      "--level0_slowdown_writes_trigger=100000",
-      "--level0_stop_writes_trigger=100000",
-    ]);
+    dbBench(db, [...PILE_UP, "--num=40000"]);
     pile = db;
     return db;
   }
@@ -503,6 +507,8 @@ describe("placement-overlay on db_bench stores", () => {
     };
     expect(e.filesAboveBottom).toBeGreaterThan(20);
     expect(e.lookups.tablesConsulted).toBeLessThanOrEqual(4000);
+    // one column family takes the store's whole budget
+    expect((e as unknown as { lookupBudget: number }).lookupBudget).toBe(4000);
     expect(e.droppedForLookupBudget).toBeGreaterThan(0);
     expect(e.sampled).toBeGreaterThan(50);
     expect(e.shadowedEntriesEstimate.method).not.toBe("exact");
@@ -518,6 +524,58 @@ describe("placement-overlay on db_bench stores", () => {
       if (est.low <= obsolete && obsolete <= est.high) covered++;
     }
     expect(covered).toBeGreaterThanOrEqual(7);
+  });
+
+  it("three column families piled up in L0 share one lookup budget: each its share, the store within it", async () => {
+    // db_bench spreads its writes over three column families, each flushed into L0 with compactions off
+    const db = join(dir, "l0-pile-3cf");
+    dbBench(db, [...PILE_UP, "--num=120000", "--num_column_families=3"]);
+    const budget = 12_000;
+    const arm = await loadArm(db, "subject");
+    const inst = arm.model.instances[0]!;
+    const cfs = inst.columnFamilies.filter((c) => c.totals.files > 0);
+    expect(cfs).toHaveLength(3);
+    const demands = cfs.map((cf) => overlayLookupDemand(cf));
+    // every column family alone would take the whole budget
+    for (const d of demands) expect(d).toBeGreaterThan(budget);
+    const share = sharedLookupBudget(budget, demands);
+    expect(share).toBe(budget / 3);
+    const r = await runCheck(db, { overlayLookupBudget: budget });
+    const found = of(r, "placement-overlay");
+    expect(found).toHaveLength(3);
+    let consulted = 0;
+    for (const f of found) {
+      const e = f.evidence as {
+        lookupBudget: number;
+        lookups: { tablesConsulted: number };
+        sampled: number;
+        shadowedEntriesEstimate: unknown;
+      };
+      expect(e.lookupBudget).toBe(share);
+      expect(e.lookups.tablesConsulted).toBeLessThanOrEqual(share);
+      expect(e.sampled).toBeGreaterThan(0);
+      consulted += e.lookups.tablesConsulted;
+      // the figures are the column family's measurement under its share
+      const cf = cfs.find((c) => c.displayName === f.cf)!;
+      const m = measureOverlay(inst, cf, { lookupBudget: share, filters: arm.filters })!;
+      expect(e.lookups).toEqual(m.lookups);
+      expect(e.shadowedEntriesEstimate).toEqual(m.shadowedEntriesEstimate);
+    }
+    expect(consulted).toBeLessThanOrEqual(budget);
+    expect(consulted).toBeGreaterThan(budget / 2);
+  });
+
+  it("sharedLookupBudget: the whole budget while the demands fit, else the level they share", () => {
+    expect(sharedLookupBudget(1000, [])).toBe(1000);
+    expect(sharedLookupBudget(1000, [0, 0])).toBe(1000);
+    expect(sharedLookupBudget(1000, [400, 600])).toBe(1000);
+    expect(sharedLookupBudget(1000, [5000])).toBe(1000);
+    // one wants little: it keeps that, the two others share the rest
+    expect(sharedLookupBudget(1000, [100, 5000, 5000])).toBe(450);
+    expect(sharedLookupBudget(1000, [5000, 100, 5000])).toBe(450);
+    expect(sharedLookupBudget(1000, [3000, 3000, 3000, 3000])).toBe(250);
+    // never nothing
+    expect(sharedLookupBudget(2, [10, 10, 10])).toBe(1);
   });
 
   it("an L0 pile-up: the filters kept by the model read rule tables out, and the figures are the same", async () => {

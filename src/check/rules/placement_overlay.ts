@@ -7,7 +7,12 @@
 import { join } from "node:path";
 import type { ColumnFamilyModel, InstanceModel } from "../../datadir/model.js";
 import { formatBytes } from "../../util/bytes.js";
-import { measureOverlay } from "../overlay.js";
+import {
+  DEFAULT_OVERLAY_LOOKUP_BUDGET,
+  measureOverlay,
+  overlayLookupDemand,
+  sharedLookupBudget,
+} from "../overlay.js";
 import type { ArmModel, CheckFinding, Rule } from "../types.js";
 import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
 import { int, plural } from "../../util/words.js";
@@ -45,7 +50,13 @@ export const rule: Rule = {
   run(ctx) {
     const out: CheckFinding[] = [];
     for (const a of arms(ctx)) {
-      for (const r of cfsWithFiles(a)) {
+      const cfs = cfsWithFiles(a);
+      // one budget a store, its column families' shares of it
+      const lookupBudget = sharedLookupBudget(
+        ctx.options.overlayLookupBudget ?? DEFAULT_OVERLAY_LOOKUP_BUDGET,
+        cfs.map((r) => overlayLookupDemand(r.cf, ctx.options.overlaySample)),
+      );
+      for (const r of cfs) {
         ctx.options.onProgress?.(
           `placement-overlay ${armLabel(a.arm)} ${r.instance.relPath} ${r.cf.displayName}`,
         );
@@ -53,7 +64,7 @@ export const rule: Rule = {
           sample: ctx.options.overlaySample,
           seed: ctx.options.seed,
           scanLimitBytes: ctx.options.overlayScanLimitBytes,
-          lookupBudget: ctx.options.overlayLookupBudget,
+          lookupBudget,
           filters: a.filters,
         });
         if (!m || m.filesAboveBottom === 0) continue;
@@ -126,6 +137,7 @@ export const rule: Rule = {
               sampledShadowing: m.sampledShadowing,
               unresolved: m.unresolved,
               droppedForLookupBudget: m.droppedForLookupBudget,
+              lookupBudget,
               exhaustive: m.exhaustive,
               sampling: m.sampling,
               shadowedEntriesEstimate: est,

@@ -70,7 +70,7 @@ export const command: CommandModule<object, Args> = {
         type: "number",
         default: DEFAULT_OVERLAY_LOOKUP_BUDGET,
         describe:
-          "placement-overlay: table lookups allowed per column family (beyond: fewer entries checked, wider interval)",
+          "placement-overlay: table lookups allowed per datadir, shared by its column families (beyond: fewer entries checked, wider interval)",
       })
       .option("code-sample-blocks", {
         type: "number",
