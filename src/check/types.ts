@@ -71,7 +71,7 @@ export interface CheckOptions {
   overlayScanLimitBytes?: number;
   /**
    * Table lookups placement-overlay may make per datadir (each arm), shared by its column families
-   * (default 150,000; see check/overlay.ts sharedLookupBudget).
+   * (default 100,000; see check/overlay.ts sharedLookupBudget).
    */
   overlayLookupBudget?: number;
   /** Seed for the overlay sample (default fixed: reruns give the same numbers). */
