@@ -293,7 +293,8 @@ function lookUpInTable(
   m: Pick<LookupTally, "lookups">,
   skip: (f: SstFileModel, e: unknown) => void,
 ): void {
-  const lastBlock: LastDataBlock = {};
+  // this table's lookups one after another: its blocks read transiently
+  const lastBlock: LastDataBlock = { transient: true };
   const { entries, done, out } = state;
   for (let w = 0; w < wanting.length; w++) {
     const i = wanting[w]!;

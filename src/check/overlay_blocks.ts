@@ -241,7 +241,9 @@ export function forDrawnBlocks(
           if (2 * i + 1 < x.handles.length)
             handles.push({ offset: x.handles[2 * i]!, size: x.handles[2 * i + 1]!, times });
         }
-        for (const h of handles) visit(x, t.readDataBlock({ offset: h.offset, size: h.size }), h.times);
+        // each block visited before the next is read, and its keys copied out: read transiently
+        for (const h of handles)
+          visit(x, t.readDataBlock({ offset: h.offset, size: h.size }, { transient: true }), h.times);
       } finally {
         cache.release(t);
       }

@@ -521,8 +521,17 @@ export class SstTable {
    * the next `reuse` read overwrites (no allocation for uncompressed / reused-output blocks). The read
    * counts in `stats` when given.
    */
-  readDataBlock(handle: BlockHandle, opts: { reuse?: boolean; stats?: LookupStats } = {}): DataBlock {
-    const data = this.blocks.read(handle, BlockKind.Data, Boolean(opts.reuse));
+  readDataBlock(
+    handle: BlockHandle,
+    opts: { reuse?: boolean; transient?: boolean; stats?: LookupStats } = {},
+  ): DataBlock {
+    const data = this.blocks.read(
+      handle,
+      BlockKind.Data,
+      Boolean(opts.reuse),
+      false,
+      Boolean(opts.transient),
+    );
     countBlockRead(opts.stats, "data", handle);
     const origin = { file: this.path, kind: BlockKind.Data, offset: handle.offset };
     const row = this.columnar ? undefined : new Block(data, origin);

@@ -21,10 +21,17 @@ export class TableBlocks {
   /**
    * A block's payload, checked and decompressed. With `reuse`, the bytes may live in a scratch buffer
    * that the next `reuse` read overwrites; with `inPlace` too, in the read-ahead window until the next
-   * read of the file (TableFile.readBlock).
+   * read of the file; with `transient`, in a buffer the next transient read of any table overwrites
+   * (TableFile.readBlock).
    */
-  read(handle: BlockHandle, kind: BlockKind | string, reuse = false, inPlace = false): Buffer {
-    return this.file.readBlock(handle, kind, reuse, inPlace);
+  read(
+    handle: BlockHandle,
+    kind: BlockKind | string,
+    reuse = false,
+    inPlace = false,
+    transient = false,
+  ): Buffer {
+    return this.file.readBlock(handle, kind, reuse, inPlace, transient);
   }
 
   /**

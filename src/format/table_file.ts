@@ -98,6 +98,15 @@ function tableBuffer(n: number, most = Infinity): Buffer {
   return Buffer.allocUnsafeSlow(Math.min(most, (n + (n >> 3) + 511) & ~511));
 }
 
+/**
+ * The buffer transient block reads go into (readBlock's `transient`): one a thread, its pages touched
+ * once. A buffer of its own per block read cost ~31 us for a 4 KiB read here, against ~4 us into a
+ * buffer already touched (2,000 tables' blocks, each read once): on this project's virtual machine a
+ * fresh page costs 10-14 us (README, Performance), and a point lookup that passes a table's filter
+ * reads a block it drops at once (`check`'s placement overlay, the sample mode's newer versions).
+ */
+let transientBlock: Buffer = Buffer.allocUnsafeSlow(0);
+
 /** Counters of what was read from the file. */
 export interface IoStats {
   /** Positioned read calls. */
@@ -468,8 +477,17 @@ export class TableFile {
    * `inPlace` too, an uncompressed block inside the read-ahead window is checked there and returned as
    * a view of it, valid until the next read of this file: for a caller that reads nothing else from
    * the file while it uses the block (a scan of a table whose values all lie in its data blocks).
+   * With `transient` (and not `reuse`), an uncompressed block is a view of this thread's transient buffer,
+   * which the next `transient` read of any table overwrites: for a caller that is done with the block
+   * before it reads another so (a point lookup, which copies the value it finds out).
    */
-  readBlock(handle: BlockHandle, blockKind: string, reuse = false, inPlace = false): Buffer {
+  readBlock(
+    handle: BlockHandle,
+    blockKind: string,
+    reuse = false,
+    inPlace = false,
+    transient = false,
+  ): Buffer {
     const kind = this.kindPrefix + blockKind;
     const { offset, size } = handle;
     if (size > LIMITS.maxBlockBytes) {
@@ -507,6 +525,9 @@ export class TableFile {
       // whole pool chunk alive as long as the table (8 KiB per run of a merge over an L0 pile-up)
       if (have < total) this.scratch = tableBuffer(total);
       buf = this.scratch!;
+    } else if (transient) {
+      if (transientBlock.length < total) transientBlock = tableBuffer(total);
+      buf = transientBlock;
     } else {
       // a buffer of its own: blocks kept with their table (index, filter) as slices of Node's shared
       // 8 KiB pool kept a whole pool chunk alive each (probe's reader path keeps every table open)

@@ -20,6 +20,11 @@ import type { GetResult, RangeTombstone } from "./table_types.js";
  */
 export interface LastDataBlock {
   block?: DataBlock;
+  /**
+   * The caller reads no other table's blocks between its lookups with this object: the blocks may be
+   * read transiently (TableFile.readBlock's `transient`), without a buffer of their own.
+   */
+  transient?: boolean;
 }
 
 /** What a point lookup uses of a table (SstTable has it). */
@@ -27,7 +32,7 @@ export interface PointLookupTable {
   readonly blocks: TableBlocks;
   readonly index: IndexReader;
   readonly filterReader: FilterReader;
-  readDataBlock(handle: BlockHandle, opts: { stats?: LookupStats }): DataBlock;
+  readDataBlock(handle: BlockHandle, opts: { stats?: LookupStats; transient?: boolean }): DataBlock;
 }
 
 /** Look `key` up in `t`; `tomb` is the table's newest range deletion covering it, if any. */
@@ -61,7 +66,12 @@ export function pointLookup(
     countBlockRead(s, "data", h);
     block = lastBlock.block;
   } else {
-    block = t.readDataBlock(h, { stats: s });
+    // the block is done with before this returns (its value copied out), unless it is kept for the
+    // next lookup: then only where the caller says no other table's block is read meanwhile
+    block = t.readDataBlock(h, {
+      stats: s,
+      transient: lastBlock === undefined || lastBlock.transient === true,
+    });
     if (lastBlock) lastBlock.block = block;
   }
   const c = block.cursor();

@@ -171,7 +171,8 @@ export class Version<F extends LiveFile = LiveFile> {
       let t: ReturnType<TableSource["acquire"]> | undefined;
       // the keys asked together are a block's (sample mode) or a sorted batch: those a filter lets
       // through in one table often fall in one of its data blocks, read once for them
-      const lastBlock: LastDataBlock = {};
+      // this file's lookups one after another: its blocks read transiently
+      const lastBlock: LastDataBlock = { transient: true };
       try {
         for (let w = 0; w < which.length; w++) {
           const i = which[w]!;

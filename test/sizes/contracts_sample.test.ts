@@ -24,6 +24,7 @@ import {
 import type { StorageView } from "../../src/sizes/contracts/view.js";
 import { prng, zFor } from "../../src/sizes/intervals.js";
 import { Prng } from "../../src/samples/prng.js";
+import { tableDescriptorsOpened } from "../../src/format/table_file.js";
 import { REPO, SAMPLES, trackedTempDirs } from "../helpers/index.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-csample-");
@@ -171,6 +172,19 @@ describe("storage per contract, sampled by seeks", () => {
     expect(all.every((d) => !d.capped && d.slots > 0)).toBe(true);
     expect(model.instances[0]!.wal.length).toBeGreaterThan(0);
     expect(all.filter((d) => truth.walIds.has(d.id)).length).toBeGreaterThan(0);
+  });
+
+  it("the draws open each table once, not once a seek: the tables stay open from one seek to the next", () => {
+    const tables = readdirSync(dir).filter((f) => f.endsWith(".ldb")).length;
+    expect(tables).toBeGreaterThan(0);
+    const before = tableDescriptorsOpened();
+    const d = draws(11);
+    const opened = tableDescriptorsOpened() - before;
+    // a seek and a count per draw: without the tables kept, every seek opened every table its range
+    // overlaps, twice (its range deletions, then its run)
+    expect(d.length).toBe(DRAWS);
+    expect(opened).toBeGreaterThan(0);
+    expect(opened).toBeLessThanOrEqual(2 * tables);
   });
 
   it("intervals hold the truth for at least 7 of 10 seeds", () => {

@@ -18,8 +18,7 @@
  * Which contracts are the largest cannot be known from a sample: only the largest seen are listed.
  * Only layouts whose group is the contract id (Besu, geth); Nethermind's contracts share 4-byte groups.
  */
-import { LiveCursor, loadLiveWal } from "../../lsm/live.js";
-import type { MemLayer } from "../../datadir/memtable.js";
+import { LiveCursor, LiveRangeReads, type LiveEntry } from "../../lsm/live.js";
 import type { DatadirModel } from "../../datadir/model.js";
 import { selectCfs, type CfPlan } from "../plan.js";
 import { prng, zFor } from "../intervals.js";
@@ -99,8 +98,8 @@ class ContractSeeker {
   private readonly end: Buffer;
   private readonly go: number;
   private readonly gl: number;
-  /** The WAL replayed once for every seek. */
-  private readonly wal: MemLayer;
+  /** The WAL replayed once, the range deletions read once and the tables kept open, for every seek. */
+  private readonly shared: LiveRangeReads;
   seeks = 0;
 
   constructor(
@@ -111,7 +110,11 @@ class ContractSeeker {
     // past every key of the layout: the prefix incremented, or (no prefix) 0xff beyond any key length
     this.end = prefixSuccessor(this.prefix) ?? Buffer.alloc(layout.keyLength + 1, 0xff);
     [this.go, this.gl] = layout.group;
-    this.wal = loadLiveWal(plan.instance, plan.cf);
+    this.shared = new LiveRangeReads(plan.cf, plan.instance);
+  }
+
+  close(): void {
+    this.shared.close();
   }
 
   private isSlot(k: Uint8Array): boolean {
@@ -120,13 +123,39 @@ class ContractSeeker {
     return true;
   }
 
-  /** The group of the first slot key in [lo, hi), if any. */
-  private firstGroup(lo: Buffer, hi: Buffer): Buffer | undefined {
+  /** Past every key of `group`'s contract. */
+  private groupEnd(group: Buffer): Buffer {
+    return prefixSuccessor(Buffer.concat([this.prefix, group])) ?? this.end;
+  }
+
+  /**
+   * The group of the first slot key in [lo, hi), if any; with `cap`, also its slots counted as count()
+   * counts them, by the same cursor (the group's keys follow its first slot), unless `counted` holds
+   * its count already. One merge over the runs instead of two: over an L0 pile-up each opens a block
+   * of every run.
+   */
+  private firstGroup(
+    lo: Buffer,
+    hi: Buffer,
+    cap?: number,
+    counted?: ReadonlyMap<string, SlotCount>,
+  ): { group: Buffer; count?: SlotCount } | undefined {
     this.seeks++;
-    const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.wal);
+    const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.shared);
     try {
-      for (let e = c.next(); e; e = c.next())
-        if (this.isSlot(e.key)) return Buffer.from(e.key.subarray(this.go, this.go + this.gl));
+      for (let e = c.next(); e; e = c.next()) {
+        if (!this.isSlot(e.key)) continue;
+        const group = Buffer.from(e.key.subarray(this.go, this.go + this.gl));
+        if (cap === undefined) return { group };
+        const known = counted?.get(group.toString("hex"));
+        if (known) return { group, count: known };
+        // every key of the group lies in [lo, hi), where the cursor holds them: its first 8 bytes are
+        // at or past lo's and, its first slot lying below hi, below hi's (hi is the prefix and the
+        // window's 8-byte end, or past every key of the layout)
+        const n: SlotCount = { slots: 0, bytes: 0, capped: false };
+        countInto(c, e, this.groupEnd(group), cap, n, (k) => this.isSlot(k));
+        return { group, count: n };
+      }
       return undefined;
     } finally {
       c.close();
@@ -135,15 +164,21 @@ class ContractSeeker {
 
   /**
    * The first contract whose id's first 8 bytes are ≥ `at`: searched in windows of `window` id
-   * positions, doubled while empty (a window's seek opens only the tables overlapping it).
+   * positions, doubled while empty (a window's seek opens only the tables overlapping it). With `cap`,
+   * its slots counted too (firstGroup).
    */
-  groupFrom(at: bigint, window: bigint): Buffer | undefined {
+  groupFrom(
+    at: bigint,
+    window: bigint,
+    cap?: number,
+    counted?: ReadonlyMap<string, SlotCount>,
+  ): { group: Buffer; count?: SlotCount } | undefined {
     let lo = at;
     let w = window < 1n ? 1n : window;
     for (;;) {
       const hiPos = lo + w;
       const hi = hiPos > MAX64 ? this.end : Buffer.concat([this.prefix, be64(hiPos)]);
-      const g = this.firstGroup(Buffer.concat([this.prefix, be64(lo)]), hi);
+      const g = this.firstGroup(Buffer.concat([this.prefix, be64(lo)]), hi, cap, counted);
       if (g || hiPos > MAX64) return g;
       lo = hiPos;
       w *= 2n;
@@ -151,23 +186,41 @@ class ContractSeeker {
   }
 
   /** A contract's live slots and their key + value bytes, counting at most `cap` slots. */
-  count(group: Buffer, cap: number): { slots: number; bytes: number; capped: boolean } {
+  count(group: Buffer, cap: number): SlotCount {
     const lo = Buffer.concat([this.prefix, group]);
-    const hi = prefixSuccessor(lo) ?? this.end;
-    const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.wal);
-    let slots = 0;
-    let bytes = 0;
+    const hi = this.groupEnd(group);
+    const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.shared);
+    const n: SlotCount = { slots: 0, bytes: 0, capped: false };
     try {
-      for (let e = c.next(); e; e = c.next()) {
-        if (!this.isSlot(e.key)) continue;
-        if (slots >= cap) return { slots, bytes, capped: true };
-        slots++;
-        bytes += e.key.length + e.value.length;
-      }
+      countInto(c, c.next(), hi, cap, n, (k) => this.isSlot(k));
     } finally {
       c.close();
     }
-    return { slots, bytes, capped: false };
+    return n;
+  }
+}
+
+/** A contract's live slots and their key + value bytes (at most a cap of slots: then `capped`). */
+type SlotCount = { slots: number; bytes: number; capped: boolean };
+
+/** Count into `n` the slots of `c` from entry `first` on, before key `end`, up to `cap` in all. */
+function countInto(
+  c: LiveCursor,
+  first: LiveEntry | undefined,
+  end: Buffer,
+  cap: number,
+  n: SlotCount,
+  isSlot: (k: Uint8Array) => boolean,
+): void {
+  for (let e = first; e; e = c.next()) {
+    if (Buffer.compare(e.key, end) >= 0) return;
+    if (!isSlot(e.key)) continue;
+    if (n.slots >= cap) {
+      n.capped = true;
+      return;
+    }
+    n.slots++;
+    n.bytes += e.key.length + e.value.length;
   }
 }
 
@@ -226,10 +279,19 @@ export interface ContractDraw {
 /** K draws over one column family's storage, [] when it holds no slot. */
 export function drawContracts(where: Where, layout: StorageLayout, o: StorageSampleOptions): ContractDraw[] {
   const seeker = new ContractSeeker(where, layout);
+  try {
+    return drawWith(seeker, o);
+  } finally {
+    seeker.close();
+  }
+}
+
+/** drawContracts with its seeker. */
+function drawWith(seeker: ContractSeeker, o: StorageSampleOptions): ContractDraw[] {
   const cap = o.slotCap ?? SLOT_COUNT_CAP;
-  const first = seeker.groupFrom(0n, 1n << 40n);
+  const first = seeker.groupFrom(0n, 1n << 40n)?.group;
   if (!first) return [];
-  const counted = new Map<string, { slots: number; bytes: number; capped: boolean }>();
+  const counted = new Map<string, SlotCount>();
   const draws: ContractDraw[] = [];
   let distance = 0;
   // windows sized from the gaps seen so far (16 mean gaps: one seek finds a contract almost always)
@@ -237,21 +299,22 @@ export function drawContracts(where: Where, layout: StorageLayout, o: StorageSam
   for (let i = 0; i < o.draws; i++) {
     const at = (BigInt(Math.floor(o.rand() * 4294967296)) << 32n) | BigInt(Math.floor(o.rand() * 4294967296));
     const u = Number(at) / TWO64;
-    let g = seeker.groupFrom(at, window);
+    const found = seeker.groupFrom(at, window, cap, counted);
+    let g: Buffer;
     let d: number;
-    if (g) d = position(g) - u;
-    else {
+    if (found) {
+      g = found.group;
+      d = position(g) - u;
+    } else {
       g = first; // past the last contract: the space wraps to the first
       d = 1 - u + position(first);
     }
     d = Math.max(0, d);
     distance += d;
     const id = g.toString("hex");
-    let c = counted.get(id);
-    if (!c) {
-      c = seeker.count(g, cap);
-      counted.set(id, c);
-    }
+    let c = counted.get(id) ?? found?.count;
+    if (!c) c = seeker.count(g, cap);
+    counted.set(id, c);
     draws.push({ id, ...c, distance: d });
     window = BigInt(Math.max(1, Math.floor((16 * distance * TWO64) / draws.length)));
     o.onDraw?.(i + 1, o.draws);
