@@ -12,6 +12,10 @@
  *  - the same pile-up spread over three column families (db_bench --num_column_families=3), as a
  *    client's store after a bulk load piles up in each of its state column families: check vs inspect
  *    (target ≤ 2×; placement-overlay's lookup budget is the datadir's, shared by its column families);
+ *  - a Besu store whose three state column families are L0 pile-ups (besu_pileup.ts, written by RocksDB
+ *    through the engine addon; 2,419 tables at 600,000 accounts): inspect vs `sst_dump
+ *    --show_properties`, check vs inspect (target ≤ 2×), sizes --sample 100 (target: seconds; storage
+ *    per contract sampled by seeks), sizes --full vs `sst_dump --command=scan` (Ethereum roles: merged);
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
  *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
  *    below the file count: it completes, or the row says how it failed.
@@ -19,7 +23,8 @@
  * rounds' ratios (shared machines are noisy; read the ratios, not the seconds).
  *
  * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_MULTI_CF_TABLES (the three column
- * families' tables together, default 2400; 0: no such row), LSMSCOPE_BENCH_L0_DIR (an L0 pile-up already written
+ * families' tables together, default 2400; 0: no such row), LSMSCOPE_BENCH_BESU_ACCOUNTS (the Besu
+ * pile-up's accounts, default 600000; 0: no such rows), LSMSCOPE_BENCH_L0_DIR (an L0 pile-up already written
  * with TINY_L0_TABLES, e.g. /tmp/l0: read only, not written), LSMSCOPE_BENCH_BLOB_FILES (default
  * 33000; 0: no blob row), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold
  * rows, each file of a copy of the store evicted with posix_fadvise, python3; "drop": the whole page
@@ -47,12 +52,14 @@ import {
 } from "./common.js";
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
+import { writeBesuPileup } from "./besu_pileup.js";
 import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
 import { LIVE_BY_HASH_MIN_RUNS } from "../src/lsm/live_by_hash.js";
 
 const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
 const MULTI_CF_TABLES = Number(process.env.LSMSCOPE_BENCH_MULTI_CF_TABLES ?? 2400);
+const BESU_ACCOUNTS = Number(process.env.LSMSCOPE_BENCH_BESU_ACCOUNTS ?? 600000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
@@ -220,6 +227,34 @@ function multiCfPileup(root: string): void {
   checkRow(dir);
 }
 
+/** The Besu store of three L0 pile-ups (besu_pileup.ts): the commands whose work its roles change. */
+function besuPileup(root: string): void {
+  const dir = join(root, "besu");
+  const t0 = Date.now();
+  writeBesuPileup(dir, BESU_ACCOUNTS);
+  const db = join(dir, "database");
+  console.log(
+    `Besu store, its state column families piled up in L0: ${BESU_ACCOUNTS} accounts, ${sstCount(db)} tables, written through the engine addon in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds`,
+  );
+  row(
+    "inspect vs sst_dump --show_properties",
+    paired(["sst_dump", [`--file=${db}`, "--show_properties"]], lsm(["inspect", dir]), RUNS),
+    "sst_dump",
+    "target >= 2x",
+  );
+  checkRow(dir);
+  const sample = measure(...lsm(["sizes", "--sample", "100", "--json", dir]));
+  console.log(
+    `  sizes --sample 100 (sample mode, storage per contract by seeks): ${fmt(sample)}  (target: seconds)`,
+  );
+  row(
+    "sizes --full --json vs sst_dump --command=scan (Ethereum roles: merged)",
+    paired(["sst_dump", [`--file=${db}`, "--command=scan"]], lsm(["sizes", "--full", "--json", dir]), RUNS),
+    "sst_dump",
+    "target >= 1x",
+  );
+}
+
 /**
  * Entries `sizes --full` reads on the store (its JSON's entriesRead, summed over column families) and
  * the threads it chose (its JSON's workers).
@@ -279,6 +314,7 @@ export async function run(): Promise<void> {
   try {
     await l0Pileup(root);
     if (MULTI_CF_TABLES > 0) multiCfPileup(root);
+    if (BESU_ACCOUNTS > 0) besuPileup(root);
     if (BLOB_FILES > 0) blobFiles(root);
     printLoadAverage();
   } finally {
