@@ -141,8 +141,9 @@ function readRangeDeletions(levels: readonly { files: readonly SstFileModel[] }[
 }
 
 /**
- * Read-ahead of a table kept by LiveRangeReads: a narrow range reads a block or two of each table; a
- * wider one refills the window as it goes.
+ * Read-ahead of a table kept by LiveRangeReads: none, its blocks read one at a time. A narrow range
+ * reads a block or two of each table: with 64 KiB windows the Besu pile-up's `sizes --sample 100`
+ * (below) read and checked 64 KiB of every table at every seek, 10.5 against 10.1 s.
  */
 const RANGE_READ_AHEAD = 0;
 /** Idle tables' index and filter blocks (and a per-table allowance) LiveRangeReads keeps, at most. */
