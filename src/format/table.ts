@@ -85,7 +85,7 @@ import { familyOf, tableCodecs, type TableFamily } from "./table_family.js";
 import type { GetResult, IndexEntry, OpenTableOptions, RangeTombstone, TableFormat } from "./table_types.js";
 import { DataBlockReader } from "./data_block_reader.js";
 import { packIndex, type PackedIndex } from "./packed_index.js";
-import { pointLookup, type LastDataBlock } from "./table_get.js";
+import { pointLookup, type DataBlockReadOptions, type LastDataBlock } from "./table_get.js";
 import { countColumnarRangeKeys, countRowRangeKeys } from "./pebble_range_keys.js";
 
 export { DataBlock, type EntryView } from "./data_block.js";
@@ -518,20 +518,13 @@ export class SstTable {
 
   /**
    * Read one data block to iterate or seek. With `reuse`, the block may live in a scratch buffer that
-   * the next `reuse` read overwrites (no allocation for uncompressed / reused-output blocks). The read
-   * counts in `stats` when given.
+   * the next `reuse` read overwrites (no allocation for uncompressed / reused-output blocks); with
+   * `transient`, in one the next transient read of any table overwrites (TableFile.readBlock). The
+   * read counts in `stats` when given.
    */
-  readDataBlock(
-    handle: BlockHandle,
-    opts: { reuse?: boolean; transient?: boolean; stats?: LookupStats } = {},
-  ): DataBlock {
-    const data = this.blocks.read(
-      handle,
-      BlockKind.Data,
-      Boolean(opts.reuse),
-      false,
-      Boolean(opts.transient),
-    );
+  readDataBlock(handle: BlockHandle, opts: DataBlockReadOptions = {}): DataBlock {
+    const { reuse = false, transient = false } = opts;
+    const data = this.blocks.read(handle, BlockKind.Data, reuse, false, transient);
     countBlockRead(opts.stats, "data", handle);
     const origin = { file: this.path, kind: BlockKind.Data, offset: handle.offset };
     const row = this.columnar ? undefined : new Block(data, origin);

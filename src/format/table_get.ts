@@ -27,12 +27,19 @@ export interface LastDataBlock {
   transient?: boolean;
 }
 
+/** How SstTable.readDataBlock reads a block (TableFile.readBlock's `reuse` and `transient`). */
+export interface DataBlockReadOptions {
+  reuse?: boolean;
+  transient?: boolean;
+  stats?: LookupStats;
+}
+
 /** What a point lookup uses of a table (SstTable has it). */
 export interface PointLookupTable {
   readonly blocks: TableBlocks;
   readonly index: IndexReader;
   readonly filterReader: FilterReader;
-  readDataBlock(handle: BlockHandle, opts: { stats?: LookupStats; transient?: boolean }): DataBlock;
+  readDataBlock(handle: BlockHandle, opts: DataBlockReadOptions): DataBlock;
 }
 
 /** Look `key` up in `t`; `tomb` is the table's newest range deletion covering it, if any. */
