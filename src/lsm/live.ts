@@ -275,6 +275,14 @@ export class LiveCursor {
     this.cursor = new NewestCursor(this.sources.runs, this.sources.rangeDels);
   }
 
+  /**
+   * Go on from the first key at or past `target`, which must lie at or past every key next() gave since
+   * the last seek but the last one (NewestCursor.seek).
+   */
+  seek(target: Buffer): void {
+    this.cursor.seek(target);
+  }
+
   next(): LiveEntry | undefined {
     for (;;) {
       const r = this.cursor.next();

@@ -154,7 +154,7 @@ export class TableRun implements Run {
   /** The current block may hold keys ≥ hi: check every entry. */
   private checkHi = false;
   /** lo and hi in hex, to compare with the files' key ranges (hex order is byte order). */
-  private readonly loHex: string | undefined;
+  private loHex: string | undefined;
   private readonly hiHex: string | undefined;
   /**
    * A run of a merge over many runs (its read-ahead shrunk below the full window: mergeReadAhead())
@@ -167,7 +167,7 @@ export class TableRun implements Run {
 
   constructor(
     private readonly files: readonly RunFile[],
-    private readonly lo: Buffer | undefined,
+    private lo: Buffer | undefined,
     private readonly hi: Buffer | undefined,
     private readonly blocks: BlockSink,
     private readonly tables: TableSource = uncachedTables({ readAhead: SCAN_READ_AHEAD }),
@@ -329,6 +329,10 @@ export class TableRun implements Run {
   }
 
   advance(): boolean {
+    if (this.again) {
+      this.again = false;
+      return true;
+    }
     if (this.done) return false;
     if (this.cursor) {
       if (this.cursor.next()) {
@@ -345,6 +349,35 @@ export class TableRun implements Run {
     this.done = true;
     this.closeTable();
     return false;
+  }
+
+  /** The entry seek() left the run on is the next advance()'s. */
+  private again = false;
+
+  /**
+   * Move on to the first entry at or past `target`, which the next advance() gives: the entry the
+   * last advance() gave when it lies there already, else the next ones of its block, else from the
+   * first block and table that may hold `target` (nextBlock skips those below lo). Forward only: a
+   * target before the run's position finds that position.
+   */
+  seek(target: Buffer): void {
+    this.lo = target;
+    this.loHex = target.toString("hex");
+    if (this.done) return;
+    const c = this.cursor;
+    if (c !== undefined) {
+      if (cmpBytes(this.key, this.ukLen, target, target.length) >= 0) {
+        this.again = true;
+        return;
+      }
+      while (c.next())
+        if (cmpBytes(c.key, c.keyLength - 8, target, target.length) >= 0) {
+          this.again = this.load() || this.finish();
+          return;
+        }
+      this.cursor = undefined;
+    }
+    this.again = (this.nextBlock() && this.load()) || this.finish();
   }
 
   close(): void {
@@ -371,6 +404,13 @@ export class MemRun implements Run {
   block: BlockHandle | undefined = undefined;
   private i = -1;
   constructor(private readonly entries: MemEntry[]) {}
+
+  /** Move on to the first entry at or past `target` (the one last given, if it is): advance() gives it. */
+  seek(target: Buffer): void {
+    let i = Math.max(this.i, 0);
+    while (i < this.entries.length && Buffer.compare(this.entries[i]!.key, target) < 0) i++;
+    this.i = i - 1;
+  }
   advance(): boolean {
     const e = this.entries[++this.i];
     if (!e) return false;
@@ -550,13 +590,33 @@ export class NewestCursor implements NewestVisitor {
    * The same tree of losers as mergeRuns: a binary heap here took ~9 of the ~30 s of `diff` of a
    * 4,865-table L0 pile-up against itself in its comparisons (two a level, each reading two runs).
    */
-  private readonly tree: LoserTree;
-  private readonly filter: NewestFilter;
+  private tree: LoserTree;
+  private filter: NewestFilter;
   private started = false;
 
-  constructor(runs: Run[], rangeDels: readonly RangeTombstone[]) {
+  constructor(
+    private readonly runs: Run[],
+    private readonly rangeDels: readonly RangeTombstone[],
+  ) {
     this.tree = new LoserTree(runs);
     this.filter = new NewestFilter(rangeDels, this);
+  }
+
+  /**
+   * Go on from the first key at or past `target` (every run seeks, Run.seek): the next next() gives
+   * its newest version. `target` must lie at or past every entry next() gave since the last seek but
+   * the last one, which is still its run's position: then every version of a key at or past `target`
+   * lies ahead in its run, the tree is played again from the runs' new positions and the fates start
+   * afresh.
+   */
+  seek(target: Buffer): void {
+    for (const r of this.runs) {
+      if (r.seek === undefined) throw new Error("a run that cannot seek");
+      r.seek(target);
+    }
+    this.tree = new LoserTree(this.runs);
+    this.filter = new NewestFilter(this.rangeDels, this);
+    this.started = false;
   }
 
   visit(_r: Run, fate: Fate): void {

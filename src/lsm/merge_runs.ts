@@ -90,6 +90,11 @@ export interface Run {
    * its table's descriptor may go back (TableFile.rest).
    */
   rest?(): void;
+  /**
+   * Move on to the first entry at or past user key `target` (never back), which the next advance()
+   * gives (NewestCursor.seek).
+   */
+  seek?(target: Buffer): void;
   close(): void;
 }
 

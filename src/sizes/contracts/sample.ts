@@ -128,34 +128,13 @@ class ContractSeeker {
     return prefixSuccessor(Buffer.concat([this.prefix, group])) ?? this.end;
   }
 
-  /**
-   * The group of the first slot key in [lo, hi), if any; with `cap`, also its slots counted as count()
-   * counts them, by the same cursor (the group's keys follow its first slot), unless `counted` holds
-   * its count already. One merge over the runs instead of two: over an L0 pile-up each opens a block
-   * of every run.
-   */
-  private firstGroup(
-    lo: Buffer,
-    hi: Buffer,
-    cap?: number,
-    counted?: ReadonlyMap<string, SlotCount>,
-  ): { group: Buffer; count?: SlotCount } | undefined {
+  /** The group of the first slot key in [lo, hi), if any. */
+  private firstGroup(lo: Buffer, hi: Buffer): Buffer | undefined {
     this.seeks++;
     const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.shared);
     try {
-      for (let e = c.next(); e; e = c.next()) {
-        if (!this.isSlot(e.key)) continue;
-        const group = Buffer.from(e.key.subarray(this.go, this.go + this.gl));
-        if (cap === undefined) return { group };
-        const known = counted?.get(group.toString("hex"));
-        if (known) return { group, count: known };
-        // every key of the group lies in [lo, hi), where the cursor holds them: its first 8 bytes are
-        // at or past lo's and, its first slot lying below hi, below hi's (hi is the prefix and the
-        // window's 8-byte end, or past every key of the layout)
-        const n: SlotCount = { slots: 0, bytes: 0, capped: false };
-        countInto(c, e, this.groupEnd(group), cap, n, (k) => this.isSlot(k));
-        return { group, count: n };
-      }
+      for (let e = c.next(); e; e = c.next())
+        if (this.isSlot(e.key)) return Buffer.from(e.key.subarray(this.go, this.go + this.gl));
       return undefined;
     } finally {
       c.close();
@@ -164,25 +143,64 @@ class ContractSeeker {
 
   /**
    * The first contract whose id's first 8 bytes are ≥ `at`: searched in windows of `window` id
-   * positions, doubled while empty (a window's seek opens only the tables overlapping it). With `cap`,
-   * its slots counted too (firstGroup).
+   * positions, doubled while empty (a window's seek opens only the tables overlapping it).
    */
-  groupFrom(
-    at: bigint,
-    window: bigint,
-    cap?: number,
-    counted?: ReadonlyMap<string, SlotCount>,
-  ): { group: Buffer; count?: SlotCount } | undefined {
+  groupFrom(at: bigint, window: bigint): Buffer | undefined {
     let lo = at;
     let w = window < 1n ? 1n : window;
     for (;;) {
       const hiPos = lo + w;
       const hi = hiPos > MAX64 ? this.end : Buffer.concat([this.prefix, be64(hiPos)]);
-      const g = this.firstGroup(Buffer.concat([this.prefix, be64(lo)]), hi, cap, counted);
+      const g = this.firstGroup(Buffer.concat([this.prefix, be64(lo)]), hi);
       if (g || hiPos > MAX64) return g;
       lo = hiPos;
       w *= 2n;
     }
+  }
+
+  /**
+   * For each of `points` (id positions), the first contract whose id's first 8 bytes are ≥ it, its
+   * slots counted as count() counts them, or undefined past the last contract. One cursor over the
+   * layout's keys goes through the points in ascending order, seeking from each to the next
+   * (NewestCursor.seek): every run reads on from where it is. A cursor a point read a block of every
+   * run at every point: over an L0 pile-up, every table. A point at or before the contract the point
+   * before it found finds that contract again (none lies between them). `onSeek`: points done so far.
+   */
+  groupsAt(points: readonly bigint[], cap: number, onSeek?: (done: number) => void): (Found | undefined)[] {
+    const order = points
+      .map((_, i) => i)
+      .sort((a, b) => (points[a]! < points[b]! ? -1 : points[a]! > points[b]! ? 1 : 0));
+    const out: (Found | undefined)[] = new Array<Found | undefined>(points.length).fill(undefined);
+    const c = new LiveCursor(
+      this.plan.instance,
+      this.plan.cf,
+      undefined,
+      { lo: this.prefix, hi: this.end },
+      this.shared,
+    );
+    let last: (Found & { g8: bigint }) | undefined;
+    let done = 0;
+    try {
+      for (const i of order) {
+        const p = points[i]!;
+        if (last === undefined || p > last.g8) {
+          c.seek(Buffer.concat([this.prefix, be64(p)]));
+          let e = c.next();
+          while (e !== undefined && !this.isSlot(e.key)) e = c.next();
+          if (e === undefined) break; // past the last contract: this point and every later one
+          const group = Buffer.from(e.key.subarray(this.go, this.go + this.gl));
+          // every key of the group lies at or past the point: from its first slot on, the cursor holds them
+          const count: SlotCount = { slots: 0, bytes: 0, capped: false };
+          countInto(c, e, this.groupEnd(group), cap, count, (k) => this.isSlot(k));
+          last = { group, count, g8: group.readBigUInt64BE(0) };
+        }
+        out[i] = last;
+        onSeek?.(++done);
+      }
+    } finally {
+      c.close();
+    }
+    return out;
   }
 
   /** A contract's live slots and their key + value bytes, counting at most `cap` slots. */
@@ -202,6 +220,9 @@ class ContractSeeker {
 
 /** A contract's live slots and their key + value bytes (at most a cap of slots: then `capped`). */
 type SlotCount = { slots: number; bytes: number; capped: boolean };
+
+/** A contract found from a point: its id (the group) and its slots. */
+type Found = { group: Buffer; count: SlotCount };
 
 /** Count into `n` the slots of `c` from entry `first` on, before key `end`, up to `cap` in all. */
 function countInto(
@@ -289,36 +310,33 @@ export function drawContracts(where: Where, layout: StorageLayout, o: StorageSam
 /** drawContracts with its seeker. */
 function drawWith(seeker: ContractSeeker, o: StorageSampleOptions): ContractDraw[] {
   const cap = o.slotCap ?? SLOT_COUNT_CAP;
-  const first = seeker.groupFrom(0n, 1n << 40n)?.group;
+  const first = seeker.groupFrom(0n, 1n << 40n);
   if (!first) return [];
-  const counted = new Map<string, SlotCount>();
+  const points = Array.from(
+    { length: o.draws },
+    () => (BigInt(Math.floor(o.rand() * 4294967296)) << 32n) | BigInt(Math.floor(o.rand() * 4294967296)),
+  );
+  const found = seeker.groupsAt(points, cap, (done) => o.onDraw?.(done, o.draws));
+  let firstCount: SlotCount | undefined;
   const draws: ContractDraw[] = [];
-  let distance = 0;
-  // windows sized from the gaps seen so far (16 mean gaps: one seek finds a contract almost always)
-  let window = 1n << 40n;
-  for (let i = 0; i < o.draws; i++) {
-    const at = (BigInt(Math.floor(o.rand() * 4294967296)) << 32n) | BigInt(Math.floor(o.rand() * 4294967296));
-    const u = Number(at) / TWO64;
-    const found = seeker.groupFrom(at, window, cap, counted);
+  for (let i = 0; i < points.length; i++) {
+    const u = Number(points[i]!) / TWO64;
+    const f = found[i];
     let g: Buffer;
     let d: number;
-    if (found) {
-      g = found.group;
+    let c: SlotCount;
+    if (f) {
+      g = f.group;
       d = position(g) - u;
+      c = f.count;
     } else {
       g = first; // past the last contract: the space wraps to the first
       d = 1 - u + position(first);
+      c = firstCount ??= seeker.count(first, cap);
     }
-    d = Math.max(0, d);
-    distance += d;
-    const id = g.toString("hex");
-    let c = counted.get(id) ?? found?.count;
-    if (!c) c = seeker.count(g, cap);
-    counted.set(id, c);
-    draws.push({ id, ...c, distance: d });
-    window = BigInt(Math.max(1, Math.floor((16 * distance * TWO64) / draws.length)));
-    o.onDraw?.(i + 1, o.draws);
+    draws.push({ id: g.toString("hex"), ...c, distance: Math.max(0, d) });
   }
+  o.onDraw?.(o.draws, o.draws);
   return draws;
 }
 
