@@ -53,6 +53,7 @@ import {
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
 import { writeBesuPileup } from "./besu_pileup.js";
+import { engineAvailable, engineUnavailableReason } from "../src/engine/index.js";
 import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
 import { LIVE_BY_HASH_MIN_RUNS } from "../src/lsm/live_by_hash.js";
 
@@ -229,6 +230,10 @@ function multiCfPileup(root: string): void {
 
 /** The Besu store of three L0 pile-ups (besu_pileup.ts): the commands whose work its roles change. */
 function besuPileup(root: string): void {
+  if (!engineAvailable()) {
+    console.log(`Besu store of L0 pile-ups: not written: ${engineUnavailableReason()}`);
+    return;
+  }
   const dir = join(root, "besu");
   const t0 = Date.now();
   writeBesuPileup(dir, BESU_ACCOUNTS);
