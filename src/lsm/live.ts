@@ -169,8 +169,8 @@ export class LiveRangeReads {
   private rangeDels: RangeTombstone[] | undefined;
 
   constructor(
-    private readonly cf: ColumnFamilyModel,
     inst: InstanceModel,
+    private readonly cf: ColumnFamilyModel,
   ) {
     this.wal = loadLiveWal(inst, cf);
   }

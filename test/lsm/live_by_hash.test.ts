@@ -267,7 +267,7 @@ function firstOf(c: LiveCursor, n: number): string[] {
  */
 function seeksAt(inst: InstanceModel, cf: ColumnFamilyModel, targets: readonly Buffer[]): number {
   const end = Buffer.alloc(16, 0xff);
-  const shared = new LiveRangeReads(cf, inst);
+  const shared = new LiveRangeReads(inst, cf);
   const c = new LiveCursor(inst, cf, undefined, { lo: Buffer.alloc(0), hi: end }, shared);
   let last = Buffer.alloc(0);
   let seeks = 0;
@@ -309,7 +309,7 @@ describe("LiveCursor.seek", () => {
     scan.close();
     expect(all.length).toBeGreaterThan(100_000);
     const random = mulberry32(5);
-    const shared = new LiveRangeReads(cf, inst);
+    const shared = new LiveRangeReads(inst, cf);
     const seeking = new LiveCursor(inst, cf, undefined, { lo: Buffer.alloc(0), hi: end }, shared);
     try {
       let at = 0;

@@ -180,8 +180,8 @@ describe("storage per contract, sampled by seeks", () => {
     const before = tableDescriptorsOpened();
     const d = draws(11);
     const opened = tableDescriptorsOpened() - before;
-    // a seek and a count per draw: without the tables kept, every seek opened every table its range
-    // overlaps, twice (its range deletions, then its run)
+    // a seek per draw, each opening every table its range overlapped twice (its range deletions, then
+    // its run), until the seeks shared the tables (LiveRangeReads) and then one cursor
     expect(d.length).toBe(DRAWS);
     expect(opened).toBeGreaterThan(0);
     expect(opened).toBeLessThanOrEqual(2 * tables);

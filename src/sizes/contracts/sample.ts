@@ -84,7 +84,6 @@ export interface StorageSampleOptions {
 }
 
 const TWO64 = 18446744073709551616; // 2^64
-const MAX64 = (1n << 64n) - 1n;
 
 function be64(v: bigint): Buffer {
   const b = Buffer.alloc(8);
@@ -100,7 +99,6 @@ class ContractSeeker {
   private readonly gl: number;
   /** The WAL replayed once, the range deletions read once and the tables kept open, for every seek. */
   private readonly shared: LiveRangeReads;
-  seeks = 0;
 
   constructor(
     private readonly plan: Where,
@@ -110,7 +108,7 @@ class ContractSeeker {
     // past every key of the layout: the prefix incremented, or (no prefix) 0xff beyond any key length
     this.end = prefixSuccessor(this.prefix) ?? Buffer.alloc(layout.keyLength + 1, 0xff);
     [this.go, this.gl] = layout.group;
-    this.shared = new LiveRangeReads(plan.cf, plan.instance);
+    this.shared = new LiveRangeReads(plan.instance, plan.cf);
   }
 
   close(): void {
@@ -128,39 +126,10 @@ class ContractSeeker {
     return prefixSuccessor(Buffer.concat([this.prefix, group])) ?? this.end;
   }
 
-  /** The group of the first slot key in [lo, hi), if any. */
-  private firstGroup(lo: Buffer, hi: Buffer): Buffer | undefined {
-    this.seeks++;
-    const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.shared);
-    try {
-      for (let e = c.next(); e; e = c.next())
-        if (this.isSlot(e.key)) return Buffer.from(e.key.subarray(this.go, this.go + this.gl));
-      return undefined;
-    } finally {
-      c.close();
-    }
-  }
-
   /**
-   * The first contract whose id's first 8 bytes are ≥ `at`: searched in windows of `window` id
-   * positions, doubled while empty (a window's seek opens only the tables overlapping it).
-   */
-  groupFrom(at: bigint, window: bigint): Buffer | undefined {
-    let lo = at;
-    let w = window < 1n ? 1n : window;
-    for (;;) {
-      const hiPos = lo + w;
-      const hi = hiPos > MAX64 ? this.end : Buffer.concat([this.prefix, be64(hiPos)]);
-      const g = this.firstGroup(Buffer.concat([this.prefix, be64(lo)]), hi);
-      if (g || hiPos > MAX64) return g;
-      lo = hiPos;
-      w *= 2n;
-    }
-  }
-
-  /**
-   * For each of `points` (id positions), the first contract whose id's first 8 bytes are ≥ it, its
-   * slots counted as count() counts them, or undefined past the last contract. One cursor over the
+   * For each of `points` (id positions), the first contract whose id's first 8 bytes are ≥ it, with
+   * its live slots and their key + value bytes (at most `cap` slots), or undefined past the last
+   * contract. One cursor over the
    * layout's keys goes through the points in ascending order, seeking from each to the next
    * (NewestCursor.seek): every run reads on from where it is. A cursor a point read a block of every
    * run at every point: over an L0 pile-up, every table. A point at or before the contract the point
@@ -191,7 +160,7 @@ class ContractSeeker {
           const group = Buffer.from(e.key.subarray(this.go, this.go + this.gl));
           // every key of the group lies at or past the point: from its first slot on, the cursor holds them
           const count: SlotCount = { slots: 0, bytes: 0, capped: false };
-          countInto(c, e, this.groupEnd(group), cap, count, (k) => this.isSlot(k));
+          this.countInto(c, e, this.groupEnd(group), cap, count);
           last = { group, count, g8: group.readBigUInt64BE(0) };
         }
         out[i] = last;
@@ -203,18 +172,18 @@ class ContractSeeker {
     return out;
   }
 
-  /** A contract's live slots and their key + value bytes, counting at most `cap` slots. */
-  count(group: Buffer, cap: number): SlotCount {
-    const lo = Buffer.concat([this.prefix, group]);
-    const hi = this.groupEnd(group);
-    const c = new LiveCursor(this.plan.instance, this.plan.cf, undefined, { lo, hi }, this.shared);
-    const n: SlotCount = { slots: 0, bytes: 0, capped: false };
-    try {
-      countInto(c, c.next(), hi, cap, n, (k) => this.isSlot(k));
-    } finally {
-      c.close();
+  /** Count into `n` the slots of `c` from entry `first` on, before key `end`, up to `cap` in all. */
+  private countInto(c: LiveCursor, first: LiveEntry, end: Buffer, cap: number, n: SlotCount): void {
+    for (let e: LiveEntry | undefined = first; e; e = c.next()) {
+      if (Buffer.compare(e.key, end) >= 0) return;
+      if (!this.isSlot(e.key)) continue;
+      if (n.slots >= cap) {
+        n.capped = true;
+        return;
+      }
+      n.slots++;
+      n.bytes += e.key.length + e.value.length;
     }
-    return n;
   }
 }
 
@@ -223,27 +192,6 @@ type SlotCount = { slots: number; bytes: number; capped: boolean };
 
 /** A contract found from a point: its id (the group) and its slots. */
 type Found = { group: Buffer; count: SlotCount };
-
-/** Count into `n` the slots of `c` from entry `first` on, before key `end`, up to `cap` in all. */
-function countInto(
-  c: LiveCursor,
-  first: LiveEntry | undefined,
-  end: Buffer,
-  cap: number,
-  n: SlotCount,
-  isSlot: (k: Uint8Array) => boolean,
-): void {
-  for (let e = first; e; e = c.next()) {
-    if (Buffer.compare(e.key, end) >= 0) return;
-    if (!isSlot(e.key)) continue;
-    if (n.slots >= cap) {
-      n.capped = true;
-      return;
-    }
-    n.slots++;
-    n.bytes += e.key.length + e.value.length;
-  }
-}
 
 /** A group's first 8 bytes as a fraction of the id space. */
 const position = (g: Buffer): number => Number(g.readBigUInt64BE(0)) / TWO64;
@@ -310,31 +258,25 @@ export function drawContracts(where: Where, layout: StorageLayout, o: StorageSam
 /** drawContracts with its seeker. */
 function drawWith(seeker: ContractSeeker, o: StorageSampleOptions): ContractDraw[] {
   const cap = o.slotCap ?? SLOT_COUNT_CAP;
-  const first = seeker.groupFrom(0n, 1n << 40n);
-  if (!first) return [];
   const points = Array.from(
     { length: o.draws },
     () => (BigInt(Math.floor(o.rand() * 4294967296)) << 32n) | BigInt(Math.floor(o.rand() * 4294967296)),
   );
   const found = seeker.groupsAt(points, cap, (done) => o.onDraw?.(done, o.draws));
-  let firstCount: SlotCount | undefined;
+  // past the last contract the space wraps to the first: found (and counted) only where a point needs it
+  let first: Found | undefined;
+  if (found.includes(undefined)) {
+    first = seeker.groupsAt([0n], cap)[0];
+    if (!first) return []; // no contract at all
+  }
   const draws: ContractDraw[] = [];
   for (let i = 0; i < points.length; i++) {
     const u = Number(points[i]!) / TWO64;
     const f = found[i];
-    let g: Buffer;
-    let d: number;
-    let c: SlotCount;
-    if (f) {
-      g = f.group;
-      d = position(g) - u;
-      c = f.count;
-    } else {
-      g = first; // past the last contract: the space wraps to the first
-      d = 1 - u + position(first);
-      c = firstCount ??= seeker.count(first, cap);
-    }
-    draws.push({ id: g.toString("hex"), ...c, distance: Math.max(0, d) });
+    // past the last contract: the distance wraps to the first
+    const { group, count } = f ?? first!;
+    const d = f ? position(group) - u : 1 - u + position(group);
+    draws.push({ id: group.toString("hex"), ...count, distance: Math.max(0, d) });
   }
   o.onDraw?.(o.draws, o.draws);
   return draws;
