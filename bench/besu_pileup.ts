@@ -21,8 +21,19 @@ const PILE_UP = `write_buffer_size=65536;max_write_buffer_number=8;disable_auto_
 /** Besu's column families (byte names), the state ones 0x06 accounts, 0x07 code, 0x08 storage. */
 const CFS = ["default", "\x01", "\x06", "\x07", "\x08", "\x09", "\x0a", "\x0b"];
 
+/** What the tests vary; the bench's store takes the defaults. */
+export interface BesuPileupOptions {
+  /** Bytes of the code of contract account i (default 200 + i mod 3,000). */
+  codeBytes?: (i: number) => number;
+  /** Storage slots written per account (default 1.5). */
+  slotsPerAccount?: number;
+  /** Compact every column family into its bottom level once written (the same contents, no pile-up). */
+  compact?: boolean;
+}
+
 /** Write the store into `dir` (a Besu datadir: DATABASE_METADATA.json and database/). */
-export function writeBesuPileup(dir: string, accounts: number): void {
+export function writeBesuPileup(dir: string, accounts: number, opts: BesuPileupOptions = {}): void {
+  const codeBytes = opts.codeBytes ?? ((i: number) => 200 + (i % 3000));
   mkdirSync(join(dir, "database"), { recursive: true });
   writeFileSync(join(dir, "DATABASE_METADATA.json"), '{"v2":{"format":"BONSAI","version":2}}');
   const db = openDb(join(dir, "database"), {
@@ -49,7 +60,7 @@ export function writeBesuPileup(dir: string, accounts: number): void {
       let codeHash: Buffer = EMPTY_CODE;
       if (contract) {
         codeHash = rng.bytes(32);
-        put(code, codeHash, rng.bytes(200 + (i % 3000)));
+        put(code, codeHash, rng.bytes(codeBytes(i)));
       }
       const storageRoot = contract ? rng.bytes(32) : EMPTY_ROOT;
       put(
@@ -59,7 +70,7 @@ export function writeBesuPileup(dir: string, accounts: number): void {
       );
     }
     const contracts = Math.max(1, Math.floor(accounts / 10));
-    for (let i = 0; i < 1.5 * accounts; i++) {
+    for (let i = 0; i < (opts.slotsPerAccount ?? 1.5) * accounts; i++) {
       const owner = hashes[((i * 7919) % contracts) * 10]!;
       put(storage, Buffer.concat([owner, rng.bytes(32)]), rlpEncode(rng.bytes(1 + (i % 32))));
     }
@@ -71,6 +82,8 @@ export function writeBesuPileup(dir: string, accounts: number): void {
       );
     if (ops.length > 0) db.write(ops, { disableWal: true });
     db.flush();
+    if (opts.compact)
+      for (const cf of [acc, code, storage]) db.compactRange(cf, { bottommost: "force", exclusive: true });
   } finally {
     db.close();
   }

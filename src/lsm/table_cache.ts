@@ -51,6 +51,11 @@ export interface TableCacheLimits {
   maxIdleBytes?: number;
   /** Keep the filters of the tables opened, for keptFilter() (point lookups over many tables). */
   keepFilters?: boolean;
+  /**
+   * Filters kept by whoever read the tables before (check's model): keptFilter() answers from them
+   * too, so a table they rule out is not opened again.
+   */
+  keptBefore?: KeptFilters;
 }
 
 /** Idle tables' index and filter blocks (and IDLE_TABLE_OVERHEAD each) a lookup cache keeps, at most. */
@@ -65,10 +70,11 @@ const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
  * (~5,900) a pile-up of 10,206 tables closed and opened tables again all through its lookups, 14.3
  * against 11.6 s and 305 against 200 MiB of peak RSS (the churn's garbage outweighed the tables kept).
  */
-export function lookupTableCache(): TableCache {
+export function lookupTableCache(keptBefore?: KeptFilters): TableCache {
   return new TableCache({ verifyChecksums: true }, Number.MAX_SAFE_INTEGER, {
     maxIdleBytes: LOOKUP_IDLE_BYTES,
     keepFilters: true,
+    keptBefore,
   });
 }
 
@@ -88,6 +94,7 @@ export class TableCache implements TableSource {
   private idleBytes = 0;
   private readonly maxIdleBytes: number;
   private readonly keepFilters: boolean;
+  private readonly keptBefore: KeptFilters | undefined;
 
   /** With `keepFilters`: the detached filter of each table opened. */
   private readonly filters = new KeptFilters();
@@ -110,10 +117,11 @@ export class TableCache implements TableSource {
   ) {
     this.maxIdleBytes = limits.maxIdleBytes ?? Infinity;
     this.keepFilters = limits.keepFilters ?? false;
+    this.keptBefore = limits.keptBefore;
   }
 
   keptFilter(path: string): DetachedFilter | undefined {
-    return this.filters.get(path);
+    return this.filters.get(path) ?? this.keptBefore?.get(path);
   }
 
   takeOpened(path: string): LeanTable | undefined {

@@ -178,7 +178,10 @@ export function accountView(
     distinctCodeHashes: distinct,
     distinctCodeHashesExact: d.exact,
     reuseFactor: distinct > 0 ? acc.contract / distinct : 0,
+    contractsPerStoredBytecode: 0,
   };
+  const stored = code ? code.liveKeys - code.delegations : 0;
+  if (stored > 0) view.contractsPerStoredBytecode = acc.contract / stored;
   if (code?.codeMap && acc.codeHashCounts) {
     const per = new SizeDist();
     let missing = 0;

@@ -109,6 +109,19 @@ export function clusterTotal(x: number[], B: number, z: number): { total: number
 }
 
 /**
+ * The mean of independent draws (no finite-population correction: the population's size is not known)
+ * with a Student-t interval, floored at 0 (for counts and sizes); fewer than two draws: [0, ∞).
+ */
+export function meanOf(x: readonly number[], z: number): { mean: number; interval: Interval } {
+  const n = x.length;
+  const mean = n ? x.reduce((s, v) => s + v, 0) / n : 0;
+  if (n < 2) return { mean, interval: [0, Number.POSITIVE_INFINITY] };
+  const s2 = x.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1);
+  const half = tFor(z, n - 1) * Math.sqrt(s2 / n);
+  return { mean, interval: [Math.max(0, mean - half), mean + half] };
+}
+
+/**
  * Ratio estimate Y ≈ X · Σy/Σx for a known total X (e.g. uncompressed bytes from stored bytes), with
  * the ratio estimator's variance (1 − n/B)/(n·x̄²) · Σ(y_i − R·x_i)²/(n − 1).
  */

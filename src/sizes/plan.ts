@@ -15,7 +15,8 @@ import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
 import { LsmscopeError } from "../util/errors.js";
 import { someOf } from "../util/words.js";
-import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
+import type { ColumnFamilyModel, DatadirModel, InstanceModel, SstFileModel } from "../datadir/model.js";
+import { NUMERIC_FIELDS } from "../format/properties.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
 import { cfLabel } from "../datadir/names.js";
@@ -68,6 +69,8 @@ export interface CfPlan {
   dataBytesExact: boolean;
   /** Tables kept open for the planning thread's scan (KeepOpened). */
   keptOpen: number;
+  /** Data blocks of each table whose properties count them (rocksdb.num.data.blocks), by path. */
+  fileBlocks: Map<string, number>;
 }
 
 export interface EthPlan {
@@ -114,27 +117,67 @@ export class CfPlanCache {
     private readonly keepOpened?: KeepOpened,
     /** Called on the planning thread after each table a plan opens (sizes/pool.ts, heedWorkerStarts). */
     private readonly tableOpened?: () => void,
+    /** Take each table's figures from the model where it read them (planCf's `fromModel`). */
+    private readonly fromModel = false,
   ) {}
 
   get(inst: InstanceModel, cf: ColumnFamilyModel): CfPlan {
     const k = cfKey(inst, cf);
     let p = this.plans.get(k);
     if (!p) {
-      p = planCf(inst, cf, this.includeWal, this.keepOpened, this.tableOpened);
+      p = planCf(inst, cf, this.includeWal, this.keepOpened, this.tableOpened, this.fromModel);
       this.plans.set(k, p);
     }
     return p;
   }
 }
 
+/** What planning takes of a table's properties. */
+interface PlannedTable {
+  dataSize?: number;
+  numEntries?: number;
+  numDeletions?: number;
+  numRangeDeletions?: number;
+  numDataBlocks?: number;
+}
+
+/**
+ * A table's figures as the model read them (TableDetails.properties, inspect's cheap details), when it
+ * read every one and the table holds no range deletion (those are read from the table itself).
+ */
+function plannedFromModel(f: SstFileModel): PlannedTable | undefined {
+  const props = f.details?.error === undefined ? f.details?.properties : undefined;
+  if (!props) return undefined;
+  const num = (name: string) => {
+    const v = props[name];
+    return typeof v === "number" ? v : undefined;
+  };
+  const p: PlannedTable = {
+    dataSize: num(NUMERIC_FIELDS.dataSize),
+    numEntries: num(NUMERIC_FIELDS.numEntries),
+    numDeletions: num(NUMERIC_FIELDS.numDeletions),
+    numRangeDeletions: num(NUMERIC_FIELDS.numRangeDeletions),
+    numDataBlocks: num(NUMERIC_FIELDS.numDataBlocks),
+  };
+  return Object.values(p).every((v) => v !== undefined) && p.numRangeDeletions === 0 ? p : undefined;
+}
+
+/**
+ * Plan one column family: every table's properties (and range deletions) read one after another.
+ * `fromModel` (sample mode, which opens only the tables it draws blocks from or looks keys up in):
+ * a table the model has read the properties of is not opened again (check's code-population samples
+ * both arms' account and code column families after reading their models).
+ */
 export function planCf(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   includeWal: boolean,
   keepOpened?: KeepOpened,
   tableOpened?: () => void,
+  fromModel = false,
 ): CfPlan {
   const present = cf.levels.map((lvl) => ({ level: lvl.level, files: lvl.files.filter((f) => f.present) }));
+  const modelOf = new Map(present.flatMap((lvl) => lvl.files.map((f) => [f.path, f] as const)));
   const files = present.reduce((n, lvl) => n + lvl.files.length, 0);
   const runs = levelRuns(present);
   // a table that is a run of its own (an L0 file) is kept for the scan; a level's files are opened
@@ -149,30 +192,48 @@ export function planCf(
   let entries: number | undefined = 0;
   let dataBytesExact = true;
   let keptOpen = 0;
+  const fileBlocks = new Map<string, number>();
+  const add = (path: string, p: PlannedTable, fileSize: number) => {
+    dataBytes += p.dataSize ?? fileSize;
+    if (p.dataSize === undefined) dataBytesExact = false;
+    if (p.numEntries !== undefined && valueRecords !== undefined)
+      valueRecords += p.numEntries - (p.numDeletions ?? 0) - (p.numRangeDeletions ?? 0);
+    else valueRecords = undefined;
+    entries = p.numEntries !== undefined && entries !== undefined ? entries + p.numEntries : undefined;
+    if (p.numDataBlocks !== undefined) {
+      dataBlocks += p.numDataBlocks;
+      fileBlocks.set(path, p.numDataBlocks);
+    }
+  };
   // every table is opened here, one after another on this thread, while the workers wait for their
   // tasks: their tails read ahead on other threads by the read-ahead helper (util/tail_batches.ts),
   // as inspect reads them, so that this thread only parses them, and a cold store's are read many at
   // a time. A table kept for the scan opens its file at its first data block (format/table_file.ts).
+  const modelRead = new Map<string, PlannedTable>();
+  for (const run of runs)
+    for (const { path } of run) {
+      const p = fromModel ? plannedFromModel(modelOf.get(path)!) : undefined;
+      if (p) modelRead.set(path, p);
+    }
   const inTurn = new TablesInTurn(
-    runs.flatMap((run) => run.map((f) => f.path)),
+    runs.flatMap((run) => run.map((f) => f.path)).filter((path) => !modelRead.has(path)),
     planTail,
   );
   for (const run of runs) {
     const keep = kept && keepable(run) ? kept : undefined;
     for (const { path, size } of run) {
+      const known = modelRead.get(path);
+      if (known) {
+        add(path, known, size ?? 0);
+        continue;
+      }
       const t = openPresent(path, size, inTurn);
       tableOpened?.();
       if (!t) continue;
       let read = false;
       try {
         const p = t.props;
-        dataBytes += p.dataSize ?? t.fileSize;
-        if (p.dataSize === undefined) dataBytesExact = false;
-        if (p.numEntries !== undefined && valueRecords !== undefined)
-          valueRecords += p.numEntries - (p.numDeletions ?? 0) - (p.numRangeDeletions ?? 0);
-        else valueRecords = undefined;
-        entries = p.numEntries !== undefined && entries !== undefined ? entries + p.numEntries : undefined;
-        if (p.numDataBlocks !== undefined) dataBlocks += p.numDataBlocks;
+        add(path, p, t.fileSize);
         if (p.numRangeDeletions !== undefined && p.numRangeDeletions > 0) {
           for (const r of t.rangeDeletions())
             rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
@@ -201,6 +262,7 @@ export function planCf(
     entries,
     dataBytesExact,
     keptOpen,
+    fileBlocks,
   };
 }
 

@@ -224,8 +224,12 @@ export function renderSizesText(r: SizesReport, opts: { width?: number; notes?: 
       out.push(`  contracts${sampled} ${pct(a.contract)}`);
       out.push(
         (r.mode === "sample"
-          ? `  distinct code hashes seen in the sample ${num(a.distinctCodeHashes)}; reuse ≈ ${a.reuseFactor.toFixed(2)}${a.reuseFactorInterval ? ` [${a.reuseFactorInterval[0].toFixed(2)}, ${a.reuseFactorInterval[1].toFixed(2)}]` : ""} contracts per bytecode`
-          : `  distinct code hashes ${num(a.distinctCodeHashes)}; reuse ${a.reuseFactor.toFixed(2)} contracts per bytecode`) +
+          ? `  distinct code hashes seen in the sample ${num(a.distinctCodeHashes)}; reuse ≈ ${a.reuseFactor.toFixed(2)}${a.reuseFactorInterval ? ` [${a.reuseFactorInterval[0].toFixed(2)}, ${a.reuseFactorInterval[1].toFixed(2)}]` : ""} contracts per stored bytecode`
+          : `  distinct code hashes ${num(a.distinctCodeHashes)}; reuse ${a.reuseFactor.toFixed(2)} contracts per bytecode` +
+            (a.contractsPerStoredBytecode > 0 &&
+            a.contractsPerStoredBytecode.toFixed(2) !== a.reuseFactor.toFixed(2)
+              ? ` (${a.contractsPerStoredBytecode.toFixed(2)} per stored bytecode)`
+              : "")) +
           (a.codeNotFound ? `; ${num(a.codeNotFound)} with no code entry` : "") +
           (a.undecodable ? `; ${num(a.undecodable)} ${noun(a.undecodable, "record")} not accounts` : ""),
       );

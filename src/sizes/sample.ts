@@ -27,6 +27,7 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
+import type { KeptFilters } from "../lsm/kept_filters.js";
 import { rangeDeleted, type Shadows } from "../lsm/newest.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass } from "../eth/code.js";
@@ -86,13 +87,17 @@ function blocksIn(t: SstTable): number {
 }
 
 /**
- * The data blocks of each table, the frame the sampled blocks are drawn from: every table opened one
- * after another, each one's end in one read, read ahead by the helper where there are many
- * (util/tail_read_ahead.ts; an L0 pile-up's thousands: `sizes --sample 100` 0.95 of its time).
+ * The data blocks of each table, the frame the sampled blocks are drawn from: from the properties
+ * planning read (`known`, CfPlan.fileBlocks), else the table opened (the tables one after another,
+ * each one's end in one read, read ahead by the helper where there are many: util/tail_read_ahead.ts)
+ * and its index counted where its properties do not count them.
  */
-export function blockCounts(files: readonly string[]): number[] {
-  const inTurn = new TablesInTurn(files, countTail);
-  return files.map((p) => inTurn.read(p, { verifyChecksums: true }, blocksIn));
+export function blockCounts(files: readonly string[], known?: ReadonlyMap<string, number>): number[] {
+  const inTurn = new TablesInTurn(
+    files.filter((p) => !known?.has(p)),
+    countTail,
+  );
+  return files.map((p) => known?.get(p) ?? inTurn.read(p, { verifyChecksums: true }, blocksIn));
 }
 
 type Roles = { code?: Matcher; accounts?: Matcher };
@@ -105,9 +110,10 @@ function sampleCf(
   lookup: CodeLookup | undefined,
   shadows: Shadows,
   progress: (bytes: number) => void,
+  keptBefore: KeptFilters | undefined,
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
-  const counts = blockCounts(files);
+  const counts = blockCounts(files, plan.fileBlocks);
   const B = counts.reduce((s, c) => s + c, 0);
   const chosen = sampleIndices(B, n, rand);
   const out: CfSample = {
@@ -122,7 +128,7 @@ function sampleCf(
     valueTypes: {},
     blob: new BlobTally(),
     blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
-    newest: new NewerVersionCheck(plan, shadows),
+    newest: new NewerVersionCheck(plan, shadows, keptBefore),
     walRec: emptyRec(),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
@@ -216,6 +222,7 @@ function measureRecord(
     const len = r.valueLength;
     if (len === DELEGATION_CODE_SIZE && v[o] === 0xef && v[o + 1] === 0x01 && v[o + 2] === 0x00) {
       rec.codeDel++;
+      rec.codeClasses["delegation"] = (rec.codeClasses["delegation"] ?? 0) + 1;
       if (measured) s.codeClasses["delegation"] = (s.codeClasses["delegation"] ?? 0) + 1;
     } else {
       rec.codeContracts++;
@@ -223,10 +230,11 @@ function measureRecord(
         rec.codeAtMax++;
         maxBytes = kl + len;
       }
+      const cls = codeSizeClass(len);
+      rec.codeClasses[cls] = (rec.codeClasses[cls] ?? 0) + 1;
       if (measured) {
         s.codeSize.add(len);
         s.codeBoot.add(len);
-        const cls = codeSizeClass(len);
         s.codeClasses[cls] = (s.codeClasses[cls] ?? 0) + 1;
         if (len > MAX_CODE_SIZE) s.overMax++;
       }
@@ -389,7 +397,9 @@ export async function computeSample(
   const accLoc = resolveLocation(model, eth.accounts);
   const codeLoc = resolveLocation(model, eth.code);
   // the WAL is read whole: its writes shadow table versions, and its live keys count exactly
-  const planCache = new CfPlanCache(true);
+  // planned from the model's reading of each table where it has one: a table is opened when a block
+  // is drawn from it or a key looked up in it
+  const planCache = new CfPlanCache(true, undefined, undefined, true);
   const plans = planCache.plans;
   const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => planCache.get(inst, cf);
   for (const s of selected) planFor(s.inst, s.cf);
@@ -405,10 +415,13 @@ export async function computeSample(
           planFor(codeLoc.inst, codeLoc.cf),
           codeLoc.role.prefixHex ? Buffer.from(codeLoc.role.prefixHex, "hex") : Buffer.alloc(0),
           shadows.get(codeKey!)!,
+          opts.keptFilters,
         )
       : undefined;
+  const blocksOf = (p: CfPlan) => Math.max(1, Math.floor(opts.sampleBlocksFor?.(p.instance, p.cf) ?? N));
   let total = 0;
-  for (const p of work) total += p.dataBlocks > 0 ? Math.min(1, N / p.dataBlocks) * p.dataBytes : p.dataBytes;
+  for (const p of work)
+    total += p.dataBlocks > 0 ? Math.min(1, blocksOf(p) / p.dataBlocks) * p.dataBytes : p.dataBytes;
   let done = 0;
   const progress = (b: number) => {
     done += b;
@@ -420,7 +433,10 @@ export async function computeSample(
       const roles: { code?: Matcher; accounts?: Matcher } = {};
       if (p.key === codeKey) roles.code = matcher(codeLoc!.role);
       if (p.key === accKey) roles.accounts = matcher(accLoc!.role);
-      samples.set(p.key, sampleCf(p, N, rand, roles, lookup, shadows.get(p.key)!, progress));
+      samples.set(
+        p.key,
+        sampleCf(p, blocksOf(p), rand, roles, lookup, shadows.get(p.key)!, progress, opts.keptFilters),
+      );
     }
   } finally {
     lookup?.close();

@@ -8,7 +8,7 @@ import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { BlobValueSizer } from "../format/blob.js";
 import { BlobTally } from "./blob_tally.js";
-import { BlockSizes, clusterShare, clusterTotal, ratioTotal } from "./intervals.js";
+import { BlockSizes, clusterShare, clusterTotal, meanOf, ratioTotal } from "./intervals.js";
 import type { CfPlan } from "./plan.js";
 import type {
   AccountView,
@@ -19,7 +19,7 @@ import type {
   Share,
   ViewPlace,
 } from "./types.js";
-import { orderedClassCounts } from "../eth/code.js";
+import { CODE_SIZE_CLASSES, orderedClassCounts } from "../eth/code.js";
 
 import type { NewerVersionCheck } from "./sample_lookup.js";
 
@@ -41,6 +41,8 @@ export interface BlockRec {
   codeDel: number;
   codeContracts: number;
   codeAtMax: number;
+  /** Code records by size class (eth/code.ts CODE_SIZE_CLASSES; delegations are "delegation"). */
+  codeClasses: Record<string, number>;
 }
 
 export const emptyRec = (phys = 0, logical = 0): BlockRec => ({
@@ -58,6 +60,7 @@ export const emptyRec = (phys = 0, logical = 0): BlockRec => ({
   codeDel: 0,
   codeContracts: 0,
   codeAtMax: 0,
+  codeClasses: {},
 });
 
 export interface CfSample {
@@ -269,12 +272,34 @@ export function codeViewOf(
     z,
   );
   const ct = s.coTenancy;
-  const stat = (xs: number[]) => ({
-    mean: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0,
-    min: xs.length ? Math.min(...xs) : 0,
-    max: xs.length ? Math.max(...xs) : 0,
-    total: xs.reduce((a, b) => a + b, 0),
-  });
+  // the co-tenant blocks found are independent draws from the blocks that hold a maximum-size contract
+  // (all of them when every block was drawn)
+  const stat = (xs: number[]) => {
+    const { mean, interval } =
+      s.recs.length >= B ? { mean: meanOf(xs, z).mean, interval: undefined } : meanOf(xs, z);
+    return {
+      mean,
+      ...(interval ? { meanInterval: interval } : {}),
+      min: xs.length ? Math.min(...xs) : 0,
+      max: xs.length ? Math.max(...xs) : 0,
+      total: xs.reduce((a, b) => a + b, 0),
+    };
+  };
+  // each class's share of the code records (every class: one the sample did not meet has an interval
+  // too): the tables' blocks as clusters, the WAL's records whole
+  const classShares: Record<string, Share> = {};
+  for (const { name: cls } of CODE_SIZE_CLASSES)
+    classShares[cls] = shareWithWal(
+      shareOf(
+        y((r) => r.codeClasses[cls] ?? 0),
+        y((r) => r.code),
+        B,
+        z,
+      ),
+      tableCode.total,
+      w.codeClasses[cls] ?? 0,
+      w.code,
+    );
   const view: Omit<CodeView, keyof ViewPlace> = {
     location,
     liveKeys: Math.round(liveKeys.total),
@@ -306,6 +331,7 @@ export function codeViewOf(
     overMax: s.overMax,
     codeSize,
     classes: orderedClassCounts(s.codeClasses),
+    classShares,
     keyedBy: "code-hash",
     coTenancy: {
       blocks: ct.length,
@@ -352,6 +378,7 @@ export function accountViewOf(
     distinctCodeHashes: s.codeHashes.size,
     distinctCodeHashesExact: false,
     reuseFactor: 0,
+    contractsPerStoredBytecode: 0,
   };
   if (contracts && contracts.total > 0) {
     const c = contracts;
@@ -362,6 +389,8 @@ export function accountViewOf(
         ? (total.interval[1] * contract.interval![1]) / c.interval[0]
         : Number.POSITIVE_INFINITY;
     view.reuseFactorInterval = [lo, hi];
+    view.contractsPerStoredBytecode = view.reuseFactor;
+    view.contractsPerStoredBytecodeInterval = [lo, hi];
   }
   return view;
 }

@@ -7,6 +7,7 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { SstFileModel } from "../datadir/model.js";
 import { toHex } from "../util/bytes.js";
 import { lookupTableCache } from "../lsm/table_cache.js";
+import type { KeptFilters } from "../lsm/kept_filters.js";
 import { Version } from "../lsm/version.js";
 import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
 import { loadMemLayer } from "../datadir/memtable.js";
@@ -17,7 +18,7 @@ import type { CfPlan } from "./plan.js";
 /** Newest version of a code key across the code column family's files, by point lookups. */
 export class CodeLookup {
   private readonly version: Version<SstFileModel>;
-  private readonly tables = lookupTableCache();
+  private readonly tables: ReturnType<typeof lookupTableCache>;
   private cache = new Map<number, "delegation" | "contract" | "missing">();
   lookups = 0;
 
@@ -26,8 +27,11 @@ export class CodeLookup {
     private readonly prefix: Buffer,
     /** The code column family's unflushed WAL writes (newer than any table, consulted first) and range deletions. */
     private readonly shadows: Shadows,
+    /** Filters kept by whoever read the tables before (SizesOptions.keptFilters). */
+    keptBefore?: KeptFilters,
   ) {
     this.version = Version.of(plan.cf.levels);
+    this.tables = lookupTableCache(keptBefore);
   }
 
   classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
@@ -62,14 +66,17 @@ export class CodeLookup {
 export class NewerVersionCheck {
   private readonly version: Version<SstFileModel>;
   private readonly byPath = new Map<string, SstFileModel>();
-  private readonly tables = lookupTableCache();
+  private readonly tables: ReturnType<typeof lookupTableCache>;
 
   constructor(
     plan: CfPlan,
     /** Unflushed WAL writes (their table versions are all shadowed) and range deletions. */
     private readonly shadows: Shadows,
+    /** Filters kept by whoever read the tables before (SizesOptions.keptFilters). */
+    keptBefore?: KeptFilters,
   ) {
     this.version = Version.of(plan.cf.levels);
+    this.tables = lookupTableCache(keptBefore);
     for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
   }
 

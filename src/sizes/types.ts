@@ -3,7 +3,8 @@
  * Ethereum views (account population, code sizes, block co-tenancy of maximum-size contracts).
  * Plain data only (JSON-serialisable), sizes in bytes.
  */
-import type { DatadirModel } from "../datadir/model.js";
+import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
+import type { KeptFilters } from "../lsm/kept_filters.js";
 import type { StorageView } from "./contracts/view.js";
 import type { SampledStorageView } from "./contracts/sample.js";
 
@@ -148,6 +149,15 @@ export interface ViewPlace {
   prefixHex?: string;
 }
 
+/** Records or bytes sharing a block with maximum-size contracts, over the blocks holding one. */
+export interface CoTenancyStat {
+  mean: number;
+  meanInterval?: Interval;
+  min: number;
+  max: number;
+  total: number;
+}
+
 export interface CodeView extends ViewPlace {
   /** "instance/displayName" (+ " prefix 0x63" for geth's code keys); `instance`/`cf` give the parts. */
   location: string;
@@ -167,8 +177,10 @@ export interface CodeView extends ViewPlace {
   overMax: number;
   /** Contract code sizes (delegations excluded), one per stored bytecode. */
   codeSize: SizeSummary;
-  /** Counts per class of eth/code.ts CODE_SIZE_CLASSES. */
+  /** Counts per class of eth/code.ts CODE_SIZE_CLASSES (sample mode: of the records measured). */
   classes: Record<string, number>;
+  /** Sample mode: each class's share of the code records, estimated with its interval. */
+  classShares?: Record<string, Share>;
   /** Code keyed by code hash (normal) or by account hash (legacy Besu): keys are then re-hashed. */
   keyedBy: "code-hash" | "account-hash";
   coTenancy: {
@@ -180,8 +192,9 @@ export interface CodeView extends ViewPlace {
     estimatedBlocksInterval?: Interval;
     /** Maximum-size bytecodes (code records, not the accounts that use them) in those blocks. */
     maxSizeContracts: number;
-    otherRecords: { mean: number; min: number; max: number; total: number };
-    otherBytes: { mean: number; min: number; max: number; total: number };
+    /** Sample mode: `meanInterval`, a Student-t interval of the mean over the co-tenant blocks found. */
+    otherRecords: CoTenancyStat;
+    otherBytes: CoTenancyStat;
     /** Up to 50 blocks, largest co-tenancy first. */
     perBlock: CoTenancyBlock[];
   };
@@ -203,13 +216,22 @@ export interface AccountView extends ViewPlace {
   /** Distinct code hashes of contract accounts (exact up to 4M, else a HyperLogLog estimate). */
   distinctCodeHashes: number;
   distinctCodeHashesExact: boolean;
-  /** Contract accounts per distinct code hash. */
-  reuseFactor: number;
   /**
-   * Sample mode: reuse estimated as (accounts × contract share) / (code records × contract-code share),
-   * interval from combining the bounds of both; distinctCodeHashes is then the count seen in the sample.
+   * Contract accounts per distinct code hash. Sample mode cannot count the distinct code hashes of all
+   * contract accounts and gives contractsPerStoredBytecode here (distinctCodeHashes is then the count
+   * seen in the sample): the same figure when every stored bytecode is some contract account's, below
+   * it when the code column family keeps bytecodes no account names any more.
    */
+  reuseFactor: number;
+  /** Sample mode: the interval of contractsPerStoredBytecode (reuseFactor's estimate). */
   reuseFactorInterval?: Interval;
+  /**
+   * Contract accounts per contract bytecode the code column family stores (distinctContractBytecodes;
+   * delegations excluded). Full mode: counted (0 without a code view); sample mode: (accounts × contract
+   * share) / estimated contract bytecodes, its interval from the bounds of both.
+   */
+  contractsPerStoredBytecode: number;
+  contractsPerStoredBytecodeInterval?: Interval;
   /** Code size of every contract account (reuse counted), when the code map fitted. */
   perContractCodeSize?: SizeSummary;
 }
@@ -271,6 +293,8 @@ export interface SizesOptions {
   mode?: "full" | "sample";
   /** Sample mode: data blocks drawn per column family (default 1000). */
   sampleBlocks?: number;
+  /** Sample mode: data blocks drawn in one column family, where not `sampleBlocks` (check's budget). */
+  sampleBlocksFor?: (instance: InstanceModel, cf: ColumnFamilyModel) => number | undefined;
   /** Sample mode: PRNG seed (default 1): same seed, same blocks. */
   seed?: number;
   /** Full mode: worker threads (default min(2, cores) for stores of ≥ 256 MiB of SSTs, else 1); 1 runs in this thread. */
@@ -294,6 +318,11 @@ export interface SizesOptions {
   confidence?: number;
   /** A model already built by inspectDatadir(dir). */
   model?: DatadirModel;
+  /**
+   * Sample mode: filters of the model's tables kept as it read them (check keeps them): a point lookup
+   * asks such a filter first and opens the table only when it may hold the key.
+   */
+  keptFilters?: KeptFilters;
   /** Full mode: epoch ms after which no data block is read; what was read is reported, marked partial. */
   deadline?: number;
   /** Progress: data-block bytes done / total. */

@@ -55,6 +55,22 @@ describe("sizes --sample", () => {
       cov.check("code live keys", fc.liveKeys, c.liveKeysInterval);
       for (const q of ["p50", "p90", "mean"] as const)
         cov.check(`code ${q}`, fc.codeSize[q], c.codeSize.intervals?.[q]);
+      // every class has a share and an interval, those the sample did not meet too
+      const codeRecords = Object.values(fc.classes).reduce((x, y) => x + y, 0);
+      expect(Object.keys(c.classShares!)).toHaveLength(8);
+      for (const [k, sh] of Object.entries(c.classShares!))
+        cov.check(`code class ${k} share`, (fc.classes[k] ?? 0) / codeRecords, sh.interval);
+      cov.check(
+        "contracts per stored bytecode",
+        full.eth!.accounts!.contractsPerStoredBytecode,
+        a.contractsPerStoredBytecodeInterval,
+      );
+      if (c.coTenancy.blocks >= 2)
+        cov.check(
+          "co-tenant records per max-size block",
+          fc.coTenancy.otherRecords.mean,
+          c.coTenancy.otherRecords.meanInterval,
+        );
       for (const cf of s.columnFamilies) {
         const f = full.columnFamilies.find((x) => x.nameHex === cf.nameHex)!;
         if (f.liveKeys === 0) continue;

@@ -74,7 +74,8 @@ export const command: CommandModule<object, Args> = {
       })
       .option("code-sample-blocks", {
         type: "number",
-        describe: "code-population: sample N data blocks per column family instead of reading all",
+        describe:
+          "code-population: data blocks drawn per column family of both arms (0: every block; default: every block when either arm's account and code tables hold at most 16 MiB, else 200)",
       })
       .option("seed", {
         type: "number",
@@ -100,6 +101,9 @@ export const command: CommandModule<object, Args> = {
         throw new LsmscopeError("--sample must be a positive integer", { exitCode: 3 });
       if (!Number.isInteger(argv["overlay-lookups"]) || argv["overlay-lookups"] < 1)
         throw new LsmscopeError("--overlay-lookups must be a positive integer", { exitCode: 3 });
+      const codeBlocks = argv["code-sample-blocks"];
+      if (codeBlocks !== undefined && !(Number.isInteger(codeBlocks) && codeBlocks >= 0))
+        throw new LsmscopeError("--code-sample-blocks must be an integer >= 0", { exitCode: 3 });
       const scanLimit = argv["overlay-scan-limit"];
       if (scanLimit !== undefined && !(scanLimit >= 0))
         throw new LsmscopeError("--overlay-scan-limit must be a number of MiB >= 0", { exitCode: 3 });
