@@ -151,7 +151,8 @@ export class TableCache implements TableSource {
     let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
     if (tail) opts = { ...opts, ...tail };
     const t = openTable(path, opts);
-    if (this.keepFilters) this.filters.keep(t);
+    // a filter kept before is not detached (copied) again
+    if (this.keepFilters && this.keptBefore?.get(path) === undefined) this.filters.keep(t);
     return t;
   }
 
