@@ -243,7 +243,7 @@ export function forDrawnBlocks(
         }
         // each block visited before the next is read, and its keys copied out: read transiently
         for (const h of handles)
-          visit(x, t.readDataBlock({ offset: h.offset, size: h.size }, { transient: true }), h.times);
+          visit(x, t.readDataBlock({ offset: h.offset, size: h.size }, { lifetime: "transient" }), h.times);
       } finally {
         cache.release(t);
       }

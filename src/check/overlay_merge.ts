@@ -91,7 +91,7 @@ export function mergeLookups(
         return false;
       }
       // each block is done with before the next is read: one read buffer serves the pass
-      const c = t.readDataBlock(ie.handle, { reuse: true }).cursor();
+      const c = t.readDataBlock(ie.handle, { lifetime: "scratch" }).cursor();
       blocks++;
       while (c.next()) {
         const userLength = c.keyLength - 8;

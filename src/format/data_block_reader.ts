@@ -7,6 +7,7 @@ import type { BlockHandle } from "./handle.js";
 import { BlockKind } from "./block_kind.js";
 import type { DataEntryCursor } from "./data_block.js";
 import type { TableBlocks } from "./table_blocks.js";
+import type { BlockLifetime } from "./table_file.js";
 
 /** See SstTable.dataBlockReader(). */
 export class DataBlockReader {
@@ -17,17 +18,21 @@ export class DataBlockReader {
     /**
      * No entry's value is read from elsewhere in the file (no Pebble value blocks): nothing but the
      * next load() reads the file while the cursor is on a block, so a block may stay in the read-ahead
-     * window (TableFile.readBlock's `inPlace`).
+     * window (TableFile.readBlock's "window").
      */
-    private readonly inPlace = false,
-  ) {}
+    inPlace = false,
+  ) {
+    this.lifetime = inPlace ? "window" : "scratch";
+  }
+
+  private readonly lifetime: BlockLifetime;
 
   /**
    * Read one data block and point `cursor` at it; its bytes live in a buffer the next read overwrites.
    * Returns the block's uncompressed size.
    */
   load(cursor: DataEntryCursor, handle: BlockHandle): number {
-    const data = this.blocks.read(handle, BlockKind.Data, true, this.inPlace);
+    const data = this.blocks.read(handle, BlockKind.Data, this.lifetime);
     // one origin per reader, re-pointed per block: it only names the block in errors, and the block
     // it names is the one the cursor is on
     const origin = (this.origin ??= { file: this.blocks.path, kind: BlockKind.Data, offset: 0 });

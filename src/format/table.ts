@@ -517,14 +517,11 @@ export class SstTable {
   // ---------------------------------------------------------------- data
 
   /**
-   * Read one data block to iterate or seek. With `reuse`, the block may live in a scratch buffer that
-   * the next `reuse` read overwrites (no allocation for uncompressed / reused-output blocks); with
-   * `transient`, in one the next transient read of any table overwrites (TableFile.readBlock). The
-   * read counts in `stats` when given.
+   * Read one data block to iterate or seek, its bytes living where `opts.lifetime` says (default a
+   * buffer of its own; TableFile.readBlock). The read counts in `stats` when given.
    */
   readDataBlock(handle: BlockHandle, opts: DataBlockReadOptions = {}): DataBlock {
-    const { reuse = false, transient = false } = opts;
-    const data = this.blocks.read(handle, BlockKind.Data, reuse, false, transient);
+    const data = this.blocks.read(handle, BlockKind.Data, opts.lifetime);
     countBlockRead(opts.stats, "data", handle);
     const origin = { file: this.path, kind: BlockKind.Data, offset: handle.offset };
     const row = this.columnar ? undefined : new Block(data, origin);
@@ -542,7 +539,7 @@ export class SstTable {
   }
 
   /**
-   * Reads of this table's data blocks (as readDataBlock with `reuse`, into a cursor of the table's
+   * Reads of this table's data blocks (as readDataBlock into a "scratch" buffer, into a cursor of the table's
    * layout) through an object that holds the file and nothing else of the table: a merge over
    * thousands of L0 files keeps one per run, and the table's metadata (properties, metaindex) made
    * most of its memory. Closing it closes the file (a caller that keeps the table does not).

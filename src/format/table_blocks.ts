@@ -7,7 +7,7 @@ import { Block, type BlockCursor } from "./block.js";
 import type { BlockKind } from "./block_kind.js";
 import { wrapDecodeError } from "./errors.js";
 import type { BlockHandle } from "./handle.js";
-import type { TableFile } from "./table_file.js";
+import type { BlockLifetime, TableFile } from "./table_file.js";
 
 export class TableBlocks {
   readonly file: TableFile;
@@ -18,20 +18,9 @@ export class TableBlocks {
     this.path = file.path;
   }
 
-  /**
-   * A block's payload, checked and decompressed. With `reuse`, the bytes may live in a scratch buffer
-   * that the next `reuse` read overwrites; with `inPlace` too, in the read-ahead window until the next
-   * read of the file; with `transient`, in a buffer the next transient read of any table overwrites
-   * (TableFile.readBlock).
-   */
-  read(
-    handle: BlockHandle,
-    kind: BlockKind | string,
-    reuse = false,
-    inPlace = false,
-    transient = false,
-  ): Buffer {
-    return this.file.readBlock(handle, kind, reuse, inPlace, transient);
+  /** A block's payload, checked and decompressed, living where `lifetime` says (TableFile.readBlock). */
+  read(handle: BlockHandle, kind: BlockKind | string, lifetime: BlockLifetime = "owned"): Buffer {
+    return this.file.readBlock(handle, kind, lifetime);
   }
 
   /**
@@ -52,8 +41,8 @@ export class TableBlocks {
   }
 
   /** A block in block format (block.ts), read as `read()` does. */
-  parsed(handle: BlockHandle, kind: BlockKind | string, reuse = false): Block {
-    return new Block(this.file.readBlock(handle, kind, reuse), {
+  parsed(handle: BlockHandle, kind: BlockKind | string): Block {
+    return new Block(this.file.readBlock(handle, kind), {
       file: this.path,
       kind,
       offset: handle.offset,

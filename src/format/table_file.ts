@@ -107,6 +107,20 @@ function tableBuffer(n: number, most = Infinity): Buffer {
  */
 let transientBlock: Buffer = Buffer.allocUnsafeSlow(0);
 
+/**
+ * Where TableFile.readBlock puts an uncompressed block, and so how long its bytes stay valid:
+ *  - "owned": a buffer of its own, the caller's to keep (index and filter blocks kept with a table);
+ *  - "scratch": this table's scratch buffer, which its next "scratch" or "window" read overwrites (the
+ *    full scan's path);
+ *  - "window": where it lies in the read-ahead window, checked there, valid until the next read of this
+ *    file (else as "scratch"): for a caller that reads nothing else from the file while it uses the
+ *    block (a scan of a table whose values all lie in its data blocks);
+ *  - "transient": this thread's transient buffer, which the next "transient" read of any table
+ *    overwrites: for a caller done with the block before it reads another so (a point lookup, which
+ *    copies out the value it finds).
+ */
+export type BlockLifetime = "owned" | "scratch" | "window" | "transient";
+
 /** Counters of what was read from the file. */
 export interface IoStats {
   /** Positioned read calls. */
@@ -131,7 +145,7 @@ export class TableFile {
   /** Opened with an expected size, not yet confirmed (prefetchTail confirms it or stats the file). */
   private sizeExpected: boolean;
   /**
-   * The buffer of `reuse` block reads, allocated at the first one and grown as needed: a merge keeps
+   * The buffer of "scratch" (and "window") block reads, allocated at the first one and grown as needed: a merge keeps
    * thousands of tables open at once (an L0 pile-up), and most never read a block that large.
    */
   private scratch: Buffer | undefined;
@@ -370,7 +384,7 @@ export class TableFile {
     return this.window?.length ?? 0;
   }
 
-  /** Bytes the scratch buffer of readBlock's `reuse` reads holds (0 before the first such read). */
+  /** Bytes the scratch buffer of readBlock's "scratch" reads holds (0 before the first such read). */
   get scratchBufferBytes(): number {
     return this.scratch?.length ?? 0;
   }
@@ -471,23 +485,12 @@ export class TableFile {
   kindPrefix = "";
 
   /**
-   * Read, check and decompress one block. `kind` names the block in errors ("data", "index", ...).
-   * With `reuse`, an uncompressed block is returned as a view of a scratch buffer that the next
-   * `reuse` read overwrites (the full-scan path); otherwise the result is owned by the caller. With
-   * `inPlace` too, an uncompressed block inside the read-ahead window is checked there and returned as
-   * a view of it, valid until the next read of this file: for a caller that reads nothing else from
-   * the file while it uses the block (a scan of a table whose values all lie in its data blocks).
-   * With `transient` (and not `reuse`), an uncompressed block is a view of this thread's transient buffer,
-   * which the next `transient` read of any table overwrites: for a caller that is done with the block
-   * before it reads another so (a point lookup, which copies the value it finds out).
+   * Read, check and decompress one block. `kind` names the block in errors ("data", "index", ...);
+   * `lifetime` says where the bytes may live (BlockLifetime): a compressed block's output is always a
+   * new buffer.
    */
-  readBlock(
-    handle: BlockHandle,
-    blockKind: string,
-    reuse = false,
-    inPlace = false,
-    transient = false,
-  ): Buffer {
+  readBlock(handle: BlockHandle, blockKind: string, lifetime: BlockLifetime = "owned"): Buffer {
+    const reuse = lifetime === "scratch" || lifetime === "window";
     const kind = this.kindPrefix + blockKind;
     const { offset, size } = handle;
     if (size > LIMITS.maxBlockBytes) {
@@ -514,7 +517,7 @@ export class TableFile {
         // headroom too, which only a codec needs: the first block of a file lies at the window's
         // start, and a scratch buffer made for it alone stayed as long as the file (an L0 pile-up's
         // merge keeps thousands open: 4,354 x 4 KiB, 17 MiB per scanning thread)
-        if (!compressed && inPlace) return this.decode(this.window!, at, size, offset, kind);
+        if (!compressed && lifetime === "window") return this.decode(this.window!, at, size, offset, kind);
       }
     }
     const total = BLOCK_HEADROOM + size + BLOCK_TRAILER_SIZE;
@@ -525,7 +528,7 @@ export class TableFile {
       // whole pool chunk alive as long as the table (8 KiB per run of a merge over an L0 pile-up)
       if (have < total) this.scratch = tableBuffer(total);
       buf = this.scratch!;
-    } else if (transient) {
+    } else if (lifetime === "transient") {
       if (transientBlock.length < total) transientBlock = tableBuffer(total);
       buf = transientBlock;
     } else {

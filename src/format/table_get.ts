@@ -11,6 +11,7 @@ import type { BlockHandle } from "./handle.js";
 import { compareUserKey, type IndexReader } from "./index_reader.js";
 import { countBlockRead, type LookupStats } from "./read_stats.js";
 import type { TableBlocks } from "./table_blocks.js";
+import type { BlockLifetime } from "./table_file.js";
 import type { GetResult, RangeTombstone } from "./table_types.js";
 
 /**
@@ -22,15 +23,15 @@ export interface LastDataBlock {
   block?: DataBlock;
   /**
    * The caller reads no other table's blocks between its lookups with this object: the blocks may be
-   * read transiently (TableFile.readBlock's `transient`), without a buffer of their own.
+   * read transiently (TableFile.readBlock's "transient"), without a buffer of their own.
    */
   transient?: boolean;
 }
 
-/** How SstTable.readDataBlock reads a block (TableFile.readBlock's `reuse` and `transient`). */
+/** How SstTable.readDataBlock reads a block (TableFile.readBlock: where its bytes live). */
 export interface DataBlockReadOptions {
-  reuse?: boolean;
-  transient?: boolean;
+  /** Where the block's bytes live (TableFile.readBlock; default "owned"). */
+  lifetime?: BlockLifetime;
   stats?: LookupStats;
 }
 
@@ -77,7 +78,7 @@ export function pointLookup(
     // next lookup: then only where the caller says no other table's block is read meanwhile
     block = t.readDataBlock(h, {
       stats: s,
-      transient: lastBlock === undefined || lastBlock.transient === true,
+      lifetime: lastBlock === undefined || lastBlock.transient === true ? "transient" : "owned",
     });
     if (lastBlock) lastBlock.block = block;
   }

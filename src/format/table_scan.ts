@@ -99,7 +99,7 @@ export function scanTable(
     if (range && blockNo < range.start) return true;
     if (range && blockNo >= range.end) return false;
     const h = { offset: cursor.handleOffset, size: cursor.handleSize };
-    const data = file.readBlock(h, BlockKind.Data, true);
+    const data = file.readBlock(h, BlockKind.Data, "scratch");
     byType[file.lastBlockType]!++;
     s.dataBlocks++;
     s.dataBlockBytes += h.size;

@@ -143,7 +143,7 @@ function checksumDataBlocks(
       const h = { offset: cursor.handleOffset, size: cursor.handleSize };
       blocks++;
       try {
-        t.blocks.read(h, BlockKind.Data, true);
+        t.blocks.read(h, BlockKind.Data, "scratch");
         bytes += h.size + BLOCK_TRAILER_SIZE; // read and checked (a failed handle's size is not)
       } catch (err) {
         note(err, BlockKind.Data, h);
@@ -178,7 +178,7 @@ function verifyDataBlocks(
       blocks++;
       let data: Buffer;
       try {
-        data = t.blocks.read(h, BlockKind.Data, true);
+        data = t.blocks.read(h, BlockKind.Data, "scratch");
       } catch (err) {
         note(err, BlockKind.Data, h);
         prevLength = -1; // the next block's first key has nothing known to follow

@@ -267,7 +267,7 @@ export class TableRun implements Run {
       this.checkHi = this.hi !== undefined && idx.compare(i, this.hi) >= 0;
       const handle = idx.handle(i);
       const c = this.tableCursor!;
-      // one read buffer per table (the reader's `reuse` reads): a fresh buffer per block made two
+      // one read buffer per table (the reader's "scratch" reads): a fresh buffer per block made two
       // scanning threads contend on allocation so badly that the second gained nothing (measured:
       // 50 ms -> 144 ms per table per thread); a run reads its next block only after leaving this one
       const logical = this.reader!.load(c, handle);

@@ -57,7 +57,7 @@ function scanWithWindow(path: string, readAhead: number, tail?: number): Scanned
     const index = t.packedIndex();
     const blocks: Buffer[] = [];
     for (let i = 0; i < index.count; i++)
-      blocks.push(Buffer.from(file.readBlock(index.handle(i), "data", true, true)));
+      blocks.push(Buffer.from(file.readBlock(index.handle(i), "data", "window")));
     scanned = { buffer: file.windowBufferBytes, scratch: file.scratchBufferBytes, blocks };
   } finally {
     t.close();

@@ -36,7 +36,7 @@ type Entries = string[];
 
 function entriesOf(t: ReturnType<typeof openTable>, h: BlockHandle, reuse: boolean): Entries {
   const out: Entries = [];
-  for (const e of t.readDataBlock(h, { reuse }))
+  for (const e of t.readDataBlock(h, { lifetime: reuse ? "scratch" : "owned" }))
     out.push(`${e.userKey.toString("hex")}@${e.seqno}:${e.value.toString("hex")}`);
   return out;
 }
