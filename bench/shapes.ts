@@ -14,8 +14,10 @@
  *    (target ≤ 2×; placement-overlay's lookup budget is the datadir's, shared by its column families);
  *  - a Besu store whose three state column families are L0 pile-ups (besu_pileup.ts, written by RocksDB
  *    through the engine addon; 2,419 tables at 600,000 accounts): inspect vs `sst_dump
- *    --show_properties`, check vs inspect (target ≤ 2×), sizes --sample 100 (target: seconds; storage
- *    per contract sampled by seeks), sizes --full vs `sst_dump --command=scan` (Ethereum roles: merged);
+ *    --show_properties`, check vs inspect (target ≤ 2×), check --against vs inspect of both arms (target
+ *    ≤ 2×; code-population reads both arms' account and code column families by drawn blocks), sizes
+ *    --sample 100 (target: seconds; storage per contract sampled by seeks), sizes --full vs `sst_dump
+ *    --command=scan` (Ethereum roles: merged);
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
  *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
  *    below the file count: it completes, or the row says how it failed.
