@@ -2,7 +2,7 @@
  * A Besu (Bonsai) store whose state column families are L0 pile-ups, as a node's store is after a bulk
  * import with auto-compaction off: written by RocksDB (7.8.3, through the engine addon) with Besu's
  * column families, 64 KiB memtables each flushed into L0, compactions off. Accounts (RLP, a tenth of
- * them contracts with code of 200 to 3,199 bytes keyed by a code hash), storage slots spread over the
+ * them contracts with code of 200 to 3,199 bytes keyed by its Keccak hash), storage slots spread over the
  * contracts, then a third of the accounts written again (older versions shadowed). At 600,000
  * accounts: 2,419 tables, 859 of them the accounts', 660 the code's, 900 the storage's, 273 MiB.
  */
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { openDb, type WriteOp } from "../src/engine/index.js";
 import { encodeAccountFull } from "../src/eth/account.js";
 import { rlpEncode } from "../src/eth/rlp.js";
+import { keccak256 } from "../src/eth/keccak.js";
 import { Prng } from "../src/samples/prng.js";
 
 const EMPTY_ROOT = Buffer.from("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421", "hex");
@@ -59,8 +60,10 @@ export function writeBesuPileup(dir: string, accounts: number, opts: BesuPileupO
       const contract = i % 10 === 0;
       let codeHash: Buffer = EMPTY_CODE;
       if (contract) {
-        codeHash = rng.bytes(32);
-        put(code, codeHash, rng.bytes(codeBytes(i)));
+        // keyed by its code hash, as Besu keys code (the accounts name it by that hash)
+        const bytecode = rng.bytes(codeBytes(i));
+        codeHash = keccak256(bytecode);
+        put(code, codeHash, bytecode);
       }
       const storageRoot = contract ? rng.bytes(32) : EMPTY_ROOT;
       put(
