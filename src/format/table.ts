@@ -539,8 +539,8 @@ export class SstTable {
   }
 
   /**
-   * Reads of this table's data blocks (as readDataBlock into a "scratch" buffer, into a cursor of the table's
-   * layout) through an object that holds the file and nothing else of the table: a merge over
+   * Reads of this table's data blocks (as readDataBlock into a "scratch" buffer, into a cursor of the
+   * table's layout) through an object that holds the file and nothing else of the table: a merge over
    * thousands of L0 files keeps one per run, and the table's metadata (properties, metaindex) made
    * most of its memory. Closing it closes the file (a caller that keeps the table does not).
    */

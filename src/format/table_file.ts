@@ -145,8 +145,9 @@ export class TableFile {
   /** Opened with an expected size, not yet confirmed (prefetchTail confirms it or stats the file). */
   private sizeExpected: boolean;
   /**
-   * The buffer of "scratch" (and "window") block reads, allocated at the first one and grown as needed: a merge keeps
-   * thousands of tables open at once (an L0 pile-up), and most never read a block that large.
+   * The buffer of "scratch" (and "window") block reads, allocated at the first one and grown as
+   * needed: a merge keeps thousands of tables open at once (an L0 pile-up), and most never read a block
+   * that large.
    */
   private scratch: Buffer | undefined;
   readonly io: IoStats = { reads: 0, bytes: 0 };

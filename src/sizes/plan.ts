@@ -205,16 +205,16 @@ export function planCf(
       fileBlocks.set(path, p.numDataBlocks);
     }
   };
-  // every table is opened here, one after another on this thread, while the workers wait for their
-  // tasks: their tails read ahead on other threads by the read-ahead helper (util/tail_batches.ts),
-  // as inspect reads them, so that this thread only parses them, and a cold store's are read many at
-  // a time. A table kept for the scan opens its file at its first data block (format/table_file.ts).
   const modelRead = new Map<string, PlannedTable>();
   for (const run of runs)
     for (const { path } of run) {
       const p = fromModel ? plannedFromModel(modelOf.get(path)!) : undefined;
       if (p) modelRead.set(path, p);
     }
+  // every other table is opened here, one after another on this thread, while the workers wait for
+  // their tasks: their tails read ahead on other threads by the read-ahead helper (util/tail_batches.ts),
+  // as inspect reads them, so that this thread only parses them, and a cold store's are read many at
+  // a time. A table kept for the scan opens its file at its first data block (format/table_file.ts).
   const inTurn = new TablesInTurn(
     runs.flatMap((run) => run.map((f) => f.path)).filter((path) => !modelRead.has(path)),
     planTail,

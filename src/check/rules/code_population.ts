@@ -2,10 +2,9 @@
  * code-population (two arms): how the contract code the arms hold differs, from the sizes engine
  * (src/sizes computeSizes, Ethereum views): the code-size distribution (percentiles, size classes),
  * bytecode reuse (contract accounts per distinct code hash, and per bytecode stored; a sample tells only
- * the second) and the co-tenancy of maximum-size contracts
- * (records and bytes sharing a data block with a 24,576-byte contract). A cold code read costs one data
- * block; what shares that block with it, and how often one bytecode serves many accounts, decides what a
- * benchmark of code reads measures.
+ * the second) and the co-tenancy of maximum-size contracts (records and bytes sharing a data block with a
+ * 24,576-byte contract). A cold code read costs one data block; what shares that block with it, and how
+ * often one bytecode serves many accounts, decides what a benchmark of code reads measures.
  *
  * Both arms are read the same way: whole when their account and code column families are small, else
  * by sampled data blocks (sizes' sample mode), since reading a mainnet store's accounts whole takes
@@ -238,7 +237,7 @@ export function lookupsPerDrawnBlock(cf: ColumnFamilyModel): number {
       const entries = f.details?.numEntries;
       if (!nb || entries === undefined) return;
       blocks += nb;
-      // L0: the tables before this one in the model's order (half of the others on average, either order)
+      // L0: the tables before this one (the model keeps L0 newest first)
       lookups += entries * (runsAbove + (level.level === 0 ? i : 0));
     });
     if (level.files.length > 0) runsAbove += level.level === 0 ? level.files.length : 1;
@@ -249,9 +248,10 @@ export function lookupsPerDrawnBlock(cf: ColumnFamilyModel): number {
 /**
  * The blocks each column family of one arm draws: `blocks`, or fewer where their lookups
  * (lookupsPerDrawnBlock) would not fit in `budget` together: the budget is shared as the placement
- * overlay shares its own (sharedLookupBudget). On a Besu store whose state column families are L0 pile-ups
- * of 660-860 tables a drawn account block costs ~15,000 lookups (a filter each, ~1% of them a data
- * block read), and 200 of them in each arm took `check --against` 4.2x the time of inspecting both.
+ * overlay shares its own (sharedLookupBudget). On a Besu store whose state column families are L0
+ * pile-ups of 660-860 tables a drawn account block costs ~15,000 lookups (a filter each, ~1% of them a
+ * table opened and a data block read), and with 200 of them in each arm `check --against` took 2.7-3.1 s,
+ * 4.2-4.8x the time of inspecting both arms (with the budget: 6 account blocks, 1.24 s).
  */
 export function blocksUnderBudget(
   model: DatadirModel,
