@@ -6,10 +6,11 @@
  * sizes' full mode against ldb and sst_dump elsewhere. Skipped, with the reason, without the addon.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cpSync, openSync, readdirSync, statSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { writeBesuPileup } from "../../bench/besu_pileup.js";
 import { engineAvailable, engineUnavailableReason } from "../../src/engine/index.js";
-import { runCheck } from "../../src/check/runner.js";
+import { exitCodeFor, runCheck } from "../../src/check/runner.js";
 import { inspectDatadir } from "../../src/datadir/index.js";
 import {
   blocksUnderBudget,
@@ -153,5 +154,30 @@ describeEngine("code-population over drawn blocks (Besu stores written by RocksD
       }
     expect(all).toBeGreaterThan(20);
     expect(held / all).toBeGreaterThanOrEqual(0.9);
+  }, 30_000);
+
+  it("a damaged table in an arm: the comparison not made, said in one finding, the other rules' kept", async () => {
+    const damaged = join(tmp, "damaged");
+    cpSync(pileUp, damaged, { recursive: true });
+    const db = join(damaged, "database");
+    const largest = readdirSync(db)
+      .filter((f) => f.endsWith(".sst"))
+      .map((f) => join(db, f))
+      .sort((x, y) => statSync(y).size - statSync(x).size)[0]!;
+    // bytes of its properties block (the table's end: footer, metaindex, properties), its checksum fails
+    const fd = openSync(largest, "r+");
+    writeSync(fd, Buffer.from("deadbeefdeadbeef", "hex"), 0, 8, statSync(largest).size - 200);
+    closeSync(fd);
+    const r = await runCheck(damaged, { against: compacted });
+    const code = codePopulation(r);
+    expect(code).toHaveLength(1);
+    expect(code[0]!.severity).toBe("error");
+    expect(code[0]!.message).toMatch(
+      /^contract code not compared: .*\.sst @ offset \d+: .*checksum mismatch/,
+    );
+    expect(code[0]!.evidence.evaluated).toBe(false);
+    expect(r.findings.some((f) => f.rule === "datadir-finding" && f.severity === "error")).toBe(true);
+    expect(r.findings.some((f) => f.rule === "placement-overlay")).toBe(true);
+    expect(exitCodeFor(r)).toBe(2);
   }, 30_000);
 });

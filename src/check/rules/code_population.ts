@@ -20,6 +20,7 @@ import { sharedLookupBudget } from "../overlay.js";
 import type { Interval } from "../../util/interval.js";
 import type { ArmModel, CheckFinding, Rule } from "../types.js";
 import { finding } from "../util.js";
+import { isUserError } from "../../util/errors.js";
 
 /** Relative difference above which two figures count as different. */
 const REL_TOLERANCE = 0.1;
@@ -339,8 +340,26 @@ export const rule: Rule = {
     const out: CheckFinding[] = [];
     ctx.options.onProgress?.("code-population: sizes of both arms");
     const reading = codeReading(ctx.subject.model, ctx.reference.model, ctx.options.codeSampleBlocks);
-    const subject = await ethView(ctx.subject, reading, ctx.options.seed);
-    const reference = await ethView(ctx.reference, reading, ctx.options.seed);
+    let subject: Awaited<ReturnType<typeof ethView>>;
+    let reference: typeof subject;
+    try {
+      subject = await ethView(ctx.subject, reading, ctx.options.seed);
+      reference = await ethView(ctx.reference, reading, ctx.options.seed);
+    } catch (e) {
+      // a damaged table (the datadir-finding rule names it too) or values only the engine resolves:
+      // the comparison is not made, and the check's picture is incomplete
+      if (!isUserError(e)) throw e;
+      return [
+        finding(
+          "code-population",
+          "error",
+          "both",
+          { instance: "", cf: "" },
+          `contract code not compared: ${e.oneLine()}`,
+          { evaluated: false, mode: reading.sampleBlocks > 0 ? "sample" : "full", error: e.oneLine() },
+        ),
+      ];
+    }
     const s = subject.eth;
     const r = reference.eth;
     if (!s?.code && !r?.code) return out; // neither arm holds recognisable contract code
