@@ -10,7 +10,7 @@
  * by sampled data blocks (sizes' sample mode), since reading a mainnet store's accounts whole takes
  * hours. A sampled figure is an estimate with an interval, and two figures differ only when even the
  * closest values their intervals allow differ by more than the tolerance: a sample too small to tell
- * reports no difference rather than noise.
+ * reports no difference rather than noise (an info finding, where arms read whole that agree get none).
  */
 import { computeSizes } from "../../sizes/compute.js";
 import { locateEth, resolveLocation } from "../../sizes/plan.js";
@@ -366,29 +366,34 @@ export const rule: Rule = {
     const ss = summarise(s?.code, s?.accounts);
     const rs = summarise(r?.code, r?.accounts);
     const diffs = populationDifferences(ss, rs);
-    if (diffs.length === 0) return out;
+    const sampled = reading.sampleBlocks > 0;
+    // whole arms that agree: nothing to say; sampled ones: what they could tell apart, said as info
+    if (diffs.length === 0 && !sampled) return out;
     const loc = s?.code?.location ?? r?.code?.location ?? "";
     const fmt = (v: number | string | null, iv?: Interval) =>
       (v === null ? "none" : String(v)) +
       (iv ? ` [${iv[0]}, ${Number.isFinite(iv[1]) ? iv[1] : "inf"}]` : "");
+    const drawn = (d: Record<string, number> | undefined) => Object.values(d ?? {}).join("+");
     out.push(
       finding(
         "code-population",
-        "warn",
+        diffs.length > 0 ? "warn" : "info",
         "both",
         { instance: loc.split("/")[0] ?? "", cf: loc.split("/").slice(1).join("/") },
-        `contract code differs: ` +
-          diffs
-            .map(
-              (d) =>
-                `${d.what} ${fmt(d.subject, d.subjectInterval)} vs ${fmt(d.reference, d.referenceInterval)}`,
-            )
-            .join("; "),
+        diffs.length > 0
+          ? `contract code differs: ` +
+              diffs
+                .map(
+                  (d) =>
+                    `${d.what} ${fmt(d.subject, d.subjectInterval)} vs ${fmt(d.reference, d.referenceInterval)}`,
+                )
+                .join("; ")
+          : `contract code: no difference the drawn blocks tell (${drawn(subject.blocksDrawn)} blocks of DIR, ${drawn(reference.blocksDrawn)} of REF_DIR; intervals in the evidence)`,
         {
           evaluated: true,
-          mode: reading.sampleBlocks > 0 ? "sample" : "full",
+          mode: sampled ? "sample" : "full",
           modeReason: reading.why,
-          ...(reading.sampleBlocks > 0
+          ...(sampled
             ? {
                 sampleBlocks: reading.sampleBlocks,
                 ...(reading.lookupBudget !== undefined ? { lookupBudget: reading.lookupBudget } : {}),
