@@ -1,10 +1,10 @@
 /**
- * Range deletions in sample mode: a db_bench store written with range tombstones (and point deletions) into L0 tables
- * (auto-compaction off: a compaction into the bottom level drops them with what they cover), then more
- * range tombstones that stay in the WAL over keys the tables hold. A sampled record a newer range
- * deletion covers is not a live key, as full mode and RocksDB's own iteration (ldb scan) say: with every
- * block drawn, sample mode's live keys equal them exactly (without the WAL's range deletions it counted
- * twice as many).
+ * Range deletions in sample mode: a db_bench store written with range tombstones (and point deletions)
+ * into L0 tables (auto-compaction off: a compaction into the bottom level drops them with what they
+ * cover), then more range tombstones that stay in the WAL over keys the tables hold. A sampled record a
+ * newer range deletion covers is not a live key, as full mode and RocksDB's own iteration (ldb scan)
+ * say: with every block drawn, sample mode's live keys equal them exactly (without the WAL's range
+ * deletions it counted twice as many).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
