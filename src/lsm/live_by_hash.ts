@@ -43,6 +43,12 @@ export function manyRuns(cf: ColumnFamilyModel, minRuns = LIVE_BY_HASH_MIN_RUNS)
 const SUB_RANGE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * Bytes of blob values a sub-range keeps once newest() has read them (to tell that the key is live),
+ * for value() to give again without reading the blob file twice; past it, value() reads them again.
+ */
+const RESOLVED_BLOB_BYTES = 32 * 1024 * 1024;
+
+/**
  * Sub-range bounds (user keys, ascending) common to the column families (the two sides of a `diff`, or
  * one), or undefined where the samples cannot cut them finely enough (keys alike in their index
  * separators): a sub-range's entries are held at once, and the merge's memory does not grow with them.
@@ -74,6 +80,9 @@ export class LiveKeySets {
   readonly walEntries: number;
   private readonly sources: LiveSources;
   private readonly rangeDels: readonly RangeTombstone[];
+  /** Blob values newest() read in this sub-range, by bucket and record (RESOLVED_BLOB_BYTES at most). */
+  private readonly resolved = new Map<Bucket, Map<number, Uint8Array>>();
+  private resolvedBytes = 0;
 
   /** `checkOrder`: each run's keys checked to ascend as read (else KeysOutOfOrder from fill). */
   constructor(
@@ -100,6 +109,8 @@ export class LiveKeySets {
 
   /** Empty the buckets and put the runs' entries below `bound` in them (undefined: all that are left). */
   fill(bound: Uint8Array | undefined): void {
+    this.resolved.clear();
+    this.resolvedBytes = 0;
     this.entries.fill(bound);
     for (const b of this.entries.buckets) this.entriesRead += b.count;
   }
@@ -122,13 +133,28 @@ export class LiveKeySets {
 
   /** Whether the newest version in record e is a live value (LiveValues' rules; it refuses merge operands). */
   private isLive(b: Bucket, e: number, fate: Fate): boolean {
-    if (b.type(e) === ValueType.Value) return fate !== Fate.RangeDeleted;
-    return this.value(b, e, fate === Fate.RangeDeleted) !== undefined;
+    const type = b.type(e);
+    if (type === ValueType.Value) return fate !== Fate.RangeDeleted;
+    const v = this.value(b, e, fate === Fate.RangeDeleted);
+    // a blob value read here (its record checked) is kept for value(): the digest and diff ask again
+    if (
+      v !== undefined &&
+      type === ValueType.BlobIndex &&
+      this.resolvedBytes + v.length <= RESOLVED_BLOB_BYTES
+    ) {
+      let kept = this.resolved.get(b);
+      if (kept === undefined) this.resolved.set(b, (kept = new Map()));
+      kept.set(e, v);
+      this.resolvedBytes += v.length;
+    }
+    return v !== undefined;
   }
 
   /** The live value of record e (a newest version), or undefined. */
   value(b: Bucket, e: number, rangeDeleted = false): Uint8Array | undefined {
     if (b.type(e) === ValueType.Value && !rangeDeleted) return valueBytes(b, e);
+    const kept = rangeDeleted ? undefined : this.resolved.get(b)?.get(e);
+    if (kept !== undefined) return kept;
     const k = b.keyAt(e);
     return this.values.valueOf(
       b.type(e),

@@ -17,7 +17,8 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { diffDatadirs, type DiffResult } from "../../src/diff/index.js";
 import { digestColumnFamily, resolveStore } from "../../src/compact/digest.js";
-import { LiveRecords } from "../../src/lsm/live_by_hash.js";
+import { LiveKeySets, LiveRecords } from "../../src/lsm/live_by_hash.js";
+import { ValueType } from "../../src/base/internal_key.js";
 import { LiveCursor, LiveRangeReads, loadLiveWal } from "../../src/lsm/live.js";
 import type { ColumnFamilyModel, InstanceModel } from "../../src/datadir/model.js";
 import { Bucket, ValueArena } from "../../src/lsm/newest_by_hash.js";
@@ -218,6 +219,33 @@ describe("the compaction digest by key sets", () => {
     expect(fromBlobs!.keys).toBe(2000);
     expect(fromBlobs!.blobValues).toBeGreaterThan(1000);
     expect(fromBlobs!.blobValues + fromBlobs!.walEntries).toBe(fromBlobs!.keys);
+  });
+
+  it("reads each live blob value once: newest() to tell it live, value() after it from what that read", async () => {
+    const inst = await resolveStore(blobs);
+    const sets = new LiveKeySets(
+      inst,
+      inst.columnFamilies.find((c) => c.name === "default")!,
+      undefined,
+      false,
+    );
+    try {
+      sets.fill(undefined);
+      let fromBlobFiles = 0;
+      for (const b of sets.entries.buckets) {
+        sets.newest(b);
+        for (let e = 0; e < b.count; e++)
+          if (sets.live[e] === 1 && b.type(e) === ValueType.BlobIndex) {
+            expect(sets.value(b, e)!.length).toBeGreaterThanOrEqual(100); // --min_blob_size=100
+            fromBlobFiles++;
+          }
+      }
+      expect(fromBlobFiles).toBeGreaterThan(1000);
+      // twice as many when value() read each blob record again
+      expect(sets.values.blobValues).toBe(fromBlobFiles);
+    } finally {
+      sets.close();
+    }
   });
 });
 
