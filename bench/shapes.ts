@@ -190,7 +190,7 @@ async function l0Pileup(root: string): Promise<void> {
   );
 }
 
-/** `check` against `inspect` of the same store (target: at most twice its time). */
+/** A measure of one arm, taken for two (the anchor of a command that reads two stores). */
 const both = (m: Measure): Measure => ({ wall: 2 * m.wall, cpu: 2 * m.cpu, maxRssKb: m.maxRssKb });
 
 /** `check --against`, the store against itself: the anchor is inspecting both arms, where check starts. */
@@ -206,6 +206,7 @@ function againstRow(dir: string): void {
   );
 }
 
+/** `check` against `inspect` of the same store (target: at most twice its time). */
 function checkRow(dir: string): void {
   const chk = paired(lsm(["inspect", dir]), lsm(["check", dir]), RUNS);
   console.log(`  check vs inspect`);
