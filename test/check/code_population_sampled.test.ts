@@ -2,8 +2,9 @@
  * code-population on arms too large to read whole: Besu stores written by RocksDB (7.8.3, through the
  * engine addon; bench/besu_pileup.ts) of ~17-37 MiB of account and code tables, above the 16 MiB up to
  * which both arms are read whole. The truth each sampled figure is held to is the same rule's full read
- * (`--code-sample-blocks 0`), itself checked against the generator's counts in check.test.ts and
- * sizes' full mode against ldb and sst_dump elsewhere. Skipped, with the reason, without the addon.
+ * (`--code-sample-blocks 0`: sizes' full mode, whose Ethereum views test/sizes/samples.test.ts holds to
+ * the samples' truth and whose counts other tests hold to ldb and sst_dump). Skipped, with the reason,
+ * without the addon.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cpSync, openSync, readdirSync, statSync, writeSync, closeSync } from "node:fs";
