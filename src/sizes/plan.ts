@@ -71,6 +71,8 @@ export interface CfPlan {
   keptOpen: number;
   /** Data blocks of each table whose properties count them (rocksdb.num.data.blocks), by path. */
   fileBlocks: Map<string, number>;
+  /** What planning read of each table, by path (planWithin sums them over a part of the tables). */
+  tableFigures: Map<string, PlannedTable & { fileSize: number }>;
 }
 
 export interface EthPlan {
@@ -193,7 +195,16 @@ export function planCf(
   let dataBytesExact = true;
   let keptOpen = 0;
   const fileBlocks = new Map<string, number>();
+  const tableFigures = new Map<string, PlannedTable & { fileSize: number }>();
   const add = (path: string, p: PlannedTable, fileSize: number) => {
+    tableFigures.set(path, {
+      dataSize: p.dataSize,
+      numEntries: p.numEntries,
+      numDeletions: p.numDeletions,
+      numRangeDeletions: p.numRangeDeletions,
+      numDataBlocks: p.numDataBlocks,
+      fileSize,
+    });
     dataBytes += p.dataSize ?? fileSize;
     if (p.dataSize === undefined) dataBytesExact = false;
     if (p.numEntries !== undefined && valueRecords !== undefined)
@@ -263,7 +274,56 @@ export function planCf(
     dataBytesExact,
     keptOpen,
     fileBlocks,
+    tableFigures,
   };
+}
+
+/**
+ * The plan of the tables of `plan` whose key ranges meet one of `prefixes` (hex user-key prefixes):
+ * the frame sample mode draws from for roles that share a keyspace with other records (geth's accounts
+ * and code in its one keyspace), its figures summed over those tables; range deletions and the WAL
+ * stay the whole column family's (they decide what is live wherever it was drawn).
+ */
+export function planWithin(plan: CfPlan, prefixes: readonly string[]): CfPlan {
+  // [prefix, the prefix's successor): hex order is byte order
+  const ranges = prefixes.map((p) => {
+    const bytes = Buffer.from(p, "hex");
+    let i = bytes.length - 1;
+    while (i >= 0 && bytes[i] === 0xff) i--;
+    const next = i < 0 ? undefined : Buffer.concat([bytes.subarray(0, i), Buffer.from([bytes[i]! + 1])]);
+    return { from: p, to: next?.toString("hex") };
+  });
+  const meets = (f: RunFile) =>
+    f.smallestHex === undefined ||
+    f.largestHex === undefined ||
+    ranges.some((r) => f.largestHex! >= r.from && (r.to === undefined || f.smallestHex! < r.to));
+  const runs = plan.runs.map((run) => run.filter(meets)).filter((run) => run.length > 0);
+  const out: CfPlan = {
+    ...plan,
+    runs,
+    dataBytes: 0,
+    dataBlocks: 0,
+    files: 0,
+    valueRecords: 0,
+    entries: 0,
+    dataBytesExact: true,
+    keptOpen: 0,
+  };
+  for (const run of runs)
+    for (const { path } of run) {
+      const t = plan.tableFigures.get(path);
+      out.files++;
+      if (!t) continue; // gone since it was listed: not read
+      out.dataBytes += t.dataSize ?? t.fileSize;
+      if (t.dataSize === undefined) out.dataBytesExact = false;
+      if (t.numDataBlocks !== undefined) out.dataBlocks += t.numDataBlocks;
+      if (t.numEntries !== undefined && out.valueRecords !== undefined)
+        out.valueRecords += t.numEntries - (t.numDeletions ?? 0) - (t.numRangeDeletions ?? 0);
+      else out.valueRecords = undefined;
+      out.entries =
+        t.numEntries !== undefined && out.entries !== undefined ? out.entries + t.numEntries : undefined;
+    }
+  return out;
 }
 
 /** Keep what a lean run reads of `t` in `keep` when given (true), else close it. */

@@ -41,6 +41,7 @@ import {
   cfKey,
   locateEth,
   CfPlanCache,
+  planWithin,
   resolveLocation,
   selectCfs,
   type CfPlan,
@@ -407,7 +408,23 @@ export async function computeSample(
   const accKey = accLoc ? cfKey(accLoc.inst, accLoc.cf) : undefined;
   if (codeLoc) planFor(codeLoc.inst, codeLoc.cf);
   if (accLoc) planFor(accLoc.inst, accLoc.cf);
-  const work = [...plans.values()];
+  // roles with key prefixes share their column family with other records: with drawWithinRoles the
+  // blocks are drawn from the tables that meet the prefixes only
+  const prefixesOf = (key: string) =>
+    [
+      key === accKey ? accLoc?.role.prefixHex : undefined,
+      key === codeKey ? codeLoc?.role.prefixHex : undefined,
+    ].filter((p): p is string => p !== undefined);
+  const within: string[] = [];
+  const work = [...plans.values()].map((p) => {
+    const prefixes = opts.drawWithinRoles ? prefixesOf(p.key) : [];
+    if (prefixes.length === 0) return p;
+    const part = planWithin(p, prefixes);
+    within.push(
+      `${p.cf.displayName}: blocks drawn from the ${part.files} of its ${p.files} tables whose key ranges meet the key prefixes ${prefixes.map((x) => `0x${x}`).join(", ")}; its figures describe those tables`,
+    );
+    return part;
+  });
   const shadows = new Map(work.map((p) => [p.key, shadowsOfPlan(p)]));
   const lookup =
     codeLoc && accLoc
@@ -478,6 +495,7 @@ export async function computeSample(
       `sample mode: ${N} data blocks per column family drawn uniformly without replacement through the index blocks; a record counts when it is its key's newest version (no unflushed WAL write for the key, no newer version in a table a Get consults first: point lookups) — as full mode counts; tombstoneShare is over every stored record; unflushed WAL writes are read whole: their live keys, accounts and code are counted exactly, and their sizes enter the distributions at the blocks' sampling rate (blocks drawn / blocks)`,
       "liveKeys (keys at their newest version, a value): the newest-version share of the sampled value records × the exact value-record count from the table properties (ratio-estimator interval), else block count × mean per sampled block (Student-t interval with finite-population correction), plus the WAL's live keys; physicalBytes exactly from the table properties when every table has them; logicalBytes is physicalBytes × the sampled uncompressed/stored ratio (ratio-estimator interval); shares: Wilson interval on the effective sample size from the between-block variance; percentiles: block bootstrap (200 resamples, percentile method) joined with the order-statistic interval; means: the block bootstrap's interval joined with the ratio estimator's Student-t interval",
       "dataBlocks, averageBlockBytes, compressionRatio and blockRatio are over the sampled blocks",
+      ...within,
     ],
     elapsedMs: Date.now() - t0,
   };

@@ -293,6 +293,12 @@ export interface SizesOptions {
   mode?: "full" | "sample";
   /** Sample mode: data blocks drawn per column family (default 1000). */
   sampleBlocks?: number;
+  /**
+   * Sample mode: a column family whose Ethereum roles have key prefixes (geth's one keyspace) draws its
+   * blocks only from the tables whose key ranges meet them (planWithin), and its figures describe those
+   * tables (check's code-population; default false).
+   */
+  drawWithinRoles?: boolean;
   /** Sample mode: data blocks drawn in one column family, where not `sampleBlocks` (check's budget). */
   sampleBlocksFor?: (instance: InstanceModel, cf: ColumnFamilyModel) => number | undefined;
   /** Sample mode: PRNG seed (default 1): same seed, same blocks. */

@@ -23,6 +23,12 @@ import {
   type CodePopulationSide,
 } from "../../src/check/rules/code_population.js";
 import type { CheckReport } from "../../src/check/types.js";
+import { ClassicLevel } from "classic-level";
+import { mkdirSync } from "node:fs";
+import { computeSizes } from "../../src/sizes/index.js";
+import { encodeAccountSlim } from "../../src/eth/account.js";
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256 } from "../../src/eth/keccak.js";
+import { Prng } from "../../src/samples/prng.js";
 import { removeDir, SAMPLES, tempDir } from "../helpers/index.js";
 
 const engine = engineAvailable();
@@ -189,5 +195,107 @@ describeEngine("code-population over drawn blocks (Besu stores written by RocksD
     expect(r.findings.some((f) => f.rule === "datadir-finding" && f.severity === "error")).toBe(true);
     expect(r.findings.some((f) => f.rule === "placement-overlay")).toBe(true);
     expect(exitCodeFor(r)).toBe(2);
+  }, 30_000);
+});
+
+/**
+ * A geth chaindata written by LevelDB (classic-level, 1 MiB memtables, 512 KiB tables): 40,000 header-
+ * shaped records ("h", 500-byte values) beside 16,000 snapshot accounts ("a", slim RLP, a tenth of them
+ * contracts) and their code ("c" + its Keccak hash): ~24 MiB in ~25 tables, the accounts and code in
+ * a few of them.
+ */
+async function writeGethChaindata(root: string): Promise<void> {
+  const dir = join(root, "geth", "chaindata");
+  mkdirSync(dir, { recursive: true });
+  const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+  await db.open({
+    createIfMissing: true,
+    compression: false,
+    blockSize: 4096,
+    writeBufferSize: 1 << 20,
+    maxFileSize: 512 << 10,
+  });
+  const rng = new Prng("geth-frame");
+  let batch = db.batch();
+  const put = async (k: Buffer, v: Uint8Array) => {
+    batch.put(k, Buffer.from(v));
+    if (batch.length >= 500) {
+      await batch.write();
+      batch = db.batch();
+    }
+  };
+  for (let i = 0; i < 40_000; i++) {
+    const n = Buffer.alloc(8);
+    n.writeBigUInt64BE(BigInt(i));
+    await put(Buffer.concat([Buffer.from("h"), n, rng.bytes(32)]), rng.bytes(500));
+  }
+  for (let i = 0; i < 16_000; i++) {
+    let codeHash = EMPTY_CODE_HASH;
+    if (i % 10 === 0) {
+      const code = rng.bytes(200 + (i % 3000));
+      codeHash = keccak256(code);
+      await put(Buffer.concat([Buffer.from("c"), codeHash]), code);
+    }
+    const account = {
+      nonce: BigInt(i % 50),
+      balance: BigInt(i) * 1000n,
+      storageRoot: EMPTY_TRIE_ROOT,
+      codeHash,
+    };
+    await put(Buffer.concat([Buffer.from("a"), rng.bytes(32)]), encodeAccountSlim(account));
+  }
+  await batch.write();
+  await db.close();
+}
+
+describe("code-population on geth's one keyspace (a chaindata written by LevelDB)", () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = tempDir("lsmscope-codepop-geth-");
+    await writeGethChaindata(tmp);
+  }, 60_000);
+  afterAll(() => removeDir(tmp));
+
+  it("draws from the tables that hold accounts and code, and its intervals hold the whole read", async () => {
+    const cf = ["geth/chaindata/default"];
+    const opts = { eth: "auto" as const, cf, mode: "sample" as const, sampleBlocks: 100, contractDraws: 1 };
+    const full = await computeSizes(tmp, { eth: "auto", cf, workers: 1 });
+    const fc = full.eth!.code!;
+    const fa = full.eth!.accounts!;
+    expect(fc.liveKeys).toBe(1600);
+    let held = 0;
+    let all = 0;
+    const hold = (x: number, iv: [number, number] | undefined) => {
+      all++;
+      if (iv && x >= iv[0] - 1e-9 && x <= iv[1] + 1e-9) held++;
+    };
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const whole = await computeSizes(tmp, { ...opts, seed });
+      const within = await computeSizes(tmp, { ...opts, seed, drawWithinRoles: true });
+      // over the whole keyspace few drawn blocks hold code; within the tables that hold it, most do
+      expect(within.eth!.code!.codeSize.count).toBeGreaterThan(5 * whole.eth!.code!.codeSize.count);
+      const note = within.notes.find((n) => n.includes("key prefixes 0x61, 0x63"))!;
+      const [, part, of] = /the (\d+) of its (\d+) tables/.exec(note)!.map(Number);
+      expect(part).toBeLessThan(of! / 4);
+      const c = within.eth!.code!;
+      const a = within.eth!.accounts!;
+      hold(fc.liveKeys, c.liveKeysInterval);
+      hold(fa.total, a.totalInterval);
+      hold(fa.contract.share, a.contract.interval);
+      hold(fa.contractsPerStoredBytecode, a.contractsPerStoredBytecodeInterval);
+      for (const q of ["p50", "p90"] as const) hold(fc.codeSize[q], c.codeSize.intervals?.[q]);
+    }
+    // 95% intervals: a miss now and then is by design
+    expect(held / all).toBeGreaterThanOrEqual(0.85);
+  }, 60_000);
+
+  it("check --against reads it by drawn blocks: an info finding, the blocks drawn within those tables", async () => {
+    const r = await runCheck(tmp, { against: tmp });
+    const code = codePopulation(r);
+    expect(code.map((f) => f.severity)).toEqual(["info"]);
+    const drawn = (code[0]!.evidence.blocksDrawn as { subject: Record<string, number> }).subject;
+    expect(drawn["geth/chaindata/default"]).toBe(DEFAULT_CODE_SAMPLE_BLOCKS);
+    // drawn over the whole keyspace, ~50 code records; within the tables that hold code, hundreds
+    expect((code[0]!.evidence.subject as CodePopulationSide).codeSize!.count).toBeGreaterThan(100);
   }, 30_000);
 });

@@ -14,6 +14,7 @@ import { SizeDist } from "../../src/sizes/dist.js";
 import { Hll, accountCodeHashOffset, hash53 } from "../../src/sizes/eth_acc.js";
 import { keccak256 } from "../../src/eth/keccak.js";
 import { clusterShare, prng, sampleIndices, tFor, zFor } from "../../src/sizes/intervals.js";
+import { planWithin, type CfPlan } from "../../src/sizes/plan.js";
 import { wilson } from "../../src/util/interval.js";
 import {
   EMPTY_CODE_HASH,
@@ -167,5 +168,45 @@ describe("HyperLogLog fallback for distinct code hashes", () => {
     const small = new Hll();
     for (let i = 0; i < 1000; i++) small.add(hash53(keccak256(Buffer.from(`s${i}`)), 0));
     expect(Math.abs(small.estimate() - 1000)).toBeLessThan(30);
+  });
+});
+
+describe("planWithin", () => {
+  it("keeps the tables whose key ranges meet the prefixes, their figures summed; range deletions and WAL kept", () => {
+    const table = (path: string, smallestHex: string, largestHex: string, n: number) => ({
+      run: { path, smallestHex, largestHex, size: 1000 * n },
+      figures: {
+        dataSize: 900 * n,
+        numEntries: 10 * n,
+        numDeletions: n,
+        numRangeDeletions: 0,
+        numDataBlocks: 2 * n,
+        fileSize: 1000 * n,
+      },
+    });
+    // a level of key-ordered tables: "h..." headers, then "a..." (0x61) accounts across two tables
+    const tables = [
+      table("1.sst", "5f00", "60ff", 1), // "_" to "`": before 0x61
+      table("2.sst", "60ff", "6110", 2), // meets 0x61
+      table("3.sst", "6111", "61ff", 3), // inside 0x61
+      table("4.sst", "62", "63", 4), // 0x62..0x63: meets 0x63 (at its first key)
+      table("5.sst", "6301", "68", 5), // meets 0x63
+      table("6.sst", "68ff", "6aff", 6), // after
+    ];
+    const plan = {
+      runs: [tables.map((t) => t.run)],
+      tableFigures: new Map(tables.map((t) => [t.run.path, t.figures])),
+      rangeDels: [{ startHex: "00", endHex: "ff", seqno: 9 }],
+      walPaths: ["000003.log"],
+      files: 6,
+    } as unknown as CfPlan;
+    const a = planWithin(plan, ["61"]);
+    expect(a.runs.flat().map((f) => f.path)).toEqual(["2.sst", "3.sst"]);
+    expect([a.files, a.dataBytes, a.dataBlocks, a.entries, a.valueRecords]).toEqual([2, 4500, 10, 50, 45]);
+    expect(a.rangeDels).toBe(plan.rangeDels);
+    expect(a.walPaths).toBe(plan.walPaths);
+    const ac = planWithin(plan, ["61", "63"]);
+    expect(ac.runs.flat().map((f) => f.path)).toEqual(["2.sst", "3.sst", "4.sst", "5.sst"]);
+    expect(planWithin(plan, ["ff"]).runs).toEqual([]);
   });
 });

@@ -321,6 +321,8 @@ async function ethView(
           mode: "sample" as const,
           sampleBlocks: blocks,
           sampleBlocksFor: (_inst: unknown, cf: ColumnFamilyModel) => under?.get(cf),
+          // geth's accounts and code share its one keyspace: drawn from the tables that hold them
+          drawWithinRoles: true,
           seed,
           keptFilters: arm.filters,
         }
