@@ -421,7 +421,7 @@ export async function computeSample(
     if (prefixes.length === 0) return p;
     const part = planWithin(p, prefixes);
     within.push(
-      `${p.cf.displayName}: blocks drawn from the ${part.files} of its ${p.files} tables whose key ranges meet the key prefixes ${prefixes.map((x) => `0x${x}`).join(", ")}; its figures describe those tables`,
+      `${p.cf.displayName}: blocks drawn from the ${part.files} of its ${p.files} tables whose key ranges meet the key prefixes ${prefixes.map((x) => `0x${x}`).join(", ")}; its figures describe those tables and the WAL's writes`,
     );
     return part;
   });
