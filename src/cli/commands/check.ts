@@ -75,7 +75,7 @@ export const command: CommandModule<object, Args> = {
       .option("code-sample-blocks", {
         type: "number",
         describe:
-          "code-population: data blocks drawn per column family of both arms (0: every block; default: every block when either arm's account and code tables hold at most 16 MiB, else 200)",
+          "code-population: data blocks drawn per column family of both arms (0: every block; default: every block when neither arm's account and code tables hold more than 16 MiB, else 200, fewer where their lookups would pass 200,000 an arm)",
       })
       .option("seed", {
         type: "number",
