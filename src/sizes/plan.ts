@@ -69,10 +69,11 @@ export interface CfPlan {
   dataBytesExact: boolean;
   /** Tables kept open for the planning thread's scan (KeepOpened). */
   keptOpen: number;
-  /** Data blocks of each table whose properties count them (rocksdb.num.data.blocks), by path. */
-  fileBlocks: Map<string, number>;
-  /** What planning read of each table, by path (planWithin sums them over a part of the tables). */
-  tableFigures: Map<string, PlannedTable & { fileSize: number }>;
+  /**
+   * What planning read of each table, by path: sample mode takes each table's block count from them
+   * (rocksdb.num.data.blocks), planWithin sums them over a part of the tables.
+   */
+  tableFigures: Map<string, TableFigures>;
 }
 
 export interface EthPlan {
@@ -143,6 +144,35 @@ interface PlannedTable {
   numDataBlocks?: number;
 }
 
+/** What planning read of a table, with its file size (a table without rocksdb.data.size counts that). */
+export type TableFigures = PlannedTable & { fileSize: number };
+
+/** A plan's figures summed over its tables (planCf over every table, planWithin over some). */
+class PlanFigures {
+  dataBytes = 0;
+  dataBlocks = 0;
+  valueRecords: number | undefined = 0;
+  entries: number | undefined = 0;
+  dataBytesExact = true;
+
+  add(t: TableFigures): void {
+    this.dataBytes += t.dataSize ?? t.fileSize;
+    if (t.dataSize === undefined) this.dataBytesExact = false;
+    if (t.numEntries !== undefined && this.valueRecords !== undefined)
+      this.valueRecords += t.numEntries - (t.numDeletions ?? 0) - (t.numRangeDeletions ?? 0);
+    else this.valueRecords = undefined;
+    this.entries =
+      t.numEntries !== undefined && this.entries !== undefined ? this.entries + t.numEntries : undefined;
+    if (t.numDataBlocks !== undefined) this.dataBlocks += t.numDataBlocks;
+  }
+
+  /** The figures a CfPlan carries. */
+  get plan(): Pick<CfPlan, "dataBytes" | "dataBlocks" | "valueRecords" | "entries" | "dataBytesExact"> {
+    const { dataBytes, dataBlocks, valueRecords, entries, dataBytesExact } = this;
+    return { dataBytes, dataBlocks, valueRecords, entries, dataBytesExact };
+  }
+}
+
 /**
  * A table's figures as the model read them (TableDetails.properties, inspect's cheap details), when it
  * read every one and the table holds no range deletion (those are read from the table itself).
@@ -188,33 +218,21 @@ export function planCf(
   const kept = keepOpened?.(runs.length, runs.filter(keepable).length);
   const readAhead = mergeReadAhead(runs.length);
   const rangeDels: CfPlan["rangeDels"] = [];
-  let dataBytes = 0;
-  let dataBlocks = 0;
-  let valueRecords: number | undefined = 0;
-  let entries: number | undefined = 0;
-  let dataBytesExact = true;
   let keptOpen = 0;
-  const fileBlocks = new Map<string, number>();
-  const tableFigures = new Map<string, PlannedTable & { fileSize: number }>();
+  const figures = new PlanFigures();
+  const tableFigures = new Map<string, TableFigures>();
   const add = (path: string, p: PlannedTable, fileSize: number) => {
-    tableFigures.set(path, {
+    // the figures only: an opened table's properties object is not kept
+    const t: TableFigures = {
       dataSize: p.dataSize,
       numEntries: p.numEntries,
       numDeletions: p.numDeletions,
       numRangeDeletions: p.numRangeDeletions,
       numDataBlocks: p.numDataBlocks,
       fileSize,
-    });
-    dataBytes += p.dataSize ?? fileSize;
-    if (p.dataSize === undefined) dataBytesExact = false;
-    if (p.numEntries !== undefined && valueRecords !== undefined)
-      valueRecords += p.numEntries - (p.numDeletions ?? 0) - (p.numRangeDeletions ?? 0);
-    else valueRecords = undefined;
-    entries = p.numEntries !== undefined && entries !== undefined ? entries + p.numEntries : undefined;
-    if (p.numDataBlocks !== undefined) {
-      dataBlocks += p.numDataBlocks;
-      fileBlocks.set(path, p.numDataBlocks);
-    }
+    };
+    tableFigures.set(path, t);
+    figures.add(t);
   };
   const modelRead = new Map<string, PlannedTable>();
   for (const run of runs)
@@ -266,14 +284,9 @@ export function planCf(
     runs,
     walPaths,
     rangeDels,
-    dataBytes,
-    dataBlocks,
+    ...figures.plan,
     files,
-    valueRecords,
-    entries,
-    dataBytesExact,
     keptOpen,
-    fileBlocks,
     tableFigures,
   };
 }
@@ -298,32 +311,15 @@ export function planWithin(plan: CfPlan, prefixes: readonly string[]): CfPlan {
     f.largestHex === undefined ||
     ranges.some((r) => f.largestHex! >= r.from && (r.to === undefined || f.smallestHex! < r.to));
   const runs = plan.runs.map((run) => run.filter(meets)).filter((run) => run.length > 0);
-  const out: CfPlan = {
-    ...plan,
-    runs,
-    dataBytes: 0,
-    dataBlocks: 0,
-    files: 0,
-    valueRecords: 0,
-    entries: 0,
-    dataBytesExact: true,
-    keptOpen: 0,
-  };
+  const figures = new PlanFigures();
+  let files = 0;
   for (const run of runs)
     for (const { path } of run) {
+      files++;
       const t = plan.tableFigures.get(path);
-      out.files++;
-      if (!t) continue; // gone since it was listed: not read
-      out.dataBytes += t.dataSize ?? t.fileSize;
-      if (t.dataSize === undefined) out.dataBytesExact = false;
-      if (t.numDataBlocks !== undefined) out.dataBlocks += t.numDataBlocks;
-      if (t.numEntries !== undefined && out.valueRecords !== undefined)
-        out.valueRecords += t.numEntries - (t.numDeletions ?? 0) - (t.numRangeDeletions ?? 0);
-      else out.valueRecords = undefined;
-      out.entries =
-        t.numEntries !== undefined && out.entries !== undefined ? out.entries + t.numEntries : undefined;
+      if (t) figures.add(t); // else gone since it was listed: not read
     }
-  return out;
+  return { ...plan, runs, ...figures.plan, files, keptOpen: 0 };
 }
 
 /** Keep what a lean run reads of `t` in `keep` when given (true), else close it. */

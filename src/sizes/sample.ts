@@ -89,16 +89,20 @@ function blocksIn(t: SstTable): number {
 
 /**
  * The data blocks of each table, the frame the sampled blocks are drawn from: from the properties
- * planning read (`known`, CfPlan.fileBlocks), else the table opened (the tables one after another,
+ * planning read (`known`, CfPlan.tableFigures), else the table opened (the tables one after another,
  * each one's end in one read, read ahead by the helper where there are many: util/tail_read_ahead.ts)
  * and its index counted where its properties do not count them.
  */
-export function blockCounts(files: readonly string[], known?: ReadonlyMap<string, number>): number[] {
+export function blockCounts(
+  files: readonly string[],
+  known?: ReadonlyMap<string, { numDataBlocks?: number }>,
+): number[] {
+  const counted = (p: string) => known?.get(p)?.numDataBlocks;
   const inTurn = new TablesInTurn(
-    files.filter((p) => !known?.has(p)),
+    files.filter((p) => counted(p) === undefined),
     countTail,
   );
-  return files.map((p) => known?.get(p) ?? inTurn.read(p, { verifyChecksums: true }, blocksIn));
+  return files.map((p) => counted(p) ?? inTurn.read(p, { verifyChecksums: true }, blocksIn));
 }
 
 type Roles = { code?: Matcher; accounts?: Matcher };
@@ -114,7 +118,7 @@ function sampleCf(
   keptBefore: KeptFilters | undefined,
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
-  const counts = blockCounts(files, plan.fileBlocks);
+  const counts = blockCounts(files, plan.tableFigures);
   const B = counts.reduce((s, c) => s + c, 0);
   const chosen = sampleIndices(B, n, rand);
   const out: CfSample = {

@@ -79,7 +79,7 @@ describe("range deletions in sample mode", () => {
       entries: p.entries,
       dataBytesExact: p.dataBytesExact,
       rangeDels: p.rangeDels,
-      fileBlocks: [...p.fileBlocks],
+      fileBlocks: [...p.tableFigures].map(([path, t]) => [path, t.numDataBlocks]),
     });
     const opened = figures(planCf(inst, cf, true));
     expect(figures(planCf(inst, cf, true, undefined, undefined, true))).toEqual(opened);
