@@ -129,11 +129,11 @@ class ContractSeeker {
   /**
    * For each of `points` (id positions), the first contract whose id's first 8 bytes are ≥ it, with
    * its live slots and their key + value bytes (at most `cap` slots), or undefined past the last
-   * contract. One cursor over the
-   * layout's keys goes through the points in ascending order, seeking from each to the next
-   * (NewestCursor.seek): every run reads on from where it is. A cursor a point read a block of every
-   * run at every point: over an L0 pile-up, every table. A point at or before the contract the point
-   * before it found finds that contract again (none lies between them). `onSeek`: points done so far.
+   * contract. One cursor over the layout's keys goes through the points in ascending order, seeking
+   * from each to the next (NewestCursor.seek): every run reads on from where it is. A cursor a point
+   * read a block of every run at every point: over an L0 pile-up, every table. A point at or before
+   * the contract the point before it found finds that contract again (none lies between them).
+   * `onSeek`: points done so far.
    */
   groupsAt(points: readonly bigint[], cap: number, onSeek?: (done: number) => void): (Found | undefined)[] {
     const order = points
