@@ -153,24 +153,47 @@ export interface OverlayOptions {
   filters?: KeptFilters;
 }
 
-/** What checking a sample costs (lookupPlan), per column family, for the sample size it was worked out for. */
-const lookupPlans = new WeakMap<ColumnFamilyModel, { sample: number; perEntry: number; toCheck: number }>();
+/**
+ * What the overlay of one column family works from, from the MANIFEST alone: its placement split
+ * (undefined: no files), its non-empty levels, the lookup index of every file (FilesBelow, made when
+ * first asked), and what checking a sample costs (lookupPlan, for the sample size it was worked out
+ * for). Worked out once per column family: `check` asks for the lookups to share the budget
+ * (overlayLookupDemand), then measures (measureOverlay).
+ */
+interface OverlayShape {
+  split: ReturnType<typeof placementSplit>;
+  levels: LevelModel[];
+  below?: FilesBelow;
+  plan?: { sample: number; perEntry: number; toCheck: number };
+}
+
+const shapes = new WeakMap<ColumnFamilyModel, OverlayShape>();
+
+function shapeOf(cf: ColumnFamilyModel): OverlayShape {
+  let shape = shapes.get(cf);
+  if (!shape) {
+    shape = { split: placementSplit(cf.levels), levels: cf.levels.filter((l) => l.files.length > 0) };
+    shapes.set(cf, shape);
+  }
+  return shape;
+}
+
+function filesBelow(shape: OverlayShape): FilesBelow {
+  return (shape.below ??= new FilesBelow(shape.levels));
+}
 
 /**
- * What checking a sample of `sampleSize` entries above the bottom of `cf` costs, from the MANIFEST
- * and the tables' properties alone: the lookups an entry makes below (FilesBelow.lookupsPerEntry), and
- * the entries a scan would check (the sample, or every entry above when fewer). Worked out once per
- * column family: `check` asks for it to share the lookup budget, then measures (~3-6 ms a pile-up of
- * ~900 tables).
+ * What checking a sample of `sampleSize` entries above the bottom costs, from the MANIFEST and the
+ * tables' properties alone: the lookups an entry makes below (FilesBelow.lookupsPerEntry, ~3-6 ms a
+ * pile-up of ~900 tables), and the entries a scan would check (the sample, or every entry above when
+ * fewer).
  */
 function lookupPlan(
-  cf: ColumnFamilyModel,
+  shape: OverlayShape,
   upper: LevelModel[],
-  below: () => FilesBelow,
   sampleSize: number,
 ): { perEntry: number; toCheck: number } {
-  const known = lookupPlans.get(cf);
-  if (known?.sample === sampleSize) return known;
+  if (shape.plan?.sample === sampleSize) return shape.plan;
   const upperEntries = upper.flatMap((l) => l.files).map((f) => f.details?.numEntries);
   const toCheck = upperEntries.every((n) => n !== undefined)
     ? Math.min(
@@ -178,9 +201,8 @@ function lookupPlan(
         upperEntries.reduce((a, n) => a! + n!, 0)!,
       )
     : sampleSize;
-  const plan = { sample: sampleSize, perEntry: below().lookupsPerEntry(upper), toCheck };
-  lookupPlans.set(cf, plan);
-  return plan;
+  shape.plan = { sample: sampleSize, perEntry: filesBelow(shape).lookupsPerEntry(upper), toCheck };
+  return shape.plan;
 }
 
 /**
@@ -188,10 +210,9 @@ function lookupPlan(
  * (lookupPlan): 0 when nothing lies above the bottom.
  */
 export function overlayLookupDemand(cf: ColumnFamilyModel, sample = DEFAULT_OVERLAY_SAMPLE): number {
-  const split = placementSplit(cf.levels);
-  if (!split || split.upper.length === 0) return 0;
-  const below = () => new FilesBelow(cf.levels.filter((l) => l.files.length > 0));
-  const { perEntry, toCheck } = lookupPlan(cf, split.upper, below, sample);
+  const shape = shapeOf(cf);
+  if (!shape.split || shape.split.upper.length === 0) return 0;
+  const { perEntry, toCheck } = lookupPlan(shape, shape.split.upper, sample);
   return perEntry * toCheck;
 }
 
@@ -220,10 +241,9 @@ export function measureOverlay(
   cf: ColumnFamilyModel,
   opts: OverlayOptions = {},
 ): OverlayMeasurement | undefined {
-  const split = placementSplit(cf.levels);
-  if (!split) return undefined;
-  const { bottom, upper, placement } = split;
-  const levels = cf.levels.filter((l) => l.files.length > 0);
+  const shape = shapeOf(cf);
+  if (!shape.split) return undefined;
+  const { bottom, upper, placement } = shape.split;
   const m: OverlayMeasurement = {
     ...placement,
     entriesAboveBottom: 0,
@@ -255,9 +275,9 @@ export function measureOverlay(
   try {
     // 1-2: draw the sample. When checking it would exceed the lookup budget (thousands of overlapping
     // L0 files), scanning every entry above buys nothing: draw blocks, only as many as the budget checks
-    const below = new FilesBelow(levels);
+    const below = filesBelow(shape);
     const budget = opts.lookupBudget ?? DEFAULT_OVERLAY_LOOKUP_BUDGET;
-    const { perEntry, toCheck } = lookupPlan(cf, upper, () => below, sampleSize);
+    const { perEntry, toCheck } = lookupPlan(shape, upper, sampleSize);
     const affordable = perEntry > 0 ? Math.floor(budget / perEntry) : Infinity;
     let sample: Sampled[];
     // block sampling needs every table's data blocks and entries (properties; LevelDB's tables have
