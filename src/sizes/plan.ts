@@ -15,6 +15,7 @@ import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
 import { LsmscopeError } from "../util/errors.js";
 import { someOf } from "../util/words.js";
+import { prefixSuccessor } from "../util/prefix.js";
 import type { ColumnFamilyModel, DatadirModel, InstanceModel, SstFileModel } from "../datadir/model.js";
 import { NUMERIC_FIELDS } from "../format/properties.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
@@ -299,13 +300,10 @@ export function planCf(
  */
 export function planWithin(plan: CfPlan, prefixes: readonly string[]): CfPlan {
   // [prefix, the prefix's successor): hex order is byte order
-  const ranges = prefixes.map((p) => {
-    const bytes = Buffer.from(p, "hex");
-    let i = bytes.length - 1;
-    while (i >= 0 && bytes[i] === 0xff) i--;
-    const next = i < 0 ? undefined : Buffer.concat([bytes.subarray(0, i), Buffer.from([bytes[i]! + 1])]);
-    return { from: p, to: next?.toString("hex") };
-  });
+  const ranges = prefixes.map((p) => ({
+    from: p,
+    to: prefixSuccessor(Buffer.from(p, "hex"))?.toString("hex"),
+  }));
   const meets = (f: RunFile) =>
     f.smallestHex === undefined ||
     f.largestHex === undefined ||
