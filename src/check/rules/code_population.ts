@@ -210,14 +210,20 @@ export function populationDifferences(s: CodePopulationSide, r: CodePopulationSi
   return out;
 }
 
+/** Each arm's account and code column families, worked out once (codeReading, blocksUnderBudget, ethView). */
+const ethCfs = new WeakMap<DatadirModel, ReadonlyMap<string, ColumnFamilyModel>>();
+
 /** The account and code column families of one arm, by the names the sizes engine takes. */
-function ethColumnFamilies(model: DatadirModel): Map<string, ColumnFamilyModel> {
+function ethColumnFamilies(model: DatadirModel): ReadonlyMap<string, ColumnFamilyModel> {
+  const known = ethCfs.get(model);
+  if (known !== undefined) return known;
   const loc = locateEth(model, "auto");
   const out = new Map<string, ColumnFamilyModel>();
   for (const l of [loc.accounts, loc.code]) {
     const found = resolveLocation(model, l);
     if (l && found) out.set(`${l.instance}/${l.cf}`, found.cf);
   }
+  ethCfs.set(model, out);
   return out;
 }
 
