@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import { inspectDatadir, noReadableStoreError, pebbleEngineRefusal } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { cfSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { mergeNewest } from "../lsm/merge.js";
 import { LiveValues, openLiveSources } from "../lsm/live.js";
@@ -227,22 +228,10 @@ export async function resolveStore(
 export async function digestStore(dir: string, cfs?: string[]): Promise<StoreDigest> {
   const started = Date.now();
   const inst = await resolveStore(dir);
-  const chosen = inst.columnFamilies.filter((c) => !cfs || cfs.some((n) => cfMatches(c, n)));
+  const chosen = inst.columnFamilies.filter((c) => !cfs || cfs.some((n) => cfSelected(c, n, inst)));
   return {
     dir: inst.path,
     columnFamilies: chosen.map((c) => digestColumnFamily(inst, c)),
     elapsedMs: Date.now() - started,
   };
-}
-
-/** A --cf argument names a CF by its text name, its raw-name hex ("06", "0x06") or its display name. */
-export function cfMatches(cf: ColumnFamilyModel, arg: string): boolean {
-  const a = arg.toLowerCase().replace(/^0x/, "");
-  return (
-    cf.name === arg ||
-    cf.nameHex === a ||
-    cf.displayName === arg ||
-    cf.displayName.toLowerCase().startsWith(arg.toLowerCase() + " ") ||
-    cf.displayName.split(" ").slice(1).join(" ") === arg
-  );
 }

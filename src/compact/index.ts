@@ -15,7 +15,7 @@ export { runCompaction, parseTickers } from "./run.js";
 export type { RunOptions, RunResult, CfRunResult, RunProgress } from "./run.js";
 export { verifyCompaction, inspectStore } from "./verify.js";
 export type { VerifyReport, CfVerification } from "./verify.js";
-export { digestStore, digestColumnFamily, resolveStore, cfMatches } from "./digest.js";
+export { digestStore, digestColumnFamily, resolveStore } from "./digest.js";
 export type { StoreDigest, CfDigest } from "./digest.js";
 export { lockState, lockRefusal, diskState, MAX_ENGINE_FORMAT_VERSION } from "./guards.js";
 export { preflight, type Preflight } from "./preflight.js";

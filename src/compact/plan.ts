@@ -36,7 +36,8 @@ import { bottomLevelOf } from "../analysis/knobs.js";
 import { placementOf, type Placement } from "../datadir/placement.js";
 import { LsmscopeError } from "../util/errors.js";
 import { formatBytes } from "../util/bytes.js";
-import { cfMatches, resolveStore } from "./digest.js";
+import { resolveStore } from "./digest.js";
+import { cfSelected, cfsSelected } from "../datadir/cf_select.js";
 import { diskState, lockRefusal, MAX_ENGINE_FORMAT_VERSION, type Refusal } from "./guards.js";
 import {
   checkFileKnobs,
@@ -250,16 +251,27 @@ function tableRefusals(inst: InstanceModel): Refusal[] {
   return out;
 }
 
-/** The column families `--cf` names (all without it); a name that matches none is a usage error. */
+/**
+ * The column families `--cf` names (all without it). A name that matches none is a usage error, and so
+ * is one that matches several (the case of letters is ignored, datadir/cf_select.ts): a compaction
+ * rewrites what it is given.
+ */
 function chosenColumnFamilies(inst: InstanceModel, opts: PlanOptions): ColumnFamilyModel[] {
   if (opts.cfs)
-    for (const n of opts.cfs)
-      if (!inst.columnFamilies.some((c) => cfMatches(c, n)))
+    for (const n of opts.cfs) {
+      const named = cfsSelected(inst, n);
+      if (named.length === 0)
         throw new LsmscopeError(
           `no column family "${n}" (have: ${someOf(inst.columnFamilies.map((c) => c.displayName))})`,
           { file: inst.path },
         );
-  return inst.columnFamilies.filter((c) => !opts.cfs || opts.cfs.some((n) => cfMatches(c, n)));
+      if (named.length > 1)
+        throw new LsmscopeError(
+          `--cf "${n}" names ${named.length} column families (${someOf(named.map((c) => c.displayName))}): give one by its hex name`,
+          { file: inst.path },
+        );
+    }
+  return inst.columnFamilies.filter((c) => !opts.cfs || opts.cfs.some((n) => cfSelected(c, n, inst)));
 }
 
 /** What planning one column family reads and where it puts what it decides. */

@@ -11,7 +11,7 @@ import { cmpBytes, type BlockSink } from "../lsm/merge.js";
 import { LiveCursor, type LiveEntry } from "../lsm/live.js";
 import { diffByHash, notAscending } from "./by_hash.js";
 import { LIVE_BY_HASH_MIN_RUNS } from "../lsm/live_by_hash.js";
-import { cfMatches } from "../compact/digest.js";
+import { cfSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { toHex } from "../util/bytes.js";
 import { asOnlyTableReader } from "../util/open_files.js";
@@ -109,7 +109,7 @@ function pairUp(as: InstanceModel[], bs: InstanceModel[], cfs?: string[]): Pair[
   const add = (side: "a" | "b", insts: InstanceModel[]) => {
     for (const inst of insts)
       for (const cf of inst.columnFamilies) {
-        if (cfs && !cfs.some((n) => cfMatches(cf, n))) continue;
+        if (cfs && !cfs.some((n) => cfSelected(cf, n, inst))) continue;
         const id = `${inst.relPath}\0${cf.nameHex}`;
         const p = pairs.get(id) ?? { instance: inst.relPath, cf: cf.nameHex, displayName: cf.displayName };
         p[side] = { inst, cf };
@@ -170,7 +170,9 @@ export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions
   ]);
   const pairs = pairUp(readableStores(ma, dirA), readableStores(mb, dirB), opts.cfs);
   if (opts.cfs) {
-    const unknown = opts.cfs.filter((n) => !pairs.some((p) => cfMatches((p.a ?? p.b)!.cf, n)));
+    const unknown = opts.cfs.filter(
+      (n) => !pairs.some((p) => cfSelected((p.a ?? p.b)!.cf, n, (p.a ?? p.b)!.inst)),
+    );
     if (unknown.length > 0)
       throw new LsmscopeError(`no column family ${unknown.join(", ")} in either store`, { file: dirA });
   }

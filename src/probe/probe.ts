@@ -7,6 +7,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import { cfsSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { LsmReader } from "./reader_path.js";
 import { absentKeys, keysFromFile, presentKeys, type AddressHashing, type KeyShape } from "./keys.js";
@@ -50,16 +51,6 @@ export interface ProbeOptions {
   onStart?: (info: { target: ProbeTarget; enginePolicies?: { cf: string; filterPolicy: string }[] }) => void;
 }
 
-function matchesCf(cf: ColumnFamilyModel, want: string): boolean {
-  const w = want.toLowerCase().replace(/^0x/, "");
-  return (
-    cf.name === want ||
-    cf.displayName === want ||
-    cf.nameHex.toLowerCase() === w ||
-    cf.displayName.toLowerCase().split(" ")[0] === want.toLowerCase()
-  );
-}
-
 /** Find the (instance, CF) a name designates in a datadir. */
 export function resolveColumnFamily(
   instances: InstanceModel[],
@@ -74,8 +65,7 @@ export function resolveColumnFamily(
       instance ? `no readable store at ${instance}` : "no readable RocksDB/LevelDB store found",
     );
   const hits: { instance: InstanceModel; cf: ColumnFamilyModel }[] = [];
-  for (const i of insts)
-    for (const cf of i.columnFamilies) if (matchesCf(cf, cfName)) hits.push({ instance: i, cf });
+  for (const i of insts) for (const cf of cfsSelected(i, cfName)) hits.push({ instance: i, cf });
   if (hits.length === 1) return hits[0]!;
   const all = insts.flatMap((i) => i.columnFamilies.map((c) => `${c.displayName} (${i.relPath})`));
   if (hits.length === 0) throw new LsmscopeError(`no column family "${cfName}"; have: ${someOf(all)}`);

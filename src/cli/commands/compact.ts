@@ -5,6 +5,7 @@
  * do), 2 refused or verification problems, 130 cancelled with Ctrl-C (the store stays valid).
  */
 import type { CommandModule } from "yargs";
+import { CF_NAME_FORMS } from "../../datadir/cf_select.js";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { outputWidth } from "../width.js";
 
@@ -30,7 +31,7 @@ export const command: CommandModule<object, Args> = {
       .option("cf", {
         type: "string",
         array: true,
-        describe: 'column families to compact (name, hex "06", "cf06" or display name); default all',
+        describe: `column families to compact (${CF_NAME_FORMS}); default all`,
       })
       .option("options-from", {
         type: "string",

@@ -3,6 +3,7 @@
  * over diffDatadirs() (src/diff/). Exit 0 when identical, 1 when different, 2 on bad input — like diff(1).
  */
 import type { CommandModule } from "yargs";
+import { CF_NAME_FORMS } from "../../datadir/cf_select.js";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
 import { outputWidth } from "../width.js";
@@ -25,7 +26,7 @@ export const command: CommandModule<object, Args> = {
       .option("cf", {
         // not `array: true`: that would swallow the positional arguments after it; repeats still collect
         type: "string",
-        describe: "column family (name, display name like cf06, or hex); repeatable",
+        describe: `column family (${CF_NAME_FORMS}); repeatable`,
       })
       .option("json", { type: "boolean", default: false, describe: "print the result as JSON" })
       .option("limit", {

@@ -4,6 +4,7 @@
  * itself (opened with the store's own OPTIONS, never defaults), or both side by side.
  */
 import type { CommandModule } from "yargs";
+import { CF_NAME_FORMS } from "../../datadir/cf_select.js";
 import { fromHex } from "../../util/bytes.js";
 import { LsmscopeError } from "../../util/errors.js";
 import type { ProbeOptions } from "../../probe/probe.js";
@@ -36,7 +37,7 @@ export const command: CommandModule<object, Args> = {
       .positional("dir", { type: "string", demandOption: true, describe: "datadir or store directory" })
       .option("cf", {
         type: "string",
-        describe: 'column family: name, hex ("06"), "cf06" or display name ("flat/Account")',
+        describe: `column family (${CF_NAME_FORMS})`,
       })
       .option("instance", {
         type: "string",

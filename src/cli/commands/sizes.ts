@@ -6,6 +6,7 @@
  */
 import { assertOutsideDatadirs, writeOutsideDatadirs } from "../../util/output_file.js";
 import type { CommandModule } from "yargs";
+import { CF_NAME_FORMS } from "../../datadir/cf_select.js";
 import { createProgress, type Progress } from "../../util/progress.js";
 import { LsmscopeError } from "../../util/errors.js";
 import { readRateLimit, setReadRateLimit } from "../../util/throttle.js";
@@ -36,7 +37,7 @@ export const command: CommandModule<object, Args> = {
       .option("cf", {
         type: "string",
         array: true,
-        describe: "column family (name, display name like cf06, hex, or instance/name); repeatable",
+        describe: `column family (${CF_NAME_FORMS}); repeatable`,
       })
       .option("sample", {
         type: "number",
