@@ -14,6 +14,7 @@ import { Version } from "../lsm/version.js";
 import { toHex } from "../util/bytes.js";
 import type { Sampled } from "./overlay_blocks.js";
 import type { LookupTally } from "./overlay_merge.js";
+import { shuffle } from "./stats.js";
 
 /**
  * Whether file `f`, consulted below an entry written at `seqno`, may hold an older version of its key:
@@ -138,11 +139,7 @@ export function lookUpBelow(
 ): { resolved: Resolution[]; dropped: number } {
   // a uniform order (Fisher–Yates), so that when the budget ends the checks, the prefix checked is a
   // uniform subsample of the draw
-  const order = sample.slice();
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
+  const order = shuffle(sample.slice(), random);
   // each checked entry's candidate files, one after another in `flat` (entry i's from starts[i])
   const entries: { s: Sampled }[] = [];
   const flat: SstFileModel[] = [];

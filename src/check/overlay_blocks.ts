@@ -6,7 +6,8 @@
  */
 import { expectedFileSize, type SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import { wilson } from "../util/interval.js";
+import { tQuantile, wilson } from "../util/interval.js";
+import { partialShuffle } from "./stats.js";
 
 /** One entry drawn above the bottom, to be looked up below. */
 export interface Sampled {
@@ -121,9 +122,8 @@ export class BlockFrame {
       // most of what is left: a partial Fisher–Yates over the blocks not drawn yet
       const left: number[] = [];
       for (let b = 0; b < this.total; b++) if (!this.drawn.has(b)) left.push(b);
+      partialShuffle(left, n, random);
       for (let i = 0; i < n; i++) {
-        const j = i + Math.floor(random() * (left.length - i));
-        [left[i], left[j]] = [left[j]!, left[i]!];
         this.drawn.add(left[i]!);
         out.push(left[i]!);
       }
@@ -293,11 +293,11 @@ export function drawUnits(
     // a uniform subsample of the block's entries (partial Fisher–Yates), kept in key order
     let chosen: number[] | undefined;
     if (perBlock < m) {
-      const all = Array.from({ length: m }, (_, i) => i);
-      for (let i = 0; i < perBlock; i++) {
-        const j = i + Math.floor(random() * (m - i));
-        [all[i], all[j]] = [all[j]!, all[i]!];
-      }
+      const all = partialShuffle(
+        Array.from({ length: m }, (_, i) => i),
+        perBlock,
+        random,
+      );
       chosen = all.slice(0, perBlock).sort((a, b) => a - b);
     }
     const pick = chosen ?? Array.from({ length: m }, (_, i) => i);
@@ -372,13 +372,6 @@ export function stratifiedRatio(
   return { share: r.share, se: r.se, df: used.length - 1 };
 }
 
-/** Student's t quantile for a two-sided 95% interval (Cornish–Fisher expansion around z = 1.96). */
-export function t95(df: number): number {
-  const z = 1.96;
-  if (!(df >= 1)) return Infinity;
-  return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df * df);
-}
-
 /** Whether the units' variance is informative (enough blocks on each side; see MIN_INFORMATIVE_BLOCKS). */
 function informative(units: readonly BlockUnit[]): boolean {
   const used = units.filter((u) => u.checked > 0);
@@ -446,7 +439,8 @@ export function unitInterval(
   const checked = used.reduce((a, u) => a + u.checked, 0);
   const shadowing = used.reduce((a, u) => a + u.shadowing, 0);
   const { share, se, df } = stratifiedRatio(used, weights);
-  const half = t95(df) * se;
+  // df < 1 (one block, or none per stratum): tQuantile is Infinity, no t interval, only Wilson's below
+  const half = tQuantile(df) * se;
   let low = Number.isFinite(half) ? Math.max(0, share - half) : 0;
   let high = Number.isFinite(half) ? Math.min(1, share + half) : 1;
   const [wLow, wHigh] = wilson(share, checked);

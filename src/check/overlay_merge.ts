@@ -16,6 +16,7 @@ import type { TableCache } from "../lsm/table_cache.js";
 import { fromHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { keyAt, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
+import { shuffle } from "./stats.js";
 
 /** Fewest keys of one drawn block in one table that a merge pass looks up together. */
 const MIN_MERGE_KEYS = 4;
@@ -135,10 +136,9 @@ export function lookUpUnits(
 ): number {
   const order: number[] = [];
   for (let i = from; i < units.length; i++) order.push(i);
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
+  // a uniform order, so that when the budget ends the lookups, the units checked are a uniform
+  // subsample of those drawn
+  shuffle(order, random);
   const bounds = new Map<SstFileModel, [Buffer, Buffer]>();
   let dropped = 0;
   let stop = false;

@@ -1,6 +1,6 @@
 /**
  * Small statistics for sampled findings: a seeded PRNG (reruns give the same numbers), reservoir
- * sampling (the Wilson interval is src/util/interval.ts).
+ * sampling, Fisher–Yates shuffles (the Wilson interval and Student's t are src/util/interval.ts).
  */
 
 import { mulberry32 } from "../util/random.js";
@@ -28,4 +28,32 @@ export class Reservoir<T> {
   put(slot: number, item: T): void {
     this.items[slot] = item;
   }
+}
+
+/**
+ * Shuffles `arr` in place into a uniform order (Fisher–Yates from the back: for i = n−1 down to 1, one
+ * draw j = ⌊random() · (i + 1)⌋ and a swap of i and j). Seeded runs depend on this exact sequence of
+ * draws: changing it changes which entries a seed checks. Returns `arr`.
+ */
+export function shuffle<T>(arr: T[], random: () => number): T[] {
+  for (let i = arr.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [arr[i], arr[j]] = [arr[j]!, arr[i]!];
+  }
+  return arr;
+}
+
+/**
+ * A partial Fisher–Yates from the front: for i = 0 to k−1, one draw j = i + ⌊random() · (n − i)⌋ and a
+ * swap of i and j, so `arr`'s first k items are a uniform sample of all n in a uniform order (the rest
+ * stay behind in no particular order). k draws instead of a whole shuffle's n − 1; same sequence of
+ * draws as ever, as seeded runs depend on it. Returns `arr`.
+ */
+export function partialShuffle<T>(arr: T[], k: number, random: () => number): T[] {
+  const n = arr.length;
+  for (let i = 0; i < k && i < n; i++) {
+    const j = i + Math.floor(random() * (n - i));
+    [arr[i], arr[j]] = [arr[j]!, arr[i]!];
+  }
+  return arr;
 }

@@ -15,7 +15,7 @@
  *   with the ratio estimator's Student-t interval (the bootstrap alone under-covers from few blocks).
  * With every block sampled (n = B) the figures are exact and intervals collapse to the point.
  */
-import { wilson, type Interval } from "../util/interval.js";
+import { tQuantile, wilson, type Interval } from "../util/interval.js";
 import { mulberry32 } from "../util/random.js";
 
 /** Two-sided normal quantile for a confidence level (Acklam's inverse-normal approximation). */
@@ -57,21 +57,6 @@ export function zFor(confidence: number): number {
   );
 }
 
-/** Student t quantile for `df` degrees of freedom at the z of a two-sided level (Cornish–Fisher, df ≥ 1). */
-export function tFor(z: number, df: number): number {
-  if (!Number.isFinite(df) || df > 1e6) return z;
-  const d = Math.max(1, df);
-  const z3 = z ** 3;
-  const z5 = z ** 5;
-  const z7 = z ** 7;
-  return (
-    z +
-    (z3 + z) / (4 * d) +
-    (5 * z5 + 16 * z3 + 3 * z) / (96 * d * d) +
-    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * d * d * d)
-  );
-}
-
 /** Share Σy/Σm with a cluster-adjusted Wilson interval. `B` = blocks in the population. */
 export function clusterShare(
   y: number[],
@@ -104,7 +89,7 @@ export function clusterTotal(x: number[], B: number, z: number): { total: number
   if (n >= B || n < 2) return { total, interval: n >= B ? [total, total] : [0, Number.POSITIVE_INFINITY] };
   const s2 = x.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1);
   const se = B * Math.sqrt(((1 - n / B) * s2) / n);
-  const t = tFor(z, n - 1);
+  const t = tQuantile(n - 1, z); // n ≥ 2 here: df ≥ 1, a finite t
   return { total, interval: [Math.max(0, total - t * se), total + t * se] };
 }
 
@@ -117,7 +102,7 @@ export function meanOf(x: readonly number[], z: number): { mean: number; interva
   const mean = n ? x.reduce((s, v) => s + v, 0) / n : 0;
   if (n < 2) return { mean, interval: [0, Number.POSITIVE_INFINITY] };
   const s2 = x.reduce((s, v) => s + (v - mean) ** 2, 0) / (n - 1);
-  const half = tFor(z, n - 1) * Math.sqrt(s2 / n);
+  const half = tQuantile(n - 1, z) * Math.sqrt(s2 / n); // n ≥ 2 here: df ≥ 1
   return { mean, interval: [Math.max(0, mean - half), mean + half] };
 }
 
@@ -144,7 +129,7 @@ export function ratioTotal(
   let ss = 0;
   for (let i = 0; i < n; i++) ss += (y[i]! - R * x[i]!) ** 2;
   const se = X * Math.sqrt(((1 - n / B) / (n * xbar * xbar)) * (ss / (n - 1)));
-  const t = tFor(z, n - 1);
+  const t = tQuantile(n - 1, z); // n ≥ 2 here: df ≥ 1
   return { total, interval: [Math.max(0, total - t * se), total + t * se] };
 }
 
@@ -190,7 +175,7 @@ function ratioMean(sparse: readonly number[][], sizes: readonly number[], z: num
   let ss = 0;
   for (let i = 0; i < n; i++) ss += (sums[i]! - r * counts[i]!) ** 2;
   const se = Math.sqrt(ss / (n - 1) / (n * mbar * mbar));
-  const t = tFor(z, n - 1);
+  const t = tQuantile(n - 1, z); // n ≥ 2 here: df ≥ 1
   return [Math.max(0, r - t * se), r + t * se];
 }
 
