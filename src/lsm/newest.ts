@@ -7,6 +7,7 @@
  */
 import type { MemEntry, MemLayer } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
+import type { RangeTombstone } from "./merge.js";
 import type { TableSource } from "./table_cache.js";
 import type { LiveFile, Version } from "./version.js";
 
@@ -25,8 +26,9 @@ export interface Shadows {
   rangeDels: readonly HexRangeDeletion[];
 }
 
-const hexRangeDels = (mem: MemLayer): HexRangeDeletion[] =>
-  mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno }));
+/** Range deletions (of a table or a WAL) with their keys in hex. */
+export const hexRangeDels = (tombstones: readonly RangeTombstone[]): HexRangeDeletion[] =>
+  tombstones.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno }));
 
 /** The shadows of a column family's memtable layer (loadMemLayer), beside `tableRangeDels`. */
 export function shadowsOf(mem: MemLayer, tableRangeDels: readonly HexRangeDeletion[] = []): Shadows {
@@ -36,14 +38,14 @@ export function shadowsOf(mem: MemLayer, tableRangeDels: readonly HexRangeDeleti
     const prev = newest.get(hex);
     if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
   }
-  return { newest, rangeDels: [...tableRangeDels, ...hexRangeDels(mem)] };
+  return { newest, rangeDels: [...tableRangeDels, ...hexRangeDels(mem.rangeDels)] };
 }
 
 /** The same for one key only (a single lookup: no map of every write). */
 export function keyShadows(mem: MemLayer, key: Buffer): Shadows {
   // the memtable layer is sorted key ascending, newest first: the first entry of the key is its newest
   const e = mem.entries.find((x) => x.key.equals(key));
-  return { newest: new Map(e ? [[toHex(key), e]] : []), rangeDels: hexRangeDels(mem) };
+  return { newest: new Map(e ? [[toHex(key), e]] : []), rangeDels: hexRangeDels(mem.rangeDels) };
 }
 
 /** Whether a version (user key hex, sequence number) lies under a newer range deletion. */

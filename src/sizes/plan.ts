@@ -10,7 +10,7 @@ import { leanTableOf, type OpenedAhead } from "../lsm/lean_table.js";
 import { loadMemLayer, memEntriesIn } from "../datadir/memtable.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
-import { toHex } from "../util/bytes.js";
+import { hexRangeDels, type HexRangeDeletion } from "../lsm/newest.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
 import { LsmscopeError } from "../util/errors.js";
@@ -21,6 +21,7 @@ import { NUMERIC_FIELDS } from "../format/properties.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
 import { cfLabel } from "../datadir/names.js";
+import { cfSelected } from "../datadir/cf_select.js";
 
 /** The column family's blob files on disk, by file number (what blob indexes point into). */
 export function blobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
@@ -57,7 +58,7 @@ export interface CfPlan {
   cf: ColumnFamilyModel;
   runs: RunFile[][];
   walPaths: string[];
-  rangeDels: { startHex: string; endHex: string; seqno: number }[];
+  rangeDels: HexRangeDeletion[];
   /** Stored data-block bytes (rocksdb.data.size; LevelDB: file size). */
   dataBytes: number;
   dataBlocks: number;
@@ -86,24 +87,6 @@ export interface EthPlan {
 
 export function cfKey(inst: InstanceModel, cf: ColumnFamilyModel): string {
   return `${inst.relPath}\0${cf.nameHex}`;
-}
-
-function cfMatches(sel: string, inst: InstanceModel, cf: ColumnFamilyModel): boolean {
-  const s = sel.toLowerCase();
-  const names = [cf.name, cf.displayName, cf.nameHex, `0x${cf.nameHex}`];
-  const own = names.map((n) => n.toLowerCase());
-  if (own.includes(s)) return true;
-  // "cf06" (Besu display prefix) and "instance/name"
-  if (cf.displayName.toLowerCase().split(" ")[0] === s) return true;
-  const slash = s.lastIndexOf("/");
-  if (slash > 0) {
-    const i = s.slice(0, slash);
-    const n = s.slice(slash + 1);
-    const rel = inst.relPath.toLowerCase();
-    const db = inst.clientDetail?.database?.toLowerCase();
-    if ((rel === i || rel.endsWith("/" + i) || db === i) && own.includes(n)) return true;
-  }
-  return false;
 }
 
 /**
@@ -265,8 +248,7 @@ export function planCf(
         const p = t.props;
         add(path, p, t.fileSize);
         if (p.numRangeDeletions !== undefined && p.numRangeDeletions > 0) {
-          for (const r of t.rangeDeletions())
-            rangeDels.push({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno });
+          for (const r of hexRangeDels(t.rangeDeletions())) rangeDels.push(r);
         }
         read = true;
       } finally {
@@ -344,7 +326,7 @@ export function selectCfs(
   for (const inst of model.instances) {
     if (!inst.readable || inst.engine === "unknown") continue;
     for (const cf of inst.columnFamilies) {
-      if (sel.length === 0 || sel.some((s) => cfMatches(s, inst, cf))) out.push({ inst, cf });
+      if (sel.length === 0 || sel.some((s) => cfSelected(cf, s, inst))) out.push({ inst, cf });
     }
   }
   if (sel.length > 0 && out.length === 0) {
@@ -503,10 +485,7 @@ export function tasksFor(
           { pebble: plan.instance.engine === "pebble" },
         )
       : { entries: [], rangeDels: [] };
-  const rangeDels = [
-    ...plan.rangeDels,
-    ...mem.rangeDels.map((r) => ({ startHex: toHex(r.start), endHex: toHex(r.end), seqno: r.seqno })),
-  ];
+  const rangeDels = [...plan.rangeDels, ...hexRangeDels(mem.rangeDels)];
   const slice = (loHex?: string, hiHex?: string) =>
     memEntriesIn(
       mem.entries,

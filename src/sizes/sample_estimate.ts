@@ -3,7 +3,7 @@
  * family's sample holds (CfSample), and from them the column family's figures and the Ethereum views
  * with their intervals (intervals.ts; the WAL's census added exactly).
  */
-import { ValueType } from "../base/internal_key.js";
+import { valueTypeName } from "../base/internal_key.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { SizeDist, RatioDist } from "./dist.js";
 import { BlobValueSizer } from "../format/blob.js";
@@ -116,6 +116,16 @@ export function shareOf(y: number[], m: number[], B: number, z: number): Share {
   return { count, of, share: p, interval };
 }
 
+/** Sampled entry counts keyed by type byte, keyed instead by the names full mode gives them (valueTypeName). */
+export function namedValueTypes(byType: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(byType)) {
+    const name = valueTypeName(Number(k));
+    out[name] = (out[name] ?? 0) + v;
+  }
+  return out;
+}
+
 export function cfResult(s: CfSample, z: number, conf: number, rand: () => number): ColumnFamilySizes {
   const B = s.totalBlocks;
   const n = s.recs.length;
@@ -159,23 +169,7 @@ export function cfResult(s: CfSample, z: number, conf: number, rand: () => numbe
   valueSize.intervals = vb ?? point(s.valueSize);
   const sumPhys = s.recs.reduce((a, r) => a + r.phys, 0);
   const sumLog = s.recs.reduce((a, r) => a + r.logical, 0);
-  const valueTypes: Record<string, number> = {};
-  for (const [k, v] of Object.entries(s.valueTypes)) {
-    const t = Number(k);
-    const name =
-      t === ValueType.Value
-        ? "value"
-        : t === ValueType.Deletion
-          ? "deletion"
-          : t === ValueType.BlobIndex
-            ? "blob-index"
-            : t === ValueType.Merge
-              ? "merge"
-              : t === ValueType.SingleDeletion
-                ? "single-deletion"
-                : `type-0x${t.toString(16)}`;
-    valueTypes[name] = (valueTypes[name] ?? 0) + v;
-  }
+  const valueTypes = namedValueTypes(s.valueTypes);
   return {
     instance: plan.instance.relPath,
     name: plan.cf.name,

@@ -25,6 +25,7 @@ import {
 } from "../lsm/merge.js";
 import { hashNewest, UseMerge, type NewestRecordVisitor } from "../lsm/newest_by_hash.js";
 import type { TableSource } from "../lsm/table_cache.js";
+import type { HexRangeDeletion } from "../lsm/newest.js";
 import { AccountAcc, CodeAcc, type AccountAccData, type CodeAccData } from "./eth_acc.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import { gethKeyCategory } from "../eth/geth_schema.js";
@@ -52,7 +53,7 @@ export interface ScanTask {
   loHex?: string;
   hiHex?: string;
   /** Range deletions of the column family: SSTs and WAL (hex keys). */
-  rangeDels: { startHex: string; endHex: string; seqno: number }[];
+  rangeDels: HexRangeDeletion[];
   /** Account the column family's sizes (false for a code-prefix pre-pass). */
   collectStats: boolean;
   /** Break live records down by geth key category (a single-keyspace LevelDB chaindata). */
