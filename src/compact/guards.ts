@@ -14,6 +14,7 @@
  */
 import { existsSync, readFileSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { devParts } from "../util/dev.js";
 
 export interface Refusal {
   /** Stable id: "lock-held", "format-version", "disk-space", "option-change", "options-missing", ... */
@@ -28,14 +29,6 @@ export interface LockState {
   /** How the state was found out. */
   method: "proc-locks" | "no-lock-file" | "unavailable";
   note?: string;
-}
-
-/** linux dev_t → major, minor (glibc gnu_dev_major/minor). */
-function devParts(dev: number): [number, number] {
-  const big = BigInt(dev);
-  const major = Number(((big >> 8n) & 0xfffn) | ((big >> 32n) & ~0xfffn));
-  const minor = Number((big & 0xffn) | ((big >> 12n) & ~0xffn));
-  return [major, minor];
 }
 
 /** Is `<storeDir>/LOCK` locked by some process? Reads /proc/locks only; never opens the LOCK file. */

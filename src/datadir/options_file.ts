@@ -18,6 +18,7 @@ import { readRegularFile } from "../util/regular_file.js";
 import type { Finding } from "./model.js";
 import { LIMITS } from "../util/limits.js";
 import { isPrintableName } from "../util/bytes.js";
+import { numberedNewestFirst } from "./newest_numbered.js";
 
 export interface FilterPolicyInfo {
   raw: string;
@@ -118,11 +119,7 @@ export interface OptionsFileModel {
 
 /** Newest OPTIONS-<n> file in `dir` (highest number), and the rest. */
 export function findOptionsFiles(dir: string, names?: string[]): { newest?: string; others: string[] } {
-  const list = (names ?? readdirSync(dir))
-    .map((n) => /^OPTIONS-(\d+)$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .sort((a, b) => Number(b[1]) - Number(a[1]))
-    .map((m) => m[0]);
+  const list = numberedNewestFirst(names ?? readdirSync(dir), "OPTIONS");
   return { newest: list[0], others: list.slice(1) };
 }
 

@@ -15,6 +15,7 @@ import { statSync } from "node:fs";
 import { readRegularFile } from "../util/regular_file.js";
 import { join } from "node:path";
 import { LIMITS } from "../util/limits.js";
+import { newestNumbered } from "./newest_numbered.js";
 
 export interface PebbleMarker {
   /** The marker file's name. */
@@ -137,9 +138,6 @@ export function parsePebbleOptions(path: string, file: string): PebbleOptions {
 
 /** The newest OPTIONS-<n> file among a directory's names. */
 export function newestOptionsFile(dir: string, names: string[]): { path: string; file: string } | undefined {
-  const best = names
-    .map((n) => /^OPTIONS-(\d+)$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .sort((a, b) => Number(b[1]) - Number(a[1]))[0];
-  return best ? { path: join(dir, best[0]), file: best[0] } : undefined;
+  const file = newestNumbered(names, "OPTIONS");
+  return file ? { path: join(dir, file), file } : undefined;
 }

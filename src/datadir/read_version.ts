@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readCurrent, replayManifest, type ManifestReplay } from "./manifest.js";
+import { newestNumbered } from "./newest_numbered.js";
 import { findOptionsFiles, parseOptionsFile } from "./options_file.js";
 import { inspectWals } from "./inspect_wals.js";
 import type { Finding, InspectOptions } from "./model.js";
@@ -63,12 +64,8 @@ export function readVersion(
   }
   if (!replay) {
     // best effort: the newest MANIFEST present, clearly flagged
-    const manifests = names
-      .map((n) => /^MANIFEST-(\d+)$/.exec(n))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .sort((a, b) => Number(b[1]) - Number(a[1]));
-    if (manifests.length > 0) {
-      const m = manifests[0]![0];
+    const m = newestNumbered(names, "MANIFEST");
+    if (m !== undefined) {
       F.push({
         severity: "warn",
         code: "manifest-fallback",

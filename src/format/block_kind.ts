@@ -2,6 +2,7 @@
  * What a block of a table is (table_format.md). The value is the name errors and statistics use, so a
  * corruption message reads "index partition block @ 1234: ...".
  */
+import type { IndexTypeName } from "../base/index_type.js";
 import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES } from "./hash_index.js";
 
 export enum BlockKind {
@@ -60,4 +61,9 @@ export function metaBlockKind(name: string): BlockKind {
     return BlockKind.Filter;
   if (name === HASH_INDEX_PREFIXES || name === HASH_INDEX_METADATA) return BlockKind.HashIndexMeta;
   return BlockKind.Meta;
+}
+
+/** The kind of a table's top index block: the top level of a two-level index, or the whole index. */
+export function topIndexBlockKind(indexType: IndexTypeName): BlockKind {
+  return indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index;
 }

@@ -39,6 +39,7 @@ import {
   META_PEBBLE_RANGE_KEY,
   META_PEBBLE_VALUE_INDEX,
   metaBlockKind,
+  topIndexBlockKind,
 } from "./block_kind.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { blockCompression, firstBlockCompression } from "./block_trailers.js";
@@ -616,8 +617,7 @@ export class SstTable {
     };
     read(this.footer.metaindexHandle, BlockKind.Metaindex);
     for (const m of this.metaindex) read(m.handle, metaBlockKind(m.name));
-    if (!this.meta(META_INDEX))
-      read(this.indexHandle, this.indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index);
+    if (!this.meta(META_INDEX)) read(this.indexHandle, topIndexBlockKind(this.indexType));
     each(BlockKind.IndexPartition, () => this.index.partitions(), this.indexHandle);
     const fh = this.filter.metaBlock ? this.meta(this.filter.metaBlock) : undefined;
     if (fh) each(BlockKind.FilterPartition, () => this.filterReader.partitions(), fh);

@@ -6,7 +6,13 @@
  * thrown: a bad data block is reported and skipped, and the walk goes on.
  */
 import { CorruptionError } from "../util/errors.js";
-import { BlockKind, META_PEBBLE_RANGE_KEY, META_PROPERTIES, META_PROPERTIES_OLD } from "./block_kind.js";
+import {
+  BlockKind,
+  META_PEBBLE_RANGE_KEY,
+  META_PROPERTIES,
+  META_PROPERTIES_OLD,
+  topIndexBlockKind,
+} from "./block_kind.js";
 import { DataCursor } from "./data_block.js";
 import { userKeyCompare, type UserKeyCompare } from "./pebble/comparers.js";
 import { BlockCorruptionError } from "./errors.js";
@@ -150,7 +156,7 @@ function checksumDataBlocks(
       }
     });
   } catch (err) {
-    note(err, t.indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index, t.indexHandle);
+    note(err, topIndexBlockKind(t.indexType), t.indexHandle);
   }
   return { blocks, bytes };
 }
@@ -217,7 +223,7 @@ function verifyDataBlocks(
       }
     });
   } catch (err) {
-    note(err, t.indexType === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index, t.indexHandle);
+    note(err, topIndexBlockKind(t.indexType), t.indexHandle);
   }
   if (prevLength >= 8) s.lastKey = Buffer.from(prev.subarray(0, prevLength - 8));
   s.blockCompression = compressionCounts(byType);

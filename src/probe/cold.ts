@@ -11,6 +11,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { devParts } from "../util/dev.js";
 import { LsmscopeError } from "../util/errors.js";
 import { dropFileCache, engineAvailable } from "../engine/index.js";
 
@@ -66,10 +67,7 @@ export function procReadBytes(): number | null {
 /** The /proc/diskstats line for the device holding `path`, or undefined (e.g. overlay, tmpfs). */
 export function deviceOf(path: string): { major: number; minor: number } | undefined {
   try {
-    const dev = statSync(path).dev;
-    // Linux encodes st_dev as (major << 8 | minor) with the extended bits above
-    const major = ((dev >> 8) & 0xfff) | (Math.floor(dev / 2 ** 32) & ~0xfff);
-    const minor = (dev & 0xff) | ((dev >> 12) & ~0xff);
+    const [major, minor] = devParts(statSync(path, { bigint: true }).dev);
     return { major, minor };
   } catch {
     return undefined;

@@ -16,7 +16,7 @@
 import { LIMITS } from "../../util/limits.js";
 import { lowerBound } from "../../util/lower_bound.js";
 import { BlockCursor, type HandleTally } from "../block.js";
-import { BlockKind } from "../block_kind.js";
+import { BlockKind, topIndexBlockKind } from "../block_kind.js";
 import { blockCorruption } from "../errors.js";
 import type { BlockHandle } from "../handle.js";
 import type {
@@ -91,10 +91,6 @@ export class ColumnarIndexReader implements IndexReader {
     this.type = twoLevel ? "two-level" : "binary-search";
   }
 
-  private get topKind(): BlockKind {
-    return this.type === "two-level" ? BlockKind.TopLevelIndex : BlockKind.Index;
-  }
-
   private read(h: BlockHandle, kind: BlockKind): IndexBlock {
     const data = this.blocks.read(h, kind);
     return this.blocks.guard(kind, h.offset, () => new IndexBlock(data));
@@ -102,7 +98,7 @@ export class ColumnarIndexReader implements IndexReader {
 
   private loadTop(stats?: LookupStats): IndexBlock {
     if (!this.top) {
-      this.top = this.read(this.handle, this.topKind);
+      this.top = this.read(this.handle, topIndexBlockKind(this.type));
       countBlockRead(stats, "index", this.handle);
     }
     return this.top;
@@ -115,9 +111,9 @@ export class ColumnarIndexReader implements IndexReader {
   seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
     const top = this.loadTop(stats);
     const c = new BlockCursor();
-    const i = this.guarded(this.topKind, this.handle, () => top.seek(key));
+    const i = this.guarded(topIndexBlockKind(this.type), this.handle, () => top.seek(key));
     if (i >= top.rows) return undefined;
-    this.guarded(this.topKind, this.handle, () => top.set(c, i));
+    this.guarded(topIndexBlockKind(this.type), this.handle, () => top.set(c, i));
     if (this.type !== "two-level") return { offset: c.handleOffset, size: c.handleSize };
     const ph = { offset: c.handleOffset, size: c.handleSize };
     const part = this.read(ph, BlockKind.IndexPartition);
@@ -131,11 +127,11 @@ export class ColumnarIndexReader implements IndexReader {
   walk(visit: IndexVisit, opts: WalkOptions = {}): void {
     const from = opts.from;
     const top = this.loadTop();
-    const topStart = from ? this.guarded(this.topKind, this.handle, () => top.seek(from)) : 0;
+    const topStart = from ? this.guarded(topIndexBlockKind(this.type), this.handle, () => top.seek(from)) : 0;
     if (this.type !== "two-level") {
       const step: IndexStep = { cursor: new BlockCursor({ index: true }) };
       for (let i = topStart; i < top.rows; i++) {
-        this.guarded(this.topKind, this.handle, () => top.set(step.cursor, i));
+        this.guarded(topIndexBlockKind(this.type), this.handle, () => top.set(step.cursor, i));
         if (visit(step) === false) return;
       }
       return;
