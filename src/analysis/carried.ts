@@ -8,6 +8,7 @@
  * (compressed files; raw sizes ignore prefix compression, so they overestimate).
  */
 import type { ColumnFamilyModel, LevelModel, SstFileModel, TableDetails } from "../datadir/model.js";
+import { blockSizeBasisOf, filterKeysOf, wholeKeyFilteringOf } from "../datadir/table_details.js";
 import type { CarriedKnobs, CarriedLevel, Tally } from "./knob_types.js";
 
 /** Shown form of a file's filter: "none", "fastbloom ~10", "ribbon ~7 partitioned". */
@@ -17,12 +18,6 @@ export function fileFilterKey(f: TableDetails["filter"]): string {
   if (f.bitsPerKey !== undefined && Number.isFinite(f.bitsPerKey)) s += ` ~${Math.round(f.bitsPerKey)}`;
   if (f.partitioned) s += " partitioned";
   return s;
-}
-
-function wholeKeyProp(d: TableDetails): string | undefined {
-  const v = d.properties?.["rocksdb.block.based.table.whole.key.filtering"];
-  if (v === undefined) return undefined;
-  return String(v) === "0" ? "false" : "true";
 }
 
 class TallyMap {
@@ -119,8 +114,8 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
     if (det.formatVersion !== undefined) formatVersion.add(String(det.formatVersion), size);
     if (det.indexType !== undefined) indexType.add(det.indexType, size);
     if (det.checksum !== undefined) checksum.add(det.checksum, size);
-    const wk = wholeKeyProp(det);
-    if (wk !== undefined) wholeKey.add(wk, size);
+    const wk = wholeKeyFilteringOf(det);
+    if (wk !== undefined) wholeKey.add(String(wk), size);
     const entries = det.numEntries ?? 0;
     out.entries += entries;
     out.dataBytes += det.dataSize ?? 0;
@@ -140,24 +135,21 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
         fpWeighted += det.filter.estimatedFpRate * entries;
         fpWeight += entries;
       }
-      const fe = det.properties?.["rocksdb.num.filter_entries"];
-      const keys = typeof fe === "number" && fe > 0 ? fe : entries;
+      const keys = filterKeysOf(det);
       if (keys >= MIN_KEYS_FOR_BITS) {
         largeWeighted += det.filter.bitsPerKey * keys;
         largeWeight += keys;
       }
     }
-    const blocks = det.numDataBlocks ?? 0;
-    if (blocks > 0) {
-      if (det.compression === "NoCompression" && det.dataSize !== undefined) {
-        bsUncBytes += det.dataSize;
-        bsUncBlocks += blocks;
-        bsUncFiles++;
-      } else if (det.rawKeySize !== undefined && det.rawValueSize !== undefined) {
-        bsRawBytes += det.rawKeySize + det.rawValueSize;
-        bsRawBlocks += blocks;
-        bsRawFiles++;
-      }
+    const bs = blockSizeBasisOf(det);
+    if (bs?.basis === "uncompressed") {
+      bsUncBytes += bs.bytes;
+      bsUncBlocks += bs.blocks;
+      bsUncFiles++;
+    } else if (bs) {
+      bsRawBytes += bs.bytes;
+      bsRawBlocks += bs.blocks;
+      bsRawFiles++;
     }
   }
   out.filterKind = filterKind.list();

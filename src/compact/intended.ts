@@ -18,6 +18,7 @@
  *   of uncompressed files; reported, and judged only for a factor-2 disagreement.
  */
 import type { SstFileModel } from "../datadir/model.js";
+import { blockSizeBasisOf, filterKeysOf, wholeKeyFilteringOf } from "../datadir/table_details.js";
 import type { CfOptionsModel } from "../datadir/options_file.js";
 import {
   bitsPlausible,
@@ -131,22 +132,11 @@ export interface FileKnobCheck {
   how?: string;
 }
 
-function num(v: unknown): number | undefined {
-  return typeof v === "number"
-    ? v
-    : typeof v === "string" && v !== "" && Number.isFinite(Number(v))
-      ? Number(v)
-      : undefined;
-}
-
 /** Mean data block size estimate of one file, or undefined when it has fewer than 4 data blocks. */
 export function blockSizeEstimate(d: NonNullable<SstFileModel["details"]>): number | undefined {
-  const blocks = d.numDataBlocks ?? 0;
-  if (blocks < 4) return undefined;
-  if (d.compression === "NoCompression" && d.dataSize !== undefined) return d.dataSize / blocks;
-  if (d.rawKeySize !== undefined && d.rawValueSize !== undefined)
-    return (d.rawKeySize + d.rawValueSize) / blocks;
-  return undefined;
+  if ((d.numDataBlocks ?? 0) < 4) return undefined;
+  const b = blockSizeBasisOf(d);
+  return b && b.bytes / b.blocks;
 }
 
 /** Check one table's knobs against the intent. `details` from inspectDatadir(..., {tableDetails: "cheap"}). */
@@ -163,8 +153,7 @@ export function checkFileKnobs(
     ok: want.filter.acceptKinds.includes(fk),
   });
   if (fk !== "none" && want.filter.acceptKinds.includes(fk) && want.filter.bitsPerKey !== undefined) {
-    const fe = num(d.properties?.["rocksdb.num.filter_entries"]);
-    const keys = fe !== undefined && fe > 0 ? fe : (d.numEntries ?? 0);
+    const keys = filterKeysOf(d);
     const measured = d.filter?.bitsPerKey;
     if (fk === "fastbloom" && keys > 0 && d.filterSize !== undefined && !d.filter?.partitioned) {
       const expect = fastBloomBytes(keys, want.filter.bitsPerKey);
@@ -199,9 +188,8 @@ export function checkFileKnobs(
         intended: String(want.filter.partitioned),
         ok: p === want.filter.partitioned,
       });
-    const wkRaw = d.properties?.["rocksdb.block.based.table.whole.key.filtering"];
-    if (wkRaw !== undefined && want.wholeKeyFiltering !== undefined && fk !== "none") {
-      const wk = String(wkRaw) !== "0";
+    const wk = wholeKeyFilteringOf(d);
+    if (wk !== undefined && want.wholeKeyFiltering !== undefined && fk !== "none") {
       out.push({
         knob: "whole-key-filtering",
         carried: String(wk),

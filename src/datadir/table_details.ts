@@ -165,3 +165,52 @@ export function tableDetailsOf(t: DetailsSource): TableDetails {
   if (error !== undefined) d.error = error;
   return d;
 }
+
+/*
+ * Readers of a table's knobs from its details, for the analyses that tally or check them (analysis/
+ * carried.ts, compact/intended.ts). The SST reader has its own twins over its TableProperties
+ * (format/filter_reader.ts filterEntries, format/properties.ts wholeKeyFiltering): the datadir model
+ * loads that module lazily, so these read the details' copy of the same properties by the same rules.
+ */
+
+/**
+ * Keys the table's filter holds: "rocksdb.num.filter_entries" when above 0, else its entry count (0 when
+ * it has none). As the SST reader's filterEntries: only a numeric property counts (a malformed or
+ * past-2^53 value, rendered as text, falls back to the entry count).
+ */
+export function filterKeysOf(d: TableDetails): number {
+  const fe = d.properties?.["rocksdb.num.filter_entries"];
+  return typeof fe === "number" && fe > 0 ? fe : (d.numEntries ?? 0);
+}
+
+/**
+ * Whole-key filtering as the table records it ("rocksdb.block.based.table.whole.key.filtering": "0" is
+ * false, any other value true), or undefined when it records none.
+ */
+export function wholeKeyFilteringOf(d: TableDetails): boolean | undefined {
+  const v = d.properties?.["rocksdb.block.based.table.whole.key.filtering"];
+  return v === undefined ? undefined : String(v) !== "0";
+}
+
+/** The bytes and data blocks a table's mean data block size is estimated from (blockSizeBasisOf). */
+export interface BlockSizeBasis {
+  bytes: number;
+  blocks: number;
+  basis: "uncompressed" | "raw-upper-bound";
+}
+
+/**
+ * What one table's mean data block size is estimated from (no property records the configured block
+ * size): the data size of an uncompressed table (exact, block trailers included), else its raw key +
+ * value bytes (an upper bound: they ignore prefix compression), over its data blocks. Undefined for a
+ * table without data blocks or without those sizes. Callers keep their own threshold and aggregation.
+ */
+export function blockSizeBasisOf(d: TableDetails): BlockSizeBasis | undefined {
+  const blocks = d.numDataBlocks ?? 0;
+  if (!(blocks > 0)) return undefined;
+  if (d.compression === "NoCompression" && d.dataSize !== undefined)
+    return { bytes: d.dataSize, blocks, basis: "uncompressed" };
+  if (d.rawKeySize !== undefined && d.rawValueSize !== undefined)
+    return { bytes: d.rawKeySize + d.rawValueSize, blocks, basis: "raw-upper-bound" };
+  return undefined;
+}

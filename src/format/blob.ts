@@ -230,19 +230,13 @@ const LENGTH_PREFIX_MAX = 5;
  * The length a Get returns for a blob value stored as `stored` bytes under `compression`, from the first
  * bytes of the stored value: uncompressed, the stored size; compressed, the varint32 that opens it (blob
  * files compress with compress_format_version 2, whose prefix is the uncompressed length; Snappy's own
- * stream opens with the same varint). Throws RangeError when the prefix is cut short.
+ * stream opens with the same varint). Throws RangeError when the prefix is cut short or runs past 5 bytes.
+ * Read as a varint64 within its 5 bytes: getVarint32 would wrap a corrupt prefix's value at 2^32, where
+ * this reports all 35 bits of it.
  */
 export function blobValueLength(head: Uint8Array, compression: number, stored: number): number {
   if (compression === 0) return stored;
-  const c = cursor(head, 0, Math.min(head.length, stored));
-  let n = 0;
-  for (let shift = 0; shift < 35; shift += 7) {
-    if (c.pos >= c.end) break;
-    const b = head[c.pos++]!;
-    n += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return n;
-  }
-  throw new RangeError("compressed blob value lacks its length prefix");
+  return getVarint64Number(cursor(head, 0, Math.min(head.length, stored, LENGTH_PREFIX_MAX)));
 }
 
 /** Value offsets of one blob file's records (ascending) and the lengths a Get returns for them. */

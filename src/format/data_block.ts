@@ -46,7 +46,10 @@ export interface DataEntryCursor extends EntryView {
   readonly valueInValueBlock: boolean;
   /** Pebble (v6)+: the value lives in a blob file (resolved when the store's blob files are attached). */
   readonly valueInBlobFile: boolean;
-  /** The value's length as written (for an external value, the length its handle declares). */
+  /**
+   * Pebble: the value's length as written (for an external value, the length its handle declares);
+   * not kept for RocksDB's tables. Read a value's size as written through writtenValueLength().
+   */
   readonly declaredValueLength: number;
   /** Pebble: resolve values behind handles whose source is known (off: walks that only count). */
   resolveValues: boolean;
@@ -57,6 +60,14 @@ export interface DataEntryCursor extends EntryView {
   keyCopy(): Buffer;
   /** A corruption error naming the block (and the entry at `at`). */
   corrupt(what: string, at?: number): Error;
+}
+
+/**
+ * The size of the cursor's value as written: an external value (Pebble: in a value block or a blob
+ * file) by the length its handle declares, whether or not it was resolved; any other by its bytes.
+ */
+export function writtenValueLength(c: DataEntryCursor): number {
+  return c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength;
 }
 
 /** A cursor over a data (or range-deletion) block whose keys are internal keys. */

@@ -4,7 +4,7 @@
  * "rocksdb.raw.key.size", ...) counted on the way.
  */
 import { BlockKind } from "./block_kind.js";
-import { DataCursor, type EntryView } from "./data_block.js";
+import { DataCursor, writtenValueLength, type EntryView } from "./data_block.js";
 import { wrapDecodeError } from "./errors.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { SstTable } from "./table.js";
@@ -114,7 +114,7 @@ export function scanTable(
           any = true;
           if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
         }
-        countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
+        countEntry(s, kl, c.key[kl - 8]!, writtenValueLength(c));
         if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
         else if (c.valueInBlobFile) s.valuesInBlobFiles = (s.valuesInBlobFiles ?? 0) + 1;
         if (visitor && visitor(c) === false) {

@@ -13,7 +13,7 @@ import {
   META_PROPERTIES_OLD,
   topIndexBlockKind,
 } from "./block_kind.js";
-import { DataCursor } from "./data_block.js";
+import { DataCursor, writtenValueLength } from "./data_block.js";
 import { userKeyCompare, type UserKeyCompare } from "./pebble/comparers.js";
 import { BlockCorruptionError } from "./errors.js";
 import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
@@ -171,7 +171,6 @@ function verifyDataBlocks(
   const byType = new Uint32Array(256);
   const file = t.blocks.file;
   const c = t.newDataCursor();
-  const pebble = t.format === "pebble";
   let prev = Buffer.allocUnsafe(256);
   let prevLength = -1;
   let blocks = 0;
@@ -210,7 +209,7 @@ function verifyDataBlocks(
             }
             if (s.firstKey === undefined) s.firstKey = c.userKeyCopy();
             // Pebble counts a value in a value block or blob file by the length its handle declares
-            countEntry(s, kl, c.key[kl - 8]!, pebble ? c.declaredValueLength : c.valueLength);
+            countEntry(s, kl, c.key[kl - 8]!, writtenValueLength(c));
             if (c.valueInValueBlock) s.valuesInValueBlocks = (s.valuesInValueBlocks ?? 0) + 1;
             else if (c.valueInBlobFile) s.valuesInBlobFiles = (s.valuesInBlobFiles ?? 0) + 1;
             if (prev.length < kl) prev = Buffer.allocUnsafe(kl * 2);

@@ -16,7 +16,7 @@
 import { goneTolerated, isFileGone, noteGone } from "./gone.js";
 import { SstTable, type DataBlockReader } from "../format/table.js";
 import { openLeanTable, type LeanTable } from "./lean_table.js";
-import { DataCursor, type DataEntryCursor } from "../format/data_block.js";
+import { DataCursor, writtenValueLength, type DataEntryCursor } from "../format/data_block.js";
 import { PackedIndex } from "../format/packed_index.js";
 import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
@@ -324,7 +324,7 @@ export class TableRun implements Run {
     this.data = c.data;
     this.vOff = c.valueOffset;
     this.vLen = c.valueLength;
-    this.vSize = c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength;
+    this.vSize = writtenValueLength(c);
     return true;
   }
 

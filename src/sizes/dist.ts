@@ -50,6 +50,18 @@ export function log2Bucket(size: number): number {
   return le;
 }
 
+/**
+ * A histogram's buckets from its first non-empty one to its last (interior empty buckets kept, as the
+ * renderings draw them); empty when every bucket is.
+ */
+export function nonEmptySpan(h: readonly HistogramBucket[]): HistogramBucket[] {
+  const first = h.findIndex((b) => b.count > 0);
+  if (first < 0) return [];
+  let last = h.length - 1;
+  while (last > first && h[last]!.count === 0) last--;
+  return h.slice(first, last + 1);
+}
+
 export class SizeDist {
   count = 0;
   sum = 0;

@@ -13,6 +13,7 @@ import type {
   SizesReport,
 } from "./types.js";
 import { fitLine as fit, noun } from "../util/words.js";
+import { nonEmptySpan } from "./dist.js";
 import { cfLabel } from "../datadir/names.js";
 import type { StorageView } from "./contracts/view.js";
 import type { SampledInterval, SampledStorageView } from "./contracts/sample.js";
@@ -47,14 +48,10 @@ function sizeLine(label: string, s: SizeSummary): string {
 
 /** A one-line bar chart of a histogram: "≤le count" cells. */
 function histLine(h: HistogramBucket[]): string {
-  const nz = h.filter((b) => b.count > 0);
-  if (nz.length === 0) return "";
-  const max = Math.max(...nz.map((b) => b.count));
+  const slice = nonEmptySpan(h);
+  if (slice.length === 0) return "";
+  const max = Math.max(...slice.map((b) => b.count));
   const blocks = " ▁▂▃▄▅▆▇█";
-  const first = h.findIndex((b) => b.count > 0);
-  let last = h.length - 1;
-  while (last > 0 && h[last]!.count === 0) last--;
-  const slice = h.slice(first, last + 1);
   const bars = slice
     .map((b) => blocks[b.count === 0 ? 0 : Math.max(1, Math.round((b.count / max) * 8))])
     .join("");
@@ -301,17 +298,13 @@ function panel(title: string, hist: HistogramBucket[], x: number, y: number, w: 
   parts.push(
     `<text x="8" y="16" font-size="12" font-family="sans-serif" fill="#222">${xmlEscape(title)}</text>`,
   );
-  const nz = hist.filter((b) => b.count > 0);
-  if (nz.length === 0) {
+  const bins = nonEmptySpan(hist);
+  if (bins.length === 0) {
     parts.push(
       `<text x="8" y="40" font-size="11" font-family="sans-serif" fill="#888">no records</text></g>`,
     );
     return parts.join("");
   }
-  const first = hist.findIndex((b) => b.count > 0);
-  let last = hist.length - 1;
-  while (last > first && hist[last]!.count === 0) last--;
-  const bins = hist.slice(first, last + 1);
   const max = Math.max(...bins.map((b) => b.count));
   const left = 8;
   const top = 26;

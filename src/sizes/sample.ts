@@ -20,6 +20,7 @@
  * estimates from what was measured sample_estimate.ts.
  */
 import { openTable, type DataBlock, type SstTable } from "../format/table.js";
+import { writtenValueLength } from "../format/data_block.js";
 import { HandleTally } from "../format/block.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
@@ -333,7 +334,7 @@ function measureBlock(
       data: c.data,
       valueOffset: c.valueOffset,
       valueLength: c.valueLength,
-      valueSize: c.valueInValueBlock || c.valueInBlobFile ? c.declaredValueLength : c.valueLength,
+      valueSize: writtenValueLength(c),
     };
     const atMax = measureRecord(s, rec, live, roles, lookup, true);
     if (atMax > 0) {

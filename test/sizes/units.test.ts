@@ -10,7 +10,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { openTable } from "../../src/format/table.js";
 import { ValueType } from "../../src/base/internal_key.js";
 import { decodeBlobIndex } from "../../src/format/blob.js";
-import { SizeDist } from "../../src/sizes/dist.js";
+import { SizeDist, nonEmptySpan } from "../../src/sizes/dist.js";
 import { Hll, accountCodeHashOffset, hash53 } from "../../src/sizes/eth_acc.js";
 import { keccak256 } from "../../src/eth/keccak.js";
 import { clusterShare, prng, sampleIndices, zFor } from "../../src/sizes/intervals.js";
@@ -72,6 +72,23 @@ describe("blob index", () => {
     expect(decodeBlobIndex(Buffer.from([0, 7, 1, 2, 3])).size).toBe(3);
     const ttl = decodeBlobIndex(Buffer.from([2, 100, 12, 200, 1, 50, 4]));
     expect(ttl).toMatchObject({ kind: "blob-ttl", expiration: 100, fileNumber: 12, offset: 200, size: 50 });
+  });
+});
+
+describe("nonEmptySpan", () => {
+  const h = (...counts: number[]) => counts.map((count, i) => ({ le: i === 0 ? 0 : 2 ** (i - 1), count }));
+  it("trims empty buckets at both ends and keeps interior gaps", () => {
+    expect(nonEmptySpan([])).toEqual([]);
+    expect(nonEmptySpan(h(0, 0, 0))).toEqual([]);
+    expect(nonEmptySpan(h(0, 0, 7, 0))).toEqual([{ le: 2, count: 7 }]);
+    expect(nonEmptySpan(h(3))).toEqual([{ le: 0, count: 3 }]);
+    expect(nonEmptySpan(h(0, 1, 0, 0, 2, 0, 0))).toEqual([
+      { le: 1, count: 1 },
+      { le: 2, count: 0 },
+      { le: 4, count: 0 },
+      { le: 8, count: 2 },
+    ]);
+    expect(nonEmptySpan(h(5, 0, 6))).toEqual(h(5, 0, 6));
   });
 });
 

@@ -8,6 +8,7 @@ import { useEffect, useState } from "react";
 import { useInput } from "ink";
 import { computeSizes } from "../../sizes/compute.js";
 import { renderSizesText } from "../../sizes/render.js";
+import { nonEmptySpan } from "../../sizes/dist.js";
 import type { HistogramBucket, SizesReport } from "../../sizes/types.js";
 import { isUserError } from "../../util/errors.js";
 import { ActionOutput } from "./action_output.js";
@@ -25,11 +26,8 @@ function sizeLabel(le: number): string {
 
 /** Horizontal bars, one row per non-empty log2 bucket range. */
 export function histogramRows(title: string, h: HistogramBucket[], width: number): string[] {
-  const first = h.findIndex((b) => b.count > 0);
-  if (first < 0) return [];
-  let last = h.length - 1;
-  while (last > first && h[last]!.count === 0) last--;
-  const rows = h.slice(first, last + 1);
+  const rows = nonEmptySpan(h);
+  if (rows.length === 0) return [];
   const max = Math.max(...rows.map((b) => b.count));
   const barW = Math.max(5, width - 24);
   const out = [title];
