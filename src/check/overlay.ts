@@ -66,7 +66,7 @@ import {
   type FrameFile,
   type Sampled,
 } from "./overlay_blocks.js";
-import { wilson } from "../util/interval.js";
+import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
 /**
@@ -613,21 +613,18 @@ function blockSample(
 
 /**
  * Ratio estimator of the shadowed share for weighted draws (y_i in {0,1}, weight m_i = entries in the
- * drawn block): r = Σ m_i y_i / Σ m_i, with the usual linearised variance
- * Var(r) ≈ Σ (m_i (y_i − r))² / (n (n − 1) m̄²), and a 95% normal interval.
+ * drawn block; util/interval.ts ratioEstimate), with a 95% Student-t interval (n − 1 degrees of
+ * freedom: a normal one under-covers from a few draws).
  */
 export function ratioInterval(draws: { y: number; w: number }[]): {
   share: number;
   low: number;
   high: number;
 } {
-  const n = draws.length;
-  if (n === 0) return { share: 0, low: 0, high: 1 };
-  const sw = draws.reduce((a, d) => a + d.w, 0);
-  const r = draws.reduce((a, d) => a + d.w * d.y, 0) / sw;
-  if (n < 2) return { share: r, low: 0, high: 1 };
-  const mbar = sw / n;
-  const ss = draws.reduce((a, d) => a + (d.w * (d.y - r)) ** 2, 0);
-  const se = Math.sqrt(ss / (n * (n - 1) * mbar * mbar));
-  return { share: r, low: Math.max(0, r - 1.96 * se), high: Math.min(1, r + 1.96 * se) };
+  const { r, se, n } = ratioEstimate(
+    draws.map((d) => d.w * d.y),
+    draws.map((d) => d.w),
+  );
+  const half = tQuantile(n - 1) * se;
+  return { share: r, low: Math.max(0, r - half), high: Math.min(1, r + half) };
 }

@@ -6,7 +6,7 @@
  */
 import { expectedFileSize, type SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import { tQuantile, wilson } from "../util/interval.js";
+import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 import { partialShuffle } from "./stats.js";
 
 /** One entry drawn above the bottom, to be looked up below. */
@@ -334,15 +334,12 @@ export function drawUnits(
 /** The share's ratio estimate over the units and its standard error (between-block, "ultimate cluster"). */
 export function unitRatio(units: readonly BlockUnit[]): { share: number; se: number } {
   const used = units.filter((u) => u.checked > 0);
-  const n = used.length;
-  if (n === 0) return { share: 0, se: Infinity };
-  const sw = used.reduce((a, u) => a + u.entries, 0);
-  const mean = (u: BlockUnit) => u.shadowing / u.checked;
-  const r = used.reduce((a, u) => a + u.entries * mean(u), 0) / sw;
-  if (n < 2) return { share: r, se: Infinity };
-  const mbar = sw / n;
-  const ss = used.reduce((a, u) => a + (u.entries * (mean(u) - r)) ** 2, 0);
-  return { share: r, se: Math.sqrt(ss / (n * (n - 1) * mbar * mbar)) };
+  // each block's entries weigh its checked entries' shadowing share (util/interval.ts ratioEstimate)
+  const { r, se } = ratioEstimate(
+    used.map((u) => (u.entries * u.shadowing) / u.checked),
+    used.map((u) => u.entries),
+  );
+  return { share: r, se };
 }
 
 /**

@@ -15,7 +15,7 @@
  *   with the ratio estimator's Student-t interval (the bootstrap alone under-covers from few blocks).
  * With every block sampled (n = B) the figures are exact and intervals collapse to the point.
  */
-import { tQuantile, wilson, type Interval } from "../util/interval.js";
+import { ratioEstimate, tQuantile, wilson, type Interval } from "../util/interval.js";
 import { mulberry32 } from "../util/random.js";
 
 /** Two-sided normal quantile for a confidence level (Acklam's inverse-normal approximation). */
@@ -169,12 +169,8 @@ function ratioMean(sparse: readonly number[][], sizes: readonly number[], z: num
   });
   const total = counts.reduce((a, c) => a + c, 0);
   if (total === 0) return [0, 0];
-  const r = sums.reduce((a, v) => a + v, 0) / total;
   if (n < 2) return [0, Number.POSITIVE_INFINITY];
-  const mbar = total / n;
-  let ss = 0;
-  for (let i = 0; i < n; i++) ss += (sums[i]! - r * counts[i]!) ** 2;
-  const se = Math.sqrt(ss / (n - 1) / (n * mbar * mbar));
+  const { r, se } = ratioEstimate(sums, counts);
   const t = tQuantile(n - 1, z); // n ≥ 2 here: df ≥ 1
   return [Math.max(0, r - t * se), r + t * se];
 }

@@ -1,6 +1,7 @@
 /**
- * The one interval type of sampled figures, the Wilson score interval for a sampled share, and
- * Student's t quantile for the t intervals of sampled totals, means and shares. `sizes` prints intervals
+ * The one interval type of sampled figures, the Wilson score interval for a sampled share, the ratio
+ * estimator of a share or mean from sampled clusters, and Student's t quantile for the t intervals of
+ * sampled totals, means and shares. `sizes` prints intervals
  * as [low, high]; `check` prints an estimate with its bounds ({value, low, high}), built from the same
  * interval.
  */
@@ -57,4 +58,29 @@ export function tQuantile(df: number, z = 1.96): number {
     (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df) +
     (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * df * df * df)
   );
+}
+
+/**
+ * The ratio estimator of a share or mean from n sampled clusters (data blocks): cluster i holds
+ * `weights[i]` units (entries, records) whose values sum to `sums[i]`; r = Σ sums / Σ weights, with the
+ * usual linearised standard error √(Σ (sums_i − r·weights_i)² / (n (n − 1) w̄²)), w̄ = Σ weights / n.
+ * With no weight r is 0; below two clusters the error is Infinity (no variance to go on).
+ */
+export function ratioEstimate(
+  sums: readonly number[],
+  weights: readonly number[],
+): { r: number; se: number; n: number } {
+  const n = sums.length;
+  let sw = 0;
+  let sy = 0;
+  for (let i = 0; i < n; i++) {
+    sw += weights[i]!;
+    sy += sums[i]!;
+  }
+  const r = sw > 0 ? sy / sw : 0;
+  if (n < 2) return { r, se: Infinity, n };
+  const wbar = sw / n;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (sums[i]! - r * weights[i]!) ** 2;
+  return { r, se: Math.sqrt(ss / (n - 1) / (n * wbar * wbar)), n };
 }
