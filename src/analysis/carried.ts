@@ -10,6 +10,7 @@
 import type { ColumnFamilyModel, LevelModel, SstFileModel, TableDetails } from "../datadir/model.js";
 import { blockSizeBasisOf, filterKeysOf, wholeKeyFilteringOf } from "../datadir/table_details.js";
 import type { CarriedKnobs, CarriedLevel, Tally } from "./knob_types.js";
+import { int } from "../util/words.js";
 
 /** Shown form of a file's filter: "none", "fastbloom ~10", "ribbon ~7 partitioned". */
 export function fileFilterKey(f: TableDetails["filter"]): string {
@@ -49,6 +50,13 @@ export const formatTallies = (ts: Tally[], unit = "files"): string =>
 
 /** Files with fewer filter keys than this do not count for the bits/key check (cache-line rounding). */
 export const MIN_KEYS_FOR_BITS = 1000;
+
+/**
+ * "bits/key" is the entry-weighted stored bits/key over every filtered table (`filterBitsPerKey`: the
+ * knob table, the level rows, the HTML report). The figure the filter-bits check and options-mismatch
+ * judge (`filterBitsPerKeyLarge`) is said under this name wherever it is printed.
+ */
+export const LARGE_FILTER_BITS_NAME = `bits/key over tables of ≥ ${int(MIN_KEYS_FOR_BITS)} filter keys`;
 
 /** Aggregate the knobs carried by a set of files. `level` is -1 for a whole CF. */
 export function carriedLevel(level: number, files: readonly SstFileModel[]): CarriedLevel {

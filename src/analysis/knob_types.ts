@@ -118,7 +118,10 @@ export interface CarriedLevel {
   filterKind: Tally[];
   /** Filter by kind, bits/key rounded to an integer, and "partitioned": "fastbloom ~10 partitioned". */
   filter: Tally[];
-  /** Entry-weighted mean stored bits/key over files with a filter (undefined when none). */
+  /**
+   * Entry-weighted mean stored bits/key over files with a filter (undefined when none): the figure every
+   * command calls "bits/key" (the knob table, the level rows, the HTML report).
+   */
   filterBitsPerKey?: number;
   /**
    * Entry-weighted mean of the files' estimated filter false-positive rates (each from its filter's own
@@ -128,6 +131,7 @@ export interface CarriedLevel {
   /**
    * The same over files with at least MIN_KEYS_FOR_BITS filter entries only: small filters are rounded up
    * to 64-byte cache lines (116 keys at 10 bits/key store 13.2), so only these say what the policy was.
+   * The filter-bits check and options-mismatch judge it; text names it LARGE_FILTER_BITS_NAME (carried.ts).
    */
   filterBitsPerKeyLarge?: number;
   /** Files with a partitioned filter. */
@@ -194,7 +198,7 @@ export type KnobFindingFacts =
       policy: string;
       /** The one filter kind the level's files carry. */
       filterKind: string;
-      /** Stored bits/key measured over the level's large filters. */
+      /** Stored bits/key over the level's tables of ≥ MIN_KEYS_FOR_BITS filter keys (filterBitsPerKeyLarge). */
       bitsPerKey: number;
     }
   | { id: "filter-partitioned" }

@@ -10,7 +10,7 @@
  * above the bottom is reported, not flagged. Without OPTIONS (LevelDB) the trigger is unknown and the
  * state is reported as info.
  */
-import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
+import type { ColumnFamilyModel, InstanceModel, SstFileModel } from "../datadir/model.js";
 import { placementSplit, tableEntries, type Placement } from "../datadir/placement.js";
 
 export interface LevelLayout {
@@ -23,7 +23,12 @@ export interface LevelLayout {
   minFileBytes?: number;
   maxFileBytes?: number;
   meanFileBytes?: number;
-  /** Sum of "rocksdb.num.entries" over files with details (undefined when none were read). */
+  /**
+   * The level's table entries, as the column family's `totals.entries` counts them (tableEntries,
+   * src/datadir/placement.ts: properties, else the entries `--deep` counted); undefined when a table's
+   * count is unknown (one unreadable table makes the level's unknown, never a partial sum), or the level
+   * holds no table.
+   */
   entries?: number;
   /** Files known to carry a filter / none / unknown (details not read). */
   filteredFiles: number;
@@ -73,7 +78,7 @@ export interface CfLayout {
   bytes: number;
   /** Bottom level and what sits above it (src/datadir/placement.ts); undefined when the CF holds no table. */
   placement?: Placement;
-  /** Entries above the bottom and in it, split as `placement` (from properties; undefined without them). */
+  /** Entries above the bottom and in it, split as `placement`, counted as `entries` (undefined when unknown). */
   entriesAboveBottom?: number;
   entriesInBottom?: number;
   l0Files: number;
@@ -100,14 +105,21 @@ export interface CfLayout {
   flags: LayoutFlag[];
 }
 
-export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayout {
+/**
+ * `counted`: entries `--deep` counted in a table without "rocksdb.num.entries" (LevelDB), as the column
+ * family's totals take them (src/report/deep.ts), so the level rows and the header agree.
+ */
+export function cfLayout(
+  instance: InstanceModel,
+  cf: ColumnFamilyModel,
+  counted?: (f: SstFileModel) => number | undefined,
+): CfLayout {
   const bytes = cf.levels.reduce((a, l) => a + l.bytes, 0);
   const files = cf.levels.reduce((a, l) => a + l.files.length, 0);
   let missing = 0;
   const levels: LevelLayout[] = cf.levels.map((l) => {
     let min: number | undefined;
     let max: number | undefined;
-    let entries: number | undefined;
     let filtered = 0;
     let unfiltered = 0;
     let unfilteredBytes = 0;
@@ -119,7 +131,6 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
       min = min === undefined ? f.fileSize : Math.min(min, f.fileSize);
       max = max === undefined ? f.fileSize : Math.max(max, f.fileSize);
       const d = f.details;
-      if (d && d.numEntries !== undefined) entries = (entries ?? 0) + d.numEntries;
       if (!d || d.filter === undefined) unknown++;
       else if (d.filter.kind === "none") {
         unfiltered++;
@@ -139,7 +150,7 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
       minFileBytes: min,
       maxFileBytes: max,
       meanFileBytes: l.files.length ? l.bytes / l.files.length : undefined,
-      entries,
+      entries: l.files.length > 0 ? (tableEntries([l], counted) ?? undefined) : undefined,
       filteredFiles: filtered,
       unfilteredFiles: unfiltered,
       unfilteredBytes,
@@ -159,8 +170,8 @@ export function cfLayout(instance: InstanceModel, cf: ColumnFamilyModel): CfLayo
     files,
     bytes,
     placement: split?.placement,
-    entriesAboveBottom: (split && tableEntries(split.upper)) ?? undefined,
-    entriesInBottom: (split && tableEntries([split.bottom])) ?? undefined,
+    entriesAboveBottom: (split && tableEntries(split.upper, counted)) ?? undefined,
+    entriesInBottom: (split && tableEntries([split.bottom], counted)) ?? undefined,
     l0Files: l0?.files ?? 0,
     l0Bytes: l0?.bytes ?? 0,
     l0Trigger: cf.options?.level0FileNumCompactionTrigger,

@@ -7,10 +7,10 @@ import { KeptFilters } from "../lsm/kept_filters.js";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
+import { unreadableStoreReason } from "../datadir/outcome.js";
 import type { DatadirModel } from "../datadir/model.js";
 import type { TableReadHook } from "../datadir/table_details.js";
 import { describeOsError, LsmscopeError, isUserError } from "../util/errors.js";
-import { escapeText } from "../util/bytes.js";
 import type { ArmModel } from "./types.js";
 
 /** Exit code when the check itself could not run. */
@@ -64,17 +64,10 @@ function vetModel(model: DatadirModel, role: ArmModel["arm"]): void {
   if (model.instances.length === 0)
     throw new CheckCannotRunError(`${where}: ${noReadableStoreError(model).message}`, model.root);
   const unreadable = model.instances.find((i) => !i.readable);
-  if (unreadable) {
-    // the finding names the file (the MANIFEST, CURRENT) and the offset where reading stopped
-    const f = unreadable.findings.find((x) => x.severity === "error");
-    const why = f
-      ? `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`
-      : "MANIFEST not readable";
-    throw new CheckCannotRunError(
-      `${where}: store ${escapeText(unreadable.relPath)} is unreadable: ${escapeText(why)}`,
-      unreadable.path,
-    );
-  }
+  // the reason names the file (the MANIFEST, CURRENT) and the offset where reading stopped; the error's
+  // file the store
+  if (unreadable)
+    throw new CheckCannotRunError(`${where}: ${unreadableStoreReason(unreadable)}`, unreadable.path);
 }
 
 /** Refuse two arms that are not the same kind of datadir. */

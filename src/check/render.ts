@@ -5,7 +5,8 @@
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CheckFinding, CheckReport } from "./types.js";
 import { compactCommandFor } from "./rules/placement_overlay.js";
-import { int, plural, wrap } from "../util/words.js";
+import { int, pct, plural, wrap } from "../util/words.js";
+import { placementBottomName } from "../datadir/placement.js";
 export { wrap } from "../util/words.js";
 
 const SEV = { error: "ERROR", warn: "WARN", info: "info" } as const;
@@ -37,7 +38,7 @@ export function shortText(f: CheckFinding): string {
       const est = e.shadowedEntriesEstimate as { value: number; low: number; high: number; method: string };
       const range = est.method === "exact" ? "" : ` (${int(est.low)}–${int(est.high)})`;
       return (
-        `${formatBytes(n(e.bytesAboveBottom))} above ${e.oldestL0AsBottom ? "oldest L0 file" : `L${n(e.bottomLevel)}`} (${(n(e.byteShareAboveBottom) * 100).toFixed(1)}%), ` +
+        `${formatBytes(n(e.bytesAboveBottom))} above ${placementBottomName({ oldestL0AsBottom: e.oldestL0AsBottom === true, bottomLevel: n(e.bottomLevel) })} (${pct(n(e.byteShareAboveBottom))}), ` +
         `${est.method === "exact" ? "" : "~"}${int(est.value)}${range} of ${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
       );
     }

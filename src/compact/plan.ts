@@ -28,14 +28,15 @@
  *   next to the old one until the compaction of that CF ends), plus a fixed 64 MiB headroom for
  *   MANIFEST, OPTIONS and LOG (a policy, not a measurement).
  */
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import * as engine from "../engine/index.js";
 import type { ColumnFamilyModel, InstanceModel, TableDetails } from "../datadir/model.js";
 import { optionsForCf, type CfOptionsModel } from "../datadir/options_file.js";
 import { bottomLevelOf } from "../analysis/knobs.js";
 import { placementOf, type Placement } from "../datadir/placement.js";
 import { LsmscopeError } from "../util/errors.js";
-import { formatBytes } from "../util/bytes.js";
+import { escapeText, formatBytes } from "../util/bytes.js";
+import { findingLine } from "../datadir/outcome.js";
 import { resolveStore } from "./digest.js";
 import { cfSelected, cfsSelected } from "../datadir/cf_select.js";
 import { diskState, lockRefusal, MAX_ENGINE_FORMAT_VERSION, type Refusal } from "./guards.js";
@@ -193,8 +194,8 @@ export function damageRefusals(inst: InstanceModel): Refusal[] {
     code: f.code === "current-dangling" ? "current-dangling" : "store-damaged",
     message:
       f.code === "current-dangling"
-        ? `dangling CURRENT: ${f.message}; RocksDB cannot open the store`
-        : `${relative(inst.path, f.file) || f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`,
+        ? `dangling CURRENT: ${escapeText(f.message)}; RocksDB cannot open the store`
+        : findingLine(f, inst.path),
   }));
   if (errors.length > 3)
     out.push({

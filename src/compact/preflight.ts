@@ -6,6 +6,7 @@
  * damage found here is refused instead, before a byte is written.
  */
 import { inspectDatadir } from "../datadir/inspect.js";
+import { noReadableStoreError, unreadableStoreReason } from "../datadir/outcome.js";
 import { verifyStore, type VerifyOptions, type VerifyReport } from "../lsm/verify.js";
 import type { Refusal } from "./guards.js";
 import { damageRefusals, type CompactPlan } from "./plan.js";
@@ -18,12 +19,13 @@ export interface Preflight {
 export async function preflight(plan: CompactPlan, opts: VerifyOptions = {}): Promise<Preflight> {
   const model = await inspectDatadir(plan.store, { tableDetails: "none", readWal: true });
   const inst = model.instances.find((i) => i.path === plan.store) ?? model.instances[0];
+  // the same reason as every command gives for a store it cannot read (datadir/outcome.ts)
   if (!inst || !inst.readable)
     return {
       refusals: [
         {
           code: "store-damaged",
-          message: `the store cannot be read: ${inst?.findings.find((f) => f.severity === "error")?.message ?? "no store"}`,
+          message: inst ? unreadableStoreReason(inst) : noReadableStoreError(model, "RocksDB store").message,
         },
       ],
     };

@@ -2,13 +2,13 @@
  * Text rendering of a compaction plan and of its outcome (run + verification). Names of column families
  * and paths come from files: they are escaped before they reach a terminal.
  */
-import { placementDefinition } from "../datadir/placement.js";
+import { placementBottomName, placementDefinition } from "../datadir/placement.js";
 import { escapeText, formatBytes } from "../util/bytes.js";
 import type { CompactPlan } from "./plan.js";
 import type { KnobRow } from "./intended.js";
 import type { RunResult } from "./run.js";
 import type { VerifyReport } from "./verify.js";
-import { DEFAULT_WIDTH, fitLine, plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, pct, plural } from "../util/words.js";
 import { wrappedTable } from "../util/text_table.js";
 
 const e = escapeText;
@@ -60,7 +60,7 @@ export function renderPlanText(plan: CompactPlan, width = DEFAULT_WIDTH): string
     const p = cf.placement;
     if (p)
       L.push(
-        `  placement now: ${p.filesAboveBottom} of ${p.filesAboveBottom + p.filesInBottom} tables, ${formatBytes(p.bytesAboveBottom)} (${(p.byteShareAboveBottom * 100).toFixed(1)}%) above ${p.oldestL0AsBottom ? "the oldest L0 table" : `L${p.bottomLevel}`}`,
+        `  placement now: ${p.filesAboveBottom} of ${p.filesAboveBottom + p.filesInBottom} tables, ${formatBytes(p.bytesAboveBottom)} (${pct(p.byteShareAboveBottom)}) above ${placementBottomName(p)}`,
         `    (${placementDefinition(p)}); every table is rewritten into L${cf.targetLevel}`,
       );
     if (cf.blobFiles)

@@ -5,6 +5,7 @@
  * carry (Nethermind's `flat` instance has `flat/Account`; its `code` instance names its default CF `code`).
  */
 import { basename, posix } from "node:path";
+import { isPrintableName } from "../util/bytes.js";
 
 /** The instance as shown: its path under the datadir, or the datadir's own name when it is the store. */
 export function instanceLabel(inst: { relPath: string; path: string }): string {
@@ -18,4 +19,12 @@ export function cfLabel(inst: { relPath: string; path: string }, cfDisplayName: 
   if (cfDisplayName === last) return where;
   if (cfDisplayName.startsWith(`${last}/`)) return `${where}${cfDisplayName.slice(last.length)}`;
   return `${where}/${cfDisplayName}`;
+}
+
+/**
+ * A column family's raw name as text, as the model's `name` holds it: printable ASCII as is, anything else
+ * as hex (Besu's one-byte names: "06"). Machine-readable; a user is shown the model's display name.
+ */
+export function cfNameText(name: Uint8Array): string {
+  return isPrintableName(name) ? Buffer.from(name).toString("latin1") : Buffer.from(name).toString("hex");
 }

@@ -2,22 +2,51 @@
  * What a command says about a datadir model it could not read whole or at all: the located lines of an
  * incomplete picture and its last line, and the refusals for a missing, unreadable or Pebble-only store.
  */
-import type { DatadirModel } from "./model.js";
+import { isAbsolute, relative } from "node:path";
+import type { DatadirModel, Finding, InstanceModel } from "./model.js";
 import { LsmscopeError } from "../util/errors.js";
+import { escapeText } from "../util/bytes.js";
+
+/**
+ * A finding as one located line, "file @ offset N: message" (the offset when known), as text from the
+ * files (raw: for --json and for renderers that escape). With `base` (the store's directory) the file is
+ * named under it, and left out when it is the directory itself ("offset N: message" / "message").
+ */
+export function findingText(f: Finding, base?: string): string {
+  const under = base === undefined ? f.file : relative(base, f.file);
+  const file = base !== undefined && (/^\.\.(\/|$)/.test(under) || isAbsolute(under)) ? f.file : under;
+  const at = f.offset !== undefined ? `${file ? `${file} @ ` : ""}offset ${f.offset}` : file;
+  return `${at ? `${at}: ` : ""}${f.message}`;
+}
+
+/** findingText as printed: escaped (escapeText), so no control character or raw byte from a datadir reaches a terminal. */
+export function findingLine(f: Finding, base?: string): string {
+  return escapeText(findingText(f, base));
+}
 
 /**
  * The error findings that leave a model's picture incomplete, one located line each ("file @ offset N:
- * message"); empty when it is complete. Commands that report from the model print these and exit 2.
+ * message", findingText: raw, --json carries them); empty when it is complete. Commands that report from
+ * the model print them through incompleteLine and exit 2.
  */
 export function incompleteReasons(model: DatadirModel): string[] {
-  return model.findings
-    .filter((f) => f.severity === "error")
-    .map((f) => `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`);
+  return model.findings.filter((f) => f.severity === "error").map((f) => findingText(f));
 }
 
-/** The last line of a command whose picture is incomplete (`reasons` from incompleteReasons). */
+/** The last line of a command whose picture is incomplete (`reasons` from incompleteReasons), escaped. */
 export function incompleteLine(reasons: string[]): string {
-  return `picture incomplete: ${reasons.length} error${reasons.length === 1 ? "" : "s"} met while reading (first: ${reasons[0]}); exit 2`;
+  return `picture incomplete: ${reasons.length} error${reasons.length === 1 ? "" : "s"} met while reading (first: ${escapeText(reasons[0] ?? "")}); exit 2`;
+}
+
+/**
+ * Why a store cannot be read, one line, the same in every command: its first error finding (a dangling
+ * CURRENT, a MANIFEST that does not decode, a permission) as findingLine puts it (the file left out when
+ * it is the store's directory itself): "store cannot be read: /d/MANIFEST-000005 @ offset 123: ...".
+ */
+export function unreadableStoreReason(inst: Pick<InstanceModel, "path" | "findings">): string {
+  const why = inst.findings.find((f) => f.severity === "error");
+  if (!why) return "store cannot be read: its MANIFEST could not be read (no error recorded)";
+  return `store cannot be read: ${findingLine(why.file === inst.path ? { ...why, file: "" } : why)}`;
 }
 
 /**
@@ -37,8 +66,8 @@ export function pebbleEngineRefusal(model: DatadirModel, command: string): Lsmsc
 
 /**
  * Why a command that needs a readable store has none, as a user error naming the path and the cause:
- * the no-store finding (with what the walk could not see), or the first error of the unreadable
- * instance (a dangling CURRENT, a MANIFEST that does not decode, a permission).
+ * the no-store finding (with what the walk could not see), or the unreadable instance's reason
+ * (unreadableStoreReason).
  */
 export function noReadableStoreError(
   model: DatadirModel,
@@ -46,11 +75,7 @@ export function noReadableStoreError(
 ): LsmscopeError {
   const noStore = model.findings.find((f) => f.code === "no-store");
   if (noStore || model.instances.length === 0)
-    return new LsmscopeError(noStore?.message ?? `no ${what} found`, { file: model.root });
+    return new LsmscopeError(escapeText(noStore?.message ?? `no ${what} found`), { file: model.root });
   const inst = model.instances.find((i) => !i.readable) ?? model.instances[0]!;
-  const why = inst.findings.find((f) => f.severity === "error") ?? inst.findings[0];
-  return new LsmscopeError(
-    `store cannot be read${why ? `: ${why.file && why.file !== inst.path ? `${why.file}: ` : ""}${why.message}` : ""}`,
-    { file: inst.path },
-  );
+  return new LsmscopeError(unreadableStoreReason(inst), { file: inst.path });
 }

@@ -82,6 +82,14 @@ export function placementDefinition(p: Placement): string {
 }
 
 /**
+ * The bottom's name in text: "L3", or "the oldest L0 table" when every table is in L0 (README glossary,
+ * `placement.bottomLevel`). Every command names it so.
+ */
+export function placementBottomName(p: Pick<Placement, "oldestL0AsBottom" | "bottomLevel">): string {
+  return p.oldestL0AsBottom ? "the oldest L0 table" : `L${p.bottomLevel}`;
+}
+
+/**
  * Entries in the tables of `levels`: each table's "rocksdb.num.entries", or `counted` (entries counted by
  * reading its data blocks) where it has no such property; null when some table has neither.
  */

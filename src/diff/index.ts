@@ -7,6 +7,7 @@
  */
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
+import { unreadableStoreReason } from "../datadir/outcome.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
 import { LiveCursor, type LiveEntry } from "../lsm/live.js";
 import { diffByHash, notAscending } from "./by_hash.js";
@@ -86,13 +87,7 @@ function readableStores(model: DatadirModel, dir: string): InstanceModel[] {
     throw new LsmscopeError(why, { file: dir });
   }
   for (const s of stores)
-    if (!s.readable) {
-      const f = s.findings.find((x) => x.severity === "error");
-      const why = f
-        ? `${f.file}${f.offset !== undefined ? ` @ offset ${f.offset}` : ""}: ${f.message}`
-        : "MANIFEST unreadable";
-      throw new LsmscopeError(`store cannot be read: ${why}`, { file: s.path });
-    }
+    if (!s.readable) throw new LsmscopeError(unreadableStoreReason(s), { file: s.path });
   return stores;
 }
 

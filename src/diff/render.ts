@@ -2,7 +2,9 @@
  * `diff` as text: one row per column family that holds something on either side (counts of live keys),
  * then the first differing keys in hex, clipped to 80 columns (--json has them whole).
  */
+import { resolve } from "node:path";
 import { escapeText } from "../util/bytes.js";
+import { cfLabel } from "../datadir/names.js";
 import { incompleteLine } from "../datadir/outcome.js";
 import { DEFAULT_WIDTH, fitLine, int } from "../util/words.js";
 import { wrappedTable } from "../util/text_table.js";
@@ -17,9 +19,13 @@ export function renderDiffText(r: DiffResult, width = DEFAULT_WIDTH): string {
   out.push(`B: ${escapeText(r.b)}`);
   const shown = r.columnFamilies.filter((c) => c.same + c.changed + c.onlyInA + c.onlyInB > 0);
   const multi = new Set(r.columnFamilies.map((c) => c.instance)).size > 1;
+  // named as every command names them (datadir/names.ts): the datadir itself by its directory's name
   const name = (c: DiffResult["columnFamilies"][number]) =>
-    escapeText(multi ? `${c.instance}/${c.displayName}` : c.displayName) +
-    (!c.inA ? " (B only)" : !c.inB ? " (A only)" : "");
+    escapeText(
+      multi
+        ? cfLabel({ relPath: c.instance, path: resolve(c.inA ? r.a : r.b, c.instance) }, c.displayName)
+        : c.displayName,
+    ) + (!c.inA ? " (B only)" : !c.inB ? " (A only)" : "");
   const rows = [["column family", "same", "changed", "onlyInA", "onlyInB"]];
   for (const c of shown) rows.push([name(c), int(c.same), int(c.changed), int(c.onlyInA), int(c.onlyInB)]);
   const t = r.totals;

@@ -9,7 +9,9 @@ import type { SizesReport } from "../sizes/types.js";
 import type { CheckReport } from "../check/types.js";
 import { renderSizesSvg } from "../sizes/render.js";
 import { escapeText, formatBytes } from "../util/bytes.js";
-import { int, pct } from "../report/render.js";
+import { int, pct } from "../util/words.js";
+import { perLookupCells } from "../probe/render.js";
+import { instanceLabel } from "../datadir/names.js";
 import type { Tally } from "../analysis/knobs.js";
 import type { ProbeReport } from "../probe/types.js";
 
@@ -74,7 +76,8 @@ function levelBars(c: CfReport): string {
 
 function cfSection(c: CfReport): string {
   const all = c.knobs.carried.all;
-  const bits = all.filterBitsPerKeyLarge ?? all.filterBitsPerKey;
+  // bits/key: entry-weighted over every filtered table, as inspect's knob table and level rows show it
+  const bits = all.filterBitsPerKey;
   return (
     `<div class="cf"><h3>${h(c.cf.displayName)}</h3>` +
     (c.layout.files > 0 ? levelBars(c) : "<p>no table files</p>") +
@@ -107,7 +110,7 @@ function armSection(a: HtmlArm): string {
       `${h(formatBytes(t.sstBytes))}, blob ${h(formatBytes(t.blobFileBytes))}, WAL ${h(formatBytes(t.walBytes))}</td></tr></table>`,
   );
   for (const inst of r.instances) {
-    out.push(`<h3>${h(inst.instance.relPath)} (${h(inst.instance.engine)})</h3>`);
+    out.push(`<h3>${h(instanceLabel(inst.instance))} (${h(inst.instance.engine)})</h3>`);
     for (const c of inst.cfs)
       if (c.layout.files > 0 || c.layout.blob.files > 0 || c.layout.unflushedWrites > 0)
         out.push(cfSection(c));
@@ -144,11 +147,10 @@ function probeSection(probes: HtmlProbe[]): string {
       rows.push(
         `<tr><td>${h(p.name)}<br><small>${h(p.report.cfDisplayName)}, ${h(pt.path)}${pt.cold ? ", cold" : ""}</small></td>` +
           `<td class="n">${int(pt.lookups)}</td><td class="n">${int(pt.found)}</td>` +
-          `<td class="n">${pt.filesPerLookup === null ? "-" : pt.filesPerLookup.toFixed(2)}</td>` +
-          `<td class="n">${pt.filterChecksPerLookup.toFixed(2)}</td>` +
-          `<td class="n">${pt.filterRejectionsPerLookup.toFixed(2)}</td>` +
-          `<td class="n">${pt.indexBlocksPerLookup === null ? "-" : pt.indexBlocksPerLookup.toFixed(2)}</td>` +
-          `<td class="n">${pt.dataBlocksPerLookup.toFixed(2)}</td>` +
+          // as probe's text prints them (src/probe/render.ts): 3 decimals
+          perLookupCells(pt)
+            .map((c) => `<td class="n">${c}</td>`)
+            .join("") +
           `<td class="n">${h(formatBytes(Math.round(pt.bytesPerLookup)))}</td></tr>`,
       );
   }

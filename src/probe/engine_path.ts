@@ -22,6 +22,7 @@
  */
 import { engineMaxOpenFiles } from "../util/open_files.js";
 import { fromHex } from "../util/bytes.js";
+import { cfNameText } from "../datadir/names.js";
 import { LsmscopeError } from "../util/errors.js";
 import { parseOptionMap, findOptionsFiles } from "../datadir/options_file.js";
 import { loadLatestOptions, openDb, requireEngine, type EngineDb, type GetStats } from "../engine/index.js";
@@ -35,24 +36,33 @@ const openTail = new TailEstimate();
 /** Highest table format_version RocksDB 7.8.3 reads. */
 export const ENGINE_MAX_FORMAT_VERSION = 5;
 
+/** One column family's filter policy as the engine loaded it. */
+export interface EnginePolicy {
+  /** Raw name as text (datadir/names.ts cfNameText: "06" for Besu's 0x06), as the model's `name`. */
+  cf: string;
+  /** The model's display name ("cf06 ACCOUNT_INFO_STATE"), when the caller passed the model's column families. */
+  displayName?: string;
+  filterPolicy: string;
+}
+
 export interface EngineOptionsInForce {
   /** Filter policy per column family as the engine loaded it from OPTIONS. */
-  policies: { cf: string; filterPolicy: string }[];
+  policies: EnginePolicy[];
   /** The probed CF's table options (table_factory->GetOptionString()). */
   tableOptions: Record<string, string>;
   cfOptions: Record<string, string>;
   optionsFile: string;
 }
 
-function cfLabel(name: Buffer): string {
-  return /^[\x20-\x7e]+$/.test(name.toString("latin1")) ? name.toString("latin1") : name.toString("hex");
-}
-
 /**
  * Check that the engine can open the store with its own options; returns the options in force or throws
- * a one-line LsmscopeError saying why the engine path is refused.
+ * a one-line LsmscopeError saying why the engine path is refused. `modelCfs` (the instance's column
+ * families in the model) name each policy's column family as every command shows it.
  */
-export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
+export function checkEngineOptions(
+  target: ProbeTarget,
+  modelCfs?: readonly { nameHex: string; displayName: string }[],
+): EngineOptionsInForce {
   const refuse = (why: string) =>
     new LsmscopeError(`engine path refused: ${why}`, { file: target.instanceDir, exitCode: 3 });
   if (target.engine === "leveldb")
@@ -98,10 +108,17 @@ export function checkEngineOptions(target: ProbeTarget): EngineOptionsInForce {
     });
   const tableOptions = parseOptionMap(cf.tableOptions);
   return {
-    policies: loaded.columnFamilies.map((c) => ({
-      cf: cfLabel(Buffer.from(c.name)),
-      filterPolicy: parseOptionMap(c.tableOptions)["filter_policy"] ?? "nullptr",
-    })),
+    policies: loaded.columnFamilies.map((c) => {
+      const name = Buffer.from(c.name);
+      // the model's display name, matched by raw name (hex), when the model is at hand; else the raw name
+      const hex = name.toString("hex");
+      const displayName = modelCfs?.find((m) => m.nameHex === hex)?.displayName;
+      return {
+        cf: cfNameText(name),
+        ...(displayName !== undefined ? { displayName } : {}),
+        filterPolicy: parseOptionMap(c.tableOptions)["filter_policy"] ?? "nullptr",
+      };
+    }),
     tableOptions,
     cfOptions: parseOptionMap(cf.options),
     optionsFile: newest,

@@ -286,7 +286,7 @@ export function probeColumnFamily(
   // refuse before drawing keys or measuring anything
   let enginePolicies: { cf: string; filterPolicy: string }[] | undefined;
   if (paths.includes("engine")) {
-    const inForce = checkEngineOptions(target);
+    const inForce = checkEngineOptions(target, instance.columnFamilies);
     enginePolicies = inForce.policies;
   }
   opts.onStart?.({ target, enginePolicies });

@@ -5,6 +5,30 @@ import { fitLine, int, plural, wrap } from "../util/words.js";
 
 const f = (n: number | null | undefined, digits = 3): string =>
   n === null || n === undefined ? "-" : Number.isInteger(n) ? String(n) : n.toFixed(digits);
+/**
+ * A point's per-lookup means as the reports print them (the text table and the HTML report): files,
+ * filter checks, filter rejections, index blocks, data blocks (to 4 decimals: a filter's false positives
+ * make a few in ten thousand lookups read one).
+ */
+export function perLookupCells(
+  p: Pick<
+    ProbeReport["points"][number],
+    | "filesPerLookup"
+    | "filterChecksPerLookup"
+    | "filterRejectionsPerLookup"
+    | "indexBlocksPerLookup"
+    | "dataBlocksPerLookup"
+  >,
+): string[] {
+  return [
+    f(p.filesPerLookup),
+    f(p.filterChecksPerLookup),
+    f(p.filterRejectionsPerLookup),
+    f(p.indexBlocksPerLookup),
+    f(p.dataBlocksPerLookup, 4),
+  ];
+}
+
 const b = (n: number | null | undefined): string =>
   n === null || n === undefined ? "-" : formatBytes(Math.round(n));
 
@@ -18,7 +42,7 @@ const fitText = (s: string, width: number): string =>
 /** What the CLI prints before measuring: the options in force. */
 export function renderProbeStart(
   target: ProbeTarget,
-  enginePolicies?: { cf: string; filterPolicy: string }[],
+  enginePolicies?: { cf: string; displayName?: string; filterPolicy: string }[],
   width = Number.POSITIVE_INFINITY,
 ): string {
   const o = target.options;
@@ -29,11 +53,31 @@ export function renderProbeStart(
   if (o.prefixExtractor && o.prefixExtractor !== "nullptr")
     s += ` prefix_extractor=${escapeText(o.prefixExtractor)}`;
   s += "\n";
-  if (enginePolicies) {
-    s += "engine filter policy per column family (from OPTIONS): ";
-    s += enginePolicies.map((p) => `${escapeText(p.cf)}=${escapeText(p.filterPolicy)}`).join(" ") + "\n";
+  if (!enginePolicies) return fitText(s, width);
+  s += "engine filter policy per column family (from OPTIONS):\n";
+  // the model's display name where the caller matched one (engine_path.ts), else the raw name
+  const items = enginePolicies.map(
+    (p) => `${escapeText(p.displayName ?? p.cf)}=${escapeText(p.filterPolicy)}`,
+  );
+  return fitText(s, width) + listLines(items, width).join("\n") + "\n";
+}
+
+/**
+ * Items after a two-space indent, comma-separated, as many to a line as `width` takes, each kept whole
+ * where it fits a line (a Besu column family's name holds a space: "cf06 ACCOUNT_INFO_STATE=...").
+ */
+function listLines(items: readonly string[], width: number): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const item of items) {
+    const next = line ? `${line}, ${item}` : `  ${item}`;
+    if (line && next.length > width) {
+      out.push(`${line},`);
+      line = `  ${item}`;
+    } else line = next;
   }
-  return fitText(s, width);
+  if (line) out.push(line);
+  return out.flatMap((l) => fitLine(l, width));
 }
 
 /** Tables per lookup: the layout's figure beside the measured one, and a pile-up's severity. */
@@ -82,11 +126,7 @@ export function renderProbeReport(r: ProbeReport, width = Number.POSITIVE_INFINI
     p.path,
     p.cold ? (p.coldMethod ?? "yes") : "no",
     `${p.found}/${p.lookups}`,
-    f(p.filesPerLookup),
-    f(p.filterChecksPerLookup),
-    f(p.filterRejectionsPerLookup),
-    f(p.indexBlocksPerLookup),
-    f(p.dataBlocksPerLookup, 4),
+    ...perLookupCells(p),
     b(p.bytesPerLookup),
     f(p.distinctDataBlocks),
     b(p.distinctDataBlockBytes),

@@ -185,7 +185,8 @@ export function buildCfReport(
   opts: BuildOptions = {},
 ): CfReport {
   const knobs = analyzeCfKnobs(inst, cf);
-  const layout = cfLayout(inst, cf);
+  // entries as the header counts them (report/deep.ts): --deep's counts where a table has no property
+  const layout = cfLayout(inst, cf, deep && ((f) => deep.get(f.path)?.entriesCounted));
   const flags: ReportFlag[] = [];
   for (const d of knobs.disagreements)
     flags.push({
@@ -229,7 +230,8 @@ export function buildCfReport(
   return r;
 }
 
-const interesting = (c: CfReport): boolean =>
+/** A column family that holds something: tables, blob files or unflushed WAL writes (its section is shown). */
+export const interesting = (c: CfReport): boolean =>
   c.layout.files > 0 || c.layout.blob.files > 0 || c.layout.unflushedWrites > 0;
 
 export function buildInspectReport(

@@ -3,7 +3,7 @@
  * report's flags and `check`'s options-drift finding both say it this way. One case per finding id; a new
  * rule's id does not compile until it has its text here.
  */
-import { formatTallies } from "../analysis/carried.js";
+import { formatTallies, LARGE_FILTER_BITS_NAME } from "../analysis/carried.js";
 import type { KnobFinding, Tally } from "../analysis/knob_types.js";
 import { plural } from "../util/words.js";
 
@@ -27,7 +27,7 @@ export function knobFindingMessage(f: KnobFinding): string {
     case "filter-kind":
       return `OPTIONS: ${f.configured} (builds ${f.accepted.join("/")}) · L${f.level}: ${formatTallies(f.offending)}`;
     case "filter-bits":
-      return `OPTIONS: ${f.policy} · L${f.level}: ${f.filterKind} filters store ${f.bitsPerKey.toFixed(1)} bits/key`;
+      return `OPTIONS: ${f.policy} · L${f.level}: ${f.filterKind} filters store ${f.bitsPerKey.toFixed(1)} ${LARGE_FILTER_BITS_NAME}`;
     case "filter-partitioned": {
       const partitioned = f.configured === "partitioned";
       return `OPTIONS: ${partitioned ? "partitioned" : "full"} filters · files: ${f.files} of ${f.totalFiles} filtered files ${

@@ -19,7 +19,7 @@ import {
 } from "./build.js";
 import { relative, sep } from "node:path";
 import type { CfLayout } from "../analysis/layout.js";
-import { placementDefinition } from "../datadir/placement.js";
+import { placementBottomName, placementDefinition } from "../datadir/placement.js";
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
@@ -47,8 +47,8 @@ export function tallies(ts: readonly Tally[]): string {
   return ts.length === 0 ? "-" : ts.map((t) => `${e(t.key)} ×${t.files}`).join(", ");
 }
 
-/** 0.0094 → "0.94%". */
-const fpText = (p: number): string => `${(p * 100).toFixed(p < 0.001 ? 3 : 2)}%`;
+/** 0.0094 → "0.940%": 3 decimals, as `sst` prints a filter's estimated FP rate (report/sst.ts). */
+export const fpText = (p: number): string => `${(p * 100).toFixed(3)}%`;
 
 function compressionConfigured(c: ConfiguredKnobs): string {
   let s = c.compressionPerLevel ? `per level ${c.compressionPerLevel.join(":")}` : (c.compression ?? "-");
@@ -227,9 +227,8 @@ function mixedFilterLines(c: CfReport): string[] {
 export function placementText(L: CfLayout): string {
   const p = L.placement;
   if (!p) return "no SSTs";
-  const bottom = p.oldestL0AsBottom ? "the oldest L0 table" : `L${p.bottomLevel}`;
   return (
-    `above ${bottom}: ${plural(p.filesAboveBottom, "file")}, ${formatBytes(p.bytesAboveBottom)} (${pct(p.byteShareAboveBottom)})` +
+    `above ${placementBottomName(p)}: ${plural(p.filesAboveBottom, "file")}, ${formatBytes(p.bytesAboveBottom)} (${pct(p.byteShareAboveBottom)})` +
     (L.entriesAboveBottom !== undefined && p.filesAboveBottom > 0
       ? `, ${plural(L.entriesAboveBottom, "entry", "entries")}`
       : "") +

@@ -17,9 +17,14 @@
  */
 import type { DatadirModel } from "../datadir/model.js";
 import { cfLayout } from "../analysis/layout.js";
+import { resolve } from "node:path";
+import { instanceLabel } from "../datadir/names.js";
 
 export interface SummaryRow {
-  /** Instance path relative to the datadir; "Total" for the total row. */
+  /**
+   * Instance path relative to the datadir ("." for the datadir itself), as the CSV prints it; "Total" for
+   * the total row. The text names it by summaryInstanceLabel (datadir/names.ts).
+   */
   instance: string;
   /** Column family display name, "(WAL)" for an instance's WAL files, "" for the total row. */
   cf: string;
@@ -42,6 +47,11 @@ export interface Summary {
   identity?: DatadirModel["identity"];
   rows: SummaryRow[];
   total: SummaryRow;
+}
+
+/** A row's instance as shown to a user: as every command names it (datadir/names.ts instanceLabel). */
+export function summaryInstanceLabel(s: Pick<Summary, "root">, r: Pick<SummaryRow, "instance">): string {
+  return instanceLabel({ relPath: r.instance, path: resolve(s.root, r.instance) });
 }
 
 export function buildSummary(model: DatadirModel): Summary {

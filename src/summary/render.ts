@@ -4,7 +4,7 @@
  */
 import { stringify } from "csv-stringify/sync";
 import { escapeText } from "../util/bytes.js";
-import type { Summary, SummaryRow } from "./index.js";
+import { summaryInstanceLabel, type Summary, type SummaryRow } from "./index.js";
 import { identityLines } from "../identity/render.js";
 
 export const CSV_COLUMNS = [
@@ -38,8 +38,8 @@ export function renderSummaryCsv(s: Summary): string {
   return stringify([[...CSV_COLUMNS], ...s.rows.map(row), row(s.total)], { record_delimiter: "\r\n" });
 }
 
-/** Bytes in at most 8 characters: "1023 B", "999 KiB", "12.3 MiB", "1.23 GiB". */
-function bytes8(n: number): string {
+/** Bytes in at most 8 characters: "1023 B", "999 KiB", "12.3 MiB", "1.23 GiB" (the summary's byte cells). */
+export function bytes8(n: number): string {
   if (n === 0) return "0";
   const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
   let v = n;
@@ -54,12 +54,28 @@ function bytes8(n: number): string {
   return `${v.toFixed(v >= 99.95 ? 0 : v >= 9.995 ? 1 : 2)} ${units[u]}`;
 }
 
-/** Counts in at most 7 characters: "999,999", "12.3M", "1.23G". */
-function count7(n: number): string {
+/** Counts in at most 7 characters: "999,999", "12.3M", "1.23G" (the summary's count cells). */
+export function count7(n: number): string {
   if (n < 1e6) return n.toLocaleString("en-US");
   if (n < 1e9) return `${(n / 1e6).toFixed(n < 1e7 ? 2 : n < 1e8 ? 1 : 0)}M`;
   return `${(n / 1e9).toFixed(n < 1e10 ? 2 : n < 1e11 ? 1 : 0)}G`;
 }
+
+/** A row's entries cell: a freezer row's readable items stand in it (SUMMARY_NOTES says so); "-" when unknown. */
+export function entriesCell(r: SummaryRow): string {
+  return r.kind === "freezer"
+    ? count7(r.freezerItems ?? 0)
+    : r.entries === undefined
+      ? "-"
+      : count7(r.entries);
+}
+
+/** What the entries and above columns count, below the table. */
+export const SUMMARY_NOTES: readonly string[] = [
+  "entries: table entries (every version and tombstone, not distinct keys);",
+  "  for a freezer table: its items still readable",
+  "above: table bytes above the bottom level",
+];
 
 const NAME_WIDTH = 26;
 const clip = (s: string, w: number) => (s.length <= w ? s : s.slice(0, w - 1) + "…");
@@ -76,8 +92,7 @@ export function renderSummaryText(s: Summary): string {
       .trimEnd();
   const cells = (r: SummaryRow, name: string) => [
     clip(name, NAME_WIDTH),
-    // a freezer row's items stand in its entries column (the footnote says so)
-    r.kind === "freezer" ? count7(r.freezerItems ?? 0) : r.entries === undefined ? "-" : count7(r.entries),
+    entriesCell(r),
     bytes8(r.sstBytes),
     bytes8(r.blobFileBytes),
     bytes8(r.totalBytes),
@@ -89,14 +104,13 @@ export function renderSummaryText(s: Summary): string {
   for (const r of s.rows) {
     if (r.instance !== instance) {
       instance = r.instance;
-      out.push(`${escapeText(instance)}`);
+      // named as every command names it (datadir/names.ts); the CSV keeps the path under the datadir
+      out.push(escapeText(summaryInstanceLabel(s, r)));
       out.push(line(header));
     }
     out.push(line(cells(r, escapeText(r.cf))));
   }
   out.push(line(cells(s.total, "Total")));
-  out.push("entries: table entries (every version and tombstone, not distinct keys);");
-  out.push("  for a freezer table: its items still readable");
-  out.push("above: table bytes above the bottom level");
+  out.push(...SUMMARY_NOTES);
   return out.join("\n") + "\n";
 }

@@ -11,6 +11,7 @@ import { Box, Text, useApp, useInput, useStdout } from "ink";
 import type { InspectResult } from "../report/deep.js";
 import {
   buildInspectReport,
+  interesting,
   type CfReport,
   type InspectReport,
   type InstanceReport,
@@ -29,7 +30,10 @@ export interface ListItem {
   instance: InstanceReport;
   cf?: CfReport;
   label: string;
-  /** Bytes of the CF (SSTs + blob files), shown right-aligned. */
+  /**
+   * Bytes of the CF (SSTs + blob files), shown right-aligned; "unflushed" when it holds only writes in live
+   * WALs, "empty" when it holds nothing (the report's test: `interesting`).
+   */
   size?: string;
 }
 
@@ -49,10 +53,11 @@ export function listItems(report: InspectReport): ListItem[] {
         instance: inst,
         cf,
         label: `${warn}${cf.cf.displayName}`,
-        size:
-          cf.layout.files || cf.layout.blob.files
+        size: !interesting(cf)
+          ? "empty"
+          : cf.layout.files || cf.layout.blob.files
             ? formatBytes(cf.layout.bytes + cf.layout.blob.fileBytes)
-            : "empty",
+            : "unflushed",
       });
     }
   }

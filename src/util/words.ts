@@ -15,9 +15,19 @@ export function int(n: number): string {
   return n < 0 ? "-" + out : out;
 }
 
-/** A share as a percentage: "0%", "<0.1%", "4.2%", "37%". */
-export const pct = (x: number): string =>
-  x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(x < 0.1 ? 1 : 0)}%`;
+/**
+ * A share in [0,1] as a percentage, the one form every command prints: "0%", "<0.1%", "4.2%", "37%",
+ * "99.6%", ">99.9%", "100%". Nothing but 0 reads "0%", nothing but all reads "100%".
+ */
+export function pct(x: number): string {
+  if (x === 0) return "0%";
+  if (x < 0.001) return "<0.1%";
+  if (x < 1 && x > 0.999) return ">99.9%";
+  return `${(x * 100).toFixed(x < 0.1 || (x < 1 && x >= 0.995) ? 1 : 0)}%`;
+}
+
+/** `part` of `whole` as pct says it ("0%" when the whole is 0). */
+export const pctOf = (part: number, whole: number): string => (whole > 0 ? pct(part / whole) : "0%");
 
 /** The noun alone, singular for exactly one: `${n} small ${noun(n, "file")}`. */
 export function noun(n: number, one: string, many = `${one}s`): string {

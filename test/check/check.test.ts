@@ -683,7 +683,7 @@ describe("check CLI", () => {
     const r = cli([p]);
     expect(r.status).toBe(3);
     expect(r.stderr).toMatch(
-      /DIR: store \. is unreadable: \S+\/CURRENT @ offset 0: CURRENT names MANIFEST-000001, which does not exist/,
+      /DIR: store cannot be read: \S+\/CURRENT @ offset 0: CURRENT names MANIFEST-000001, which does not exist/,
     );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const m = join(dir, "pebble-marker", "geth", "chaindata");
@@ -693,7 +693,7 @@ describe("check CLI", () => {
     const r2 = cli([snapshot, "--against", join(dir, "pebble-marker")]);
     expect(r2.status).toBe(3);
     expect(r2.stderr).toMatch(
-      /REF_DIR: store geth\/chaindata is unreadable: \S+\/MANIFEST-000001.*: MANIFEST holds no readable VersionEdit/,
+      /REF_DIR: store cannot be read: \S+\/geth\/chaindata\/MANIFEST-000001.*: MANIFEST holds no readable VersionEdit/,
     );
   });
 
@@ -705,7 +705,7 @@ describe("check CLI", () => {
     expect(r.status).toBe(3);
     // the finding names the file where reading stopped
     expect(r.stderr).toMatch(
-      /DIR: store \. is unreadable: \S+\/CURRENT @ offset 0: CURRENT names MANIFEST-\d+, which does not exist/,
+      /DIR: store cannot be read: \S+\/CURRENT @ offset 0: CURRENT names MANIFEST-\d+, which does not exist/,
     );
   });
 

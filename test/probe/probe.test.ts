@@ -402,7 +402,7 @@ describe("CLI", () => {
     );
     expect(r.status).toBe(0);
     expect(r.stderr).toContain("engine filter policy per column family (from OPTIONS):");
-    expect(r.stderr).toContain("06=bloomfilter:10:false");
+    expect(r.stderr).toContain("cf06 ACCOUNT_INFO_STATE=bloomfilter:10:false");
     const j = JSON.parse(r.stdout) as ProbeReport;
     expect(j.cf).toBe("06");
     expect(j.options.filterPolicy).toBe("bloomfilter:10:false");

@@ -13,6 +13,7 @@ import {
   type CfKnobs,
   type KnobComparisonRow,
 } from "../../analysis/knobs.js";
+import { LARGE_FILTER_BITS_NAME } from "../../analysis/carried.js";
 import { pairCfs } from "../match.js";
 import type { CheckFinding, CheckSeverity, Rule } from "../types.js";
 import { finding } from "../util.js";
@@ -40,7 +41,7 @@ function filterRow(row: KnobComparisonRow, a: CfKnobs, b: CfKnobs): KnobComparis
   const bb = bits(lb);
   const equal = kinds(la) === kinds(lb) && (ba === undefined || bb === undefined || ba === bb);
   const show = (l: CarriedLevel, n: number | undefined) =>
-    kinds(l) + (n === undefined ? "" : ` ~${n} bits/key`);
+    kinds(l) + (n === undefined ? "" : ` ~${n} ${LARGE_FILTER_BITS_NAME}`);
   return { ...row, a: show(la, ba), b: show(lb, bb), equal };
 }
 

@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import type { ColumnFamilyModel, InstanceModel } from "../../datadir/model.js";
+import { placementBottomName } from "../../datadir/placement.js";
 import { formatBytes } from "../../util/bytes.js";
 import {
   DEFAULT_OVERLAY_LOOKUP_BUDGET,
@@ -99,7 +100,7 @@ export const rule: Rule = {
               .filter((l) => l.level < m.bottomLevel)
               .map((l) => `L${l.level} ${l.files}`)
               .join(", ");
-        const bottomName = m.oldestL0AsBottom ? "the oldest L0 file" : `L${m.bottomLevel}`;
+        const bottomName = placementBottomName(m);
         out.push(
           finding(
             "placement-overlay",

@@ -5,51 +5,33 @@
  */
 import { Text } from "ink";
 import { useMemo } from "react";
-import { escapeText, formatBytes } from "../../util/bytes.js";
-import { int, pct, table } from "../../report/render.js";
-import { buildSummary, type SummaryRow } from "../../summary/index.js";
-import type { DatadirIdentity } from "../../identity/index.js";
-import type { FreezerModel } from "../../freezer/index.js";
+import { escapeText } from "../../util/bytes.js";
+import { fitLine } from "../../util/words.js";
+import { table } from "../../util/text_table.js";
+import { buildSummary, summaryInstanceLabel, type SummaryRow } from "../../summary/index.js";
+import { bytes8, entriesCell, SUMMARY_NOTES } from "../../summary/render.js";
+import { identityLines } from "../../identity/render.js";
+import { freezerLines } from "../../freezer/render.js";
 import type { DatadirModel } from "../../datadir/model.js";
 import { ScrollText } from "../scroll.js";
 import type { PaneProps, TuiPane } from "./types.js";
 import { registerPane } from "./registry.js";
 
-/** A 0x-hash whole when it fits, else its first 8 bytes and "…". */
-function hash(h: string, room: number): string {
-  return h.length <= room ? h : `${h.slice(0, 18)}…`;
-}
-
-function identityPart(id: DatadirIdentity | undefined, width: number): string[] {
-  if (!id) return ["identity: not read"];
-  const out: string[] = [`client: ${escapeText(id.client)}`];
-  if (id.chainHead) {
-    out.push(`chain head: #${int(id.chainHead.number)}`);
-    out.push(`  hash       ${hash(id.chainHead.hash, width - 13)}`);
-    if (id.stateRoot) out.push(`  state root ${hash(id.stateRoot, width - 13)}`);
-  } else out.push(`chain head: - (${escapeText(id.note ?? "not read")})`);
-  out.push(`written by: ${escapeText(id.writtenBy ?? "-")}`);
-  return out;
-}
-
-const count = (n: number | undefined) => (n === undefined ? "-" : int(n));
-
-/** Summary rows: name, entries, total, above — the name cut to what the pane leaves it. */
+/** Summary rows: name, entries, total, above — cells as inspect --summary prints them, the name cut to what the pane leaves it. */
 function summaryPart(model: DatadirModel, width: number): string[] {
   const s = buildSummary(model);
   const cells = (r: SummaryRow, name: string) => [
     name,
-    // as inspect --summary prints it: a freezer table's readable items in the entries column
-    count(r.kind === "freezer" ? r.freezerItems : r.entries),
-    formatBytes(r.totalBytes),
-    formatBytes(r.bytesAboveBottom),
+    entriesCell(r),
+    bytes8(r.totalBytes),
+    bytes8(r.bytesAboveBottom),
   ];
   const rows: string[][] = [["", "entries", "total", "above"]];
   let instance: string | undefined;
   for (const r of s.rows) {
     if (r.instance !== instance) {
       instance = r.instance;
-      rows.push([escapeText(instance || "."), "", "", ""]);
+      rows.push([escapeText(summaryInstanceLabel(s, r)), "", "", ""]);
     }
     rows.push(cells(r, `  ${escapeText(r.cf)}`));
   }
@@ -60,43 +42,23 @@ function summaryPart(model: DatadirModel, width: number): string[] {
   return [
     "summary (inspect --summary)",
     ...table(rows, new Set([1, 2, 3]), "  ", [nameCap]),
-    "  entries: table entries (freezer: readable items)",
-    "  above: table bytes above the bottom level",
+    ...SUMMARY_NOTES.flatMap((l) => fitLine(`  ${l}`, width)),
   ];
-}
-
-function freezerPart(freezers: readonly FreezerModel[], storeBytes: number): string[] {
-  const out: string[] = [];
-  const all = storeBytes + freezers.reduce((a, f) => a + f.bytes, 0);
-  for (const f of freezers) {
-    out.push(" ");
-    out.push(`freezer ${escapeText(f.relPath)} (${f.kind})`);
-    out.push(`  ${formatBytes(f.bytes)}, ${pct(all > 0 ? f.bytes / all : 0)} of store and freezer bytes`);
-    const rows = [["table", "items", "readable", "data", "items are"]];
-    for (const t of f.tables)
-      rows.push([
-        escapeText(t.name),
-        int(t.items),
-        int(t.liveItems),
-        formatBytes(t.bytes),
-        t.compressed ? "snappy" : "raw",
-      ]);
-    out.push(...table(rows, new Set([1, 2, 3])));
-    for (const t of f.tables) if (t.error) out.push(`  ! ${escapeText(t.name)}: ${escapeText(t.error)}`);
-  }
-  return out;
 }
 
 export function datadirLines(p: Pick<PaneProps, "result" | "report" | "width">): string[] {
   const model = p.result.model;
   const t = p.report.totals;
-  return [
-    ...identityPart(model.identity, p.width),
-    // a blank line as a space: an empty Text takes no row
-    " ",
+  const id = model.identity;
+  const lines = [
+    // the client heads the identity here (inspect names it in each store's header)
+    ...(id ? [`client: ${escapeText(id.client)}`, ...identityLines(id, p.width)] : ["identity: not read"]),
+    "",
     ...summaryPart(model, p.width),
-    ...freezerPart(model.freezers ?? [], t.sstBytes + t.blobFileBytes + t.walBytes),
+    ...freezerLines(model.freezers ?? [], t.sstBytes + t.blobFileBytes + t.walBytes, p.width),
   ];
+  // a blank line as a space: an empty Text takes no row
+  return lines.map((l) => (l === "" ? " " : l));
 }
 
 export function DatadirPane(p: PaneProps) {

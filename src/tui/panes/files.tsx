@@ -6,13 +6,13 @@
 import { useMemo, useState } from "react";
 import { Box, Text, useInput } from "ink";
 import type { SstFileModel } from "../../datadir/model.js";
-import { describeTable } from "../../report/sst.js";
+import { describeTable, renderTableText } from "../../report/sst.js";
 import { formatBytes } from "../../util/bytes.js";
 import { fileFilterKey } from "../../analysis/knobs.js";
 import { age, clip, pad, padLeft } from "../text.js";
 import { ScrollText, useCursor } from "../scroll.js";
 import type { PaneProps, TuiPane } from "./types.js";
-import { plural } from "../../util/words.js";
+import { DEFAULT_WIDTH, fitLine, plural } from "../../util/words.js";
 
 export type FileSort = "level" | "size" | "age";
 
@@ -37,8 +37,8 @@ export function sortFiles(files: SstFileModel[], by: FileSort, reverse = false):
   return out;
 }
 
-/** Lines of the detail view for one table. */
-export function fileDetailLines(f: SstFileModel, nowSec: number): string[] {
+/** Lines of the detail view for one table: what the MANIFEST says of it, then `sst FILE`'s report in `width` columns. */
+export function fileDetailLines(f: SstFileModel, nowSec: number, width: number = DEFAULT_WIDTH): string[] {
   const out: string[] = [];
   out.push(
     `${f.fileName}  L${f.level}  ${formatBytes(f.fileSize)} (${f.fileSize} bytes)${f.present ? "" : "  MISSING ON DISK"}`,
@@ -55,33 +55,11 @@ export function fileDetailLines(f: SstFileModel, nowSec: number): string[] {
   out.push(`largest  key ${f.largestKey} (seq ${f.largest.seqno}, ${f.largest.typeName})`);
   if (!f.present) return out;
   try {
-    const r = describeTable(f.path);
-    out.push("");
-    out.push(`format: ${r.format}, format_version ${r.formatVersion}`);
-    out.push(`checksum: ${r.checksum}`);
-    out.push(`compression: ${r.compression}`);
-    out.push(`index: ${r.indexType}`);
-    const fl = r.filter;
-    out.push(
-      `filter: ${fl.kind}${fl.partitioned ? " partitioned" : ""}${fl.blockBased ? " block-based" : ""}` +
-        (fl.bitsPerKey !== undefined ? `, ${fl.bitsPerKey.toFixed(2)} bits/key` : "") +
-        (fl.numProbes !== undefined ? `, ${fl.numProbes} probes` : "") +
-        (fl.estimatedFpRate !== undefined ? `, est. FP ${(fl.estimatedFpRate * 100).toFixed(3)}%` : "") +
-        `, ${fl.filterBytes} bytes` +
-        (fl.partitions !== undefined ? `, ${fl.partitions} partitions` : "") +
-        (fl.metaBlock ? ` (${fl.metaBlock})` : "") +
-        `, whole key ${fl.wholeKeyFiltering}`,
-    );
-    out.push(
-      `footer: ${r.footer.magic}, metaindex @${r.footer.metaindex.offset}+${r.footer.metaindex.size}, index @${r.footer.index.offset}+${r.footer.index.size}`,
-    );
-    out.push("meta blocks:");
-    for (const m of r.metaBlocks) out.push(`  ${m.name}  @${m.offset}  ${m.size} bytes`);
-    out.push("properties:");
-    for (const k of Object.keys(r.properties).sort()) out.push(`  ${k} = ${String(r.properties[k])}`);
-    out.push(`(${r.io.reads} reads, ${r.io.bytes} bytes read)`);
+    // the table as `lsmscope sst FILE` reports it, at the pane's width (named as above, not by its whole path)
+    const text = renderTableText({ ...describeTable(f.path), file: f.fileName }, width);
+    out.push(" ", ...text.replace(/\n$/, "").split("\n"));
   } catch (e) {
-    out.push(`SST reader: ${(e as Error).message}`);
+    out.push(...fitLine(`SST reader: ${(e as Error).message}`, width));
   }
   return out;
 }
@@ -114,8 +92,8 @@ export function FilesPane({ cf, width, height, focused }: PaneProps) {
     { isActive: focused },
   );
   const detailLines = useMemo(
-    () => (detail ? fileDetailLines(detail, Math.floor(Date.now() / 1000)) : []),
-    [detail],
+    () => (detail ? fileDetailLines(detail, Math.floor(Date.now() / 1000), width) : []),
+    [detail, width],
   );
   if (!cf) return <Text>no column family selected</Text>;
   if (detail)

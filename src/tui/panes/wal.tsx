@@ -12,7 +12,7 @@ export function walLines(p: PaneProps): string[] {
   const out: string[] = [];
   for (const w of inst.wal) {
     out.push(
-      `${w.file}  ${formatBytes(w.size)}  ${plural(w.records, "record")}${w.firstSeq !== undefined ? `  seq ${w.firstSeq}..${w.lastSeq}` : ""}  ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed"}${w.recyclable ? "  recyclable" : ""}`,
+      `${w.file}  ${formatBytes(w.size)}  ${plural(w.records, "record")}${w.firstSeq !== undefined ? `  seq ${w.firstSeq}..${w.lastSeq}` : ""}  ${w.livenessUnknown ? "liveness unknown" : w.live ? "live" : "not needed for recovery"}${w.recyclable ? "  recyclable" : ""}`,
     );
     out.push(`  ${w.summary}`);
     const o = w.ops;
