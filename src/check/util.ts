@@ -28,8 +28,5 @@ export const at = (r: CfRef) => ({ instance: r.instance.relPath, cf: r.cf.displa
 export const share = (part: number, whole: number): number =>
   whole > 0 ? Math.round((part / whole) * 10000) / 10000 : 0;
 
-/** `part` of `whole` as a percentage: the one formatter of src/util/words.ts (pct). */
-export { pctOf as pct } from "../util/words.js";
-
 /** "DIR" / "REF_DIR" for messages about one arm. */
 export const armLabel = (a: ArmModel["arm"]) => (a === "subject" ? "DIR" : "REF_DIR");

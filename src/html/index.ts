@@ -4,7 +4,7 @@
  * filters and compression as the files carry them, key/value/code size histograms (sizes, sampled), the
  * geth freezer, and `check`'s findings. Pure rendering over what the library computed (gatherArm).
  */
-import type { InspectReport, CfReport } from "../report/build.js";
+import { interesting, type InspectReport, type CfReport } from "../report/build.js";
 import type { SizesReport } from "../sizes/types.js";
 import type { CheckReport } from "../check/types.js";
 import { renderSizesSvg } from "../sizes/render.js";
@@ -111,9 +111,7 @@ function armSection(a: HtmlArm): string {
   );
   for (const inst of r.instances) {
     out.push(`<h3>${h(instanceLabel(inst.instance))} (${h(inst.instance.engine)})</h3>`);
-    for (const c of inst.cfs)
-      if (c.layout.files > 0 || c.layout.blob.files > 0 || c.layout.unflushedWrites > 0)
-        out.push(cfSection(c));
+    for (const c of inst.cfs) if (interesting(c)) out.push(cfSection(c));
   }
   for (const f of r.freezers ?? []) {
     out.push(`<h3>freezer ${h(f.relPath)} (${h(f.kind)}), ${h(formatBytes(f.bytes))}</h3><table>`);
@@ -147,7 +145,7 @@ function probeSection(probes: HtmlProbe[]): string {
       rows.push(
         `<tr><td>${h(p.name)}<br><small>${h(p.report.cfDisplayName)}, ${h(pt.path)}${pt.cold ? ", cold" : ""}</small></td>` +
           `<td class="n">${int(pt.lookups)}</td><td class="n">${int(pt.found)}</td>` +
-          // as probe's text prints them (src/probe/render.ts): 3 decimals
+          // as probe's text prints them (src/probe/render.ts perLookupCells)
           perLookupCells(pt)
             .map((c) => `<td class="n">${c}</td>`)
             .join("") +

@@ -26,7 +26,7 @@ import { cfNameText } from "../datadir/names.js";
 import { LsmscopeError } from "../util/errors.js";
 import { parseOptionMap, findOptionsFiles } from "../datadir/options_file.js";
 import { loadLatestOptions, openDb, requireEngine, type EngineDb, type GetStats } from "../engine/index.js";
-import type { EngineCounters, LookupTrace, ProbeTarget } from "./types.js";
+import type { EngineCounters, EnginePolicy, LookupTrace, ProbeTarget } from "./types.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
 
@@ -35,15 +35,6 @@ const openTail = new TailEstimate();
 
 /** Highest table format_version RocksDB 7.8.3 reads. */
 export const ENGINE_MAX_FORMAT_VERSION = 5;
-
-/** One column family's filter policy as the engine loaded it. */
-export interface EnginePolicy {
-  /** Raw name as text (datadir/names.ts cfNameText: "06" for Besu's 0x06), as the model's `name`. */
-  cf: string;
-  /** The model's display name ("cf06 ACCOUNT_INFO_STATE"), when the caller passed the model's column families. */
-  displayName?: string;
-  filterPolicy: string;
-}
 
 export interface EngineOptionsInForce {
   /** Filter policy per column family as the engine loaded it from OPTIONS. */

@@ -24,7 +24,7 @@ import type {
 } from "./types.js";
 import { plural, someOf } from "../util/words.js";
 import { cfLayout, pileupSeverity } from "../analysis/layout.js";
-import type { ReadAmplification } from "./types.js";
+import type { EnginePolicy, ReadAmplification } from "./types.js";
 import { prepareKeccak } from "../eth/keccak.js";
 
 export type KeySource = "present" | "absent" | { file: string; addresses?: AddressHashing };
@@ -48,7 +48,7 @@ export interface ProbeOptions {
   /** Keep per-lookup traces in the points (always with --path both). */
   perLookup?: boolean;
   /** Called once the target and the options in force are known, before any measurement. */
-  onStart?: (info: { target: ProbeTarget; enginePolicies?: { cf: string; filterPolicy: string }[] }) => void;
+  onStart?: (info: { target: ProbeTarget; enginePolicies?: EnginePolicy[] }) => void;
 }
 
 /** Find the (instance, CF) a name designates in a datadir. */
@@ -284,7 +284,7 @@ export function probeColumnFamily(
   const notes: string[] = [];
 
   // refuse before drawing keys or measuring anything
-  let enginePolicies: { cf: string; filterPolicy: string }[] | undefined;
+  let enginePolicies: EnginePolicy[] | undefined;
   if (paths.includes("engine")) {
     const inForce = checkEngineOptions(target, instance.columnFamilies);
     enginePolicies = inForce.policies;

@@ -1,6 +1,6 @@
 /** The probe report as a table for a terminal (numbers only as measured; "-" where a path has none). */
 import { escapeText, formatBytes } from "../util/bytes.js";
-import type { ProbeReport, ProbeTarget } from "./types.js";
+import type { EnginePolicy, ProbeReport, ProbeTarget } from "./types.js";
 import { fitLine, int, plural, wrap } from "../util/words.js";
 
 const f = (n: number | null | undefined, digits = 3): string =>
@@ -42,7 +42,7 @@ const fitText = (s: string, width: number): string =>
 /** What the CLI prints before measuring: the options in force. */
 export function renderProbeStart(
   target: ProbeTarget,
-  enginePolicies?: { cf: string; displayName?: string; filterPolicy: string }[],
+  enginePolicies?: EnginePolicy[],
   width = Number.POSITIVE_INFINITY,
 ): string {
   const o = target.options;

@@ -3,6 +3,15 @@
  * measured in a child process and comes back as JSON.
  */
 
+/** One column family's filter policy as the engine loaded it. */
+export interface EnginePolicy {
+  /** Raw name as text (datadir/names.ts cfNameText: "06" for Besu's 0x06), as the model's `name`. */
+  cf: string;
+  /** The model's display name ("cf06 ACCOUNT_INFO_STATE"), when the caller passed the model's column families. */
+  displayName?: string;
+  filterPolicy: string;
+}
+
 /** Which lookup implementation a point measures. */
 export type ProbePath = "reader" | "engine";
 
@@ -183,7 +192,7 @@ export interface ProbeReport {
   keys: { source: string; generated: number; note?: string };
   options: ProbeCfOptions;
   /** Filter policy per column family of the store, as loaded by the engine (printed before an engine run). */
-  enginePolicies?: { cf: string; filterPolicy: string }[];
+  enginePolicies?: EnginePolicy[];
   points: ProbePoint[];
   readAmplification: ReadAmplification;
   comparisons?: ProbeComparison[];

@@ -7,7 +7,6 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openSync, closeSync, fstatSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pct, pctOf } from "../../src/util/words.js";
-import { pct as checkPct } from "../../src/check/util.js";
 import { shortText } from "../../src/check/render.js";
 import type { CheckFinding } from "../../src/check/types.js";
 import { layoutFlagMessage } from "../../src/report/layout_messages.js";
@@ -46,11 +45,11 @@ describe("one percent formatter", () => {
     expect(pctOf(3, 0)).toBe("0%");
   });
 
-  it("check's part/whole form is the same formatter (was 37.0%)", () => {
-    expect(checkPct(37, 100)).toBe("37%");
-    expect(checkPct(0, 100)).toBe("0%");
-    expect(checkPct(4, 10000)).toBe("<0.1%");
-    expect(checkPct(100, 100)).toBe("100%");
+  it("check's part/whole form, which its rules call (pctOf), is the same formatter (was 37.0%)", () => {
+    expect(pctOf(37, 100)).toBe("37%");
+    expect(pctOf(0, 100)).toBe("0%");
+    expect(pctOf(4, 10000)).toBe("<0.1%");
+    expect(pctOf(100, 100)).toBe("100%");
   });
 
   it("check's placement-overlay line: the formatter and the bottom's name (was 'oldest L0 file (37.0%)')", () => {

@@ -5,9 +5,9 @@
 import { pairCfs } from "../match.js";
 import type { CheckFinding, Rule } from "../types.js";
 import { allCfs } from "../match.js";
-import { armLabel, arms, finding, pct, share } from "../util.js";
+import { armLabel, arms, finding, share } from "../util.js";
 import { formatBytes } from "../../util/bytes.js";
-import { plural } from "../../util/words.js";
+import { pctOf, plural } from "../../util/words.js";
 
 /** Garbage above this share of blob bytes is worth a warning (reads still pay for it in space). */
 const GARBAGE_WARN_SHARE = 0.2;
@@ -35,7 +35,7 @@ export const rule: Rule = {
             a.arm,
             { instance: r.instance.relPath, cf: cf.displayName },
             `${armLabel(a.arm)}: ${plural(t.blobFiles, "blob file")} ${formatBytes(t.blobFileBytes)}, garbage ` +
-              `${formatBytes(t.blobGarbageRecordBytes)} of ${formatBytes(t.blobRecordBytes)} record bytes (${pct(t.blobGarbageRecordBytes, t.blobRecordBytes)}); ` +
+              `${formatBytes(t.blobGarbageRecordBytes)} of ${formatBytes(t.blobRecordBytes)} record bytes (${pctOf(t.blobGarbageRecordBytes, t.blobRecordBytes)}); ` +
               `enable_blob_files=${cf.options?.blob.enableBlobFiles ?? "unknown"}, min_blob_size=${cf.options?.blob.minBlobSize ?? "unknown"}`,
             {
               blobFiles: t.blobFiles,

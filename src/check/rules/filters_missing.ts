@@ -7,8 +7,8 @@
 import type { CfKnobs } from "../../analysis/knobs.js";
 import { pairCfs } from "../match.js";
 import type { CheckFinding, Rule } from "../types.js";
-import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
-import { plural } from "../../util/words.js";
+import { armLabel, arms, at, cfsWithFiles, finding, share } from "../util.js";
+import { pctOf, plural } from "../../util/words.js";
 
 export interface FilterCoverage {
   /** Files whose details were read (the others are counted in undescribedFiles). */
@@ -88,7 +88,7 @@ export const rule: Rule = {
             a.arm,
             at(r),
             `${armLabel(a.arm)}: ${c.unfilteredFiles} of ${plural(c.files, "file")} carry no filter ` +
-              `(${pct(c.unfilteredBytes, c.bytes)} of bytes; ${levels}); OPTIONS filter_policy: ${configured ?? "unknown"}` +
+              `(${pctOf(c.unfilteredBytes, c.bytes)} of bytes; ${levels}); OPTIONS filter_policy: ${configured ?? "unknown"}` +
               (explained ? " (optimize_filters_for_hits leaves the bottom level unfiltered)" : ""),
             {
               files: c.files,

@@ -15,8 +15,8 @@ import {
   sharedLookupBudget,
 } from "../overlay.js";
 import type { ArmModel, CheckFinding, Rule } from "../types.js";
-import { armLabel, arms, at, cfsWithFiles, finding, pct, share } from "../util.js";
-import { int, plural } from "../../util/words.js";
+import { armLabel, arms, at, cfsWithFiles, finding, share } from "../util.js";
+import { int, pctOf, plural } from "../../util/words.js";
 
 const SAFE = /^[A-Za-z0-9_/.:@%+=,-]+$/;
 export const shellQuote = (s: string): string => (SAFE.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -111,7 +111,7 @@ export const rule: Rule = {
               ? `incomplete: ${plural(m.skippedFiles.length, "unreadable file")} (${m.skippedFiles[0]!.file}), the counts below are lower bounds; `
               : "") +
               `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${plural(m.filesAboveBottom, "file")} above ${bottomName} (${above}; ` +
-              `${pct(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
+              `${pctOf(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
               (incomplete && m.sampled === 0
                 ? `how many of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version is unknown`
                 : `${est.method === "exact" ? "" : "~"}${int(est.value)} of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version${range}, ` +
