@@ -4,6 +4,7 @@
  * different clients) is a CheckCannotRunError: one line, exit code 3.
  */
 import { KeptFilters } from "../lsm/kept_filters.js";
+import { KeptTables } from "../lsm/kept_tables.js";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
@@ -46,17 +47,25 @@ export async function loadArm(dir: string, role: ArmModel["arm"]): Promise<ArmMo
   if (!isDir) throw new CheckCannotRunError(`${label(role)}: not a directory`, root);
   let model: DatadirModel;
   const filters = new KeptFilters();
+  const tables = new KeptTables();
   const onTableRead: TableReadHook = (t) => {
     if (t.filter.filterBytes <= KEEP_FILTER_MAX_BYTES) filters.keep(t);
+    return tables.keep(t);
   };
   try {
     model = await inspectDatadir(root, { tableDetails: "cheap", onTableRead });
   } catch (e) {
+    tables.close();
     const msg = isUserError(e) ? e.oneLine() : (e as Error).message;
     throw new CheckCannotRunError(`${label(role)}: cannot read the datadir: ${msg}`, root, e);
   }
-  vetModel(model, role);
-  return { arm: role, dir, model, filters };
+  try {
+    vetModel(model, role);
+  } catch (e) {
+    tables.close();
+    throw e;
+  }
+  return { arm: role, dir, model, filters, tables };
 }
 
 function vetModel(model: DatadirModel, role: ArmModel["arm"]): void {

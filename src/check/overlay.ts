@@ -48,6 +48,7 @@
  */
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
+import type { KeptTables } from "../lsm/kept_tables.js";
 import { TableCache } from "../lsm/table_cache.js";
 import { lookUpUnits } from "./overlay_merge.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
@@ -151,6 +152,8 @@ export interface OverlayOptions {
   lookupBudget?: number;
   /** Filters kept of the tables (read with the model): a table they rule out is not opened. */
   filters?: KeptFilters;
+  /** Tables kept parsed (read with the model): a lookup takes them rather than opening them again. */
+  tables?: KeptTables;
 }
 
 /**
@@ -265,7 +268,7 @@ export function measureOverlay(
 
   const sampleSize = opts.sample ?? DEFAULT_OVERLAY_SAMPLE;
   const random = seededRandom(opts.seed ?? 1);
-  const cache = new TableCache({ verifyChecksums: true }, IDLE_TABLES);
+  const cache = new TableCache({ verifyChecksums: true }, IDLE_TABLES, { keptTables: opts.tables });
   const skip = (f: SstFileModel, e: unknown) => {
     if (!m.skippedFiles.some((x) => x.file === f.fileName))
       m.skippedFiles.push({ file: f.fileName, reason: f.present ? (e as Error).message : "missing" });

@@ -69,9 +69,15 @@ export async function runCheck(dir: string, opts: CheckOptions = {}): Promise<Ch
   // the WebAssembly XXH3 compiles while the arms load (the overlay's lookups check every block they read)
   void prepareChecksums();
   const subject = await loadArm(dir, "subject");
-  const reference = opts.against !== undefined ? await loadArm(opts.against, "reference") : undefined;
-  if (reference) vetPair(subject.model, reference.model);
-  return checkArms(subject, reference, opts, t0);
+  let reference: ArmModel | undefined;
+  try {
+    reference = opts.against !== undefined ? await loadArm(opts.against, "reference") : undefined;
+    if (reference) vetPair(subject.model, reference.model);
+    return await checkArms(subject, reference, opts, t0);
+  } finally {
+    subject.tables?.close();
+    reference?.tables?.close();
+  }
 }
 
 /** Run the rules over arms already loaded (for callers that hold the models). */

@@ -3,6 +3,7 @@
  * arm) and the numbers behind them. Plain data, so `--json` / `--report` print it as is.
  */
 import type { KeptFilters } from "../lsm/kept_filters.js";
+import type { KeptTables } from "../lsm/kept_tables.js";
 import type { DatadirModel, InstanceModel, ColumnFamilyModel } from "../datadir/model.js";
 import type { CfKnobs } from "../analysis/knobs.js";
 
@@ -93,6 +94,8 @@ export interface ArmModel {
    * overlay's lookups skip a table its kept filter rules out, without opening it again.
    */
   filters?: KeptFilters;
+  /** The tables its model read, kept parsed for the rules' lookups (lsm/kept_tables.ts). */
+  tables?: KeptTables;
 }
 
 /** A CF located in its instance, for rules that work per column family. */

@@ -4,7 +4,7 @@
  * the model (MANIFEST, OPTIONS, WAL, blob files) works without that module.
  */
 import type { Finding, TableDetails } from "./model.js";
-import type { DetachedFilter } from "../format/filter_reader.js";
+import type { SstTable } from "../format/table.js";
 import type { TableProperties } from "../format/properties.js";
 import { sharedString } from "../util/shared_text.js";
 import { TABLE_TAIL_BYTES, TailEstimate } from "../util/tail_estimate.js";
@@ -46,27 +46,19 @@ export interface DetailsSource {
   filter: { kind: string; partitioned: boolean; bitsPerKey?: number; estimatedFpRate?: number };
 }
 
-/** A table the details reader has opened, as a TableReadHook sees it. */
-export interface ReadTable {
-  readonly path: string;
-  /** Its filter's size (the filter described, not read). */
-  readonly filter: { filterBytes: number };
-  /** The table's whole-key filter, read now (SstTable.detachedFilter). */
-  detachedFilter(): DetachedFilter | undefined;
-}
-
 /**
- * Called with each table the details reader opened, after its details and before it closes: for a
- * caller that keeps something of every table (check keeps their filters for its lookups). Must not
- * throw.
+ * Called with each table the details reader opened (the SST reader's SstTable), after its details and
+ * before it closes: for a caller that keeps something of every table (check keeps their filters for its
+ * lookups). True when the caller keeps the table itself (check keeps it parsed for its lookups:
+ * lsm/kept_tables.ts): the reader does not close it then. Must not throw.
  */
-export type TableReadHook = (table: ReadTable) => void;
+export type TableReadHook = (table: SstTable) => boolean | void;
 
 interface FormatModule {
   openTable(
     path: string,
     opts: { prefetchTail: number; expectedSize?: number; preread?: ReadTail },
-  ): DetailsSource & ReadTable & { format: string; fileSize: number; tailReach: number; close(): void };
+  ): SstTable;
 }
 
 export async function loadTableDetailsReader(
@@ -92,17 +84,18 @@ export async function loadTableDetailsReader(
   const tail = new TailEstimate();
   const read = (path: string, expectedSize?: number, preread?: ReadTail) => {
     let t: ReturnType<FormatModule["openTable"]> | undefined;
+    let kept = false;
     try {
       t = mod.openTable(path, { prefetchTail: tail.bytes, expectedSize, preread });
       const details = tableDetailsOf(t);
-      onTable?.(t);
+      kept = onTable?.(t) === true;
       return { details, size: t.fileSize };
     } catch (e) {
       return { details: { error: (e as Error).message }, size: t?.fileSize };
     } finally {
       if (t) {
         tail.note(t.tailReach);
-        t.close();
+        if (!kept) t.close();
       }
     }
   };

@@ -287,6 +287,19 @@ export class TableFile {
   }
 
   /**
+   * Let go of what an open file holds (its descriptor, tail and buffers) but stay open: the next read
+   * opens the file again, checking it is the same one (descriptor()). For a table kept parsed between
+   * readers (lsm/kept_tables.ts).
+   */
+  detach(): void {
+    this.releaseDescriptor();
+    this.dropTail();
+    this.window = undefined;
+    this.windowLen = 0;
+    this.scratch = undefined;
+  }
+
+  /**
    * Forget the prefetched tail (its buffer serves the next prefetchTail() on this thread): for a table
    * kept open after its metadata has been read, which would otherwise hold the tail as long as it is.
    */

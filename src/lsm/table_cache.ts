@@ -9,6 +9,7 @@
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
 import type { DetachedFilter } from "../format/filter_reader.js";
 import { KeptFilters } from "./kept_filters.js";
+import type { KeptTables } from "./kept_tables.js";
 import { OpenedAhead, type LeanTable } from "./lean_table.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 
@@ -56,6 +57,11 @@ export interface TableCacheLimits {
    * too, so a table they rule out is not opened again.
    */
   keptBefore?: KeptFilters;
+  /**
+   * Tables kept parsed by whoever read them before (check's model): acquire() takes a table from there
+   * before opening it, and a table this cache lets go goes back there while it has room.
+   */
+  keptTables?: KeptTables;
 }
 
 /** Idle tables' index and filter blocks (and IDLE_TABLE_OVERHEAD each) a lookup cache keeps, at most. */
@@ -70,11 +76,12 @@ const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
  * (~5,900) a pile-up of 10,206 tables closed and opened tables again all through its lookups, 14.3
  * against 11.6 s and 305 against 200 MiB of peak RSS (the churn's garbage outweighed the tables kept).
  */
-export function lookupTableCache(keptBefore?: KeptFilters): TableCache {
+export function lookupTableCache(keptBefore?: KeptFilters, keptTables?: KeptTables): TableCache {
   return new TableCache({ verifyChecksums: true }, Number.MAX_SAFE_INTEGER, {
     maxIdleBytes: LOOKUP_IDLE_BYTES,
     keepFilters: true,
     keptBefore,
+    keptTables,
   });
 }
 
@@ -95,6 +102,7 @@ export class TableCache implements TableSource {
   private readonly maxIdleBytes: number;
   private readonly keepFilters: boolean;
   private readonly keptBefore: KeptFilters | undefined;
+  private readonly keptTables: KeptTables | undefined;
 
   /** With `keepFilters`: the detached filter of each table opened. */
   private readonly filters = new KeptFilters();
@@ -118,6 +126,7 @@ export class TableCache implements TableSource {
     this.maxIdleBytes = limits.maxIdleBytes ?? Infinity;
     this.keepFilters = limits.keepFilters ?? false;
     this.keptBefore = limits.keptBefore;
+    this.keptTables = limits.keptTables;
   }
 
   keptFilter(path: string): DetachedFilter | undefined {
@@ -148,6 +157,13 @@ export class TableCache implements TableSource {
       this.unweigh(idle);
       return idle;
     }
+    const kept = this.keptTables?.take(path);
+    if (kept) {
+      const file = kept.blocks.file;
+      file.verifyChecksums = this.opts.verifyChecksums ?? true;
+      if (readAhead !== undefined) file.readAhead(readAhead);
+      return kept;
+    }
     let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
     if (tail) opts = { ...opts, ...tail };
     const t = openTable(path, opts);
@@ -164,7 +180,7 @@ export class TableCache implements TableSource {
    * or six reads and an fstat (`check` on an L0 pile-up opens thousands).
    */
   acquireForMetadata(path: string, expectedSize?: number): SstTable {
-    if (this.idle.has(path)) return this.acquire(path);
+    if (this.idle.has(path) || this.keptTables?.has(path)) return this.acquire(path);
     const t = this.acquire(path, undefined, { prefetchTail: this.metadataTail.bytes, expectedSize });
     this.openedForMetadata.add(t);
     return t;
@@ -197,8 +213,13 @@ export class TableCache implements TableSource {
       const [path, oldest] = this.idle.entries().next().value as [string, SstTable];
       this.idle.delete(path);
       this.unweigh(oldest);
-      oldest.close();
+      this.letGo(oldest);
     }
+  }
+
+  /** A table this cache no longer holds: back to the kept tables while they have room, else closed. */
+  private letGo(t: SstTable): void {
+    if (!this.keptTables?.keep(t)) t.close();
   }
 
   private unweigh(t: SstTable): void {
@@ -207,7 +228,7 @@ export class TableCache implements TableSource {
   }
 
   close(): void {
-    for (const t of this.idle.values()) t.close();
+    for (const t of this.idle.values()) this.letGo(t);
     this.idle.clear();
     this.weights.clear();
     this.idleBytes = 0;

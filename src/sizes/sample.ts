@@ -29,6 +29,7 @@ import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
+import type { KeptTables } from "../lsm/kept_tables.js";
 import { rangeDeleted, type Shadows } from "../lsm/newest.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass } from "../eth/code.js";
@@ -117,6 +118,7 @@ function sampleCf(
   shadows: Shadows,
   progress: (bytes: number) => void,
   keptBefore: KeptFilters | undefined,
+  keptTables: KeptTables | undefined,
 ): CfSample {
   const files = plan.runs.flat().map((f) => f.path);
   const counts = blockCounts(files, plan.tableFigures);
@@ -134,7 +136,7 @@ function sampleCf(
     valueTypes: {},
     blob: new BlobTally(),
     blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
-    newest: new NewerVersionCheck(plan, shadows, keptBefore),
+    newest: new NewerVersionCheck(plan, shadows, keptBefore, keptTables),
     walRec: emptyRec(),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
@@ -154,7 +156,8 @@ function sampleCf(
         base += nb;
         continue;
       }
-      const t = openTable(files[fi]!, { verifyChecksums: true });
+      const path = files[fi]!;
+      const t = keptTables?.take(path) ?? openTable(path, { verifyChecksums: true });
       try {
         let i = base;
         t.forEachIndexHandle((offset, size) => {
@@ -167,7 +170,7 @@ function sampleCf(
           i++;
         });
       } finally {
-        t.close();
+        if (!keptTables?.keep(t)) t.close();
       }
       base += nb;
     }
@@ -438,6 +441,7 @@ export async function computeSample(
           codeLoc.role.prefixHex ? Buffer.from(codeLoc.role.prefixHex, "hex") : Buffer.alloc(0),
           shadows.get(codeKey!)!,
           opts.keptFilters,
+          opts.keptTables,
         )
       : undefined;
   const blocksOf = (p: CfPlan) => Math.max(1, Math.floor(opts.sampleBlocksFor?.(p.instance, p.cf) ?? N));
@@ -457,7 +461,17 @@ export async function computeSample(
       if (p.key === accKey) roles.accounts = matcher(accLoc!.role);
       samples.set(
         p.key,
-        sampleCf(p, blocksOf(p), rand, roles, lookup, shadows.get(p.key)!, progress, opts.keptFilters),
+        sampleCf(
+          p,
+          blocksOf(p),
+          rand,
+          roles,
+          lookup,
+          shadows.get(p.key)!,
+          progress,
+          opts.keptFilters,
+          opts.keptTables,
+        ),
       );
     }
   } finally {

@@ -8,6 +8,7 @@ import type { SstFileModel } from "../datadir/model.js";
 import { toHex } from "../util/bytes.js";
 import { lookupTableCache } from "../lsm/table_cache.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
+import type { KeptTables } from "../lsm/kept_tables.js";
 import { Version } from "../lsm/version.js";
 import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
 import { loadMemLayer } from "../datadir/memtable.js";
@@ -29,9 +30,11 @@ export class CodeLookup {
     private readonly shadows: Shadows,
     /** Filters kept by whoever read the tables before (SizesOptions.keptFilters). */
     keptBefore?: KeptFilters,
+    /** Tables kept parsed by whoever read them before (SizesOptions.keptTables). */
+    keptTables?: KeptTables,
   ) {
     this.version = Version.of(plan.cf.levels);
-    this.tables = lookupTableCache(keptBefore);
+    this.tables = lookupTableCache(keptBefore, keptTables);
   }
 
   classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
@@ -74,9 +77,11 @@ export class NewerVersionCheck {
     private readonly shadows: Shadows,
     /** Filters kept by whoever read the tables before (SizesOptions.keptFilters). */
     keptBefore?: KeptFilters,
+    /** Tables kept parsed by whoever read them before (SizesOptions.keptTables). */
+    keptTables?: KeptTables,
   ) {
     this.version = Version.of(plan.cf.levels);
-    this.tables = lookupTableCache(keptBefore);
+    this.tables = lookupTableCache(keptBefore, keptTables);
     for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
   }
 

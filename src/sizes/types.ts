@@ -5,6 +5,7 @@
  */
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
+import type { KeptTables } from "../lsm/kept_tables.js";
 import type { StorageView } from "./contracts/view.js";
 import type { SampledStorageView } from "./contracts/sample.js";
 
@@ -329,6 +330,8 @@ export interface SizesOptions {
    * asks such a filter first and opens the table only when it may hold the key.
    */
   keptFilters?: KeptFilters;
+  /** Sample mode: tables of the model kept parsed as it read them (check keeps them): lsm/kept_tables.ts. */
+  keptTables?: KeptTables;
   /** Full mode: epoch ms after which no data block is read; what was read is reported, marked partial. */
   deadline?: number;
   /** Progress: data-block bytes done / total. */

@@ -11,7 +11,8 @@ import { cpSync, openSync, readdirSync, statSync, writeSync, closeSync } from "n
 import { join } from "node:path";
 import { writeBesuPileup } from "../../bench/besu_pileup.js";
 import { engineAvailable, engineUnavailableReason } from "../../src/engine/index.js";
-import { exitCodeFor, runCheck } from "../../src/check/runner.js";
+import { checkArms, exitCodeFor, runCheck } from "../../src/check/runner.js";
+import { loadArm } from "../../src/check/arms.js";
 import { inspectDatadir } from "../../src/datadir/index.js";
 import {
   blocksUnderBudget,
@@ -170,6 +171,26 @@ describeEngine("code-population over drawn blocks (Besu stores written by RocksD
       }
     expect(all).toBeGreaterThan(20);
     expect(held / all).toBeGreaterThanOrEqual(0.9);
+  }, 30_000);
+
+  it("the tables the arms' models read, kept parsed for the rules' lookups: the findings reopened tables give", async () => {
+    const arms = async () => [await loadArm(pileUp, "subject"), await loadArm(otherCode, "reference")];
+    const [s, r] = await arms();
+    const withKept = await checkArms(s!, r!, { seed: 2 });
+    // the placement overlay's and code population's lookups took the kept tables instead of opening them
+    expect(s!.tables!.taken).toBeGreaterThan(50);
+    s!.tables!.close();
+    r!.tables!.close();
+    const [s2, r2] = await arms();
+    s2!.tables!.close();
+    r2!.tables!.close();
+    const reopened = await checkArms(
+      { ...s2!, tables: undefined },
+      { ...r2!, tables: undefined },
+      { seed: 2 },
+    );
+    expect(withKept.findings.length).toBeGreaterThan(3);
+    expect(withKept.findings).toEqual(reopened.findings);
   }, 30_000);
 
   it("a damaged table in an arm: the comparison not made, said in one finding, the other rules' kept", async () => {

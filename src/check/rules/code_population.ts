@@ -331,6 +331,7 @@ async function ethView(
           drawWithinRoles: true,
           seed,
           keptFilters: arm.filters,
+          keptTables: arm.tables,
         }
       : { mode: "full" as const }),
   });

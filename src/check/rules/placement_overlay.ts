@@ -67,6 +67,7 @@ export const rule: Rule = {
           scanLimitBytes: ctx.options.overlayScanLimitBytes,
           lookupBudget,
           filters: a.filters,
+          tables: a.tables,
         });
         if (!m || m.filesAboveBottom === 0) continue;
         const est = m.shadowedEntriesEstimate;
