@@ -143,8 +143,9 @@ export class TableCache implements TableSource {
   }
 
   /**
-   * An idle table, else the table opened. `tail`, for a table not idle: read its last `prefetchTail`
-   * bytes at once (OpenTableOptions), the size the MANIFEST gives it confirmed instead of an fstat.
+   * An idle table, else one kept parsed (TableCacheLimits.keptTables), else the table opened. `tail`,
+   * for a table opened: read its last `prefetchTail` bytes at once (OpenTableOptions), the size the
+   * MANIFEST gives it confirmed instead of an fstat.
    */
   acquire(
     path: string,
@@ -157,16 +158,16 @@ export class TableCache implements TableSource {
       this.unweigh(idle);
       return idle;
     }
-    const kept = this.keptTables?.take(path);
-    if (kept) {
-      const file = kept.blocks.file;
+    let t = this.keptTables?.take(path);
+    if (t) {
+      const file = t.blocks.file;
       file.verifyChecksums = this.opts.verifyChecksums ?? true;
       if (readAhead !== undefined) file.readAhead(readAhead);
-      return kept;
+    } else {
+      let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
+      if (tail) opts = { ...opts, ...tail };
+      t = openTable(path, opts);
     }
-    let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
-    if (tail) opts = { ...opts, ...tail };
-    const t = openTable(path, opts);
     // a filter kept before is not detached (copied) again
     if (this.keepFilters && this.keptBefore?.get(path) === undefined) this.filters.keep(t);
     return t;
