@@ -29,6 +29,7 @@ import {
   KEPT_TABLE_HEAD_START,
   blobFilesOf,
   NEWEST_BY_HASH_MIN_RUNS,
+  KEY_RANGE_CUT_MIN_RUN_BYTES,
   type CfPlan,
   type TaskSplit,
 } from "./plan.js";
@@ -427,6 +428,7 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
   const split: TaskSplit = {
     minBytes: opts.splitMinBytes ?? SPLIT_MIN_BYTES,
     hashMinRuns: opts.newestByHashMinRuns ?? NEWEST_BY_HASH_MIN_RUNS,
+    minRunBytes: opts.keyRangeCutMinRunBytes ?? KEY_RANGE_CUT_MIN_RUN_BYTES,
   };
   // the first task list the pool runs may get the head start: this thread claims its first range at
   // once, a worker when it is ready

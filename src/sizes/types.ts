@@ -315,6 +315,12 @@ export interface SizesOptions {
    * versions by the keys of each sub-range instead of merging (default 1024; lsm/newest_by_hash.ts).
    */
   newestByHashMinRuns?: number;
+  /**
+   * Full mode: mean data bytes per sorted run from which a merged column family (fewer runs than
+   * newestByHashMinRuns) is cut into key ranges between threads (default 1 MiB; sizes/plan.ts
+   * KEY_RANGE_CUT_MIN_RUN_BYTES).
+   */
+  keyRangeCutMinRunBytes?: number;
   /** Full mode with several threads: key ranges per thread a split column family is cut into (default 1). */
   rangesPerThread?: number;
   /** Merge unflushed WAL writes as the newest layer (default true). */

@@ -200,15 +200,27 @@ describe("sizes --full over an L0 pile-up", () => {
     expect(sizes(FD_LIMIT)).toEqual(full);
   }, 120_000);
 
-  it("two threads, their key ranges cut from a sample of the tables' indexes, give one thread's report", () => {
+  it("two threads, their key ranges cut from a sample of the tables' indexes, give one thread's report", async () => {
     // beyond 256 tables (~600 here) splitSamples reads every k-th table's index; the report must not
     // depend on where the cuts fall either way
     const one = sizes(undefined, ["--workers", "1"]) as Record<string, unknown>;
-    const two = sizes(undefined, ["--workers", "2"]) as Record<string, unknown>;
+    // runs this small (~50 KB) are not cut by default (sizes/plan.ts KEY_RANGE_CUT_MIN_RUN_BYTES): the
+    // one column family stays whole on one thread
+    const uncut = sizes(undefined, ["--workers", "2"]) as Record<string, unknown>;
+    expect(uncut["workers"]).toBe(1);
+    const lib = (keyRangeCutMinRunBytes?: number) =>
+      computeSizes(db, { workers: 2, keyRangeCutMinRunBytes }).then(
+        (r) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>,
+      );
+    const two = await lib(0);
     expect(two["workers"]).toBe(2);
-    delete one["workers"];
-    delete two["workers"];
+    for (const j of [one, uncut, two]) {
+      delete j["workers"];
+      delete j["elapsedMs"];
+      delete j["entriesPerSecond"];
+    }
     expect(two).toEqual(one);
+    expect(uncut).toEqual(one);
   }, 120_000);
 
   it("lean runs open each table from one tail read, with a MANIFEST size that is right, wrong or absent", () => {
@@ -390,7 +402,11 @@ describe("sizes --full over an L0 pile-up", () => {
     expect(above).toBe(20);
     const base = { collectStats: true, roles: [], delegationHashes: [], blobFiles: {} };
     // enough ranges that the last blocks' ~1.4% of the bytes outweighs one (3 of 256 cut above before)
-    const tasks = tasksFor(plan, 256, base, () => 0, { minBytes: 1, hashMinRuns: Infinity });
+    const tasks = tasksFor(plan, 256, base, () => 0, {
+      minBytes: 1,
+      hashMinRuns: Infinity,
+      minRunBytes: 0,
+    });
     expect(tasks.length).toBe(256);
     const cuts = tasks.slice(1).map((t) => t.loHex!);
     for (const c of cuts) expect(c <= largest, `cut ${c} above the largest key ${largest}`).toBe(true);
@@ -416,7 +432,9 @@ describe("sizes --full over an L0 pile-up", () => {
         inst.columnFamilies.find((c) => c.name === "default")!,
       );
       const base = { collectStats: true, roles, delegationHashes: [], blobFiles: {} };
-      return tasksFor(plan, 2, base, () => 0, { minBytes: 1, hashMinRuns }).map((t) => t.newestByHash);
+      return tasksFor(plan, 2, base, () => 0, { minBytes: 1, hashMinRuns, minRunBytes: 0 }).map(
+        (t) => t.newestByHash,
+      );
     };
     const [hashed, roled, fewRuns] = await Promise.all([
       plannedByHash([], 1),
