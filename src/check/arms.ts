@@ -53,15 +53,15 @@ export async function loadArm(dir: string, role: ArmModel["arm"]): Promise<ArmMo
     return tables.keep(t);
   };
   try {
-    model = await inspectDatadir(root, { tableDetails: "cheap", onTableRead });
-  } catch (e) {
-    tables.close();
-    const msg = isUserError(e) ? e.oneLine() : (e as Error).message;
-    throw new CheckCannotRunError(`${label(role)}: cannot read the datadir: ${msg}`, root, e);
-  }
-  try {
+    try {
+      model = await inspectDatadir(root, { tableDetails: "cheap", onTableRead });
+    } catch (e) {
+      const msg = isUserError(e) ? e.oneLine() : (e as Error).message;
+      throw new CheckCannotRunError(`${label(role)}: cannot read the datadir: ${msg}`, root, e);
+    }
     vetModel(model, role);
   } catch (e) {
+    // an arm refused keeps nothing open
     tables.close();
     throw e;
   }

@@ -277,13 +277,9 @@ export class TableFile {
 
   close(): void {
     this.closed = true;
-    this.releaseDescriptor();
-    this.dropTail();
     // a closed file reads nothing more, and its object may outlive it (a merge's finished run, a table
     // kept by its caller): its buffers go now. A block returned as a view of one keeps what it views
-    this.window = undefined;
-    this.windowLen = 0;
-    this.scratch = undefined;
+    this.detach();
   }
 
   /**

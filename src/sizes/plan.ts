@@ -526,9 +526,7 @@ export function tasksFor(
   // merges every run over its range (KEY_RANGE_CUT_MIN_RUN_BYTES)
   const cut =
     plan.dataBytes >= split.minBytes &&
-    (hashable ||
-      plan.runs.length >= split.hashMinRuns ||
-      plan.dataBytes >= split.minRunBytes * plan.runs.length);
+    (plan.runs.length >= split.hashMinRuns || plan.dataBytes >= split.minRunBytes * plan.runs.length);
   const samples =
     (parts > 1 && cut) || subRanges > 1
       ? splitSamples(plan.runs, (path, size) => openPresent(path, size))

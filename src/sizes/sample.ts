@@ -19,7 +19,7 @@
  * Here: drawing the blocks and measuring their records; the point lookups are sample_lookup.ts, the
  * estimates from what was measured sample_estimate.ts.
  */
-import { openTable, type DataBlock, type SstTable } from "../format/table.js";
+import type { DataBlock, SstTable } from "../format/table.js";
 import { writtenValueLength } from "../format/data_block.js";
 import { HandleTally } from "../format/block.js";
 import { TailEstimate } from "../util/tail_estimate.js";
@@ -30,6 +30,7 @@ import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
 import type { KeptTables } from "../lsm/kept_tables.js";
+import { TableCache } from "../lsm/table_cache.js";
 import { rangeDeleted, type Shadows } from "../lsm/newest.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass } from "../eth/code.js";
@@ -149,6 +150,8 @@ function sampleCf(
   };
   let ci = 0;
   let base = 0;
+  // each drawn table read once and let go (none kept idle): back to the kept tables when they are given
+  const tables = new TableCache({ verifyChecksums: true }, 0, { keptTables });
   try {
     for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
       const nb = counts[fi]!;
@@ -156,8 +159,7 @@ function sampleCf(
         base += nb;
         continue;
       }
-      const path = files[fi]!;
-      const t = keptTables?.take(path) ?? openTable(path, { verifyChecksums: true });
+      const t = tables.acquire(files[fi]!);
       try {
         let i = base;
         t.forEachIndexHandle((offset, size) => {
@@ -170,7 +172,7 @@ function sampleCf(
           i++;
         });
       } finally {
-        if (!keptTables?.keep(t)) t.close();
+        tables.release(t);
       }
       base += nb;
     }
@@ -178,6 +180,7 @@ function sampleCf(
     // distributions at that rate, so every live key is equally likely to be measured
     measureWal(out, shadows, B > 0 ? chosen.length / B : 1, rand, roles, lookup);
   } finally {
+    tables.close();
     out.blobSizer.close();
     out.newest.close();
   }
