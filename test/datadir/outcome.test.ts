@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO, trackedTempDirs } from "../helpers/index.js";
+import { REPO, summaryRow, trackedTempDirs } from "../helpers/index.js";
 import {
   findingLine,
   findingText,
@@ -22,7 +22,7 @@ import { renderDiffText } from "../../src/diff/render.js";
 import { CheckCannotRunError, loadArm } from "../../src/check/arms.js";
 import { preflight } from "../../src/compact/preflight.js";
 import { damageRefusals, type CompactPlan } from "../../src/compact/plan.js";
-import { buildSummary, type Summary, type SummaryRow } from "../../src/summary/index.js";
+import { buildSummary, type Summary } from "../../src/summary/index.js";
 import { renderSummaryText } from "../../src/summary/render.js";
 import { renderProbeStart } from "../../src/probe/render.js";
 import type { ProbeTarget } from "../../src/probe/types.js";
@@ -127,24 +127,11 @@ describe("a MANIFEST of garbage: one reason in every command", () => {
 });
 
 describe("stores named as inspect names them", () => {
-  const row = (instance: string, cf: string): SummaryRow => ({
-    instance,
-    cf,
-    kind: "cf",
-    sstBytes: 1,
-    blobFileBytes: 0,
-    walBytes: 0,
-    freezerBytes: 0,
-    totalBytes: 1,
-    files: 1,
-    bytesAboveBottom: 0,
-  });
-
   it("summary text: the datadir itself by its directory's name, never '.'", () => {
     const s: Summary = {
       root: "/data/mydb",
-      rows: [row(".", "default"), row("sub", "default")],
-      total: { ...row("Total", ""), kind: "total" },
+      rows: [summaryRow(".", "default"), summaryRow("sub", "default")],
+      total: { ...summaryRow("Total", ""), kind: "total" },
     };
     const lines = renderSummaryText(s).split("\n");
     expect(lines).toContain("mydb");

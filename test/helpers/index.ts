@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Writable } from "node:stream";
+import type { SummaryRow } from "../../src/summary/index.js";
 
 export const REPO = join(import.meta.dirname, "..", "..");
 export const SAMPLES = join(REPO, "samples");
@@ -109,4 +110,20 @@ export function snapshotTree(dir: string): Record<string, string> {
   };
   walk(dir, "");
   return out;
+}
+
+/** A summary row of one column family holding one byte in one table (the summary renderers' tests). */
+export function summaryRow(instance: string, cf: string): SummaryRow {
+  return {
+    instance,
+    cf,
+    kind: "cf",
+    sstBytes: 1,
+    blobFileBytes: 0,
+    walBytes: 0,
+    freezerBytes: 0,
+    totalBytes: 1,
+    files: 1,
+    bytesAboveBottom: 0,
+  };
 }

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
-import { REPO, SAMPLES, dbBench, snapshotTree, trackedTempDirs } from "../helpers/index.js";
+import { REPO, SAMPLES, dbBench, snapshotTree, summaryRow, trackedTempDirs } from "../helpers/index.js";
 import { ldbManifest } from "../datadir/helpers.js";
 import { sstDumpProperties } from "../format/oracle.js";
 import { renderSummaryCsv } from "../../src/summary/render.js";
@@ -118,18 +118,7 @@ describe("summary on the committed samples", () => {
 
 describe("renderSummaryCsv", () => {
   it("quotes fields as RFC 4180 says", () => {
-    const row = {
-      instance: "a,b",
-      cf: 'say "hi"',
-      kind: "cf" as const,
-      sstBytes: 1,
-      blobFileBytes: 0,
-      walBytes: 0,
-      freezerBytes: 0,
-      totalBytes: 1,
-      files: 1,
-      bytesAboveBottom: 0,
-    };
+    const row = summaryRow("a,b", 'say "hi"');
     const s: Summary = { root: "/", rows: [row], total: { ...row, instance: "Total", cf: "" } };
     const lines = renderSummaryCsv(s).split("\r\n");
     expect(lines[1]).toBe('"a,b","say ""hi""",,,1,0,0,0,1,1,0');
