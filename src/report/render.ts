@@ -23,7 +23,7 @@ import { placementBottomName, placementDefinition } from "../datadir/placement.j
 import { bloomEquivalentFpRate } from "../format/filter_bits.js";
 import { identityLines } from "../identity/render.js";
 import { freezerLines } from "../freezer/render.js";
-import { DEFAULT_WIDTH, fitLine, fitLineKeepingTail, int, pct, plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, fitLineKeepingTail, fpText, int, pct, plural } from "../util/words.js";
 import { fitTable, wrappedTable } from "../util/text_table.js";
 import { instanceLabel } from "../datadir/names.js";
 import { pebbleCfLines } from "./pebble_render.js";
@@ -46,9 +46,6 @@ export { table } from "../util/text_table.js";
 export function tallies(ts: readonly Tally[]): string {
   return ts.length === 0 ? "-" : ts.map((t) => `${e(t.key)} ×${t.files}`).join(", ");
 }
-
-/** 0.0094 → "0.940%": 3 decimals, as `sst` prints a filter's estimated FP rate (report/sst.ts). */
-export const fpText = (p: number): string => `${(p * 100).toFixed(3)}%`;
 
 function compressionConfigured(c: ConfiguredKnobs): string {
   let s = c.compressionPerLevel ? `per level ${c.compressionPerLevel.join(":")}` : (c.compression ?? "-");

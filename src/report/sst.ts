@@ -17,7 +17,7 @@ import {
   type SstTable,
   type TableFormat,
 } from "../format/index.js";
-import { DEFAULT_WIDTH, fitLine, plural } from "../util/words.js";
+import { DEFAULT_WIDTH, fitLine, fpText, plural } from "../util/words.js";
 import { PEBBLE_ATTRIBUTES } from "../format/footer.js";
 
 /** Names of the bits set in a (Pebble,v7)+ footer's attributes. */
@@ -256,7 +256,7 @@ function fmtFilter(f: FilterInfo): string {
   if (f.blockBased) parts.push("legacy block-based");
   if (f.bitsPerKey !== undefined) parts.push(`${f.bitsPerKey.toFixed(2)} bits/key`);
   if (f.numProbes !== undefined) parts.push(`${f.numProbes} probes`);
-  if (f.estimatedFpRate !== undefined) parts.push(`est. FP ${(f.estimatedFpRate * 100).toFixed(3)}%`);
+  if (f.estimatedFpRate !== undefined) parts.push(`est. FP ${fpText(f.estimatedFpRate)}`);
   if (!f.wholeKeyFiltering)
     parts.push(`prefixes only (${escapeText(f.prefixExtractor ?? "unknown extractor")})`);
   if (f.metaBlock) parts.push(`block ${escapeText(f.metaBlock)}, ${formatBytes(f.filterBytes)}`);

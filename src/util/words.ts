@@ -29,6 +29,12 @@ export function pct(x: number): string {
 /** `part` of `whole` as pct says it ("0%" when the whole is 0). */
 export const pctOf = (part: number, whole: number): string => (whole > 0 ? pct(part / whole) : "0%");
 
+/**
+ * A filter's false-positive rate as a percentage to 3 decimals: 0.0094 → "0.940%" (`sst`'s filter line,
+ * inspect's expected rate beside the estimated one).
+ */
+export const fpText = (p: number): string => `${(p * 100).toFixed(3)}%`;
+
 /** The noun alone, singular for exactly one: `${n} small ${noun(n, "file")}`. */
 export function noun(n: number, one: string, many = `${one}s`): string {
   return n === 1 ? one : many;

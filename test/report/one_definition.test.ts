@@ -6,11 +6,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { openSync, closeSync, fstatSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { pct, pctOf } from "../../src/util/words.js";
+import { fpText, pct, pctOf } from "../../src/util/words.js";
 import { shortText } from "../../src/check/render.js";
 import type { CheckFinding } from "../../src/check/types.js";
 import { layoutFlagMessage } from "../../src/report/layout_messages.js";
-import { fpText, placementText, renderCf } from "../../src/report/render.js";
+import { placementText, renderCf } from "../../src/report/render.js";
 import { knobFindingMessage } from "../../src/report/knob_messages.js";
 import type { KnobFinding } from "../../src/analysis/knobs.js";
 import { cfLayout, type CfLayout, type LayoutFlag } from "../../src/analysis/layout.js";
