@@ -163,8 +163,7 @@ export class SstTable {
 
     this.io = file.io;
     this.blocks = new TableBlocks(file);
-    file.verifyChecksums = opts.verifyChecksums ?? true;
-    if (opts.readAhead !== undefined) file.readAhead(opts.readAhead);
+    file.readWith(opts);
     this.footer = this.readFooter(opts.prefetchTail);
     // after the footer: reading the tail confirmed the size (TableFile's expected size)
     this.fileSize = file.size;

@@ -376,6 +376,16 @@ export class TableFile {
   }
 
   /**
+   * The reading settings a table is opened with (OpenTableOptions): checksums verified unless turned
+   * off, the read-ahead window where one is given. Applied again to a table kept parsed when a new
+   * reader takes it (lsm/table_cache.ts), with that reader's settings.
+   */
+  readWith(opts: { verifyChecksums?: boolean; readAhead?: number }): void {
+    this.verifyChecksums = opts.verifyChecksums ?? true;
+    if (opts.readAhead !== undefined) this.readAhead(opts.readAhead);
+  }
+
+  /**
    * Sequential scans: serve reads shorter than `bytes` from a window of `bytes` read at once from the
    * position of the first miss. A full scan of 16 KiB data blocks then makes one read call per `bytes`
    * instead of one per block (the call, not the copy, is most of a small read's cost).

@@ -158,16 +158,11 @@ export class TableCache implements TableSource {
       this.unweigh(idle);
       return idle;
     }
+    const opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
     let t = this.keptTables?.take(path);
-    if (t) {
-      const file = t.blocks.file;
-      file.verifyChecksums = this.opts.verifyChecksums ?? true;
-      if (readAhead !== undefined) file.readAhead(readAhead);
-    } else {
-      let opts = readAhead === undefined ? this.opts : { ...this.opts, readAhead };
-      if (tail) opts = { ...opts, ...tail };
-      t = openTable(path, opts);
-    }
+    // a kept table reads with this cache's settings, as one opened here would
+    if (t) t.blocks.file.readWith(opts);
+    else t = openTable(path, tail ? { ...opts, ...tail } : opts);
     // a filter kept before is not detached (copied) again
     if (this.keepFilters && this.keptBefore?.get(path) === undefined) this.filters.keep(t);
     return t;
