@@ -103,7 +103,7 @@ export class PebbleBlobFile {
   /** `verifyChecksums` false skips the blocks' checksums (the footer's is always checked): tests only. */
   constructor(path: string, opts: { verifyChecksums?: boolean } = {}) {
     this.file = new TableFile(path);
-    this.file.verifyChecksums = opts.verifyChecksums ?? true;
+    this.file.readWith(opts);
     this.path = path;
     this.size = this.file.size;
     try {
