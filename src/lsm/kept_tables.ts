@@ -8,6 +8,18 @@
  * parse serves the model and every rule.
  */
 import type { SstTable } from "../format/table.js";
+import type { KeptFilters } from "./kept_filters.js";
+
+/**
+ * What an earlier reader of a store kept of the tables it read (check's model read), for the point
+ * lookups that follow: a table a kept filter rules out is not opened, a kept table is not parsed again.
+ */
+export interface KeptReads {
+  /** Whole-key filters of the tables it opened (bounded by bytes: check/arms.ts). */
+  filters?: KeptFilters;
+  /** The tables it read, kept parsed (KeptTables). */
+  tables?: KeptTables;
+}
 
 /**
  * Tables kept at most (each ~2.5 KiB of parsed metadata beside what the model keeps of it: ~20 MiB):

@@ -9,7 +9,7 @@
 import { openTable, type OpenTableOptions, type SstTable } from "../format/table.js";
 import type { DetachedFilter } from "../format/filter_reader.js";
 import { KeptFilters } from "./kept_filters.js";
-import type { KeptTables } from "./kept_tables.js";
+import type { KeptReads, KeptTables } from "./kept_tables.js";
 import { OpenedAhead, type LeanTable } from "./lean_table.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 
@@ -75,13 +75,14 @@ const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
  * ~11,000 tables of such a pile-up (each weighs its index, filter and IDLE_TABLE_OVERHEAD): at 64 MiB
  * (~5,900) a pile-up of 10,206 tables closed and opened tables again all through its lookups, 14.3
  * against 11.6 s and 305 against 200 MiB of peak RSS (the churn's garbage outweighed the tables kept).
+ * `kept`: the filters and tables an earlier reader kept, asked before a table is opened.
  */
-export function lookupTableCache(keptBefore?: KeptFilters, keptTables?: KeptTables): TableCache {
+export function lookupTableCache(kept: KeptReads = {}): TableCache {
   return new TableCache({ verifyChecksums: true }, Number.MAX_SAFE_INTEGER, {
     maxIdleBytes: LOOKUP_IDLE_BYTES,
     keepFilters: true,
-    keptBefore,
-    keptTables,
+    keptBefore: kept.filters,
+    keptTables: kept.tables,
   });
 }
 

@@ -28,8 +28,7 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { BlockHandle } from "../format/handle.js";
 import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
-import type { KeptFilters } from "../lsm/kept_filters.js";
-import type { KeptTables } from "../lsm/kept_tables.js";
+import type { KeptReads } from "../lsm/kept_tables.js";
 import { TableCache } from "../lsm/table_cache.js";
 import { rangeDeleted, type Shadows } from "../lsm/newest.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
@@ -110,17 +109,23 @@ export function blockCounts(
 
 type Roles = { code?: Matcher; accounts?: Matcher };
 
-function sampleCf(
-  plan: CfPlan,
-  n: number,
-  rand: () => number,
-  roles: Roles,
-  lookup: CodeLookup | undefined,
-  shadows: Shadows,
-  progress: (bytes: number) => void,
-  keptBefore: KeptFilters | undefined,
-  keptTables: KeptTables | undefined,
-): CfSample {
+/** What one column family's blocks are drawn with and measured against (sampleCf), beside its plan. */
+interface CfDraw {
+  rand: () => number;
+  /** The Ethereum roles of its records (code, accounts), if any. */
+  roles: Roles;
+  /** What an account record's code hash names, where there are accounts and code. */
+  lookup: CodeLookup | undefined;
+  /** Its unflushed WAL writes and range deletions. */
+  shadows: Shadows;
+  progress: (bytes: number) => void;
+  /** What the model's read kept of the tables (SizesOptions.kept). */
+  kept: KeptReads | undefined;
+}
+
+/** Draw `n` of the column family's data blocks (uniformly over its tables' blocks) and measure them. */
+function sampleCf(plan: CfPlan, n: number, draw: CfDraw): CfSample {
+  const { rand, roles, lookup, shadows, progress, kept } = draw;
   const files = plan.runs.flat().map((f) => f.path);
   const counts = blockCounts(files, plan.tableFigures);
   const B = counts.reduce((s, c) => s + c, 0);
@@ -137,7 +142,7 @@ function sampleCf(
     valueTypes: {},
     blob: new BlobTally(),
     blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
-    newest: new NewerVersionCheck(plan, shadows, keptBefore, keptTables),
+    newest: new NewerVersionCheck(plan, shadows, kept),
     walRec: emptyRec(),
     codeSize: new SizeDist(),
     codeBoot: new BlockSizes(),
@@ -151,7 +156,7 @@ function sampleCf(
   let ci = 0;
   let base = 0;
   // each drawn table read once and let go (none kept idle): back to the kept tables when they are given
-  const tables = new TableCache({ verifyChecksums: true }, 0, { keptTables });
+  const tables = new TableCache({ verifyChecksums: true }, 0, { keptTables: kept?.tables });
   try {
     for (let fi = 0; fi < files.length && ci < chosen.length; fi++) {
       const nb = counts[fi]!;
@@ -443,8 +448,7 @@ export async function computeSample(
           planFor(codeLoc.inst, codeLoc.cf),
           codeLoc.role.prefixHex ? Buffer.from(codeLoc.role.prefixHex, "hex") : Buffer.alloc(0),
           shadows.get(codeKey!)!,
-          opts.keptFilters,
-          opts.keptTables,
+          opts.kept,
         )
       : undefined;
   const blocksOf = (p: CfPlan) => Math.max(1, Math.floor(opts.sampleBlocksFor?.(p.instance, p.cf) ?? N));
@@ -464,17 +468,14 @@ export async function computeSample(
       if (p.key === accKey) roles.accounts = matcher(accLoc!.role);
       samples.set(
         p.key,
-        sampleCf(
-          p,
-          blocksOf(p),
+        sampleCf(p, blocksOf(p), {
           rand,
           roles,
           lookup,
-          shadows.get(p.key)!,
+          shadows: shadows.get(p.key)!,
           progress,
-          opts.keptFilters,
-          opts.keptTables,
-        ),
+          kept: opts.kept,
+        }),
       );
     }
   } finally {

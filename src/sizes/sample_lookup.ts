@@ -7,8 +7,7 @@ import { isTombstone, ValueType } from "../base/internal_key.js";
 import type { SstFileModel } from "../datadir/model.js";
 import { toHex } from "../util/bytes.js";
 import { lookupTableCache } from "../lsm/table_cache.js";
-import type { KeptFilters } from "../lsm/kept_filters.js";
-import type { KeptTables } from "../lsm/kept_tables.js";
+import type { KeptReads } from "../lsm/kept_tables.js";
 import { Version } from "../lsm/version.js";
 import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
 import { loadMemLayer } from "../datadir/memtable.js";
@@ -28,13 +27,11 @@ export class CodeLookup {
     private readonly prefix: Buffer,
     /** The code column family's unflushed WAL writes (newer than any table, consulted first) and range deletions. */
     private readonly shadows: Shadows,
-    /** Filters kept by whoever read the tables before (SizesOptions.keptFilters). */
-    keptBefore?: KeptFilters,
-    /** Tables kept parsed by whoever read them before (SizesOptions.keptTables). */
-    keptTables?: KeptTables,
+    /** What whoever read the tables before kept of them (SizesOptions.kept). */
+    kept?: KeptReads,
   ) {
     this.version = Version.of(plan.cf.levels);
-    this.tables = lookupTableCache(keptBefore, keptTables);
+    this.tables = lookupTableCache(kept);
   }
 
   classify(codeHash: Uint8Array): "delegation" | "contract" | "missing" {
@@ -75,13 +72,11 @@ export class NewerVersionCheck {
     plan: CfPlan,
     /** Unflushed WAL writes (their table versions are all shadowed) and range deletions. */
     private readonly shadows: Shadows,
-    /** Filters kept by whoever read the tables before (SizesOptions.keptFilters). */
-    keptBefore?: KeptFilters,
-    /** Tables kept parsed by whoever read them before (SizesOptions.keptTables). */
-    keptTables?: KeptTables,
+    /** What whoever read the tables before kept of them (SizesOptions.kept). */
+    kept?: KeptReads,
   ) {
     this.version = Version.of(plan.cf.levels);
-    this.tables = lookupTableCache(keptBefore, keptTables);
+    this.tables = lookupTableCache(kept);
     for (const l of plan.cf.levels) for (const f of l.files) this.byPath.set(f.path, f);
   }
 

@@ -4,8 +4,7 @@
  * Plain data only (JSON-serialisable), sizes in bytes.
  */
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
-import type { KeptFilters } from "../lsm/kept_filters.js";
-import type { KeptTables } from "../lsm/kept_tables.js";
+import type { KeptReads } from "../lsm/kept_tables.js";
 import type { StorageView } from "./contracts/view.js";
 import type { SampledStorageView } from "./contracts/sample.js";
 
@@ -332,12 +331,11 @@ export interface SizesOptions {
   /** A model already built by inspectDatadir(dir). */
   model?: DatadirModel;
   /**
-   * Sample mode: filters of the model's tables kept as it read them (check keeps them): a point lookup
-   * asks such a filter first and opens the table only when it may hold the key.
+   * Sample mode: what the model's read kept of its tables (check keeps them): a point lookup asks a kept
+   * filter first and opens the table only when it may hold the key, and takes a kept table rather
+   * than parsing it again.
    */
-  keptFilters?: KeptFilters;
-  /** Sample mode: tables of the model kept parsed as it read them (check keeps them): lsm/kept_tables.ts. */
-  keptTables?: KeptTables;
+  kept?: KeptReads;
   /** Full mode: epoch ms after which no data block is read; what was read is reported, marked partial. */
   deadline?: number;
   /** Progress: data-block bytes done / total. */

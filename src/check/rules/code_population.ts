@@ -330,8 +330,7 @@ async function ethView(
           // geth's accounts and code share its one keyspace: drawn from the tables that hold them
           drawWithinRoles: true,
           seed,
-          keptFilters: arm.filters,
-          keptTables: arm.tables,
+          kept: { filters: arm.filters, tables: arm.tables },
         }
       : { mode: "full" as const }),
   });
