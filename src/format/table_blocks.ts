@@ -41,8 +41,8 @@ export class TableBlocks {
   }
 
   /** A block in block format (block.ts), read as `read()` does. */
-  parsed(handle: BlockHandle, kind: BlockKind | string): Block {
-    return new Block(this.file.readBlock(handle, kind), {
+  parsed(handle: BlockHandle, kind: BlockKind | string, lifetime: BlockLifetime = "owned"): Block {
+    return new Block(this.file.readBlock(handle, kind, lifetime), {
       file: this.path,
       kind,
       offset: handle.offset,

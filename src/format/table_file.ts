@@ -89,6 +89,20 @@ function holdDescriptor(f: TableFile): void {
 let spareTail: Buffer | undefined;
 
 /**
+ * The most withSpan() reads at once: the index partitions of a table of 256 MiB in 4 KiB blocks
+ * (~65,000 entries) take about that. A longer span is read block by block, as without it.
+ */
+export const SPAN_MOST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * withSpan()'s buffer on this thread, kept between spans: a span per table (deep mode opens thousands)
+ * in a buffer of its own each was fresh memory each time, a page fault per 4 KiB.
+ */
+let spanBuffer: Buffer = Buffer.allocUnsafeSlow(0);
+/** Whether spanBuffer serves a span now (a span inside another, of another table, takes its own). */
+let spanBufferInUse = false;
+
+/**
  * A buffer a table keeps for reads of `n` bytes (at most `most`): an eighth more, rounded up to 512
  * bytes, so that the data blocks of one table, which vary by a few hundred bytes around the block size,
  * seldom grow it again (each buffer outgrown is garbage that lives until a full collection). Never a
@@ -169,6 +183,9 @@ export class TableFile {
    */
   private preread: Buffer | undefined;
   private tailStart = 0;
+  /** The bytes [spanStart, + span.length) while withSpan() runs; reads inside them come from memory. */
+  private span: Buffer | undefined;
+  private spanStart = 0;
   /** Read-ahead window of sequential scans (readAhead()): the bytes [windowStart, + windowLen). */
   private windowSize = 0;
   private window: Buffer | undefined;
@@ -434,12 +451,54 @@ export class TableFile {
       tail.copy(buf, at, from, from + length);
       return;
     }
+    const span = this.span;
+    if (
+      span !== undefined &&
+      position >= this.spanStart &&
+      position + length <= this.spanStart + span.length
+    ) {
+      const from = position - this.spanStart;
+      span.copy(buf, at, from, from + length);
+      return;
+    }
     const from = this.windowed(position, length);
     if (from >= 0) {
       this.window!.copy(buf, at, from, from + length);
       return;
     }
     this.readRaw(buf, at, length, position);
+  }
+
+  /**
+   * Run `fn` with the bytes [start, end) of the file read in one call, and reads that lie inside them
+   * served from memory: blocks that lie together and are all about to be read (a two-level index's
+   * partitions, written one after another before its top level) take one read instead of one each, as
+   * RocksDB's PartitionIndexReader prefetches them (CacheDependencies). A span that the prefetched
+   * tail holds already is not read; one that reaches into it is read whole (a block across the tail's
+   * start is then in memory too). A span past the block area, or longer than SPAN_MOST_BYTES, is not
+   * read: the blocks are read one by one, and checked, as without it.
+   */
+  withSpan<T>(start: number, end: number, fn: () => T): T {
+    const length = end - start;
+    if (
+      (this.tail !== undefined && start >= this.tailStart) ||
+      this.span !== undefined ||
+      !(start >= 0 && length > 0 && length <= SPAN_MOST_BYTES && end <= this.blockAreaEnd)
+    )
+      return fn();
+    const own = spanBufferInUse;
+    if (!own && spanBuffer.length < length) spanBuffer = tableBuffer(length, SPAN_MOST_BYTES);
+    const buf = own ? Buffer.allocUnsafeSlow(length) : spanBuffer;
+    spanBufferInUse = true;
+    try {
+      this.readRaw(buf, 0, length, start);
+      this.span = buf.subarray(0, length);
+      this.spanStart = start;
+      return fn();
+    } finally {
+      this.span = undefined;
+      if (!own) spanBufferInUse = false;
+    }
   }
 
   /**

@@ -18,7 +18,7 @@ import { lowerBound } from "../../util/lower_bound.js";
 import { BlockCursor, type HandleTally } from "../block.js";
 import { BlockKind, topIndexBlockKind } from "../block_kind.js";
 import { blockCorruption } from "../errors.js";
-import type { BlockHandle } from "../handle.js";
+import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../handle.js";
 import type {
   IndexLayout,
   IndexReader,
@@ -137,6 +137,30 @@ export class ColumnarIndexReader implements IndexReader {
       return;
     }
     const tc = new BlockCursor({ index: true });
+    // the partitions lie together before the top level: read at once (TableFile.withSpan), as the
+    // block-based two-level reader reads them (index_reader.ts partitionSpan); a top level that cannot
+    // be read through is walked as it is, and the walk reports where
+    let start = Infinity;
+    let end = 0;
+    try {
+      for (let p = topStart; p < top.rows; p++) {
+        top.set(tc, p);
+        start = Math.min(start, tc.handleOffset);
+        end = Math.max(end, tc.handleOffset + tc.handleSize + BLOCK_TRAILER_SIZE);
+      }
+    } catch {
+      end = 0;
+    }
+    this.blocks.file.withSpan(start, end, () => this.walkPartitions(top, topStart, tc, visit, from));
+  }
+
+  private walkPartitions(
+    top: IndexBlock,
+    topStart: number,
+    tc: BlockCursor,
+    visit: IndexVisit,
+    from: Buffer | undefined,
+  ): void {
     let n = 0;
     for (let p = topStart; p < top.rows; p++) {
       this.guarded(BlockKind.TopLevelIndex, this.handle, () => top.set(tc, p));
