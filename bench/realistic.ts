@@ -9,6 +9,10 @@
  *  - the same rows on a store of ~145 such tables (db_bench fillseq, 60 M writes, 3.8 GiB, written in
  *    ~3 min here; sequential keys, so compactions move tables down instead of rewriting them and the
  *    write takes minutes, not an hour): mainnet stores hold 10,000-100,000 tables like these;
+ *  - `inspect` (default, --deep, --deep --json) vs `sst_dump --show_properties` on tables in Nethermind's
+ *    layout (Snappy, 16,000-byte blocks, partitioned index and filters, format 5: db_bench fillseq, 16 M
+ *    writes, 16 MiB files, ~39 tables, 1.1 GB, written in ~15 s): a deep read walks each table's ~90
+ *    index partitions (for reference: the targets' realistic tables are unpartitioned);
  *  - `sizes --full --json` (one thread, and two) vs `sst_dump --command=scan` on a store of 2 M writes
  *    (64-byte values, LZ4: a few tables, ~130 MB here; the issue's row was a 79 MB store of 2 M
  *    entries; target >= 1x). The >= 500 MB row is
@@ -19,7 +23,8 @@
  * Env: LSMSCOPE_BENCH_REALISTIC (1 to run), LSMSCOPE_BENCH_REALISTIC_NUM (writes of the realistic store,
  * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_REALISTIC_MANY_NUM (writes of the store of many tables,
  * default 60,000,000: ~3.8 GiB; 0: no such row), LSMSCOPE_BENCH_REALISTIC_MANY_DIR (that store written
- * before, read only), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD and
+ * before, read only), LSMSCOPE_BENCH_REALISTIC_PARTITIONED_NUM (writes of the store in Nethermind's
+ * layout, default 16,000,000; 0: no such rows), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD and
  * LSMSCOPE_BENCH_COLD_RUNS (cold rows on both stores: cold.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -44,6 +49,7 @@ const NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_NUM ?? 6_000_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 const MANY_NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_MANY_NUM ?? 60_000_000);
 const MANY_DIR = process.env.LSMSCOPE_BENCH_REALISTIC_MANY_DIR;
+const PARTITIONED_NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_PARTITIONED_NUM ?? 16_000_000);
 
 function row(label: string, p: Paired, target: string): void {
   console.log(`  ${label}`);
@@ -147,6 +153,44 @@ function overlayCost(dir: string): void {
   }
 }
 
+/**
+ * Tables in Nethermind's layout (shared/reference/clients.md: Snappy, 16,000-byte blocks, two-level
+ * index with partitioned Bloom 10, format 5), sequential keys so that the write takes seconds.
+ */
+function partitionedTables(root: string): void {
+  if (PARTITIONED_NUM <= 0) return;
+  const dir = join(root, "partitioned");
+  const t0 = Date.now();
+  dbBench([
+    "--benchmarks=fillseq",
+    `--db=${dir}`,
+    `--num=${PARTITIONED_NUM}`,
+    "--key_size=32",
+    "--value_size=100",
+    "--compression_ratio=0.5",
+    "--compression_type=snappy",
+    "--block_size=16000",
+    "--bloom_bits=10",
+    "--partition_index_and_filters=true",
+    "--format_version=5",
+    "--write_buffer_size=67108864",
+    "--target_file_size_base=16777216",
+    "--disable_wal=1",
+  ]);
+  const t = tables(dir);
+  console.log(
+    `Nethermind's layout: ${t.count} tables of ${t.minMiB.toFixed(1)}-${t.maxMiB.toFixed(1)} MiB (${t.totalMB.toFixed(0)} MB; Snappy, 16,000-byte blocks, partitioned index and filters), db_bench fillseq, written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds, page cache warm`,
+  );
+  const props: [string, string[]] = ["sst_dump", [`--file=${dir}`, "--show_properties"]];
+  measure(...props);
+  for (const args of [[], ["--deep"], ["--deep", "--json"]])
+    row(
+      `inspect ${args.join(" ")}`.trimEnd(),
+      paired(props, lsm(["inspect", ...args, dir]), RUNS),
+      "for reference: the targets' realistic tables are unpartitioned",
+    );
+}
+
 function twoMillionWrites(root: string): void {
   const dir = join(root, "2m");
   dbBench([
@@ -186,6 +230,7 @@ export async function run(): Promise<void> {
   try {
     realisticTables(root);
     manyRealisticTables(root);
+    partitionedTables(root);
     twoMillionWrites(root);
     printLoadAverage();
   } finally {
