@@ -45,6 +45,8 @@ export interface DeepLevel {
   /** Tables whose properties' data-block count differs from the index. */
   disagreeing: number;
   errors: number;
+  /** Tables without an entry count in their properties (LevelDB's), whose data blocks were read to count them. */
+  entriesCounted: number;
 }
 
 export interface CfReport {
@@ -153,6 +155,7 @@ function deepLevels(cf: ColumnFamilyModel, deep: Map<string, DeepTableInfo>): De
         dataBlockBytes: 0,
         disagreeing: 0,
         errors: 0,
+        entriesCounted: 0,
       };
       for (const f of l.files) {
         const t = deep.get(f.path);
@@ -168,6 +171,7 @@ function deepLevels(cf: ColumnFamilyModel, deep: Map<string, DeepTableInfo>): De
           d.maxBlockBytes =
             d.maxBlockBytes === undefined ? t.maxBlockBytes : Math.max(d.maxBlockBytes, t.maxBlockBytes);
         if (t.propertiesAgree === false) d.disagreeing++;
+        if (t.entriesCounted !== undefined) d.entriesCounted++;
       }
       return d;
     });

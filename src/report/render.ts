@@ -373,10 +373,13 @@ export function renderInspectReport(r: InspectReport, opts: RenderOptions = {}):
   const width = opts.width ?? DEFAULT_WIDTH;
   const out: string[] = [];
   // exactly what was read and checked, so "verified" never claims blocks that were not read
+  let counted = 0;
+  for (const i of r.instances)
+    for (const c of i.cfs) for (const d of c.deepLevels ?? []) counted += d.entriesCounted;
   const modeText = r.verify
     ? "verify: MANIFEST, every record of every WAL and live blob file, every block of every live table, all checksummed and decoded"
     : r.mode === "deep"
-      ? "deep: MANIFEST, WAL records (checksummed); per table the footer, the metaindex, properties and whole index (checksums verified) and the filter's metadata bytes (not checksummed); data blocks, filter bits and blob records not read (--verify reads and checks them)"
+      ? `deep: MANIFEST, WAL records (checksummed); per table the footer, the metaindex, properties and whole index (checksums verified) and the filter's metadata bytes (not checksummed); data blocks, filter bits and blob records not read (--verify reads and checks them)${counted > 0 ? `, but for the data blocks of ${plural(counted, "table")} without an entry count (LevelDB's), read and checksummed to count their entries` : ""}`
       : "cheap: MANIFEST, WAL records (checksummed); per table the footer, the metaindex and properties (checksums verified) and the filter's metadata bytes (not checksummed); index, data blocks and blob records not read";
   out.push(`lsmscope inspect ${e(r.root)}`);
   out.push(

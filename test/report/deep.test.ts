@@ -55,6 +55,19 @@ describe("entries of LevelDB tables (no properties)", () => {
     // are in no table
     const w = truth.instances["geth/chaindata"]!.columnFamilies["default"]!.keysWritten;
     expect(deep.model.instances[0]!.columnFamilies[0]!.totals.entries).toBe(w["bulk"]! + w["pre-run"]!);
+    // the mode line says which data blocks were read after all: those of the tables counted
+    const { buildInspectReport } = await import("../../src/report/build.js");
+    const { renderInspectReport } = await import("../../src/report/render.js");
+    const modeLine = (r: typeof deep) =>
+      renderInspectReport(buildInspectReport(r.model, r.mode, r.deep), { width: 10_000 })
+        .split("\n")
+        .find((l) => l.startsWith("mode: "));
+    const counted = [...deep.deep!.values()].filter((t) => t.entriesCounted !== undefined).length;
+    expect(counted).toBeGreaterThan(0);
+    expect(modeLine(deep)).toContain(
+      `data blocks, filter bits and blob records not read (--verify reads and checks them), but for the data blocks of ${counted} tables without an entry count (LevelDB's), read and checksummed to count their entries`,
+    );
+    expect(modeLine(cheap)).toContain("index, data blocks and blob records not read");
   });
 });
 
