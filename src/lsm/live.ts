@@ -23,7 +23,7 @@ import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { loadMemLayer, memEntriesIn, type MemLayer } from "../datadir/memtable.js";
+import { loadMemLayer, memCount, memEntriesIn, type MemLayer } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
 import {
   Fate,
@@ -111,8 +111,8 @@ export function openLiveSources(
     rangeDels.push(...wal.rangeDels);
     // the memtable layer comes sorted: key ascending, newest first
     const entries = range ? memEntriesIn(wal.entries, range.lo, range.hi) : wal.entries;
-    if (entries.length > 0) runs.push(new MemRun(entries));
-    return { runs, rangeDels, walEntries: entries.length, close };
+    if (memCount(entries) > 0) runs.push(new MemRun(entries));
+    return { runs, rangeDels, walEntries: memCount(entries), close };
   } catch (e) {
     close();
     throw e;

@@ -22,7 +22,7 @@ import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import type { BlockHandle } from "../format/handle.js";
 import { internalKeySeqno } from "../base/internal_key.js";
 import { bySmallestKey } from "./version.js";
-import type { MemEntry } from "../datadir/memtable.js";
+import { compareMemKey, type MemEntries } from "../datadir/memtable.js";
 import { expectedFileSize } from "../datadir/model.js";
 import {
   cmpBytes,
@@ -386,7 +386,7 @@ export class TableRun implements Run {
   }
 }
 
-/** The WAL layer: sorted MemEntry[] (already restricted to the range). */
+/** The WAL layer: its sorted entries (memtable.ts MemEntries, already restricted to the range). */
 export class MemRun implements Run {
   key: Uint8Array = Buffer.alloc(0);
   keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
@@ -402,32 +402,40 @@ export class MemRun implements Run {
   vSize = 0;
   path: string | undefined = undefined;
   block: BlockHandle | undefined = undefined;
-  private i = -1;
-  constructor(private readonly entries: MemEntry[]) {}
+  private i: number;
+  constructor(private readonly entries: MemEntries) {
+    this.i = entries.from - 1;
+    // a value is read where it lies in the columns' bytes
+    this.data = entries.bytes;
+  }
 
   /** Move on to the first entry at or past `target` (the one last given, if it is): advance() gives it. */
   seek(target: Buffer): void {
-    let i = Math.max(this.i, 0);
-    while (i < this.entries.length && Buffer.compare(this.entries[i]!.key, target) < 0) i++;
+    const m = this.entries;
+    let i = Math.max(this.i, m.from);
+    while (i < m.to && compareMemKey(m, i, target) < 0) i++;
     this.i = i - 1;
   }
   advance(): boolean {
-    const e = this.entries[++this.i];
-    if (!e) return false;
-    this.key = e.key;
-    this.keyView = new DataView(e.key.buffer, e.key.byteOffset, e.key.byteLength);
-    this.ukLen = e.key.length;
+    const m = this.entries;
+    const i = ++this.i;
+    if (i >= m.to) return false;
+    const bytes = m.bytes;
+    const at = bytes.byteOffset + m.keyAt[i]!;
+    const len = m.keyLen[i]!;
+    this.key = Buffer.from(bytes.buffer, at, len);
+    this.keyView = new DataView(bytes.buffer, at, len);
+    this.ukLen = len;
     keyPrefix(this);
-    this.seqno = e.seqno;
-    this.type = e.type;
-    this.data = e.value;
-    this.vOff = 0;
-    this.vLen = e.value.length;
+    this.seqno = m.seqno[i]!;
+    this.type = m.type[i]!;
+    this.vOff = m.valueAt[i]!;
+    this.vLen = m.valueLen[i]!;
     this.vSize = this.vLen;
     return true;
   }
   close(): void {
-    this.i = this.entries.length;
+    this.i = this.entries.to;
   }
 }
 

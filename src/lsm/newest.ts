@@ -5,7 +5,8 @@
  * table's own covering deletions are already its get's answer, so `Shadows` carries those of the WAL
  * (and, for callers that look up only some of the files, the tables').
  */
-import type { MemEntry, MemLayer } from "../datadir/memtable.js";
+import { compareMemKey, memEntry, memKeysEqual, type MemEntry, type MemLayer } from "../datadir/memtable.js";
+import { lowerBound } from "../util/lower_bound.js";
 import { toHex } from "../util/bytes.js";
 import type { RangeTombstone } from "./merge.js";
 import type { TableSource } from "./table_cache.js";
@@ -33,10 +34,12 @@ export const hexRangeDels = (tombstones: readonly RangeTombstone[]): HexRangeDel
 /** The shadows of a column family's memtable layer (loadMemLayer), beside `tableRangeDels`. */
 export function shadowsOf(mem: MemLayer, tableRangeDels: readonly HexRangeDeletion[] = []): Shadows {
   const newest = new Map<string, MemEntry>();
-  for (const e of mem.entries) {
-    const hex = toHex(e.key);
-    const prev = newest.get(hex);
-    if (!prev || e.seqno > prev.seqno) newest.set(hex, e);
+  const m = mem.entries;
+  // sorted key ascending, newest first: a key's first entry is its newest
+  for (let i = m.from; i < m.to; i++) {
+    if (i > m.from && memKeysEqual(m, i, i - 1)) continue;
+    const e = memEntry(m, i);
+    newest.set(toHex(e.key), e);
   }
   return { newest, rangeDels: [...tableRangeDels, ...hexRangeDels(mem.rangeDels)] };
 }
@@ -44,7 +47,9 @@ export function shadowsOf(mem: MemLayer, tableRangeDels: readonly HexRangeDeleti
 /** The same for one key only (a single lookup: no map of every write). */
 export function keyShadows(mem: MemLayer, key: Buffer): Shadows {
   // the memtable layer is sorted key ascending, newest first: the first entry of the key is its newest
-  const e = mem.entries.find((x) => x.key.equals(key));
+  const m = mem.entries;
+  const i = m.from + lowerBound(m.to - m.from, (k) => compareMemKey(m, m.from + k, key) < 0);
+  const e = i < m.to && compareMemKey(m, i, key) === 0 ? memEntry(m, i) : undefined;
   return { newest: new Map(e ? [[toHex(key), e]] : []), rangeDels: hexRangeDels(mem.rangeDels) };
 }
 

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { levelRuns, mergeReadAhead, type RunFile } from "../lsm/merge.js";
 import { cutsOf, splitSamples } from "../lsm/key_cuts.js";
 import { leanTableOf, type OpenedAhead } from "../lsm/lean_table.js";
-import { loadMemLayer, memEntriesIn } from "../datadir/memtable.js";
+import { emptyMemEntries, loadMemLayer, memEntriesIn } from "../datadir/memtable.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { hexRangeDels, type HexRangeDeletion } from "../lsm/newest.js";
@@ -500,7 +500,7 @@ export function tasksFor(
           plan.cf.id,
           { pebble: plan.instance.engine === "pebble" },
         )
-      : { entries: [], rangeDels: [] };
+      : { entries: emptyMemEntries(), rangeDels: [] };
   const rangeDels = [...plan.rangeDels, ...hexRangeDels(mem.rangeDels)];
   const slice = (loHex?: string, hiHex?: string) =>
     memEntriesIn(

@@ -9,7 +9,7 @@ import { fromHex } from "../util/bytes.js";
 import { SizeDist, SizeTally, RatioDist, type SizeDistData } from "./dist.js";
 import { BlobValueSizer } from "../format/blob.js";
 import { BlobTally, blobIndexedValueSize, type BlobTallyData } from "./blob_tally.js";
-import type { MemEntry } from "../datadir/memtable.js";
+import { memCount, type MemEntries } from "../datadir/memtable.js";
 import {
   Fate,
   MemRun,
@@ -47,8 +47,11 @@ export interface ScanTask {
   id: number;
   /** Sorted runs: each L0 file alone, then each level's files in key order. */
   runs: RunFile[][];
-  /** Unflushed WAL writes in this range, sorted (loaded once per column family by the caller). */
-  mem: MemEntry[];
+  /**
+   * Unflushed WAL writes in this range, sorted (loaded once per column family by the caller; in shared
+   * memory, so a worker reads the same columns).
+   */
+  mem: MemEntries;
   /** Range in hex; undefined = unbounded. */
   loHex?: string;
   hiHex?: string;
@@ -319,14 +322,8 @@ function scanRuns(
   const scan = new TaskScan(task, progress, threadBlobSizer(task.blobFiles));
   const readAhead = mergeReadAhead(task.runs.length);
   const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables, readAhead));
-  if (task.mem.length > 0) {
-    // after a structured clone the keys arrive as Uint8Array: give them Buffer views back
-    const mem = task.mem.map((e) => ({
-      ...e,
-      key: Buffer.from(e.key.buffer, e.key.byteOffset, e.key.byteLength),
-      value: Buffer.from(e.value.buffer, e.value.byteOffset, e.value.byteLength),
-    }));
-    scan.memRun = new MemRun(mem);
+  if (memCount(task.mem) > 0) {
+    scan.memRun = new MemRun(task.mem);
     runs.unshift(scan.memRun);
   }
   let stopped = false;
@@ -379,7 +376,7 @@ export function runScanTask(
     }
   }
   const { scan, stopped } = result;
-  const walEntries = task.mem.length;
+  const walEntries = memCount(task.mem);
 
   const valueTypes: Record<string, number> = {};
   for (let t = 0; t < 256; t++)

@@ -35,7 +35,7 @@ import {
 } from "../../src/lsm/merge.js";
 import type { TableCache } from "../../src/lsm/table_cache.js";
 import { DataBlockReader } from "../../src/format/data_block_reader.js";
-import type { MemEntry } from "../../src/datadir/memtable.js";
+import { emptyMemEntries, memEntriesOf, type MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
 import { copyInto, dbBench, memoized, REPO, removeDir, tempDir } from "../helpers/index.js";
@@ -78,7 +78,7 @@ const internalOrder = (a: MemEntry, b: MemEntry) => Buffer.compare(a.key, b.key)
 function merged(runs: MemEntry[][]): string[] {
   const out: string[] = [];
   mergeRuns(
-    runs.map((es) => new MemRun(es)),
+    runs.map((es) => new MemRun(memEntriesOf(es))),
     {
       entry: (r: Run) => {
         out.push(`${Buffer.from(r.key.subarray(0, r.ukLen)).toString("hex")}@${r.seqno}`);
@@ -115,7 +115,7 @@ describe("merge of many sorted runs", () => {
       );
       const got: Fate[] = [];
       mergeNewest(
-        runs.map((es) => new MemRun(es)),
+        runs.map((es) => new MemRun(memEntriesOf(es))),
         [],
         { visit: (_r: Run, fate: Fate) => void got.push(fate) },
       );
@@ -461,7 +461,7 @@ describe("sizes --full over an L0 pile-up", () => {
       const task = (cutsHex?: string[]): ScanTask => ({
         id: 0,
         runs: files.map((f) => [f]),
-        mem: [],
+        mem: emptyMemEntries(),
         rangeDels: [],
         collectStats: true,
         roles: [],

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { Fate, MemRun, mergeNewest, type RangeTombstone, type Run } from "../../src/lsm/merge.js";
 import { hashNewest, KeyBuckets, KeysOutOfOrder, UseMerge } from "../../src/lsm/newest_by_hash.js";
 import { ValueType } from "../../src/base/internal_key.js";
-import type { MemEntry } from "../../src/datadir/memtable.js";
+import { memEntriesOf, type MemEntry } from "../../src/datadir/memtable.js";
 import { mulberry32 } from "../../src/util/random.js";
 
 /** Internal-key order: user key ascending, sequence number descending. */
@@ -51,7 +51,7 @@ function newestFirstRuns(runs: number, perRun: number, seed: number): MemEntry[]
 class NumberedRun extends MemRun {
   private n: number;
   constructor(entries: MemEntry[], first: number) {
-    super(entries);
+    super(memEntriesOf(entries));
     this.n = first - 1;
   }
   override advance(): boolean {
@@ -64,7 +64,7 @@ class NumberedRun extends MemRun {
 function mergeFates(runs: MemEntry[][], rangeDels: RangeTombstone[] = []): string[] {
   const out: string[] = [];
   mergeNewest(
-    runs.map((es) => new MemRun(es)),
+    runs.map((es) => new MemRun(memEntriesOf(es))),
     rangeDels,
     {
       visit: (r: Run, f: Fate) =>
@@ -204,8 +204,8 @@ describe("hashNewest's runs", () => {
 
   it("rest after each turn in a sub-range that leaves them entries, not after their last", () => {
     // three sub-ranges (cut at "h" and "s"): `spread` has an entry in each, `early` only in the first
-    const spread = new RestingRun([entry("a", 9), entry("m", 8), entry("z", 7)]);
-    const early = new RestingRun([entry("b", 3)]);
+    const spread = new RestingRun(memEntriesOf([entry("a", 9), entry("m", 8), entry("z", 7)]));
+    const early = new RestingRun(memEntriesOf([entry("b", 3)]));
     const fates: number[] = [];
     hashNewest([spread, early], undefined, [], { record: (_t, _k, _v, f) => void fates.push(f) }, [
       Buffer.from("h"),
@@ -221,7 +221,7 @@ describe("KeyBuckets' order check (diff's)", () => {
   const entry = (key: Buffer, seqno: number): MemEntry => ({ key, seqno, type: 1, value: Buffer.alloc(1) });
   /** Fill buckets from one run of these entries (in this order), with `cut` between sub-ranges. */
   const fill = (entries: MemEntry[], cut?: Buffer) => {
-    const sets = new KeyBuckets([new MemRun(entries)], undefined, true, true);
+    const sets = new KeyBuckets([new MemRun(memEntriesOf(entries))], undefined, true, true);
     const count = () => sets.buckets.reduce((n, b) => n + b.count, 0);
     sets.fill(cut);
     const first = count();
