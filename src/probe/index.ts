@@ -34,7 +34,7 @@ export {
   deviceReadBytes,
   type ColdMethod,
 } from "./cold.js";
-export { replayWals, applyWriteBatch, type Memtable, type MemEntry } from "./memtable.js";
+export { replayWals, type Memtable, type MemEntry } from "./memtable.js";
 export { decodeBlobIndex, readBlobRecord, type BlobIndex } from "../format/blob.js";
 export { loadProbeDefinition, type ProbeDefinition } from "./definitions.js";
 export { renderProbeReport, renderProbeStart } from "./render.js";

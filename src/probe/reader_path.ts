@@ -225,7 +225,7 @@ export class LsmReader {
       tables: this.l0.length + this.levels.reduce((n, l) => n + (l?.length ?? 0), 0),
       openBytes,
       filterUse,
-      memtableEntries: this.mem.entries.size,
+      memtableEntries: this.mem.keys,
       notes,
     };
   }
@@ -255,7 +255,7 @@ export class LsmReader {
       bytes: 0,
     };
     if (collectBlockIds) tr.dataBlockIds = [];
-    const m = this.mem.entries.get(key.toString("hex"));
+    const m = this.mem.get(key);
     if (m) {
       tr.level = "memtable";
       tr.found = m.kind !== "deletion";
