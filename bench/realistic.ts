@@ -13,6 +13,10 @@
  *    layout (Snappy, 16,000-byte blocks, partitioned index and filters, format 5: db_bench fillseq, 16 M
  *    writes, 16 MiB files, ~39 tables, 1.1 GB, written in ~15 s): a deep read walks each table's ~90
  *    index partitions (for reference: the targets' realistic tables are unpartitioned);
+ *  - a store whose writes are all still in its WAL (db_bench fillrandom, 3 M writes into a 1 GiB
+ *    memtable, never flushed: a WAL of ~460 MB, as a node with large memtables leaves at a stop):
+ *    `inspect`, `sizes --full` and `probe` of 100 absent keys, time and peak RSS (no RocksDB tool reads
+ *    a WAL read-only; for reference);
  *  - `sizes --full --json` (one thread, and two) vs `sst_dump --command=scan` on a store of 2 M writes
  *    (64-byte values, LZ4: a few tables, ~130 MB here; the issue's row was a 79 MB store of 2 M
  *    entries; target >= 1x). The >= 500 MB row is
@@ -24,7 +28,8 @@
  * default 6,000,000: ~400 MB), LSMSCOPE_BENCH_REALISTIC_MANY_NUM (writes of the store of many tables,
  * default 60,000,000: ~3.8 GiB; 0: no such row), LSMSCOPE_BENCH_REALISTIC_MANY_DIR (that store written
  * before, read only), LSMSCOPE_BENCH_REALISTIC_PARTITIONED_NUM (writes of the store in Nethermind's
- * layout, default 16,000,000; 0: no such rows), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD and
+ * layout, default 16,000,000; 0: no such rows), LSMSCOPE_BENCH_REALISTIC_WAL_NUM (writes left in the
+ * WAL, default 3,000,000; 0: no such rows), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD and
  * LSMSCOPE_BENCH_COLD_RUNS (cold rows on both stores: cold.ts).
  */
 import { spawnSync } from "node:child_process";
@@ -50,6 +55,7 @@ const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 const MANY_NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_MANY_NUM ?? 60_000_000);
 const MANY_DIR = process.env.LSMSCOPE_BENCH_REALISTIC_MANY_DIR;
 const PARTITIONED_NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_PARTITIONED_NUM ?? 16_000_000);
+const WAL_NUM = Number(process.env.LSMSCOPE_BENCH_REALISTIC_WAL_NUM ?? 3_000_000);
 
 function row(label: string, p: Paired, target: string): void {
   console.log(`  ${label}`);
@@ -191,6 +197,38 @@ function partitionedTables(root: string): void {
     );
 }
 
+/** Every write in the WAL: the WAL layer read, sorted and merged by each command that needs it. */
+function unflushedWal(root: string): void {
+  if (WAL_NUM <= 0) return;
+  const dir = join(root, "wal");
+  const t0 = Date.now();
+  dbBench([
+    "--benchmarks=fillrandom",
+    `--db=${dir}`,
+    `--num=${WAL_NUM}`,
+    "--key_size=32",
+    "--value_size=100",
+    "--compression_type=lz4",
+    "--write_buffer_size=1073741824",
+    "--disable_wal=0",
+  ]);
+  const wal = readdirSync(dir)
+    .filter((f) => f.endsWith(".log"))
+    .reduce((a, f) => a + statSync(join(dir, f)).size, 0);
+  console.log(
+    `unflushed WAL: db_bench fillrandom ${WAL_NUM} writes into a 1 GiB memtable, never flushed (${(wal / 1e6).toFixed(0)} MB of WAL, ${tables(dir).count} tables), written in ${((Date.now() - t0) / 1000).toFixed(0)} s; one run each, for reference`,
+  );
+  const rows: [string, string[]][] = [
+    ["inspect", ["inspect", dir]],
+    ["sizes --full --json", ["sizes", "--full", "--json", dir]],
+    [
+      "probe of 100 absent keys",
+      ["probe", "--cf", "default", "--keys", "absent", "--count", "100", "--key-length", "32", dir],
+    ],
+  ];
+  for (const [label, args] of rows) console.log(`  ${label.padEnd(26)} ${fmt(measure(...lsm(args)))}`);
+}
+
 function twoMillionWrites(root: string): void {
   const dir = join(root, "2m");
   dbBench([
@@ -231,6 +269,7 @@ export async function run(): Promise<void> {
     realisticTables(root);
     manyRealisticTables(root);
     partitionedTables(root);
+    unflushedWal(root);
     twoMillionWrites(root);
     printLoadAverage();
   } finally {
