@@ -207,10 +207,14 @@ class MemColumns {
 
   /**
    * `bytesHint`: the most the writes' keys and values can take, about: the WALs' size (a compressed
-   * WAL's writes may take more: the bytes grow then). Memory not written to is never touched.
+   * WAL's writes may take more: the bytes grow then). Memory not written to is never touched (twelve
+   * column families of a store with 1 GiB of WAL reserve 12 GiB and touch what each one's writes
+   * take), but a reservation past what the machine holds can be refused: at most 256 MiB at first.
    */
   constructor(bytesHint: number) {
-    this.bytes = new Uint8Array(new SharedArrayBuffer(Math.max(4096, bytesHint)));
+    this.bytes = new Uint8Array(
+      new SharedArrayBuffer(Math.max(4096, Math.min(bytesHint, 256 * 1024 * 1024))),
+    );
   }
 
   add(key: Uint8Array, value: Uint8Array, seqno: number, type: number): void {
@@ -381,7 +385,7 @@ export function memEntriesOf(entries: readonly MemEntry[]): MemEntries {
   return c.inOrder();
 }
 
-/** The total size of the files at `paths` (0 for one that cannot be stat'ed). */
+/** The WAL files' total size (0 for one that cannot be stat'ed). */
 function bytesOf(wals: readonly WalFileRef[]): number {
   let n = 0;
   for (const w of wals) {
