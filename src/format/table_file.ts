@@ -15,6 +15,15 @@ import { throttleRead } from "../util/throttle.js";
 import type { ReadTail } from "../util/tail_batches.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { tableDescriptorBudget } from "../util/open_files.js";
+import {
+  holdDescriptor,
+  markRead,
+  tableDescriptorsInUse,
+  unlinkHeld,
+  type HeldFile,
+} from "./held_descriptors.js";
+
+export { tableDescriptorsInUse, tableDescriptorsOpened } from "./held_descriptors.js";
 // not openRegularFile: with the size expected, a table is opened without an fstat (the constructor);
 // a FIFO then fails as not a regular file or at its first read
 import { OPEN_FOR_READING, statRegularFile } from "../util/regular_file.js";
@@ -27,63 +36,6 @@ import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { CompressionType, compressionName } from "../base/compression_type.js";
 import { checksumModifierForContext, computeChecksumRange } from "./checksum.js";
 import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from "./compression.js";
-
-/**
- * This thread's table files that hold a descriptor, least recently read first. Readers keep thousands
- * of tables open at once (a merge over an L0 pile-up has one run per file, the probe's reader path
- * opens every table as RocksDB's table cache does with max_open_files=-1), so a table keeps its parsed
- * state but lends its descriptor back: past tableDescriptorBudget() the least recently read table
- * closes its descriptor, and opens it again at its next read from the file.
- *
- * A list through the tables themselves (TableFile.olderHeld/newerHeld), not a Set: a Set's delete and
- * add at every read made it rebuild its hash table, and a long-lived Set's tables are allocated in the
- * old generation, so each table read left ~0.4 KiB of garbage there until the next full collection
- * (`inspect --deep --json` on 43,726 tables: ~19 MiB of the peak).
- */
-const held: { oldest?: TableFile; newest?: TableFile; count: number } = { count: 0 };
-
-/** Descriptors opened by this thread's table files so far, reopens of lent-back ones included. */
-let descriptorsOpened = 0;
-
-/** Table files of this thread holding a descriptor now (at most tableDescriptorBudget()). */
-export function tableDescriptorsInUse(): number {
-  return held.count;
-}
-
-/** Descriptors this thread's table files have opened so far (a reopen counts again). */
-export function tableDescriptorsOpened(): number {
-  return descriptorsOpened;
-}
-
-/** `f` is the most recently read of the tables holding a descriptor (it may hold one already). */
-function markRead(f: TableFile): void {
-  if (held.newest === f) return;
-  unlink(f);
-  f.olderHeld = held.newest;
-  if (held.newest) held.newest.newerHeld = f;
-  else held.oldest = f;
-  held.newest = f;
-  f.isHeld = true;
-  held.count++;
-}
-
-function unlink(f: TableFile): void {
-  if (!f.isHeld) return;
-  if (f.olderHeld) f.olderHeld.newerHeld = f.newerHeld;
-  else held.oldest = f.newerHeld;
-  if (f.newerHeld) f.newerHeld.olderHeld = f.olderHeld;
-  else held.newest = f.olderHeld;
-  f.olderHeld = f.newerHeld = undefined;
-  f.isHeld = false;
-  held.count--;
-}
-
-function holdDescriptor(f: TableFile): void {
-  markRead(f);
-  // a while, not an if: the budget may have shrunk since the files were opened (asOnlyTableReader)
-  const budget = tableDescriptorBudget();
-  while (held.count > budget) held.oldest!.releaseDescriptor();
-}
 
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
 let spareTail: Buffer | undefined;
@@ -143,15 +95,15 @@ export interface IoStats {
   bytes: number;
 }
 
-export class TableFile {
+export class TableFile implements HeldFile {
   readonly path: string;
   /** The file's size (fstat at open; or the size the caller expected, confirmed by prefetchTail). */
   size: number;
-  /** -1 while closed, or while the descriptor is lent back (see `held`) */
+  /** -1 while closed, or while the descriptor is lent back (held_descriptors.ts) */
   private fd: number;
-  /** Its neighbours in `held`'s list while it holds a descriptor (module-private bookkeeping). */
-  olderHeld: TableFile | undefined = undefined;
-  newerHeld: TableFile | undefined = undefined;
+  /** Its neighbours in the list of files holding a descriptor (held_descriptors.ts). */
+  olderHeld: HeldFile | undefined = undefined;
+  newerHeld: HeldFile | undefined = undefined;
   isHeld = false;
   private closed = false;
   /** Identity of the file opened first: a reopen must find the same file (-1: not asked yet). */
@@ -229,7 +181,6 @@ export class TableFile {
       throw fromFsError(err) ?? err;
     }
     this.blockAreaEnd = this.size;
-    descriptorsOpened++;
     holdDescriptor(this);
   }
 
@@ -248,7 +199,7 @@ export class TableFile {
 
   /** Close the descriptor but not the table: the next read from the file opens it again. */
   releaseDescriptor(): void {
-    unlink(this);
+    unlinkHeld(this);
     if (this.fd >= 0) {
       // lent back while open: the reopen checks the file's identity, so learn it first
       if (!this.closed && this.ino === -1) this.statNow();
@@ -267,7 +218,7 @@ export class TableFile {
    * this way all but one of the budget stay open and only the files beyond it are opened again.
    */
   rest(): void {
-    if (this.fd >= 0 && held.count >= tableDescriptorBudget()) this.releaseDescriptor();
+    if (this.fd >= 0 && tableDescriptorsInUse() >= tableDescriptorBudget()) this.releaseDescriptor();
   }
 
   /** The descriptor, opened again if it was lent back; the file must be the one first opened. */
@@ -287,7 +238,6 @@ export class TableFile {
       throw fromFsError(err) ?? err;
     }
     this.fd = fd;
-    descriptorsOpened++;
     holdDescriptor(this);
     return fd;
   }
