@@ -38,7 +38,7 @@ import {
 } from "./merge.js";
 import { TableCache, uncachedTables, type TableSource } from "./table_cache.js";
 import { Version } from "./version.js";
-import { keyShadows, newestVersion } from "./newest.js";
+import { newestVersion, shadowsOf } from "./newest.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
 
@@ -331,7 +331,7 @@ function readLiveValueFrom(
   const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
   const wal = loadLiveWal(inst, cf);
-  const newest = newestVersion(key, keyShadows(wal, key), version, tables);
+  const newest = newestVersion(key, shadowsOf(wal), version, tables);
   if (!newest) return undefined;
   const values = new LiveValues(inst.path, cf.displayName);
   try {

@@ -5,7 +5,14 @@
  * table's own covering deletions are already its get's answer, so `Shadows` carries those of the WAL
  * (and, for callers that look up only some of the files, the tables').
  */
-import { compareMemKey, memEntry, memKeysEqual, type MemEntry, type MemLayer } from "../datadir/memtable.js";
+import {
+  compareMemKey,
+  memEntry,
+  memKeysEqual,
+  type MemEntries,
+  type MemEntry,
+  type MemLayer,
+} from "../datadir/memtable.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { toHex } from "../util/bytes.js";
 import type { RangeTombstone } from "./merge.js";
@@ -21,10 +28,27 @@ export interface HexRangeDeletion {
 
 /** What shadows a table version besides the tables' own newer versions. */
 export interface Shadows {
-  /** The column family's unflushed WAL writes: the newest write per user key (hex), tombstones included. */
-  newest: ReadonlyMap<string, MemEntry>;
+  /**
+   * The column family's unflushed WAL writes, tombstones included, in merge order (a key's first entry
+   * is its newest write: newestWrite). Searched, not mapped: a map of every written key's hex held
+   * sample mode's 3 M writes of a 462 MB WAL at ~2.4 GB.
+   */
+  writes: MemEntries;
   /** Range deletions of its WAL (and of whichever tables the caller adds). */
   rangeDels: readonly HexRangeDeletion[];
+}
+
+/** The newest unflushed write of `key`, if the WAL holds one. */
+export function newestWrite(s: Shadows, key: Uint8Array): MemEntry | undefined {
+  const m = s.writes;
+  const i = m.from + lowerBound(m.to - m.from, (k) => compareMemKey(m, m.from + k, key) < 0);
+  return i < m.to && compareMemKey(m, i, key) === 0 ? memEntry(m, i) : undefined;
+}
+
+/** Every written key's newest write, in key order. */
+export function* newestWrites(s: Shadows): Generator<MemEntry, void, undefined> {
+  const m = s.writes;
+  for (let i = m.from; i < m.to; i++) if (i === m.from || !memKeysEqual(m, i, i - 1)) yield memEntry(m, i);
 }
 
 /** Range deletions (of a table or a WAL) with their keys in hex. */
@@ -33,24 +57,7 @@ export const hexRangeDels = (tombstones: readonly RangeTombstone[]): HexRangeDel
 
 /** The shadows of a column family's memtable layer (loadMemLayer), beside `tableRangeDels`. */
 export function shadowsOf(mem: MemLayer, tableRangeDels: readonly HexRangeDeletion[] = []): Shadows {
-  const newest = new Map<string, MemEntry>();
-  const m = mem.entries;
-  // sorted key ascending, newest first: a key's first entry is its newest
-  for (let i = m.from; i < m.to; i++) {
-    if (i > m.from && memKeysEqual(m, i, i - 1)) continue;
-    const e = memEntry(m, i);
-    newest.set(toHex(e.key), e);
-  }
-  return { newest, rangeDels: [...tableRangeDels, ...hexRangeDels(mem.rangeDels)] };
-}
-
-/** The same for one key only (a single lookup: no map of every write). */
-export function keyShadows(mem: MemLayer, key: Buffer): Shadows {
-  // the memtable layer is sorted key ascending, newest first: the first entry of the key is its newest
-  const m = mem.entries;
-  const i = m.from + lowerBound(m.to - m.from, (k) => compareMemKey(m, m.from + k, key) < 0);
-  const e = i < m.to && compareMemKey(m, i, key) === 0 ? memEntry(m, i) : undefined;
-  return { newest: new Map(e ? [[toHex(key), e]] : []), rangeDels: hexRangeDels(mem.rangeDels) };
+  return { writes: mem.entries, rangeDels: [...tableRangeDels, ...hexRangeDels(mem.rangeDels)] };
 }
 
 /** Whether a version (user key hex, sequence number) lies under a newer range deletion. */
@@ -75,7 +82,7 @@ export function newestVersion<F extends LiveFile>(
   tables: TableSource,
 ): NewestEntry | undefined {
   const hex = toHex(key);
-  const found = shadows.newest.get(hex) ?? version.get(key, tables)?.result;
+  const found = newestWrite(shadows, key) ?? version.get(key, tables)?.result;
   if (!found) return undefined;
   const seqno = found.seqno ?? 0;
   return {

@@ -30,7 +30,8 @@ import { BLOCK_TRAILER_SIZE } from "../format/handle.js";
 import type { DatadirModel } from "../datadir/model.js";
 import type { KeptReads } from "../lsm/kept_tables.js";
 import { TableCache } from "../lsm/table_cache.js";
-import { rangeDeleted, type Shadows } from "../lsm/newest.js";
+import { newestWrites, rangeDeleted, type Shadows } from "../lsm/newest.js";
+import { toHex } from "../util/bytes.js";
 import { EMPTY_CODE_HASH } from "../eth/keccak.js";
 import { DELEGATION_CODE_SIZE, MAX_CODE_SIZE, codeSizeClass } from "../eth/code.js";
 import { SizeDist, RatioDist } from "./dist.js";
@@ -378,8 +379,8 @@ function measureWal(
   roles: Roles,
   lookup: CodeLookup | undefined,
 ): void {
-  for (const [hex, e] of shadows.newest) {
-    if (isTombstone(e.type) || rangeDeleted(shadows, hex, e.seqno)) continue;
+  for (const e of newestWrites(shadows)) {
+    if (isTombstone(e.type) || rangeDeleted(shadows, toHex(e.key), e.seqno)) continue;
     const measured = rate >= 1 || rand() < rate;
     if (measured) {
       s.keyBoot.startBlock();
