@@ -4,8 +4,9 @@
  * its worker starts. In a child Node (the built modules, as the CLI runs them) that sets the launcher's
  * factor, starts a pool of two threads and, without yielding, waits for the worker to be ready and then
  * keeps a million objects alive (every scavenge sees them survive, which is when the young generation
- * grows): calling heedWorkerStarts() as the planning loop does, the new space stays at the size it had
- * when the factor was set (after the modules' imports, which grow it); without, it grows — checked too,
+ * grows): calling heedWorkerStarts() as the planning loop does, the new space grows no larger than it
+ * was when the factor was set (after the modules' imports, which grow it; a full collection may shrink
+ * it meanwhile: 4 -> 2 MiB once in a fresh clone's run, session 45); without, it grows — checked too,
  * so that this test fails if the reset ever stops happening.
  */
 import { describe, expect, it } from "vitest";
@@ -47,7 +48,7 @@ await pool.close();
 describe("sizes pool: the planning thread heeds its workers' starts", () => {
   it("keeps the planning thread's young generation at its initial size; without, it grows", () => {
     const heeded = newSpaceWhilePlanning(true);
-    expect(heeded.after).toBe(heeded.before);
+    expect(heeded.after).toBeLessThanOrEqual(heeded.before);
     const unheeded = newSpaceWhilePlanning(false);
     expect(unheeded.after).toBeGreaterThan(2 * unheeded.before);
   }, 60_000);
