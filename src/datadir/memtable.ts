@@ -162,8 +162,24 @@ export function compareMemKey(m: MemEntries, i: number, key: Uint8Array): number
   return len - key.length;
 }
 
+/** The first entry of [from, to) whose key is at or past `key`. */
+function memLowerBound(m: MemEntries, key: Uint8Array): number {
+  return m.from + lowerBound(m.to - m.from, (i) => compareMemKey(m, m.from + i, key) < 0);
+}
+
+/** The index of `key`'s first entry (its newest write: merge order), or -1 when no entry holds it. */
+export function memIndexOf(m: MemEntries, key: Uint8Array): number {
+  const i = memLowerBound(m, key);
+  return i < m.to && compareMemKey(m, i, key) === 0 ? i : -1;
+}
+
+/** Whether entry i is its key's first (newest) entry: the one a lookup of the key finds. */
+export function memFirstOfKey(m: MemEntries, i: number): boolean {
+  return i === m.from || !memKeysEqual(m, i, i - 1);
+}
+
 /** Whether entries i and j hold the same user key. */
-export function memKeysEqual(m: MemEntries, i: number, j: number): boolean {
+function memKeysEqual(m: MemEntries, i: number, j: number): boolean {
   const len = m.keyLen[i]!;
   if (len !== m.keyLen[j]!) return false;
   const b = m.bytes;
@@ -185,10 +201,8 @@ export function compareMem(a: MemEntry, b: MemEntry): number {
  * live contents of a range). An absent bound does not bound.
  */
 export function memEntriesIn(m: MemEntries, lo?: Uint8Array, hi?: Uint8Array): MemEntries {
-  const firstAtOrAfter = (key: Uint8Array) =>
-    m.from + lowerBound(m.to - m.from, (i) => compareMemKey(m, m.from + i, key) < 0);
-  const from = lo !== undefined ? firstAtOrAfter(lo) : m.from;
-  const to = hi !== undefined ? Math.max(from, firstAtOrAfter(hi)) : m.to;
+  const from = lo !== undefined ? memLowerBound(m, lo) : m.from;
+  const to = hi !== undefined ? Math.max(from, memLowerBound(m, hi)) : m.to;
   return { ...m, from, to };
 }
 
@@ -366,23 +380,28 @@ class MemColumns {
   }
 }
 
-/** No entries. */
+let empty: MemEntries | undefined;
+
+/** No entries (one instance: nothing writes to a layer's columns). */
 export function emptyMemEntries(): MemEntries {
-  return new MemColumns(0).inOrder();
+  return (empty ??= new MemColumns(0).inOrder());
+}
+
+/** Columns of entries given as objects, in the order given. */
+function columnsOf(entries: readonly MemEntry[]): MemColumns {
+  const c = new MemColumns(entries.reduce((a, e) => a + e.key.length + e.value.length, 0));
+  for (const e of entries) c.add(e.key, e.value, e.seqno, e.type);
+  return c;
 }
 
 /** Entries given as objects, put in merge order as loadMemLayer puts a WAL's (tests). */
 export function sortedMemEntries(entries: readonly MemEntry[]): MemEntries {
-  const c = new MemColumns(entries.reduce((a, e) => a + e.key.length + e.value.length, 0));
-  for (const e of entries) c.add(e.key, e.value, e.seqno, e.type);
-  return c.sorted();
+  return columnsOf(entries).sorted();
 }
 
 /** Entries given as objects, in the order given (runs built by hand: tests). */
 export function memEntriesOf(entries: readonly MemEntry[]): MemEntries {
-  const c = new MemColumns(entries.reduce((a, e) => a + e.key.length + e.value.length, 0));
-  for (const e of entries) c.add(e.key, e.value, e.seqno, e.type);
-  return c.inOrder();
+  return columnsOf(entries).inOrder();
 }
 
 /** The WAL files' total size (0 for one that cannot be stat'ed). */

@@ -6,14 +6,13 @@
  * (and, for callers that look up only some of the files, the tables').
  */
 import {
-  compareMemKey,
   memEntry,
-  memKeysEqual,
+  memFirstOfKey,
+  memIndexOf,
   type MemEntries,
   type MemEntry,
   type MemLayer,
 } from "../datadir/memtable.js";
-import { lowerBound } from "../util/lower_bound.js";
 import { toHex } from "../util/bytes.js";
 import type { RangeTombstone } from "./merge.js";
 import type { TableSource } from "./table_cache.js";
@@ -40,15 +39,14 @@ export interface Shadows {
 
 /** The newest unflushed write of `key`, if the WAL holds one. */
 export function newestWrite(s: Shadows, key: Uint8Array): MemEntry | undefined {
-  const m = s.writes;
-  const i = m.from + lowerBound(m.to - m.from, (k) => compareMemKey(m, m.from + k, key) < 0);
-  return i < m.to && compareMemKey(m, i, key) === 0 ? memEntry(m, i) : undefined;
+  const i = memIndexOf(s.writes, key);
+  return i >= 0 ? memEntry(s.writes, i) : undefined;
 }
 
 /** Every written key's newest write, in key order. */
 export function* newestWrites(s: Shadows): Generator<MemEntry, void, undefined> {
   const m = s.writes;
-  for (let i = m.from; i < m.to; i++) if (i === m.from || !memKeysEqual(m, i, i - 1)) yield memEntry(m, i);
+  for (let i = m.from; i < m.to; i++) if (memFirstOfKey(m, i)) yield memEntry(m, i);
 }
 
 /** Range deletions (of a table or a WAL) with their keys in hex. */

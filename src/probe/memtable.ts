@@ -6,9 +6,8 @@
  * key's newest write is the first of its entries. A map of every key's hex and its write took 54 s and
  * 1.9 GB for a WAL of 3 M writes (462 MB); the columns take the writes' bytes and a binary search.
  */
-import { compareMemKey, loadMemLayer, memKeysEqual, memValue, type MemEntries } from "../datadir/memtable.js";
+import { loadMemLayer, memFirstOfKey, memIndexOf, memValue, type MemEntries } from "../datadir/memtable.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
-import { lowerBound } from "../util/lower_bound.js";
 
 export type MemEntryKind = "value" | "deletion" | "merge" | "blobIndex" | "entity";
 
@@ -41,8 +40,8 @@ const UNSUPPORTED: ReadonlySet<number> = new Set([ValueType.ValuePreferredSeqno]
 
 /** The newest write of `key` among the entries (sorted by key, newest first). */
 function newestWrite(m: MemEntries, key: Uint8Array): MemEntry | undefined {
-  const i = m.from + lowerBound(m.to - m.from, (k) => compareMemKey(m, m.from + k, key) < 0);
-  if (i >= m.to || compareMemKey(m, i, key) !== 0) return undefined;
+  const i = memIndexOf(m, key);
+  if (i < 0) return undefined;
   const type = m.type[i]!;
   return { kind: KIND[type]!, value: isTombstone(type) ? undefined : memValue(m, i) };
 }
@@ -57,7 +56,7 @@ export function replayWals(
   const layer = loadMemLayer(sorted, cfId, { unsupportedTypes: UNSUPPORTED, pebble: opts.pebble });
   const m = layer.entries;
   let keys = 0;
-  for (let i = m.from; i < m.to; i++) if (i === m.from || !memKeysEqual(m, i, i - 1)) keys++;
+  for (let i = m.from; i < m.to; i++) if (memFirstOfKey(m, i)) keys++;
   return {
     get: (key) => newestWrite(m, key),
     keys,

@@ -9,8 +9,8 @@ import { toHex } from "../util/bytes.js";
 import { lookupTableCache } from "../lsm/table_cache.js";
 import type { KeptReads } from "../lsm/kept_tables.js";
 import { Version } from "../lsm/version.js";
-import { newestVersion, newestWrite, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
-import { emptyMemEntries, loadMemLayer } from "../datadir/memtable.js";
+import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
+import { emptyMemEntries, loadMemLayer, memIndexOf } from "../datadir/memtable.js";
 import { isDelegationCode } from "../eth/code.js";
 import { hash53 } from "./eth_acc.js";
 import type { CfPlan } from "./plan.js";
@@ -91,7 +91,7 @@ export class NewerVersionCheck {
     const askedAt: number[] = [];
     for (let i = 0; i < keys.length; i++) {
       const hex = toHex(keys[i]!);
-      if (newestWrite(this.shadows, keys[i]!) !== undefined || rangeDeleted(this.shadows, hex, seqnos[i]!))
+      if (memIndexOf(this.shadows.writes, keys[i]!) >= 0 || rangeDeleted(this.shadows, hex, seqnos[i]!))
         out[i] = false;
       else {
         asked.push(keys[i]!);
