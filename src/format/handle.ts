@@ -23,3 +23,17 @@ export function decodeBlockHandle(c: Cursor): BlockHandle {
   const size = getVarint64Number(c);
   return { offset, size };
 }
+
+/**
+ * The bytes some blocks lie in, their trailers included: [start, end), end 0 while none is added. A
+ * walk over a two-level index's partitions reads their span at once (TableFile.withSpan).
+ */
+export class BlockSpan {
+  start = Infinity;
+  end = 0;
+  add(offset: number, size: number): void {
+    if (offset < this.start) this.start = offset;
+    const end = offset + size + BLOCK_TRAILER_SIZE;
+    if (end > this.end) this.end = end;
+  }
+}

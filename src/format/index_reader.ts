@@ -18,7 +18,7 @@ import { LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { Block, BlockCursor, type HandleTally } from "./block.js";
 import { BlockKind } from "./block_kind.js";
-import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
+import { BlockSpan, type BlockHandle } from "./handle.js";
 import { countBlockRead, type LookupStats } from "./read_stats.js";
 import type { TableBlocks } from "./table_blocks.js";
 import type { BlockLifetime } from "./table_file.js";
@@ -263,23 +263,18 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
    * lie together, as a table writer puts them. Undefined where the top level cannot be walked: the
    * walk itself then reports it, as without this.
    */
-  private partitionSpan(
-    top: Block,
-    cmp?: (key: Buffer, len: number) => number,
-  ): [number, number] | undefined {
+  private partitionSpan(top: Block, cmp?: (key: Buffer, len: number) => number): BlockSpan | undefined {
     const c = this.partitionCursor().reset(top);
-    let start = Infinity;
-    let end = 0;
+    const span = new BlockSpan();
     try {
       for (let more = cmp ? c.seek(cmp) : c.next(), n = 0; more; more = c.next()) {
         if (++n > LIMITS.maxBlocksPerTable) return undefined;
-        start = Math.min(start, c.handleOffset);
-        end = Math.max(end, c.handleOffset + c.handleSize + BLOCK_TRAILER_SIZE);
+        span.add(c.handleOffset, c.handleSize);
       }
     } catch {
       return undefined;
     }
-    return end > start ? [start, end] : undefined;
+    return span;
   }
 
   /** `walkParts` with the partitions from `cmp` on read at once where they can be (partitionSpan). */
@@ -289,7 +284,7 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
     walkParts: () => void,
   ): void {
     const span = this.partitionSpan(top, cmp);
-    if (span) this.blocks.file.withSpan(span[0], span[1], walkParts);
+    if (span) this.blocks.file.withSpan(span.start, span.end, walkParts);
     else walkParts();
   }
 

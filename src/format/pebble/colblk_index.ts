@@ -18,7 +18,7 @@ import { lowerBound } from "../../util/lower_bound.js";
 import { BlockCursor, type HandleTally } from "../block.js";
 import { BlockKind, topIndexBlockKind } from "../block_kind.js";
 import { blockCorruption } from "../errors.js";
-import { BLOCK_TRAILER_SIZE, type BlockHandle } from "../handle.js";
+import { BlockSpan, type BlockHandle } from "../handle.js";
 import type {
   IndexLayout,
   IndexReader,
@@ -140,18 +140,18 @@ export class ColumnarIndexReader implements IndexReader {
     // the partitions lie together before the top level: read at once (TableFile.withSpan), as the
     // block-based two-level reader reads them (index_reader.ts partitionSpan); a top level that cannot
     // be read through is walked as it is, and the walk reports where
-    let start = Infinity;
-    let end = 0;
+    let span = new BlockSpan();
     try {
       for (let p = topStart; p < top.rows; p++) {
         top.set(tc, p);
-        start = Math.min(start, tc.handleOffset);
-        end = Math.max(end, tc.handleOffset + tc.handleSize + BLOCK_TRAILER_SIZE);
+        span.add(tc.handleOffset, tc.handleSize);
       }
     } catch {
-      end = 0;
+      span = new BlockSpan();
     }
-    this.blocks.file.withSpan(start, end, () => this.walkPartitions(top, topStart, tc, visit, from));
+    this.blocks.file.withSpan(span.start, span.end, () =>
+      this.walkPartitions(top, topStart, tc, visit, from),
+    );
   }
 
   private walkPartitions(
