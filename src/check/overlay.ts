@@ -10,7 +10,9 @@
  *        `sample` entries kept; when there are no more entries than that, every entry is checked and
  *        the count is exact. Taken when the tables above hold no more entries than the sample, or no
  *        more data blocks than the first stage of (b) would draw, or up to `scanLimitBytes` when that
- *        is given, or when some table above lacks block and entry counts (LevelDB: no properties).
+ *        is given. Tables without block and entry counts (LevelDB's: no properties) have their blocks
+ *        counted from their indexes and their entries per block measured on MIN_FIRST_STAGE_BLOCKS
+ *        blocks drawn first (overlay_frame.ts), which decide this choice only.
  *     b. Blocks, two stages (sampling "blocks"; clusterSample, overlay_blocks.ts): tables that no table
  *        below overlaps hold no shadowing entry and are counted (properties), not read; over the data
  *        blocks of the rest, stratified by table (StratifiedFrame), a first stage of max(20, sample /
@@ -21,6 +23,9 @@
  *        to `sample`, every entry of each, or a uniform few per block when the first stage found the
  *        entries of a block alike (intra-block correlation ρ; one per block when it could not tell).
  *        Scanning 65 MB above to keep 4,000 entries read ~4,000 blocks; 20 whole blocks give ~4,800.
+ *        Without entry counts every table above is in the frame and the entries above are estimated
+ *        too (unitTotals: each stratum's blocks × the mean over its drawn blocks, of the entries and
+ *        of the shadowed entries); when no table above may shadow, the first stage alone.
  *     c. Blocks, one entry each (sampling "blocks"; blockSample): when checking the sample would
  *        exceed the lookup budget (5), as many blocks as the budget checks, drawn uniformly with
  *        replacement, one entry uniformly inside each, weighted by its block's entries.
@@ -36,10 +41,12 @@
  *     shadow), with a 95% interval on the share: Wilson for the uniform scan sample; for block draws
  *     the ratio estimator Σ entries·share checked / Σ entries with its between-block variance (for
  *     (b) per stratum, weighted by the strata's entries; t quantile), never narrower than Wilson's over
- *     the entries checked (nor, for (b) when the
- *     blocks told nothing of the variance, than Wilson's over the blocks); obsolete bytes = mean
- *     (internal key + value) bytes of the shadowed versions found (for (b) each checked entry standing
- *     for its block's entries / checked) × the estimate.
+ *     the entries checked (nor, for (b) when the blocks told nothing of the variance, than Wilson's
+ *     over the blocks); obsolete bytes = mean (internal key + value) bytes of the shadowed versions
+ *     found (for (b) each checked entry standing for its block's entries / checked) × the estimate.
+ *     Without entry counts (LevelDB's tables, block draws) the shadowed entries are a total of their
+ *     own (expansion over the drawn blocks) with its t interval, never narrower than the share's
+ *     interval × the estimated entries, and entriesAboveBottomEstimate carries the entries' interval.
  *  5. Lookups are bounded (DEFAULT_OVERLAY_LOOKUP_BUDGET): when the sample would need more (an entry in
  *     a pile of thousands of overlapping L0 files has as many files below it), fewer entries are drawn
  *     (2c) and checked, the interval widens, and droppedForLookupBudget says how many.
@@ -52,7 +59,7 @@ import type { KeptTables } from "../lsm/kept_tables.js";
 import { TableCache } from "../lsm/table_cache.js";
 import { lookUpUnits } from "./overlay_merge.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
-import { NUMERIC_FIELDS } from "../format/properties.js";
+import { frameFiles, pilotCounts, upperCounts } from "./overlay_frame.js";
 import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Reservoir, seededRandom } from "./stats.js";
 import {
@@ -62,12 +69,15 @@ import {
   MIN_FIRST_STAGE_BLOCKS,
   secondStage,
   StratifiedFrame,
+  uncountedEstimates,
   unitInterval,
+  unitTotals,
   type BlockUnit,
+  type Bounded,
   type FrameFile,
   type Sampled,
 } from "./overlay_blocks.js";
-import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
+import { expansionTotal, ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
 /**
@@ -90,16 +100,17 @@ const MIN_BLOCK_DRAWS = 100;
 const IDLE_TABLES = 64;
 
 /** An estimated count with the bounds of its interval. */
-export interface Estimate {
-  value: number;
-  low: number;
-  high: number;
-}
+export type Estimate = Bounded;
 
 /** The placement (src/datadir/placement.ts: bottom level, files and bytes above it) and what lookups found. */
 export interface OverlayMeasurement extends Placement {
   /** Point entries in the files above the bottom level (scanned, or from the table properties). */
   entriesAboveBottom: number;
+  /**
+   * When the tables above carry no entry counts (LevelDB's) and blocks were drawn: entriesAboveBottom
+   * estimated from the drawn blocks (its value), with a 95% interval.
+   */
+  entriesAboveBottomEstimate?: Estimate;
   /** Entries in the bottom level (from the table properties; absent when some file lacks them). */
   entriesInBottom?: number;
   /** Entries checked below, and how many of them had an older version there. */
@@ -275,6 +286,8 @@ export function measureOverlay(
   };
   // per sampled entry: 1 when it shadows an older version, its weight, and the older version's bytes
   const results: { y: number; w: number; bytes: number }[] = [];
+  // blockSample's blocks when their tables carry no entry counts (the totals are then expansions)
+  let uncountedBlocks: number | undefined;
   try {
     // 1-2: draw the sample. When checking it would exceed the lookup budget (thousands of overlapping
     // L0 files), scanning every entry above buys nothing: draw blocks, only as many as the budget checks
@@ -283,16 +296,32 @@ export function measureOverlay(
     const { perEntry, toCheck } = lookupPlan(shape, upper, sampleSize);
     const affordable = perEntry > 0 ? Math.floor(budget / perEntry) : Infinity;
     let sample: Sampled[];
-    // block sampling needs every table's data blocks and entries (properties; LevelDB's tables have
-    // none: every entry is scanned then)
+    // block sampling works from every table's data blocks and entries (properties); tables without
+    // them (LevelDB's) have their blocks counted from their indexes and their entries per block
+    // measured by a pilot, unless the scan limit settles the choice without them
     const limit = opts.scanLimitBytes;
-    const counts = upperCounts(upper);
+    let counts = upperCounts(upper);
+    let frame: FrameFile[] | undefined;
+    if (
+      counts === undefined &&
+      toCheck <= affordable &&
+      !(limit !== undefined && m.bytesAboveBottom <= limit)
+    ) {
+      frame = frameFiles(upper, cache, skip);
+      counts = pilotCounts(frame, cache, random, skip);
+    }
     if (
       toCheck <= affordable &&
       counts !== undefined &&
       !(limit !== undefined ? m.bytesAboveBottom <= limit : scanIsCheaper(counts, sampleSize))
     ) {
-      clusterSample(upper, below, cache, { sample: sampleSize, affordable, budget }, random, m, skip);
+      const plan = {
+        sample: sampleSize,
+        affordable,
+        budget,
+        perBlock: counts.entries / Math.max(1, counts.blocks),
+      };
+      clusterSample(frame ?? frameFiles(upper, cache, skip), below, cache, plan, random, m, skip);
       return m;
     }
     if (toCheck <= affordable) {
@@ -301,7 +330,7 @@ export function measureOverlay(
       m.sampling = "blocks";
       const draws = Math.min(sampleSize, Math.max(MIN_BLOCK_DRAWS, affordable));
       m.droppedForLookupBudget = sampleSize - draws;
-      sample = blockSample(upper, cache, draws, random, m, skip);
+      ({ sample, uncountedBlocks } = blockSample(upper, cache, draws, random, m, skip));
     }
 
     // 3: look each sampled key up below its own position
@@ -345,6 +374,22 @@ export function measureOverlay(
     m.obsoleteBytesEstimate = { value: shadowBytes, low: shadowBytes, high: shadowBytes };
     return m;
   }
+  if (uncountedBlocks !== undefined) {
+    // one entry drawn in each of n blocks drawn with replacement out of the blocks above, whose
+    // entries no table counts: both totals are expansions over the draws
+    const total = (values: number[]) => {
+      const t = expansionTotal(values, uncountedBlocks!, true);
+      return { value: t.total, se: t.se };
+    };
+    const totals = {
+      entries: total(results.map((r) => r.w)),
+      shadowed: total(results.map((r) => r.w * r.y)),
+      df: n - 1,
+    };
+    const found = { entries: 0, shadowing: m.sampledShadowing };
+    setUncounted(m, uncountedEstimates(totals, ratioInterval(results), found, meanBytes));
+    return m;
+  }
   let share: number;
   let low: number;
   let high: number;
@@ -373,6 +418,14 @@ export function measureOverlay(
     high: Math.round(Math.ceil(high * N) * meanBytes),
   };
   return m;
+}
+
+/** `m`'s estimates, from tables above that carry no entry counts (uncountedEstimates). */
+function setUncounted(m: OverlayMeasurement, e: ReturnType<typeof uncountedEstimates>): void {
+  m.entriesAboveBottom = e.entries.value;
+  m.entriesAboveBottomEstimate = e.entries;
+  m.shadowedEntriesEstimate = { ...e.shadowed, confidence: 0.95, method: "ratio" };
+  m.obsoleteBytesEstimate = e.obsoleteBytes;
 }
 
 /** Every point entry of the files above the bottom, reservoir-sampled (uniform, exact count). */
@@ -416,19 +469,6 @@ function scanSample(
   return reservoir.items;
 }
 
-/** Entries and data blocks of the tables above the bottom (properties), or undefined when some table lacks them. */
-function upperCounts(upper: LevelModel[]): { entries: number; blocks: number } | undefined {
-  let entries = 0;
-  let blocks = 0;
-  for (const f of upper.flatMap((l) => l.files)) {
-    const d = f.details;
-    if (!d || d.error || d.numEntries === undefined || d.numDataBlocks === undefined) return undefined;
-    entries += d.numEntries;
-    blocks += d.numDataBlocks;
-  }
-  return { entries, blocks };
-}
-
 /**
  * Whether scanning every entry above the bottom is the cheaper way (no `scanLimitBytes` given): when
  * there are no more entries than the sample (every one is checked and the count is exact), or no more
@@ -449,20 +489,24 @@ function scanIsCheaper(counts: { entries: number; blocks: number }, sample: numb
  * Fills `m` (sampling "blocks", method "ratio"; exact 0 when no table may shadow).
  */
 function clusterSample(
-  upper: LevelModel[],
+  all: FrameFile[],
   below: FilesBelow,
   cache: TableCache,
-  plan: { sample: number; affordable: number; budget: number },
+  plan: { sample: number; affordable: number; budget: number; perBlock: number },
   random: () => number,
   m: OverlayMeasurement,
   skip: (f: SstFileModel, e: unknown) => void,
 ): void {
   m.sampling = "blocks";
-  const all = frameFiles(upper, cache, skip);
-  for (const x of all) m.entriesAboveBottom += x.entries;
-  const upperFrame = all.filter((x) => x.blocks > 0 && below.mayShadow(x.f, x.level));
+  const counted = all.every((x) => x.entries !== undefined);
+  for (const x of all) m.entriesAboveBottom += x.entries ?? 0;
+  // without entry counts every table above is in the frame, so that the draws estimate its entries
+  // too (a table nothing below overlaps adds entries and never a shadowing one)
+  const upperFrame = all.filter((x) => x.blocks > 0 && (!counted || below.mayShadow(x.f, x.level)));
+  // ... and when none of them may shadow, the first stage estimates their entries and nothing more
+  const noneShadows = !upperFrame.some((x) => below.mayShadow(x.f, x.level));
   const frameBlocks = upperFrame.reduce((a, x) => a + x.blocks, 0);
-  const frameEntries = upperFrame.reduce((a, x) => a + x.entries, 0);
+  const frameEntries = counted ? upperFrame.reduce((a, x) => a + x.entries!, 0) : plan.perBlock * frameBlocks;
   if (frameBlocks === 0 || frameEntries === 0) {
     // no entry above can have an older version below: exactly none shadows
     m.exhaustive = m.skippedFiles.length === 0;
@@ -500,9 +544,12 @@ function clusterSample(
   };
   // at least two blocks per stratum: its variance is measured within it
   stage(frame.allocate(first, 2), Infinity);
+  if (!frame.entriesKnown) frame.weighByDrawn(units);
   const next = secondStage(units, frame.weights, plan.sample, mean);
   // never more blocks than the sample has entries, nor than the frame holds
-  const blocks = Math.min(next.blocks, Math.max(0, plan.sample - units.length), frame.remaining);
+  const blocks = noneShadows
+    ? 0
+    : Math.min(next.blocks, Math.max(0, plan.sample - units.length), frame.remaining);
   if (blocks > 0) {
     // the lookup budget bounds the entries checked
     const k = Math.max(1, Math.min(next.perBlock, mean));
@@ -529,6 +576,18 @@ function clusterSample(
       count += (u.entries / u.checked) * u.shadowing;
     }
   const meanBytes = count > 0 ? bytes / count : 0;
+  if (!frame.entriesKnown) {
+    const drawn = units.reduce((a, u) => a + u.entries, 0);
+    const found = { entries: drawn, shadowing: est.shadowing };
+    setUncounted(m, uncountedEstimates(unitTotals(units, frame), est, found, meanBytes));
+    if (noneShadows) {
+      // no entry above can have an older version below: exactly none shadows
+      m.exhaustive = m.skippedFiles.length === 0;
+      m.shadowedEntriesEstimate = { value: 0, low: 0, high: 0, confidence: 1, method: "exact" };
+      m.obsoleteBytesEstimate = { value: 0, low: 0, high: 0 };
+    }
+    return;
+  }
   const value = Math.round(est.share * frameEntries);
   const low = Math.floor(est.low * frameEntries);
   const high = Math.ceil(est.high * frameEntries);
@@ -541,46 +600,12 @@ function clusterSample(
 }
 
 /**
- * The files above the bottom with their data blocks and point entries (table properties: the ones the
- * model already read, inspect's table details, else the table's own; entries = num_entries minus
- * range deletions). Unreadable files go to `skip` and are left out.
- */
-function frameFiles(
-  upper: LevelModel[],
-  cache: TableCache,
-  skip: (f: SstFileModel, e: unknown) => void,
-): FrameFile[] {
-  const files: FrameFile[] = [];
-  for (const lv of upper)
-    for (const f of lv.files) {
-      try {
-        if (!f.present) throw new Error("missing");
-        const d = f.details;
-        let blocks: number;
-        let entries: number;
-        if (d && !d.error && d.numDataBlocks !== undefined) {
-          blocks = d.numDataBlocks;
-          entries = (d.numEntries ?? 0) - Number(d.properties?.[NUMERIC_FIELDS.numRangeDeletions] ?? 0);
-        } else {
-          const t = cache.acquire(f.path);
-          const p = t.props;
-          cache.release(t);
-          blocks = p.numDataBlocks ?? 0;
-          entries = (p.numEntries ?? 0) - (p.numRangeDeletions ?? 0);
-        }
-        files.push({ f, level: lv.level, blocks, entries: Math.max(0, entries) });
-      } catch (e) {
-        skip(f, e);
-      }
-    }
-  return files;
-}
-
-/**
  * Data blocks drawn uniformly (with replacement) over every data block above the bottom, one entry drawn
  * uniformly inside each; the entry's weight is its block's entry count. Files are chosen in proportion
  * to their data blocks (table properties) and each file's index is walked once for all its draws.
- * entriesAboveBottom = the files' entry counts (properties) minus range deletions.
+ * entriesAboveBottom = the files' entry counts (properties) minus range deletions; when some table
+ * carries none (LevelDB's), `uncountedBlocks` is the count of blocks drawn from and the totals are
+ * estimated from the draws (step 4).
  */
 function blockSample(
   upper: LevelModel[],
@@ -589,12 +614,13 @@ function blockSample(
   random: () => number,
   m: OverlayMeasurement,
   skip: (f: SstFileModel, e: unknown) => void,
-): Sampled[] {
+): { sample: Sampled[]; uncountedBlocks?: number } {
   const all = frameFiles(upper, cache, skip);
-  for (const x of all) m.entriesAboveBottom += x.entries;
+  for (const x of all) m.entriesAboveBottom += x.entries ?? 0;
   const files = all.filter((x) => x.blocks > 0);
   const total = files.reduce((a, x) => a + x.blocks, 0);
-  if (total === 0) return [];
+  const uncountedBlocks = all.every((x) => x.entries !== undefined) ? undefined : total;
+  if (total === 0) return { sample: [], uncountedBlocks };
   // draw global block numbers, then group them by file
   const draws = Array.from({ length: size }, () => Math.floor(random() * total)).sort((a, b) => a - b);
   const out: Sampled[] = [];
@@ -611,7 +637,7 @@ function blockSample(
       if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
     }
   });
-  return out;
+  return { sample: out, uncountedBlocks };
 }
 
 /**

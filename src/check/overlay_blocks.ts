@@ -6,7 +6,7 @@
  */
 import { expectedFileSize, type SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
+import { expansionTotal, ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 import { partialShuffle } from "./stats.js";
 
 /** One entry drawn above the bottom, to be looked up below. */
@@ -19,12 +19,15 @@ export interface Sampled {
   weight: number;
 }
 
-/** A file of the frame: its data blocks and point entries (table properties). */
+/**
+ * A file of the frame: its data blocks and point entries (table properties; a table without them,
+ * LevelDB's, has its blocks counted from its index and its entries unknown).
+ */
 export interface FrameFile {
   f: SstFileModel;
   level: number;
   blocks: number;
-  entries: number;
+  entries: number | undefined;
   /** Its data blocks' offsets and sizes, pairwise (read at the first draw in it). */
   handles?: number[];
 }
@@ -147,6 +150,8 @@ export class StratifiedFrame {
   /** Each stratum's share of the frame's entries. */
   readonly weights: number[];
   readonly total: number;
+  /** Whether every file of the frame carries its entry count (else the totals are estimated). */
+  readonly entriesKnown: boolean;
 
   constructor(files: FrameFile[], firstBlocks: number) {
     const total = files.reduce((a, x) => a + x.blocks, 0);
@@ -164,9 +169,30 @@ export class StratifiedFrame {
       } else own.push(pool);
     }
     this.strata = own.map((g) => new BlockFrame(g));
-    const entries = files.reduce((a, x) => a + x.entries, 0);
-    this.weights = this.strata.map((st) => st.files.reduce((a, x) => a + x.entries, 0) / entries);
     this.total = total;
+    this.entriesKnown = files.every((x) => x.entries !== undefined);
+    // without entry counts the strata weigh their blocks until drawn blocks tell (weighByDrawn)
+    const size = (x: FrameFile) => (this.entriesKnown ? x.entries! : x.blocks);
+    const all = files.reduce((a, x) => a + size(x), 0);
+    this.weights = this.strata.map((st) => st.files.reduce((a, x) => a + size(x), 0) / all);
+  }
+
+  /**
+   * Frames without entry counts: each stratum weighs its blocks × the mean entries of its drawn
+   * blocks (its blocks alone while none is drawn), as the second stage's design needs.
+   */
+  weighByDrawn(units: readonly BlockUnit[]): void {
+    const sums = this.strata.map(() => ({ entries: 0, n: 0 }));
+    for (const u of units) {
+      const s = sums[u.stratum];
+      if (s) {
+        s.entries += u.entries;
+        s.n++;
+      }
+    }
+    const sizes = this.strata.map((st, h) => st.total * (sums[h]!.n > 0 ? sums[h]!.entries / sums[h]!.n : 1));
+    const all = sizes.reduce((a, x) => a + x, 0);
+    if (all > 0) sizes.forEach((x, h) => (this.weights[h] = x / all));
   }
 
   get remaining(): number {
@@ -189,6 +215,21 @@ export class StratifiedFrame {
     }
     return out.map((k, h) => Math.min(this.strata[h]!.remaining, Math.max(k, least)));
   }
+}
+
+/**
+ * Every data block's offset and size of a frame file, pairwise, from one walk of its index that copies
+ * nothing (kept on the file for later draws, and the block count of a table without properties).
+ */
+export function frameHandles(x: FrameFile, t: ReturnType<TableCache["acquire"]>): number[] {
+  if (!x.handles) {
+    const hs: number[] = [];
+    t.forEachIndexHandle((offset, size) => {
+      hs.push(offset, size);
+    });
+    x.handles = hs;
+  }
+  return x.handles;
 }
 
 /**
@@ -218,18 +259,10 @@ export function forDrawnBlocks(
       // its end in one read (footer, metaindex, properties, index), as wide as the tables before needed
       const t = cache.acquireForMetadata(x.f.path, expectedFileSize(x.f));
       try {
-        // every data block's handle, from one walk of the index that copies nothing (kept for the
-        // second stage's draws)
-        if (!x.handles) {
-          const hs: number[] = [];
-          t.forEachIndexHandle((offset, size) => {
-            hs.push(offset, size);
-          });
-          x.handles = hs;
-        }
+        const handles = frameHandles(x, t);
         // how far from its end the open and the index reached, before any data block is read
         cache.noteMetadataRead(t);
-        const handles: { offset: number; size: number; times: number }[] = [];
+        const drawn: { offset: number; size: number; times: number }[] = [];
         for (let w = 0; w < wanted.length;) {
           const i = wanted[w]!;
           let times = 0;
@@ -238,11 +271,11 @@ export function forDrawnBlocks(
             w++;
           }
           // a table holding fewer blocks than its properties say: the draws past its end find none
-          if (2 * i + 1 < x.handles.length)
-            handles.push({ offset: x.handles[2 * i]!, size: x.handles[2 * i + 1]!, times });
+          if (2 * i + 1 < handles.length)
+            drawn.push({ offset: handles[2 * i]!, size: handles[2 * i + 1]!, times });
         }
         // each block visited before the next is read, and its keys copied out: read transiently
-        for (const h of handles)
+        for (const h of drawn)
           visit(x, t.readDataBlock({ offset: h.offset, size: h.size }, { lifetime: "transient" }), h.times);
       } finally {
         cache.release(t);
@@ -449,4 +482,91 @@ export function unitInterval(
     high = Math.max(high, bHigh);
   }
   return { share, low, high, checked, shadowing };
+}
+
+/** An estimated total and its standard error. */
+export interface TotalEstimate {
+  value: number;
+  se: number;
+}
+
+/**
+ * For a frame without entry counts (LevelDB's tables): the frame's entries and its shadowed entries
+ * estimated from the drawn blocks alone, each stratum's blocks × the mean over its drawn blocks
+ * (expansionTotal; a block's shadowed entries are its entries × the share of its checked entries
+ * that shadow), summed over the strata with their variances, and the degrees of freedom (blocks −
+ * strata). When some stratum holds fewer than two checked blocks the strata are pooled. The ratio of
+ * the two is the stratified ratio estimate of the share; the totals carry the entries' own
+ * uncertainty, which a count from properties does not have. Data blocks are never empty (a table
+ * builder cuts a block after an entry), so the drawn blocks are the units checked.
+ */
+export function unitTotals(
+  units: readonly BlockUnit[],
+  frame: StratifiedFrame,
+): { entries: TotalEstimate; shadowed: TotalEstimate; df: number } {
+  const used = units.filter((u) => u.checked > 0);
+  const entries = (g: readonly BlockUnit[]) => g.map((u) => u.entries);
+  const shadowed = (g: readonly BlockUnit[]) => g.map((u) => (u.entries * u.shadowing) / u.checked);
+  const by = frame.strata.map(() => [] as BlockUnit[]);
+  for (const u of used) by[u.stratum]?.push(u);
+  const groups: [BlockUnit[], number][] =
+    frame.strata.length > 1 && by.every((g, h) => g.length >= 2 || g.length === frame.strata[h]!.total)
+      ? by.map((g, h) => [g, frame.strata[h]!.total])
+      : [[used, frame.total]];
+  const sum = (pick: (g: readonly BlockUnit[]) => number[]) => {
+    let value = 0;
+    let variance = 0;
+    for (const [g, population] of groups) {
+      const t = expansionTotal(pick(g), population);
+      value += t.total;
+      variance += t.se ** 2;
+    }
+    return { value, se: Math.sqrt(variance) };
+  };
+  const df = used.length - groups.filter(([g]) => g.length > 0).length;
+  return { entries: sum(entries), shadowed: sum(shadowed), df };
+}
+
+/** An estimated count with the bounds of its 95% interval. */
+export interface Bounded {
+  value: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * The overlay's estimates from totals estimated over drawn blocks whose tables carry no entry counts
+ * (unitTotals, or the one-entry-a-block draws' expansions): the entries above and their interval; the
+ * shadowed entries with the t interval of their own total, never narrower than the share's interval
+ * (`share`: the ratio estimate's, with its Wilson floors) times the estimated entries; neither below
+ * what the draws found (`found`: entries in the drawn blocks, shadowing entries checked); and the
+ * obsolete bytes at `meanBytes` a shadowed version.
+ */
+export function uncountedEstimates(
+  totals: { entries: TotalEstimate; shadowed: TotalEstimate; df: number },
+  share: { low: number; high: number },
+  found: { entries: number; shadowing: number },
+  meanBytes: number,
+): { entries: Bounded; shadowed: Bounded; obsoleteBytes: Bounded } {
+  const q = tQuantile(totals.df);
+  // an error of 0 (every block drawn) is exact whatever the degrees of freedom
+  const half = (t: TotalEstimate) => (t.se === 0 ? 0 : q * t.se);
+  const bounds = (t: TotalEstimate, floor: number): Bounded => ({
+    value: Math.round(t.value),
+    low: Math.max(floor, Math.floor(t.value - half(t))),
+    high: Math.ceil(t.value + half(t)),
+  });
+  const entries = bounds(totals.entries, found.entries);
+  const own = bounds(totals.shadowed, found.shadowing);
+  const shadowed = {
+    value: own.value,
+    low: Math.max(found.shadowing, Math.min(own.low, Math.floor(share.low * entries.value))),
+    high: Math.max(own.high, Math.ceil(share.high * entries.value)),
+  };
+  const bytes = (n: number) => Math.round(n * meanBytes);
+  return {
+    entries,
+    shadowed,
+    obsoleteBytes: { value: bytes(shadowed.value), low: bytes(shadowed.low), high: bytes(shadowed.high) },
+  };
 }

@@ -39,7 +39,7 @@ export function shortText(f: CheckFinding): string {
       const range = est.method === "exact" ? "" : ` (${int(est.low)}–${int(est.high)})`;
       return (
         `${formatBytes(n(e.bytesAboveBottom))} above ${placementBottomName({ oldestL0AsBottom: e.oldestL0AsBottom === true, bottomLevel: n(e.bottomLevel) })} (${pct(n(e.byteShareAboveBottom))}), ` +
-        `${est.method === "exact" ? "" : "~"}${int(est.value)}${range} of ${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
+        `${est.method === "exact" ? "" : "~"}${int(est.value)}${range} of ${e.entriesAboveBottomEstimate ? "~" : ""}${plural(n(e.entriesAboveBottom), "entry", "entries")} shadow older versions`
       );
     }
     case "wal-unflushed":

@@ -102,6 +102,11 @@ export const rule: Rule = {
               .map((l) => `L${l.level} ${l.files}`)
               .join(", ");
         const bottomName = placementBottomName(m);
+        // entries above: counted, or estimated from the drawn blocks (tables without entry counts)
+        const ee = m.entriesAboveBottomEstimate;
+        const entriesAbove = ee
+          ? `~${plural(ee.value, "entry", "entries")} (95%: ${int(ee.low)}–${int(ee.high)})`
+          : plural(m.entriesAboveBottom, "entry", "entries");
         out.push(
           finding(
             "placement-overlay",
@@ -114,8 +119,8 @@ export const rule: Rule = {
               `${armLabel(a.arm)}: ${formatBytes(m.bytesAboveBottom)} in ${plural(m.filesAboveBottom, "file")} above ${bottomName} (${above}; ` +
               `${pctOf(m.bytesAboveBottom, m.bytesAboveBottom + m.bytesInBottom)} of bytes) over ${formatBytes(m.bytesInBottom)} in ${bottomName}; ` +
               (incomplete && m.sampled === 0
-                ? `how many of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version is unknown`
-                : `${est.method === "exact" ? "" : "~"}${int(est.value)} of ${plural(m.entriesAboveBottom, "entry", "entries")} above shadow an older version${range}, ` +
+                ? `how many of ${entriesAbove} above shadow an older version is unknown`
+                : `${est.method === "exact" ? "" : "~"}${int(est.value)} of ${entriesAbove} above shadow an older version${range}, ` +
                   `~${formatBytes(m.obsoleteBytesEstimate.value)} obsolete`) +
               (m.unresolved > 0
                 ? ` (${m.unresolved} sampled lookups unresolved: ${plural(m.skippedFiles.length, "unreadable file")})`
@@ -134,6 +139,7 @@ export const rule: Rule = {
               byteShareAboveBottom: m.byteShareAboveBottom,
               perLevel: m.perLevel,
               entriesAboveBottom: m.entriesAboveBottom,
+              entriesAboveBottomEstimate: m.entriesAboveBottomEstimate ?? null,
               entriesInBottom: m.entriesInBottom ?? null,
               sampled: m.sampled,
               sampledShadowing: m.sampledShadowing,
