@@ -18,6 +18,9 @@
  *    ≤ 2×; code-population reads both arms' account and code column families by drawn blocks), sizes
  *    --sample 100 (target: seconds; storage per contract sampled by seeks), sizes --full vs `sst_dump
  *    --command=scan` (Ethereum roles: merged);
+ *  - a legacy geth store written by LevelDB itself (leveldb_store.ts, classic-level: hash keys, Snappy,
+ *    2 MiB tables, a fifth of the writes overwrites): check vs inspect (target ≤ 2×; LevelDB's tables
+ *    carry no block or entry counts, so placement-overlay's draws count blocks from the indexes);
  *  - thousands of tiny blob files (db_bench --enable_blob_files --min_blob_size=0 --blob_file_size=4096):
  *    every command run under a descriptor limit of 1,024 (`ulimit -n`, the usual default), which is far
  *    below the file count: it completes, or the row says how it failed.
@@ -26,7 +29,9 @@
  *
  * Env: LSMSCOPE_BENCH_L0_TABLES (default 5000), LSMSCOPE_BENCH_MULTI_CF_TABLES (the three column
  * families' tables together, default 2400; 0: no such row), LSMSCOPE_BENCH_BESU_ACCOUNTS (the Besu
- * pile-up's accounts, default 600000; 0: no such rows), LSMSCOPE_BENCH_L0_DIR (an L0 pile-up already written
+ * pile-up's accounts, default 600000; 0: no such rows), LSMSCOPE_BENCH_LEVELDB_ENTRIES (the LevelDB
+ * store's distinct keys, default 2000000, and a quarter as many overwrites; 0: no such row),
+ * LSMSCOPE_BENCH_L0_DIR (an L0 pile-up already written
  * with TINY_L0_TABLES, e.g. /tmp/l0: read only, not written), LSMSCOPE_BENCH_BLOB_FILES (default
  * 33000; 0: no blob row), LSMSCOPE_BENCH_RUNS (rounds, default 3), LSMSCOPE_BENCH_COLD (1: the cold
  * rows, each file of a copy of the store evicted with posix_fadvise, python3; "drop": the whole page
@@ -55,6 +60,7 @@ import {
 import { COLD, coldRows } from "./cold.js";
 import { tuiFirstScreenRow } from "./tui.js";
 import { writeBesuPileup } from "./besu_pileup.js";
+import { writeLevelDbStore } from "./leveldb_store.js";
 import { engineAvailable, engineUnavailableReason } from "../src/engine/index.js";
 import { NEWEST_BY_HASH_MIN_RUNS } from "../src/sizes/plan.js";
 import { LIVE_BY_HASH_MIN_RUNS } from "../src/lsm/live_by_hash.js";
@@ -63,6 +69,7 @@ const L0_TABLES = Number(process.env.LSMSCOPE_BENCH_L0_TABLES ?? 5000);
 const BLOB_FILES = Number(process.env.LSMSCOPE_BENCH_BLOB_FILES ?? 33000);
 const MULTI_CF_TABLES = Number(process.env.LSMSCOPE_BENCH_MULTI_CF_TABLES ?? 2400);
 const BESU_ACCOUNTS = Number(process.env.LSMSCOPE_BENCH_BESU_ACCOUNTS ?? 600000);
+const LEVELDB_ENTRIES = Number(process.env.LSMSCOPE_BENCH_LEVELDB_ENTRIES ?? 2_000_000);
 const RUNS = Number(process.env.LSMSCOPE_BENCH_RUNS ?? 3);
 /** Values per 4 KiB blob file with 200-byte values and 4 MiB memtables (measured: 12,000 writes, 448 blob files). */
 const VALUES_PER_BLOB_FILE = 27;
@@ -270,6 +277,17 @@ function besuPileup(root: string): void {
   );
 }
 
+/** A legacy geth store written by LevelDB (leveldb_store.ts): check against inspect. */
+async function levelDbStore(root: string): Promise<void> {
+  const dir = join(root, "leveldb");
+  const t0 = Date.now();
+  await writeLevelDbStore(dir, LEVELDB_ENTRIES, LEVELDB_ENTRIES / 4);
+  console.log(
+    `LevelDB store (classic-level): ${LEVELDB_ENTRIES} hash keys and ${LEVELDB_ENTRIES / 4} overwrites, ${readdirSync(dir).filter((f) => f.endsWith(".ldb")).length} tables, written in ${((Date.now() - t0) / 1000).toFixed(0)} s; ${RUNS} paired rounds`,
+  );
+  checkRow(dir);
+}
+
 /**
  * Entries `sizes --full` reads on the store (its JSON's entriesRead, summed over column families) and
  * the threads it chose (its JSON's workers).
@@ -330,6 +348,7 @@ export async function run(): Promise<void> {
     await l0Pileup(root);
     if (MULTI_CF_TABLES > 0) multiCfPileup(root);
     if (BESU_ACCOUNTS > 0) besuPileup(root);
+    if (LEVELDB_ENTRIES > 0) await levelDbStore(root);
     if (BLOB_FILES > 0) blobFiles(root);
     printLoadAverage();
   } finally {
