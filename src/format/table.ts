@@ -632,6 +632,11 @@ export class SstTable {
     return this.filterReader.describe();
   }
 
+  /** `filter`, with what only the whole filter block tells (a LevelDB filter's probes: read for it). */
+  get filterInFull(): FilterInfo {
+    return this.filterReader.describeFully();
+  }
+
   /**
    * Query the table's filter for a user key, as RocksDB does before reading the index (full and
    * partitioned filters) or after it (block-based filters, which need the data block offset).

@@ -131,7 +131,7 @@ export class LsmReader {
     const open = (f: ProbeFile, lastInLevel: boolean): OpenedTable => {
       const table = inTurn.open(f.path, { verifyChecksums: true });
       const index = table.packedIndex();
-      const fi = table.filter; // loads the full filter / partition index, as the table reader does at open
+      const fi = table.filterInFull; // loads the filter / partition index, as the table reader does at open
       let useFilter = false;
       let prefixFilter: OpenedTable["prefixFilter"];
       if (fi.kind === "none") filterUse.noFilterInFile++;

@@ -136,7 +136,7 @@ export function buildReport(t: SstTable, opts: DescribeOptions = {}): TableRepor
     },
     metaBlocks: t.metaindex.map((m) => ({ name: m.name, offset: m.handle.offset, size: m.handle.size })),
     properties: t.properties,
-    filter: t.filter,
+    filter: t.filterInFull,
     io: t.io,
   };
   if (opts.blocks) {

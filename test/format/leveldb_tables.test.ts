@@ -6,6 +6,7 @@
  * one runs with the rest.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTable } from "../../src/format/index.js";
 import { makeTempDir, removeDir, tablesIn } from "./oracle.js";
@@ -44,5 +45,37 @@ describe("classic-level (LevelDB 1.20) tables", () => {
       }
     }
     expectWrittenData(files, N);
+  });
+
+  it("describes the filter from the metaindex alone; its block is read for the probes or a lookup", async () => {
+    const dir = join(root, "leveldb-filter");
+    await writeWithClassicLevel(dir, 2000);
+    const file = tablesIn(dir, ".ldb")[0]!;
+    // a copy whose filter block is damaged: describing the filter must not read it (inspect reads
+    // every table's tail and nothing more; a third of its table reads on 576 LevelDB tables)
+    const copy = join(root, "damaged-filter.ldb");
+    copyFileSync(file, copy);
+    const t0 = openTable(file);
+    const handle = t0.meta("filter.leveldb.BuiltinBloomFilter2")!;
+    t0.close();
+    const bytes = readFileSync(copy);
+    bytes[handle.offset + 1]! ^= 0xff;
+    writeFileSync(copy, bytes);
+    const t = openTable(copy, { verifyChecksums: true });
+    try {
+      expect(t.filter).toMatchObject({ kind: "bloom", blockBased: true, filterBytes: handle.size });
+      expect(t.filter.numProbes).toBeUndefined();
+      expect(() => t.filterInFull).toThrow(/checksum/i);
+    } finally {
+      t.close();
+    }
+    // the intact table: LevelDB's bloom(10) probes 6 times (bits_per_key × ln 2, truncated)
+    const ok = openTable(file);
+    try {
+      expect(ok.filterInFull.numProbes).toBe(6);
+      expect(ok.filter.numProbes).toBe(6);
+    } finally {
+      ok.close();
+    }
   });
 });
