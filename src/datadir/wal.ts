@@ -46,7 +46,7 @@ export function scanWal(path: string, logNumber: number, opts: { pebble?: boolea
     (rec) => {
       out.records++;
       out.bytes += rec.data.length;
-      const b = decodeWriteBatch(rec.data, opts);
+      const b = decodeWriteBatch(rec.data, opts, out.perCf);
       if (b.error) {
         out.findings.push({
           severity: "warn",
@@ -69,21 +69,11 @@ export function scanWal(path: string, logNumber: number, opts: { pebble?: boolea
         if (out.firstSeq === undefined || b.sequence < out.firstSeq) out.firstSeq = b.sequence;
         if (out.lastSeq === undefined || last > out.lastSeq) out.lastSeq = last;
       }
-      for (const [cf, s] of b.perCf) {
-        let agg = out.perCf.get(cf);
-        if (!agg) {
-          agg = { ops: emptyOps(), writes: 0, keyBytes: 0, valueBytes: 0 };
-          out.perCf.set(cf, agg);
-        }
-        addOps(agg.ops, s.ops);
-        agg.writes += s.writes;
-        agg.keyBytes += s.keyBytes;
-        agg.valueBytes += s.valueBytes;
-        addOps(out.ops, s.ops);
-      }
     },
     { logNumber, pebble: opts.pebble },
   );
+  // the batches' tallies went to their column families' (decodeWriteBatch): the WAL's are their sum
+  for (const s of out.perCf.values()) addOps(out.ops, s.ops);
   out.size = res.fileSize;
   out.recyclable = res.recyclable;
   out.compressionType = res.compressionType;

@@ -58,7 +58,16 @@ export function emptyOps(): WalOpCounts {
 }
 
 export function addOps(into: WalOpCounts, from: WalOpCounts): void {
-  for (const k of Object.keys(into) as (keyof WalOpCounts)[]) into[k] += from[k];
+  // field by field: Object.keys' array per call was a third of scanning a WAL of 3 M one-write batches
+  into.put += from.put;
+  into.delete += from.delete;
+  into.singleDelete += from.singleDelete;
+  into.deleteRange += from.deleteRange;
+  into.merge += from.merge;
+  into.blobIndex += from.blobIndex;
+  into.putEntity += from.putEntity;
+  into.timedPut += from.timedPut;
+  into.other += from.other;
 }
 
 type OpKind = keyof WalOpCounts;
@@ -76,19 +85,27 @@ const OP_KIND: Record<number, OpKind> = {
 };
 
 /** `pebble`: the batch is Pebble's (batchrepr): its own record kinds, no column families. */
-export function decodeWriteBatch(rec: Uint8Array, opts: { pebble?: boolean } = {}): DecodedBatch {
+export function decodeWriteBatch(
+  rec: Uint8Array,
+  opts: { pebble?: boolean } = {},
+  /**
+   * Per-column-family tallies to add this batch's to (they are the result's `perCf` then): a WAL's
+   * scan sums millions of one-write batches without a map and tallies of its own for each.
+   */
+  perCf: Map<number, BatchCfStats> = new Map(),
+): DecodedBatch {
   if (rec.length < WRITE_BATCH_HEADER)
     return {
       sequence: 0,
       count: 0,
       writes: 0,
-      perCf: new Map(),
+      perCf,
       error: { at: 0, message: `WriteBatch of ${rec.length} bytes is smaller than its 12-byte header` },
     };
   const c = cursor(rec);
   const sequence = Number(getFixed64(c));
   const count = getFixed32(c);
-  const out: DecodedBatch = { sequence, count, writes: 0, perCf: new Map() };
+  const out: DecodedBatch = { sequence, count, writes: 0, perCf };
   const stats = (cf: number): BatchCfStats => {
     let s = out.perCf.get(cf);
     if (!s) {
@@ -121,7 +138,10 @@ export function decodeWriteBatch(rec: Uint8Array, opts: { pebble?: boolean } = {
   return out;
 }
 
-/** One write of a batch that takes a sequence number, typed like the equivalent table entry. */
+/**
+ * One write of a batch that takes a sequence number, typed like the equivalent table entry. The
+ * object forEachBatchWrite hands out is its own, reused for the next write: valid during the call.
+ */
 export interface BatchWrite {
   cf: number;
   /** ValueType: Value, Deletion, SingleDeletion, RangeDeletion (value = end key), Merge, BlobIndex,
@@ -200,6 +220,16 @@ export function forEachBatchWrite(
   let seqno = Number(getFixed64(c));
   getFixed32(c); // count
   let at = c.pos;
+  // one object for every write (a WAL of 3 M writes made 3 M of them)
+  const w: BatchWrite = { cf: 0, type: 0, key: EMPTY, value: EMPTY, seqno: 0 };
+  const deliver = (cf: number, type: number, key: Uint8Array, value: Uint8Array) => {
+    w.cf = cf;
+    w.type = type;
+    w.key = key;
+    w.value = value;
+    w.seqno = seqno++;
+    return visit(w);
+  };
   try {
     while (c.pos < c.end) {
       at = c.pos;
@@ -212,8 +242,7 @@ export function forEachBatchWrite(
         if (k.type === undefined) {
           if (k.takesSeqno) seqno++;
           onOther?.(tag, k.takesSeqno);
-        } else if (visit({ cf: 0, type: k.type, key, value, seqno: seqno++ }) === false)
-          return { stopped: true };
+        } else if (deliver(0, k.type, key, value) === false) return { stopped: true };
         continue;
       }
       const spec = WRITE_TAGS[tag];
@@ -222,7 +251,7 @@ export function forEachBatchWrite(
         const cf = hasCf ? getVarint32(c) : 0;
         const key = getLengthPrefixed(c);
         const value = hasValue ? getLengthPrefixed(c) : EMPTY;
-        if (visit({ cf, type, key, value, seqno: seqno++ }) === false) return { stopped: true };
+        if (deliver(cf, type, key, value) === false) return { stopped: true };
         continue;
       }
       switch (tag) {
