@@ -14,8 +14,8 @@
  * A header is [parentHash, ommersHash, coinbase, stateRoot, txRoot, receiptsRoot, bloom, difficulty,
  * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
-import type { DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
-import { readLiveValue } from "../lsm/live.js";
+import type { ColumnFamilyModel, DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
+import { readLiveValue, WalLayers } from "../lsm/live.js";
 import { keccak256 } from "../eth/keccak.js";
 import { bytesToBigint, rlpDecode } from "../eth/rlp.js";
 import { isUserError } from "../util/errors.js";
@@ -30,36 +30,39 @@ interface HeadRead {
   header: Buffer;
 }
 
+/** A live value read for the head, its column family's WAL replayed once for all of them (WalLayers). */
+type ReadLive = (inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer) => Buffer | undefined;
+
 function cfByHex(inst: InstanceModel, nameHex: string) {
   return inst.columnFamilies.find((c) => c.nameHex === nameHex);
 }
 
-function besuHead(inst: InstanceModel): HeadRead | string {
+function besuHead(inst: InstanceModel, readLive: ReadLive): HeadRead | string {
   const blockchain = cfByHex(inst, "01");
   if (!blockchain) return "no BLOCKCHAIN column family";
   const variables = cfByHex(inst, "0b");
   const key = Buffer.from("chainHeadHash");
   const hash =
-    (variables && readLiveValue(inst, variables, key)) ??
-    readLiveValue(inst, blockchain, Buffer.concat([Buffer.of(0x01), key]));
+    (variables && readLive(inst, variables, key)) ??
+    readLive(inst, blockchain, Buffer.concat([Buffer.of(0x01), key]));
   if (!hash) return "no chainHeadHash";
-  const header = readLiveValue(inst, blockchain, Buffer.concat([Buffer.of(0x02), hash]));
+  const header = readLive(inst, blockchain, Buffer.concat([Buffer.of(0x02), hash]));
   return header ? { hash, header } : `no header for head ${hex0x(hash)}`;
 }
 
-function gethHead(inst: InstanceModel): HeadRead | string {
+function gethHead(inst: InstanceModel, readLive: ReadLive): HeadRead | string {
   const cf = inst.columnFamilies[0];
   if (!cf) return "no column family";
-  const hash = readLiveValue(inst, cf, Buffer.from("LastBlock"));
+  const hash = readLive(inst, cf, Buffer.from("LastBlock"));
   if (!hash) return "no LastBlock";
-  const num = readLiveValue(inst, cf, Buffer.concat([Buffer.from("H"), hash]));
+  const num = readLive(inst, cf, Buffer.concat([Buffer.from("H"), hash]));
   if (!num || num.length !== 8) return `no block number for head ${hex0x(hash)}`;
-  const header = readLiveValue(inst, cf, Buffer.concat([Buffer.from("h"), num, hash]));
+  const header = readLive(inst, cf, Buffer.concat([Buffer.from("h"), num, hash]));
   // headers of blocks moved to the freezer are no longer in the key/value store
   return header ? { hash, header } : `no header for head ${hex0x(hash)} in the key/value store`;
 }
 
-function nethermindHead(model: DatadirModel): HeadRead | string {
+function nethermindHead(model: DatadirModel, readLive: ReadLive): HeadRead | string {
   const db = (name: string) => {
     const inst = model.instances.find(
       (i) => i.readable && i.client === "nethermind" && i.clientDetail?.database === name,
@@ -69,17 +72,17 @@ function nethermindHead(model: DatadirModel): HeadRead | string {
   };
   const infos = db("blockInfos");
   if (!infos) return "no blockInfos database";
-  const head = readLiveValue(infos.inst, infos.cf, Buffer.alloc(32));
+  const head = readLive(infos.inst, infos.cf, Buffer.alloc(32));
   if (!head) return "no head in blockInfos";
   // older releases stored the head header itself
   if (head.length !== 32) return { hash: Buffer.from(keccak256(head)), header: head };
   const headers = db("headers");
   if (!headers) return `no headers database for head ${hex0x(head)}`;
   const numbers = db("blockNumbers");
-  const num = numbers && readLiveValue(numbers.inst, numbers.cf, head);
+  const num = numbers && readLive(numbers.inst, numbers.cf, head);
   const header =
-    (num?.length === 8 && readLiveValue(headers.inst, headers.cf, Buffer.concat([num, head]))) ||
-    readLiveValue(headers.inst, headers.cf, head);
+    (num?.length === 8 && readLive(headers.inst, headers.cf, Buffer.concat([num, head]))) ||
+    readLive(headers.inst, headers.cf, head);
   return header ? { hash: head, header } : `no header for head ${hex0x(head)}`;
 }
 
@@ -106,12 +109,14 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
   const readable = model.instances.filter((i) => i.readable);
   const besu = readable.find((i) => i.client === "besu" && cfByHex(i, "01"));
   const geth = readable.find((i) => i.client === "geth");
+  const layers = new WalLayers();
+  const readLive: ReadLive = (inst, cf, key) => readLiveValue(inst, cf, key, undefined, layers);
   const reader = besu
-    ? () => besuHead(besu)
+    ? () => besuHead(besu, readLive)
     : geth
-      ? () => gethHead(geth)
+      ? () => gethHead(geth, readLive)
       : model.client.kind === "nethermind"
-        ? () => nethermindHead(model)
+        ? () => nethermindHead(model, readLive)
         : undefined;
   if (!reader) {
     id.note = "no store of a known client holds a chain head";

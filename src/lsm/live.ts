@@ -74,6 +74,21 @@ export function loadLiveWal(inst: InstanceModel, cf: ColumnFamilyModel): MemLaye
   return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
 }
 
+/**
+ * Column families' live WAL layers, each loaded once for the reads that share it (readLiveValue): the
+ * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
+ * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads.
+ */
+export class WalLayers {
+  private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
+
+  of(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
+    let layer = this.layers.get(cf);
+    if (!layer) this.layers.set(cf, (layer = loadLiveWal(inst, cf)));
+    return layer;
+  }
+}
+
 export function openLiveSources(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
@@ -310,12 +325,13 @@ export function readLiveValue(
   cf: ColumnFamilyModel,
   key: Buffer,
   source: TableSource = uncachedTables({ verifyChecksums: true }),
+  walLayers?: WalLayers,
 ): Buffer | undefined {
   requireBytewise(cf);
   // Pebble: a value separated into a blob file is read from it (the MANIFEST's blob references)
   const blobs = inst.engine === "pebble" && cf.pebbleBlobFiles?.length ? new PebbleBlobStore(cf) : undefined;
   try {
-    return readLiveValueFrom(inst, cf, key, blobs ? withBlobValues(source, blobs) : source);
+    return readLiveValueFrom(inst, cf, key, blobs ? withBlobValues(source, blobs) : source, walLayers);
   } finally {
     blobs?.close();
   }
@@ -326,11 +342,12 @@ function readLiveValueFrom(
   cf: ColumnFamilyModel,
   key: Buffer,
   tables: TableSource,
+  walLayers: WalLayers | undefined,
 ): Buffer | undefined {
   const version = Version.of(cf.levels);
   const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
-  const wal = loadLiveWal(inst, cf);
+  const wal = walLayers ? walLayers.of(inst, cf) : loadLiveWal(inst, cf);
   const newest = newestVersion(key, shadowsOf(wal), version, tables);
   if (!newest) return undefined;
   const values = new LiveValues(inst.path, cf.displayName);

@@ -12,7 +12,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../../src/datadir/model.js";
 import { loadMemLayer, memCount, memKey } from "../../src/datadir/memtable.js";
 import { openTable } from "../../src/format/table.js";
-import { LiveCursor, readLiveValue } from "../../src/lsm/live.js";
+import { LiveCursor, readLiveValue, WalLayers } from "../../src/lsm/live.js";
 import { TableCache } from "../../src/lsm/table_cache.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
@@ -107,13 +107,19 @@ describe("readLiveValue", () => {
     expect(merged).toEqual(scanned);
 
     const tables = new TableCache({ verifyChecksums: true });
+    // the WAL replayed once for every read (identity's head is three reads of one column family)
+    const layers = new WalLayers();
     let deleted = 0;
     try {
       for (const hex of keys) {
         const v = readLiveValue(inst, cf, Buffer.from(hex, "hex"), tables);
         expect(v?.toString("hex"), hex).toBe(merged.get(hex));
+        expect(readLiveValue(inst, cf, Buffer.from(hex, "hex"), tables, layers)?.toString("hex"), hex).toBe(
+          merged.get(hex),
+        );
         if (v === undefined) deleted++;
       }
+      expect(layers.of(inst, cf)).toBe(layers.of(inst, cf));
     } finally {
       tables.close();
     }
