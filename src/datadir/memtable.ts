@@ -36,6 +36,11 @@ export interface ReplayOptions {
    * Batches shorter than the 12-byte header are skipped and counted either way. Default "keep".
    */
   onUndecodable?: "throw" | "keep";
+  /**
+   * loadMemLayer: only the point writes whose keys pass are kept (range deletions always are): a
+   * layer for reads of such keys alone, which copies and sorts a few writes of a WAL of millions.
+   */
+  keys?: (key: Uint8Array) => boolean;
   /** Value types this caller cannot interpret: a write of one ends its batch's decoding, counted as
    *  undecodable (the writes before it were delivered). */
   unsupportedTypes?: ReadonlySet<number>;
@@ -422,7 +427,8 @@ function bytesOf(wals: readonly WalFileRef[]): number {
  * sequence numbers keep WAL order), range deletions apart.
  */
 export function loadMemLayer(wals: readonly WalFileRef[], cfId: number, opts: ReplayOptions = {}): MemLayer {
-  const columns = new MemColumns(bytesOf(wals));
+  const keys = opts.keys;
+  const columns = new MemColumns(keys ? 0 : bytesOf(wals));
   const rangeDels: MemRangeDel[] = [];
   const { undecodable } = replayWalWrites(
     wals,
@@ -430,7 +436,7 @@ export function loadMemLayer(wals: readonly WalFileRef[], cfId: number, opts: Re
     (w) => {
       if (w.type === ValueType.RangeDeletion)
         rangeDels.push({ start: Buffer.from(w.key), end: Buffer.from(w.value), seqno: w.seqno });
-      else columns.add(w.key, w.value, w.seqno, w.type);
+      else if (keys === undefined || keys(w.key)) columns.add(w.key, w.value, w.seqno, w.type);
     },
     opts,
   );

@@ -30,6 +30,16 @@ interface HeadRead {
   header: Buffer;
 }
 
+/**
+ * The keys the head's reads ask for, by shape: the WAL layers keep those writes alone (a geth node's
+ * WAL holds every write to its one keyspace). Besu: "chainHeadHash" (VARIABLES), 0x01‖"chainHeadHash"
+ * and 0x02‖hash (BLOCKCHAIN); geth: "LastBlock", "H"‖hash, "h"‖number‖hash.
+ */
+const BESU_HEAD_KEYS = (k: Uint8Array) =>
+  k.length === 13 || (k.length === 14 && k[0] === 0x01) || (k.length === 33 && k[0] === 0x02);
+const GETH_HEAD_KEYS = (k: Uint8Array) =>
+  k.length === 9 || (k.length === 33 && k[0] === 0x48) || (k.length === 41 && k[0] === 0x68);
+
 /** A live value read for the head, its column family's WAL replayed once for all of them (WalLayers). */
 type ReadLive = (inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer) => Buffer | undefined;
 
@@ -109,15 +119,17 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
   const readable = model.instances.filter((i) => i.readable);
   const besu = readable.find((i) => i.client === "besu" && cfByHex(i, "01"));
   const geth = readable.find((i) => i.client === "geth");
-  const layers = new WalLayers();
-  const readLive: ReadLive = (inst, cf, key) => readLiveValue(inst, cf, key, undefined, layers);
-  const reader = besu
-    ? () => besuHead(besu, readLive)
+  const head = besu
+    ? { read: (r: ReadLive) => besuHead(besu, r), keys: BESU_HEAD_KEYS }
     : geth
-      ? () => gethHead(geth, readLive)
+      ? { read: (r: ReadLive) => gethHead(geth, r), keys: GETH_HEAD_KEYS }
       : model.client.kind === "nethermind"
-        ? () => nethermindHead(model, readLive)
+        ? // its head's keys are 32 and 40 bytes, as most of its keys are: every write is kept
+          { read: (r: ReadLive) => nethermindHead(model, r), keys: undefined }
         : undefined;
+  const layers = new WalLayers(head?.keys);
+  const readLive: ReadLive = (inst, cf, key) => readLiveValue(inst, cf, key, undefined, layers);
+  const reader = head && (() => head.read(readLive));
   if (!reader) {
     id.note = "no store of a known client holds a chain head";
     return id;

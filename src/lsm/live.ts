@@ -70,21 +70,33 @@ function requireBytewise(cf: ColumnFamilyModel): void {
 }
 
 /** The column family's writes still only in live WALs, replayed (undecodable records are an error). */
-export function loadLiveWal(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
-  return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+export function loadLiveWal(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  keys?: (key: Uint8Array) => boolean,
+): MemLayer {
+  return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw", keys });
 }
 
 /**
  * Column families' live WAL layers, each loaded once for the reads that share it (readLiveValue): the
  * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
  * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads.
+ * `keys`: the reads are of keys that pass it alone, and the layers hold those keys' writes only.
  */
 export class WalLayers {
   private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
 
+  constructor(private readonly keys?: (key: Uint8Array) => boolean) {}
+
+  /** Whether the layers hold `key`'s writes (a read of another key through them would miss its own). */
+  holds(key: Uint8Array): boolean {
+    return this.keys === undefined || this.keys(key);
+  }
+
   of(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
     let layer = this.layers.get(cf);
-    if (!layer) this.layers.set(cf, (layer = loadLiveWal(inst, cf)));
+    if (!layer) this.layers.set(cf, (layer = loadLiveWal(inst, cf, this.keys)));
     return layer;
   }
 }
@@ -347,6 +359,7 @@ function readLiveValueFrom(
   const version = Version.of(cf.levels);
   const missing = version.filesFor(toHex(key)).find((f) => f.present === false);
   if (missing) throw new LsmscopeError(`live table is missing`, { file: missing.path });
+  if (walLayers && !walLayers.holds(key)) throw new Error("readLiveValue: the WAL layers hold other keys");
   const wal = walLayers ? walLayers.of(inst, cf) : loadLiveWal(inst, cf);
   const newest = newestVersion(key, shadowsOf(wal), version, tables);
   if (!newest) return undefined;
