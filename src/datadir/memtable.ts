@@ -53,20 +53,26 @@ export interface ReplayResult {
   undecodable: number;
 }
 
+/** A WAL to replay, and the column families whose writes in it are wanted. */
+export interface WalReplayRef extends WalFileRef {
+  cfs: ReadonlySet<number>;
+}
+
 /**
- * Deliver every write of column family `cfId` in the given WALs (in the order given, then record
- * order) to `onWrite`. Key and value are views into the record: copy them to keep them.
+ * Deliver every write in the given WALs (in the order given, then record order) of the column
+ * families each WAL is replayed for to `onWrite`. The write is the decoder's, reused for the next
+ * (write_batch.ts): its key and value are views into the record; copy them to keep them.
  */
 export function replayWalWrites(
-  wals: readonly WalFileRef[],
-  cfId: number,
+  wals: readonly WalReplayRef[],
   onWrite: (w: BatchWrite) => void,
-  opts: ReplayOptions = {},
+  opts: Omit<ReplayOptions, "minLogNumber" | "keys"> = {},
 ): ReplayResult {
   const out: ReplayResult = { undecodable: 0 };
   const unsupported = opts.unsupportedTypes;
   for (const w of wals) {
-    if (opts.minLogNumber !== undefined && (w.logNumber ?? -1) < opts.minLogNumber) continue;
+    if (w.cfs.size === 0) continue;
+    const cfs = w.cfs;
     scanLogFile(
       w.path,
       (rec) => {
@@ -74,7 +80,7 @@ export function replayWalWrites(
           rec.data,
           (write) => {
             if (unsupported?.has(write.type)) return false;
-            if (write.cf === cfId) onWrite(write);
+            if (cfs.has(write.cf)) onWrite(write);
           },
           undefined,
           { pebble: opts.pebble },
@@ -427,18 +433,44 @@ function bytesOf(wals: readonly WalFileRef[]): number {
  * sequence numbers keep WAL order), range deletions apart.
  */
 export function loadMemLayer(wals: readonly WalFileRef[], cfId: number, opts: ReplayOptions = {}): MemLayer {
+  const min = opts.minLogNumber;
+  const cfs = new Set([cfId]);
+  const none = new Set<number>();
+  const layers = loadMemLayers(
+    wals.map((w) => ({ ...w, cfs: min !== undefined && (w.logNumber ?? -1) < min ? none : cfs })),
+    opts,
+  );
+  // no WAL to replay for it: an empty layer
+  return layers.get(cfId) ?? { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 };
+}
+
+/**
+ * The layers of every column family the WALs are replayed for, from one pass over them: the column
+ * families of a store share its WALs (a Besu store's dozen), and a layer each replayed them whole.
+ * `opts.keys` applies to every layer.
+ */
+export function loadMemLayers(
+  wals: readonly WalReplayRef[],
+  opts: Omit<ReplayOptions, "minLogNumber"> = {},
+): Map<number, MemLayer> {
   const keys = opts.keys;
-  const columns = new MemColumns(keys ? 0 : bytesOf(wals));
-  const rangeDels: MemRangeDel[] = [];
+  const byCf = new Map<number, { columns: MemColumns; rangeDels: MemRangeDel[] }>();
+  const hint = keys ? 0 : bytesOf(wals);
+  for (const w of wals)
+    for (const cf of w.cfs) if (!byCf.has(cf)) byCf.set(cf, { columns: new MemColumns(hint), rangeDels: [] });
   const { undecodable } = replayWalWrites(
     wals,
-    cfId,
     (w) => {
+      const layer = byCf.get(w.cf)!;
       if (w.type === ValueType.RangeDeletion)
-        rangeDels.push({ start: Buffer.from(w.key), end: Buffer.from(w.value), seqno: w.seqno });
-      else if (keys === undefined || keys(w.key)) columns.add(w.key, w.value, w.seqno, w.type);
+        layer.rangeDels.push({ start: Buffer.from(w.key), end: Buffer.from(w.value), seqno: w.seqno });
+      else if (keys === undefined || keys(w.key)) layer.columns.add(w.key, w.value, w.seqno, w.type);
     },
     opts,
   );
-  return { entries: columns.sorted(), rangeDels, undecodable };
+  // an undecodable batch is counted in the layers of every column family it was replayed for
+  const out = new Map<number, MemLayer>();
+  for (const [cf, l] of byCf)
+    out.set(cf, { entries: l.columns.sorted(), rangeDels: l.rangeDels, undecodable });
+  return out;
 }

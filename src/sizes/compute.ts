@@ -60,6 +60,7 @@ import { locateStorage, type StorageLocation } from "./contracts/layout.js";
 import { StorageMerge } from "./contracts/acc.js";
 import { storageView } from "./contracts/view.js";
 import { sampledStorageOf } from "./contracts/sample.js";
+import { PlanWalLayers } from "./wal_layers.js";
 
 /**
  * Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
@@ -419,6 +420,8 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
   const plans = planCache.plans;
   const planFor = (inst: CfPlan["instance"], cf: CfPlan["cf"]) => planCache.get(inst, cf);
   for (const s of selected) planFor(s.inst, s.cf);
+  // each instance's WALs replayed once for all its planned column families
+  const walLayers = new PlanWalLayers(plans);
   const selectedKeys = new Set(selected.map((s) => cfKey(s.inst, s.cf)));
 
   let id = 0;
@@ -458,6 +461,7 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
           : undefined;
         const tasks = tasksFor(
           plan,
+          walLayers.of(plan),
           parts,
           {
             collectStats: whole,
@@ -490,6 +494,7 @@ function planFull(model: DatadirModel, opts: SizesOptions, pool: ScanPool, progr
       key: plan.key,
       tasks: tasksFor(
         plan,
+        walLayers.of(plan),
         parts,
         {
           collectStats: true,

@@ -3,11 +3,10 @@
  * (L0 files alone, deeper levels concatenated), its live WAL files, its range deletions, and where
  * the Ethereum views live (accounts / code column family and key prefix) for the recognised client.
  */
-import { existsSync } from "node:fs";
 import { levelRuns, mergeReadAhead, type RunFile } from "../lsm/merge.js";
 import { cutsOf, splitSamples } from "../lsm/key_cuts.js";
 import { leanTableOf, type OpenedAhead } from "../lsm/lean_table.js";
-import { emptyMemEntries, loadMemLayer, memEntriesIn } from "../datadir/memtable.js";
+import { memEntriesIn, type MemLayer } from "../datadir/memtable.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { isFileGone, noteGone } from "../lsm/gone.js";
 import { hexRangeDels, type HexRangeDeletion } from "../lsm/newest.js";
@@ -479,10 +478,11 @@ export const KEPT_TABLE_HEAD_START = 8 * 1024;
 
 /**
  * A column family's scan tasks: its key range (or `range`) cut into about `parts` ranges, the first
- * `headStart` bytes larger, each with its slice of the WAL layer.
+ * `headStart` bytes larger, each with its slice of `mem`, its WAL layer (wal_layers.ts).
  */
 export function tasksFor(
   plan: CfPlan,
+  mem: MemLayer,
   parts: number,
   base: Omit<ScanTask, "id" | "runs" | "mem" | "rangeDels" | "loHex" | "hiHex" | "newestByHash">,
   nextId: () => number,
@@ -490,17 +490,7 @@ export function tasksFor(
   range?: { loHex?: string; hiHex?: string },
   headStart = 0,
 ): ScanTask[] {
-  // the WAL layer is decoded once per column family and sliced per range
-  // a WAL deleted since the version was read was flushed into a table by then: noted, skipped
-  const wals = plan.walPaths.filter((p) => existsSync(p) || (noteGone(p), false));
-  const mem =
-    wals.length > 0
-      ? loadMemLayer(
-          wals.map((path) => ({ path })),
-          plan.cf.id,
-          { pebble: plan.instance.engine === "pebble" },
-        )
-      : { entries: emptyMemEntries(), rangeDels: [] };
+  // the WAL layer is sliced per range
   const rangeDels = [...plan.rangeDels, ...hexRangeDels(mem.rangeDels)];
   const slice = (loHex?: string, hiHex?: string) =>
     memEntriesIn(

@@ -52,6 +52,7 @@ import {
 import type { RoleSpec } from "./scan.js";
 import type { EthSizes, SizesOptions, SizesReport } from "./types.js";
 import { CodeLookup, NewerVersionCheck, shadowsOfPlan } from "./sample_lookup.js";
+import { PlanWalLayers } from "./wal_layers.js";
 import {
   accountViewOf,
   cfResult,
@@ -442,7 +443,9 @@ export async function computeSample(
     );
     return part;
   });
-  const shadows = new Map(work.map((p) => [p.key, shadowsOfPlan(p)]));
+  // each instance's WALs replayed once for all its column families
+  const walLayers = new PlanWalLayers(new Map(work.map((p) => [p.key, p])));
+  const shadows = new Map(work.map((p) => [p.key, shadowsOfPlan(p, walLayers.of(p))]));
   const lookup =
     codeLoc && accLoc
       ? new CodeLookup(

@@ -10,7 +10,7 @@ import { lookupTableCache } from "../lsm/table_cache.js";
 import type { KeptReads } from "../lsm/kept_tables.js";
 import { Version } from "../lsm/version.js";
 import { newestVersion, rangeDeleted, shadowsOf, type Shadows } from "../lsm/newest.js";
-import { emptyMemEntries, loadMemLayer, memIndexOf } from "../datadir/memtable.js";
+import { memIndexOf, type MemLayer } from "../datadir/memtable.js";
 import { isDelegationCode } from "../eth/code.js";
 import { hash53 } from "./eth_acc.js";
 import type { CfPlan } from "./plan.js";
@@ -114,12 +114,10 @@ export class NewerVersionCheck {
   }
 }
 
-/** Replay a column family's live WALs (read whole, not sampled) beside its tables' range deletions. */
-export function shadowsOfPlan(plan: CfPlan): Shadows {
-  if (plan.walPaths.length === 0) return { writes: emptyMemEntries(), rangeDels: [...plan.rangeDels] };
-  const mem = loadMemLayer(
-    plan.walPaths.map((path) => ({ path })),
-    plan.cf.id,
-  );
+/**
+ * A column family's shadows: its WAL layer (its live WALs read whole, not sampled: wal_layers.ts)
+ * beside its tables' range deletions.
+ */
+export function shadowsOfPlan(plan: CfPlan, mem: MemLayer): Shadows {
   return shadowsOf(mem, plan.rangeDels);
 }

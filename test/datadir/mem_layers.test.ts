@@ -1,0 +1,61 @@
+/**
+ * The WAL layers of several column families from one pass over the WALs they share (loadMemLayers)
+ * against a pass per column family (loadMemLayer), and against `ldb dump_wal` on a copy: a db_bench
+ * store of three column families whose writes are all in its WAL (a 64 MiB memtable, closed without a
+ * flush). sizes replays a Besu store's WAL once for all its column families this way.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { inspectDatadir } from "../../src/datadir/inspect.js";
+import type { InstanceModel } from "../../src/datadir/model.js";
+import { loadMemLayer, loadMemLayers, memCount, memKey } from "../../src/datadir/memtable.js";
+import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
+
+const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-mem-layers-");
+let db: string;
+let inst: InstanceModel;
+
+beforeAll(async () => {
+  db = join(tempDir(), "db");
+  dbBench(db, [
+    "--benchmarks=fillrandom,overwrite",
+    "--num_column_families=3",
+    "--num=6000",
+    "--value_size=50",
+    "--write_buffer_size=67108864",
+  ]);
+  inst = (await inspectDatadir(db)).instances[0]!;
+}, 120_000);
+afterAll(cleanupTemps);
+
+describe("loadMemLayers", () => {
+  it("one pass gives each column family the layer a pass of its own gives, and ldb's writes", () => {
+    expect(inst.columnFamilies).toHaveLength(3);
+    const cfs = new Set(inst.columnFamilies.map((c) => c.id));
+    const layers = loadMemLayers(inst.wal.map((w) => ({ ...w, cfs })));
+    // ldb dump_wal on a copy (ldb may open a store read-write): "PUT(cf)" per write
+    const copy = copyInto(db, tempDir(), "db");
+    const log = readdirSync(copy).find((n) => n.endsWith(".log"))!;
+    const dump = spawnSync("ldb", ["dump_wal", `--walfile=${join(copy, log)}`, "--header"], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
+    const perCf = new Map<number, number>();
+    for (const m of dump.stdout.matchAll(/PUT\((\d+)\)/g))
+      perCf.set(Number(m[1]), (perCf.get(Number(m[1])) ?? 0) + 1);
+    let total = 0;
+    for (const cf of inst.columnFamilies) {
+      const one = loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber });
+      const shared = layers.get(cf.id)!;
+      expect(memCount(shared.entries)).toBe(memCount(one.entries));
+      expect(memCount(shared.entries)).toBe(perCf.get(cf.id) ?? 0);
+      for (let i = 0; i < memCount(one.entries); i += 97)
+        expect(memKey(shared.entries, i).equals(memKey(one.entries, i))).toBe(true);
+      total += memCount(shared.entries);
+    }
+    // fillrandom and overwrite: 6,000 writes each
+    expect(total).toBe(12_000);
+  });
+});
