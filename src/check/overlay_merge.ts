@@ -11,6 +11,7 @@
  * entries), RocksDB/LevelDB rows (not Pebble's formats).
  */
 import type { LastDataBlock, SstTable } from "../format/table.js";
+import { BlockSpan, type BlockHandle } from "../format/handle.js";
 import type { SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { fromHex } from "../util/bytes.js";
@@ -83,16 +84,33 @@ export function mergeLookups(
   const { bytes, start } = keys;
   const cmp = (i: number, b: Buffer, len: number) =>
     compareBytes(bytes, start[idx[i]!]!, start[idx[i]! + 1]!, b, len);
-  // where the block budget stopped the pass (-1: it did not)
-  let stoppedAt = -1;
+  // the data blocks from the first key's on, up to the one whose separator reaches the last key (at
+  // most maxBlocks), read at once: a pass through a lower level's table for the keys of a drawn
+  // block reads several blocks side by side, one call each before (a LevelDB store of 1.1 GB: ~8
+  // blocks a pass, 1,130 passes)
+  const handles: BlockHandle[] = [];
+  const span = new BlockSpan();
+  const last = keyAt(keys, idx[n - 1]!);
+  // whether the budget cut the pass short of the last key's block
+  let cut = false;
   t.forEachIndexEntry(
     (ie) => {
-      if (blocks >= maxBlocks) {
-        stoppedAt = j;
+      if (handles.length >= maxBlocks) {
+        cut = true;
         return false;
       }
+      handles.push(ie.handle);
+      span.add(ie.handle.offset, ie.handle.size);
+      const sep = ie.separator;
+      const userLength = ie.separatorIsInternal ? sep.length - 8 : sep.length;
+      return compareBytes(sep, 0, Math.max(0, userLength), last, last.length) < 0;
+    },
+    { from: keyAt(keys, idx[0]!) },
+  );
+  const pass = () => {
+    for (const handle of handles) {
       // each block is done with before the next is read: one read buffer serves the pass
-      const c = t.readDataBlock(ie.handle, { lifetime: "scratch" }).cursor();
+      const c = t.readDataBlock(handle, { lifetime: "scratch" }).cursor();
       blocks++;
       while (c.next()) {
         const userLength = c.keyLength - 8;
@@ -100,18 +118,20 @@ export function mergeLookups(
         // keys below this entry's user key are not in the table
         let d = 0;
         while (j < n && (d = cmp(j, c.key, userLength)) < 0) j++;
-        if (j >= n) return false;
+        if (j >= n) return;
         // the first entry of a user key is its newest version in the table (internal key order)
         while (d === 0) {
           hits[j] = { seqno: c.seqno, bytes: c.keyLength + c.valueLength };
-          if (++j >= n) return false;
+          if (++j >= n) return;
           d = cmp(j, c.key, userLength);
         }
       }
-      return true;
-    },
-    { from: keyAt(keys, idx[0]!) },
-  );
+    }
+  };
+  if (handles.length > 1) t.blocks.file.withSpan(span.start, span.end, pass);
+  else pass();
+  // where the block budget stopped the pass (-1: it did not)
+  const stoppedAt = cut && j < n ? j : -1;
   // every key reached, or past the table's last block: no key left is in it
   return { reached: stoppedAt >= 0 ? stoppedAt : n, blocks };
 }
