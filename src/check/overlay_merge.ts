@@ -109,8 +109,9 @@ export function mergeLookups(
   );
   const pass = () => {
     for (const handle of handles) {
-      // each block is done with before the next is read: one read buffer serves the pass
-      const c = t.readDataBlock(handle, { lifetime: "scratch" }).cursor();
+      // each block is done with before the next is read: the thread's one transient buffer serves
+      // the pass (a buffer of each table's own was fresh memory for every table a pass visits)
+      const c = t.readDataBlock(handle, { lifetime: "transient" }).cursor();
       blocks++;
       while (c.next()) {
         const userLength = c.keyLength - 8;
@@ -245,7 +246,8 @@ function lookUpInTable(
       }
       point = idx.slice(pass.reached);
     }
-    const lastBlock: LastDataBlock = {};
+    // this table's lookups alone until the next unit: its blocks read transiently, not a buffer each
+    const lastBlock: LastDataBlock = { transient: true };
     for (const k of point) {
       const key = keyAt(u.keys, k);
       const seqno = u.keys.seqno[k]!;
