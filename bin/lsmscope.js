@@ -1,5 +1,6 @@
 #!/bin/sh
 ":" //; unset NODE_EXTRA_CA_CERTS; _lsmscope_pool=; _lsmscope_cpus=
+":" //; GLIBC_TUNABLES="${GLIBC_TUNABLES:+$GLIBC_TUNABLES:}glibc.malloc.hugetlb=1"; export GLIBC_TUNABLES
 ":" //; case "$1" in inspect | check | probe | report) read -r _lsmscope_cpus 2>/dev/null </sys/devices/system/cpu/online ;; esac
 ":" //; case "$_lsmscope_cpus" in 0 | 0-1) _lsmscope_pool=--v8-pool-size=1; for _lsmscope_arg; do case "$_lsmscope_arg" in --verify*) _lsmscope_pool= ;; esac; done ;; esac
 ":" //; exec node $_lsmscope_pool "$0" "$@"
@@ -22,6 +23,15 @@
 // its own isolate, keep Node's four: `sizes` scans on two (1.07 of the wall time with one, session
 // 10), as `inspect --verify` checks (1.11). The variables are lsmscope's own: a name the environment
 // exports would reach Node changed.
+//
+// glibc's malloc (2.35 on; older releases and other C libraries ignore the name) advises the memory it
+// maps for large blocks as transparent huge pages, which most distributions give on request only:
+// the buffers Node allocates outside its heap (array buffers, the WAL layer's columns) then fault
+// 2 MiB at a time. A fresh 4 KiB page costs 10-14 us to fault on this project's virtual machine, and
+// a WAL's writes are hundreds of MB of fresh memory: `sizes --full` of a 462 MB WAL 1.19x as fast, of
+// six column families' 265 MB WAL 1.18x, `inspect`, `check` and the pile-up's `sizes --full` as before
+// with the same peak RSS (paired rounds, session 46; bench/history.md). A value the environment gives
+// is kept, this one appended.
 "use strict";
 const { loadCli } = require("./load_cli.js");
 

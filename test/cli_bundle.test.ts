@@ -439,6 +439,26 @@ describe("CLI bundle", () => {
     }
   });
 
+  it("run as a program, asks glibc's malloc for huge pages, keeping the environment's tunables", () => {
+    // a `node` first on PATH prints the variable it was started with
+    const dir = mkdtempSync(join(tmpdir(), "lsmscope-node-"));
+    try {
+      writeFileSync(join(dir, "node"), '#!/bin/sh\nprintf "%s\\n" "$GLIBC_TUNABLES"\n', { mode: 0o755 });
+      const cli = fileURLToPath(new URL("../bin/lsmscope.js", import.meta.url));
+      const tunables = (given?: string) => {
+        const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ""}` };
+        if (given === undefined) delete env["GLIBC_TUNABLES"];
+        else env["GLIBC_TUNABLES"] = given;
+        return spawnSync(cli, ["--version"], { encoding: "utf8", env }).stdout.trim();
+      };
+      expect(tunables()).toBe("glibc.malloc.hugetlb=1");
+      expect(tunables("")).toBe("glibc.malloc.hugetlb=1");
+      expect(tunables("glibc.malloc.arena_max=2")).toBe("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("reads nothing of the working directory's ancestry as it starts (yargs' version guess)", () => {
     // yargs guesses a version from the first package.json found upwards of its shim's main directory,
     // which in a bundle was the working directory: every directory from there to the root was read.
