@@ -7,17 +7,10 @@
  * entries (session 46; it scanned every entry above the bottom before).
  */
 import { createHash, randomBytes } from "node:crypto";
-import { ClassicLevel } from "classic-level";
+import { openLevel } from "../src/samples/geth.js";
 
 export async function writeLevelDbStore(dir: string, entries: number, overwrites: number): Promise<void> {
-  const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: "buffer", valueEncoding: "buffer" });
-  await db.open({
-    createIfMissing: true,
-    compression: true,
-    blockSize: 4096,
-    writeBufferSize: 4 << 20,
-    maxFileSize: 2 << 20,
-  });
+  const db = await openLevel(dir);
   const key = (i: number) =>
     Buffer.concat([Buffer.from("o"), createHash("sha256").update(String(i)).digest()]);
   let seed = 1;

@@ -87,7 +87,8 @@ export function gethPuts(
 
 type Db = ClassicLevel<Buffer, Buffer>;
 
-async function openLevel(dir: string): Promise<Db> {
+/** A LevelDB store opened (created when missing) with goleveldb's defaults, as geth keeps chaindata. */
+export async function openLevel(dir: string): Promise<Db> {
   const db = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: "buffer", valueEncoding: "buffer" });
   await db.open({
     createIfMissing: true,
