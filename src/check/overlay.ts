@@ -358,6 +358,21 @@ export function measureOverlay(
   }
 
   // 4: scale the sampled share to every entry above the bottom
+  scaleSample(m, results, uncountedBlocks);
+  return m;
+}
+
+/**
+ * Step 4 of the header: the sampled share scaled to every entry above the bottom (exact when every
+ * entry was checked), its interval, and the obsolete bytes; `results` per entry checked (1 when it
+ * shadows, its weight, the older version's bytes), `uncountedBlocks` the blocks blockSample drew
+ * from when their tables carry no entry counts.
+ */
+function scaleSample(
+  m: OverlayMeasurement,
+  results: readonly { y: number; w: number; bytes: number }[],
+  uncountedBlocks: number | undefined,
+): void {
   const n = m.sampled;
   const N = m.entriesAboveBottom;
   const shadowBytes = results.reduce((a, r) => a + r.bytes, 0);
@@ -372,7 +387,7 @@ export function measureOverlay(
       method: "exact",
     };
     m.obsoleteBytesEstimate = { value: shadowBytes, low: shadowBytes, high: shadowBytes };
-    return m;
+    return;
   }
   if (uncountedBlocks !== undefined) {
     // one entry drawn in each of n blocks drawn with replacement out of the blocks above, whose
@@ -388,7 +403,7 @@ export function measureOverlay(
     };
     const found = { entries: 0, shadowing: m.sampledShadowing };
     setUncounted(m, uncountedEstimates(totals, ratioInterval(results), found, meanBytes));
-    return m;
+    return;
   }
   let share: number;
   let low: number;
@@ -417,7 +432,6 @@ export function measureOverlay(
     low: Math.round(Math.floor(low * N) * meanBytes),
     high: Math.round(Math.ceil(high * N) * meanBytes),
   };
-  return m;
 }
 
 /** `m`'s estimates, from tables above that carry no entry counts (uncountedEstimates). */
@@ -645,7 +659,7 @@ function blockSample(
  * drawn block; util/interval.ts ratioEstimate), with a 95% Student-t interval (n − 1 degrees of
  * freedom: a normal one under-covers from a few draws).
  */
-export function ratioInterval(draws: { y: number; w: number }[]): {
+export function ratioInterval(draws: readonly { y: number; w: number }[]): {
   share: number;
   low: number;
   high: number;
