@@ -120,14 +120,19 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
   const besu = readable.find((i) => i.client === "besu" && cfByHex(i, "01"));
   const geth = readable.find((i) => i.client === "geth");
   const head = besu
-    ? { read: (r: ReadLive) => besuHead(besu, r), keys: BESU_HEAD_KEYS }
+    ? {
+        read: (r: ReadLive) => besuHead(besu, r),
+        keys: BESU_HEAD_KEYS,
+        // VARIABLES and BLOCKCHAIN share the WAL: one pass for both
+        together: [cfByHex(besu, "0b"), cfByHex(besu, "01")].filter((c) => c !== undefined),
+      }
     : geth
-      ? { read: (r: ReadLive) => gethHead(geth, r), keys: GETH_HEAD_KEYS }
+      ? { read: (r: ReadLive) => gethHead(geth, r), keys: GETH_HEAD_KEYS, together: [] }
       : model.client.kind === "nethermind"
         ? // its head's keys are 32 and 40 bytes, as most of its keys are: every write is kept
-          { read: (r: ReadLive) => nethermindHead(model, r), keys: undefined }
+          { read: (r: ReadLive) => nethermindHead(model, r), keys: undefined, together: [] }
         : undefined;
-  const layers = new WalLayers(head?.keys);
+  const layers = new WalLayers(head?.keys, head?.together);
   const readLive: ReadLive = (inst, cf, key) => readLiveValue(inst, cf, key, undefined, layers);
   const reader = head && (() => head.read(readLive));
   if (!reader) {

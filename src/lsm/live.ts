@@ -23,7 +23,14 @@ import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import { loadMemLayer, memCount, memEntriesIn, type MemLayer } from "../datadir/memtable.js";
+import {
+  emptyMemEntries,
+  loadMemLayer,
+  loadMemLayers,
+  memCount,
+  memEntriesIn,
+  type MemLayer,
+} from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
 import {
   Fate,
@@ -70,12 +77,8 @@ function requireBytewise(cf: ColumnFamilyModel): void {
 }
 
 /** The column family's writes still only in live WALs, replayed (undecodable records are an error). */
-export function loadLiveWal(
-  inst: InstanceModel,
-  cf: ColumnFamilyModel,
-  keys?: (key: Uint8Array) => boolean,
-): MemLayer {
-  return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw", keys });
+export function loadLiveWal(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
+  return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
 }
 
 /**
@@ -83,11 +86,16 @@ export function loadLiveWal(
  * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
  * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads.
  * `keys`: the reads are of keys that pass it alone, and the layers hold those keys' writes only.
+ * `together`: column families the reads will ask for, loaded with the first of them asked for (one
+ * pass over the WALs they share: Besu's head is in two).
  */
 export class WalLayers {
   private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
 
-  constructor(private readonly keys?: (key: Uint8Array) => boolean) {}
+  constructor(
+    private readonly keys?: (key: Uint8Array) => boolean,
+    private readonly together: readonly ColumnFamilyModel[] = [],
+  ) {}
 
   /** Whether the layers hold `key`'s writes (a read of another key through them would miss its own). */
   holds(key: Uint8Array): boolean {
@@ -95,9 +103,22 @@ export class WalLayers {
   }
 
   of(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
-    let layer = this.layers.get(cf);
-    if (!layer) this.layers.set(cf, (layer = loadLiveWal(inst, cf, this.keys)));
-    return layer;
+    const have = this.layers.get(cf);
+    if (have) return have;
+    const group = [
+      cf,
+      ...this.together.filter((c) => c !== cf && !this.layers.has(c) && inst.columnFamilies.includes(c)),
+    ];
+    // each WAL replayed for the column families whose writes in it are live (its number ≥ theirs)
+    const wals = inst.wal.map((w) => ({
+      path: w.path,
+      logNumber: w.logNumber,
+      cfs: new Set(group.filter((c) => w.logNumber >= c.logNumber).map((c) => c.id)),
+    }));
+    const loaded = loadMemLayers(wals, { onUndecodable: "throw", keys: this.keys });
+    for (const c of group)
+      this.layers.set(c, loaded.get(c.id) ?? { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 });
+    return this.layers.get(cf)!;
   }
 }
 

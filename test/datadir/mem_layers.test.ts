@@ -6,11 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { InstanceModel } from "../../src/datadir/model.js";
 import { loadMemLayer, loadMemLayers, memCount, memKey } from "../../src/datadir/memtable.js";
+import { WalLayers } from "../../src/lsm/live.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-mem-layers-");
@@ -57,5 +58,19 @@ describe("loadMemLayers", () => {
     }
     // fillrandom and overwrite: 6,000 writes each
     expect(total).toBe(12_000);
+  });
+
+  it("WalLayers loads the column families asked for together in one pass", async () => {
+    // a copy whose WAL is removed after the first layer is asked for: the others must not read it
+    const copy = copyInto(db, tempDir(), "db");
+    const model = (await inspectDatadir(copy)).instances[0]!;
+    const [a, b, c] = model.columnFamilies;
+    const layers = new WalLayers(undefined, [b!, c!]);
+    const first = memCount(layers.of(model, a!).entries);
+    for (const w of model.wal) rmSync(w.path);
+    expect(memCount(layers.of(model, b!).entries)).toBe(memCount(loadMemLayer(inst.wal, b!.id).entries));
+    expect(memCount(layers.of(model, c!).entries)).toBe(memCount(loadMemLayer(inst.wal, c!.id).entries));
+    expect(first).toBe(memCount(loadMemLayer(inst.wal, a!.id).entries));
+    expect(first).toBeGreaterThan(0);
   });
 });
