@@ -71,7 +71,6 @@ export function replayWalWrites(
   const out: ReplayResult = { undecodable: 0 };
   const unsupported = opts.unsupportedTypes;
   for (const w of wals) {
-    if (w.cfs.size === 0) continue;
     const cfs = w.cfs;
     scanLogFile(
       w.path,
@@ -434,32 +433,41 @@ function bytesOf(wals: readonly WalFileRef[]): number {
  */
 export function loadMemLayer(wals: readonly WalFileRef[], cfId: number, opts: ReplayOptions = {}): MemLayer {
   const min = opts.minLogNumber;
-  const cfs = new Set([cfId]);
-  const none = new Set<number>();
-  const layers = loadMemLayers(
-    wals.map((w) => ({ ...w, cfs: min !== undefined && (w.logNumber ?? -1) < min ? none : cfs })),
-    opts,
-  );
-  // no WAL to replay for it: an empty layer
-  return layers.get(cfId) ?? { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 };
+  const wants = (w: WalFileRef) => min === undefined || (w.logNumber ?? -1) >= min;
+  return loadMemLayers(wals, [{ id: cfId, wants }], opts).get(cfId)!;
+}
+
+/** A layer without writes (a column family none of whose WALs holds any). */
+export function emptyMemLayer(): MemLayer {
+  return { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 };
 }
 
 /**
- * The layers of every column family the WALs are replayed for, from one pass over them: the column
- * families of a store share its WALs (a Besu store's dozen), and a layer each replayed them whole.
- * `opts.keys` applies to every layer.
+ * The layers of column families that each want some of the WALs (`wants`: the WALs holding its live
+ * writes), from one pass over them in the order given: the column families of a store share its WALs
+ * (a Besu store's dozen), and a layer each replayed them whole. A layer for every column family asked
+ * for (empty when it wants none). `opts.keys` applies to every layer.
  */
-export function loadMemLayers(
-  wals: readonly WalReplayRef[],
+export function loadMemLayers<W extends WalFileRef>(
+  wals: readonly W[],
+  cfs: readonly { id: number; wants: (w: W) => boolean }[],
   opts: Omit<ReplayOptions, "minLogNumber"> = {},
 ): Map<number, MemLayer> {
+  const refs: WalReplayRef[] = [];
+  for (const w of wals) {
+    const ids = new Set(cfs.filter((c) => c.wants(w)).map((c) => c.id));
+    if (ids.size > 0) refs.push({ path: w.path, logNumber: w.logNumber, cfs: ids });
+  }
+  const out = new Map<number, MemLayer>();
+  for (const c of cfs) if (!refs.some((r) => r.cfs.has(c.id))) out.set(c.id, emptyMemLayer());
+  if (refs.length === 0) return out;
   const keys = opts.keys;
   const byCf = new Map<number, { columns: MemColumns; rangeDels: MemRangeDel[] }>();
-  const hint = keys ? 0 : bytesOf(wals);
-  for (const w of wals)
-    for (const cf of w.cfs) if (!byCf.has(cf)) byCf.set(cf, { columns: new MemColumns(hint), rangeDels: [] });
+  const hint = keys ? 0 : bytesOf(refs);
+  for (const r of refs)
+    for (const cf of r.cfs) if (!byCf.has(cf)) byCf.set(cf, { columns: new MemColumns(hint), rangeDels: [] });
   const { undecodable } = replayWalWrites(
-    wals,
+    refs,
     (w) => {
       const layer = byCf.get(w.cf)!;
       if (w.type === ValueType.RangeDeletion)
@@ -469,7 +477,6 @@ export function loadMemLayers(
     opts,
   );
   // an undecodable batch is counted in the layers of every column family it was replayed for
-  const out = new Map<number, MemLayer>();
   for (const [cf, l] of byCf)
     out.set(cf, { entries: l.columns.sorted(), rangeDels: l.rangeDels, undecodable });
   return out;

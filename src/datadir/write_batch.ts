@@ -196,6 +196,23 @@ const PEBBLE_KINDS: Record<number, { type?: number; hasValue: boolean; takesSeqn
   26: { hasValue: true, takesSeqno: true }, // INGESTSST with blobs
 };
 
+/** `w` holding the next write (forEachBatchWrite's object, reused). */
+function setWrite(
+  w: BatchWrite,
+  cf: number,
+  type: number,
+  key: Uint8Array,
+  value: Uint8Array,
+  seqno: number,
+): BatchWrite {
+  w.cf = cf;
+  w.type = type;
+  w.key = key;
+  w.value = value;
+  w.seqno = seqno;
+  return w;
+}
+
 /**
  * Visit every sequence-numbered write of one WriteBatch in record order (the batch's sequence
  * number, then +1 per write). `visit` returning false stops the walk (reported as `stopped`).
@@ -220,16 +237,8 @@ export function forEachBatchWrite(
   let seqno = Number(getFixed64(c));
   getFixed32(c); // count
   let at = c.pos;
-  // one object for every write (a WAL of 3 M writes made 3 M of them)
+  // one object for every write of the batch (a WAL of 3 M writes made 3 M of them)
   const w: BatchWrite = { cf: 0, type: 0, key: EMPTY, value: EMPTY, seqno: 0 };
-  const deliver = (cf: number, type: number, key: Uint8Array, value: Uint8Array) => {
-    w.cf = cf;
-    w.type = type;
-    w.key = key;
-    w.value = value;
-    w.seqno = seqno++;
-    return visit(w);
-  };
   try {
     while (c.pos < c.end) {
       at = c.pos;
@@ -242,7 +251,7 @@ export function forEachBatchWrite(
         if (k.type === undefined) {
           if (k.takesSeqno) seqno++;
           onOther?.(tag, k.takesSeqno);
-        } else if (deliver(0, k.type, key, value) === false) return { stopped: true };
+        } else if (visit(setWrite(w, 0, k.type, key, value, seqno++)) === false) return { stopped: true };
         continue;
       }
       const spec = WRITE_TAGS[tag];
@@ -251,7 +260,7 @@ export function forEachBatchWrite(
         const cf = hasCf ? getVarint32(c) : 0;
         const key = getLengthPrefixed(c);
         const value = hasValue ? getLengthPrefixed(c) : EMPTY;
-        if (deliver(cf, type, key, value) === false) return { stopped: true };
+        if (visit(setWrite(w, cf, type, key, value, seqno++)) === false) return { stopped: true };
         continue;
       }
       switch (tag) {

@@ -24,12 +24,11 @@ import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
 import {
-  emptyMemEntries,
-  loadMemLayer,
   loadMemLayers,
   memCount,
   memEntriesIn,
   type MemLayer,
+  type WalFileRef,
 } from "../datadir/memtable.js";
 import { toHex } from "../util/bytes.js";
 import {
@@ -78,7 +77,24 @@ function requireBytewise(cf: ColumnFamilyModel): void {
 
 /** The column family's writes still only in live WALs, replayed (undecodable records are an error). */
 export function loadLiveWal(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
-  return loadMemLayer(inst.wal, cf.id, { minLogNumber: cf.logNumber, onUndecodable: "throw" });
+  return loadLiveWals(inst, [cf]).get(cf.id)!;
+}
+
+/**
+ * The live WAL layers of column families of `inst` from one pass over its WALs: each takes the WALs
+ * numbered at or above its log number (the writes below it are in its tables). An undecodable batch
+ * throws. `keys`: keep the writes of keys that pass alone (ReplayOptions.keys).
+ */
+function loadLiveWals(
+  inst: InstanceModel,
+  cfs: readonly ColumnFamilyModel[],
+  keys?: (key: Uint8Array) => boolean,
+): Map<number, MemLayer> {
+  const wants = (cf: ColumnFamilyModel) => ({
+    id: cf.id,
+    wants: (w: WalFileRef) => (w.logNumber ?? -1) >= cf.logNumber,
+  });
+  return loadMemLayers(inst.wal, cfs.map(wants), { onUndecodable: "throw", keys });
 }
 
 /**
@@ -109,15 +125,8 @@ export class WalLayers {
       cf,
       ...this.together.filter((c) => c !== cf && !this.layers.has(c) && inst.columnFamilies.includes(c)),
     ];
-    // each WAL replayed for the column families whose writes in it are live (its number ≥ theirs)
-    const wals = inst.wal.map((w) => ({
-      path: w.path,
-      logNumber: w.logNumber,
-      cfs: new Set(group.filter((c) => w.logNumber >= c.logNumber).map((c) => c.id)),
-    }));
-    const loaded = loadMemLayers(wals, { onUndecodable: "throw", keys: this.keys });
-    for (const c of group)
-      this.layers.set(c, loaded.get(c.id) ?? { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 });
+    const loaded = loadLiveWals(inst, group, this.keys);
+    for (const c of group) this.layers.set(c, loaded.get(c.id)!);
     return this.layers.get(cf)!;
   }
 }

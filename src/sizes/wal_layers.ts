@@ -5,7 +5,7 @@
  * own writes: six column families of a 460 MB WAL read and decoded it six times.
  */
 import { existsSync } from "node:fs";
-import { emptyMemEntries, loadMemLayers, type MemLayer } from "../datadir/memtable.js";
+import { loadMemLayers, type MemLayer } from "../datadir/memtable.js";
 import { noteGone } from "../lsm/gone.js";
 import type { CfPlan } from "./plan.js";
 
@@ -27,24 +27,16 @@ export class PlanWalLayers {
       (p) => p.instance === plan.instance && !this.layers.has(p.key),
     );
     if (!group.includes(plan)) group.push(plan);
-    const cfsOf = new Map<string, Set<number>>();
-    for (const p of group)
-      for (const path of p.walPaths) {
-        let cfs = cfsOf.get(path);
-        if (!cfs) cfsOf.set(path, (cfs = new Set()));
-        cfs.add(p.cf.id);
-      }
+    const cfs = group.map((p) => ({
+      id: p.cf.id,
+      wants: (w: { path: string }) => p.walPaths.includes(w.path),
+    }));
     // in the model's order of the WALs (log number)
-    const wals = plan.instance.wal
-      .filter((w) => cfsOf.has(w.path) && (existsSync(w.path) || (noteGone(w.path), false)))
-      .map((w) => ({ path: w.path, cfs: cfsOf.get(w.path)! }));
-    const loaded =
-      wals.length > 0 ? loadMemLayers(wals, { pebble: plan.instance.engine === "pebble" }) : new Map();
-    for (const p of group)
-      this.layers.set(
-        p.key,
-        loaded.get(p.cf.id) ?? { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 },
-      );
+    const wals = plan.instance.wal.filter(
+      (w) => cfs.some((c) => c.wants(w)) && (existsSync(w.path) || (noteGone(w.path), false)),
+    );
+    const loaded = loadMemLayers(wals, cfs, { pebble: plan.instance.engine === "pebble" });
+    for (const p of group) this.layers.set(p.key, loaded.get(p.cf.id)!);
     return this.layers.get(plan.key)!;
   }
 }

@@ -35,10 +35,10 @@ import {
 } from "../../src/lsm/merge.js";
 import type { TableCache } from "../../src/lsm/table_cache.js";
 import { DataBlockReader } from "../../src/format/data_block_reader.js";
-import { emptyMemEntries, memEntriesOf, type MemEntry } from "../../src/datadir/memtable.js";
+import { emptyMemEntries, emptyMemLayer, memEntriesOf, type MemEntry } from "../../src/datadir/memtable.js";
 
 /** An empty WAL layer: the tasks planned below are looked at for their key ranges, not their WAL slices. */
-const noWal = { entries: emptyMemEntries(), rangeDels: [], undecodable: 0 };
+const noWal = emptyMemLayer();
 import { mulberry32 } from "../../src/util/random.js";
 import { ldbScanCount, sstDumpEntriesUnder } from "../sizes/helpers.js";
 import { copyInto, dbBench, memoized, REPO, removeDir, tempDir } from "../helpers/index.js";
