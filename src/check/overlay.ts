@@ -24,8 +24,9 @@
  *        entries of a block alike (intra-block correlation ρ; one per block when it could not tell).
  *        Scanning 65 MB above to keep 4,000 entries read ~4,000 blocks; 20 whole blocks give ~4,800.
  *        Without entry counts every table above is in the frame and the entries above are estimated
- *        too (unitTotals: each stratum's blocks × the mean over its drawn blocks, of the entries and
- *        of the shadowed entries); when no table above may shadow, the first stage alone.
+ *        too (unitTotals: each stratum's stored bytes × the ratio of the entries, and of the shadowed
+ *        entries, to the stored bytes of its drawn blocks); when no table above may shadow, the first
+ *        stage alone.
  *     c. Blocks, one entry each (sampling "blocks"; blockSample): when checking the sample would
  *        exceed the lookup budget (5), as many blocks as the budget checks, drawn uniformly with
  *        replacement, one entry uniformly inside each, weighted by its block's entries.
@@ -45,7 +46,7 @@
  *     over the blocks); obsolete bytes = mean (internal key + value) bytes of the shadowed versions
  *     found (for (b) each checked entry standing for its block's entries / checked) × the estimate.
  *     Without entry counts (LevelDB's tables, block draws) the shadowed entries are a total of their
- *     own (expansion over the drawn blocks) with its t interval, never narrower than the share's
+ *     own (a ratio to the blocks' stored sizes) with its t interval, never narrower than the share's
  *     interval × the estimated entries, and entriesAboveBottomEstimate carries the entries' interval.
  *  5. Lookups are bounded (DEFAULT_OVERLAY_LOOKUP_BUDGET): when the sample would need more (an entry in
  *     a pile of thousands of overlapping L0 files has as many files below it), fewer entries are drawn

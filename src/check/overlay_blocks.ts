@@ -6,7 +6,7 @@
  */
 import { expectedFileSize, type SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import { expansionTotal, ratioEstimate, tQuantile, wilson } from "../util/interval.js";
+import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 import { partialShuffle } from "./stats.js";
 
 /** One entry drawn above the bottom, to be looked up below. */
@@ -67,6 +67,8 @@ export interface BlockUnit {
   keys: UnitKeys;
   /** Entries in the block. */
   entries: number;
+  /** Its size as stored (its handle's). */
+  storedBytes: number;
   /** Entries checked (resolved lookups). */
   checked: number;
   /** Checked entries that shadow an older version below. */
@@ -357,6 +359,7 @@ export function drawUnits(
       stratum: 0,
       keys: { n, bytes, start, seqno, maxSeqno },
       entries: m,
+      storedBytes: block.handle.size,
       checked: 0,
       shadowing: 0,
       shadowedBytes: 0,
@@ -491,34 +494,75 @@ export interface TotalEstimate {
 }
 
 /**
+ * A total over a stratum of `blocks` data blocks of `bytes` stored bytes in all, from `n` of them
+ * drawn without replacement: the ratio estimator to the blocks' stored sizes, which every block's
+ * index handle gives (util/interval.ts ratioEstimate): bytes × Σ y / Σ x, its error bytes × the
+ * ratio's × √(1 − n / blocks). A table's last block is short and holds fewer entries, and with
+ * entries of one size every full block holds the same number: a mean per block missed the short
+ * ones in most draws (an estimate above the count with no width at all, session 46), where the size
+ * carries them. The residual variance is never taken below 1/12, the rounding of a whole count:
+ * sizes that predict every drawn block exactly still leave that much unknown of each block not
+ * drawn. Every block drawn: exact.
+ */
+function ratioTotal(
+  y: readonly number[],
+  x: readonly number[],
+  blocks: number,
+  bytes: number,
+): TotalEstimate {
+  const n = y.length;
+  if (n >= blocks) return { value: y.reduce((a, v) => a + v, 0), se: 0 };
+  const { r, se } = ratioEstimate(y, x);
+  const xbar = x.reduce((a, v) => a + v, 0) / n;
+  // ratioEstimate's error is √(s² / n) / x̄: at least the rounding's
+  const least = n > 0 && xbar > 0 ? Math.sqrt(1 / 12 / n) / xbar : Infinity;
+  return { value: bytes * r, se: bytes * Math.max(se, least) * Math.sqrt(1 - n / blocks) };
+}
+
+/** The stored bytes of a stratum's data blocks (its files' index handles, walked for the draws). */
+function storedBytesOf(st: BlockFrame): number {
+  let bytes = 0;
+  for (const x of st.files) {
+    const h = x.handles ?? [];
+    for (let i = 1; i < h.length; i += 2) bytes += h[i]!;
+  }
+  return bytes;
+}
+
+/**
  * For a frame without entry counts (LevelDB's tables): the frame's entries and its shadowed entries
- * estimated from the drawn blocks alone, each stratum's blocks × the mean over its drawn blocks
- * (expansionTotal; a block's shadowed entries are its entries × the share of its checked entries
- * that shadow), summed over the strata with their variances, and the degrees of freedom (blocks −
- * strata). When some stratum holds fewer than two checked blocks the strata are pooled. The ratio of
- * the two is the stratified ratio estimate of the share; the totals carry the entries' own
- * uncertainty, which a count from properties does not have. Data blocks are never empty (a table
- * builder cuts a block after an entry), so the drawn blocks are the units checked.
+ * estimated from the drawn blocks alone, in each stratum by their ratio to the blocks' stored sizes
+ * (ratioTotal; a block's shadowed entries are its entries × the share of its checked entries that
+ * shadow), summed over the strata with their variances, and the degrees of freedom (blocks −
+ * strata). When some stratum holds fewer than two checked blocks the strata are pooled. The totals
+ * carry the entries' own uncertainty, which a count from properties does not have. Data blocks are
+ * never empty (a table builder cuts a block after an entry), so the drawn blocks are the units
+ * checked; every file of such a frame has its handles (its blocks were counted from them).
  */
 export function unitTotals(
   units: readonly BlockUnit[],
   frame: StratifiedFrame,
 ): { entries: TotalEstimate; shadowed: TotalEstimate; df: number } {
   const used = units.filter((u) => u.checked > 0);
-  const entries = (g: readonly BlockUnit[]) => g.map((u) => u.entries);
-  const shadowed = (g: readonly BlockUnit[]) => g.map((u) => (u.entries * u.shadowing) / u.checked);
+  const entries = (u: BlockUnit) => u.entries;
+  const shadowed = (u: BlockUnit) => (u.entries * u.shadowing) / u.checked;
   const by = frame.strata.map(() => [] as BlockUnit[]);
   for (const u of used) by[u.stratum]?.push(u);
-  const groups: [BlockUnit[], number][] =
+  const groups: [BlockUnit[], number, number][] =
     frame.strata.length > 1 && by.every((g, h) => g.length >= 2 || g.length === frame.strata[h]!.total)
-      ? by.map((g, h) => [g, frame.strata[h]!.total])
-      : [[used, frame.total]];
-  const sum = (pick: (g: readonly BlockUnit[]) => number[]) => {
+      ? by.map((g, h) => [g, frame.strata[h]!.total, storedBytesOf(frame.strata[h]!)])
+      : [[used, frame.total, frame.strata.reduce((a, st) => a + storedBytesOf(st), 0)]];
+  const sum = (pick: (u: BlockUnit) => number) => {
     let value = 0;
     let variance = 0;
-    for (const [g, population] of groups) {
-      const t = expansionTotal(pick(g), population);
-      value += t.total;
+    for (const [g, blocks, bytes] of groups) {
+      const t = ratioTotal(
+        g.map(pick),
+        g.map((u) => u.storedBytes),
+        blocks,
+        bytes,
+      );
+      value += t.value;
       variance += t.se ** 2;
     }
     return { value, se: Math.sqrt(variance) };

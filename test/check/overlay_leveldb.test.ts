@@ -121,7 +121,7 @@ describe("placement-overlay on LevelDB's tables (no entry counts)", () => {
     expect(m.shadowedEntriesEstimate.value).toBe(truth.obsolete);
   });
 
-  it("by default draws blocks, and both intervals hold sst_dump's counts", async () => {
+  it("by default draws blocks, and both estimates lie near sst_dump's counts", async () => {
     const r = await runCheck(db);
     const f = r.findings.filter((x) => x.rule === "placement-overlay");
     expect(f).toHaveLength(1);
@@ -135,12 +135,20 @@ describe("placement-overlay on LevelDB's tables (no entry counts)", () => {
     const ee = e.entriesAboveBottomEstimate!;
     expect(ee).not.toBeNull();
     expect(e.entriesAboveBottom).toBe(ee.value);
-    expect(ee.low).toBeLessThanOrEqual(truth.above);
-    expect(ee.high).toBeGreaterThanOrEqual(truth.above);
+    // one seed's 95% interval may miss the count (the store LevelDB writes differs from run to run):
+    // how often they hold it is the next test's; here each estimate lies in its interval and the
+    // count within twice its width (~4 standard errors) of it. An interval of no width must be exact:
+    // a mean of entries per block once gave 68,487 (68,487-68,487) for 68,364, every full block
+    // holding the same number and the short last blocks not drawn
+    const near = (x: { value: number; low: number; high: number }, count: number) => {
+      expect(x.low).toBeLessThanOrEqual(x.value);
+      expect(x.value).toBeLessThanOrEqual(x.high);
+      expect(Math.abs(x.value - count)).toBeLessThanOrEqual(x.high - x.low);
+    };
+    near(ee, truth.above);
     expect(Math.abs(ee.value - truth.above) / truth.above).toBeLessThan(0.05);
     expect(e.shadowedEntriesEstimate.method).toBe("ratio");
-    expect(e.shadowedEntriesEstimate.low).toBeLessThanOrEqual(truth.obsolete);
-    expect(e.shadowedEntriesEstimate.high).toBeGreaterThanOrEqual(truth.obsolete);
+    near(e.shadowedEntriesEstimate, truth.obsolete);
     expect(f[0]!.message).toContain(`~${ee.value.toLocaleString("en-US")} entries (95%: `);
   });
 
@@ -148,7 +156,7 @@ describe("placement-overlay on LevelDB's tables (no entry counts)", () => {
     const { inst, cf } = await levelsOf(db);
     let entriesCovered = 0;
     let shadowedCovered = 0;
-    const seeds = 20;
+    const seeds = 40;
     for (let seed = 1; seed <= seeds; seed++) {
       const m = measureOverlay(inst, cf, { sample: 1000, seed })!;
       expect(m.sampling).toBe("blocks");
@@ -157,9 +165,10 @@ describe("placement-overlay on LevelDB's tables (no entry counts)", () => {
       const est = m.shadowedEntriesEstimate;
       if (est.low <= truth.obsolete && truth.obsolete <= est.high) shadowedCovered++;
     }
-    // P(X <= 16 | n = 20, p = 0.95) < 2%: fewer coverings would mean an interval too narrow
-    expect(entriesCovered).toBeGreaterThanOrEqual(17);
-    expect(shadowedCovered).toBeGreaterThanOrEqual(17);
+    // P(X <= 33 | n = 40, p = 0.95) < 1%: fewer coverings would mean an interval too narrow
+    if (process.env.LSMSCOPE_DEBUG_COVER) console.log("covered", entriesCovered, shadowedCovered, truth);
+    expect(entriesCovered).toBeGreaterThanOrEqual(34);
+    expect(shadowedCovered).toBeGreaterThanOrEqual(34);
   });
 
   it("tables above that no table below overlaps: exactly none shadows, their entries estimated from the first stage", async () => {
