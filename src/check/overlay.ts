@@ -15,14 +15,15 @@
  *        blocks drawn first (overlay_frame.ts), which decide this choice only.
  *     b. Blocks, two stages (sampling "blocks"; clusterSample, overlay_blocks.ts): tables that no table
  *        below overlaps hold no shadowing entry and are counted (properties), not read; over the data
- *        blocks of the rest, stratified by table (StratifiedFrame), a first stage of max(20, sample /
- *        entries per block) distinct blocks drawn uniformly within each stratum in proportion to its
- *        blocks, every entry of each checked; then a second stage sized from the first alone (once:
- *        no stopping on the data, as Stein's two-stage design): as many more blocks as bring the
- *        sample's effective size (entries checked over the design effect measured between blocks) up
- *        to `sample`, every entry of each, or a uniform few per block when the first stage found the
- *        entries of a block alike (intra-block correlation ρ; one per block when it could not tell).
- *        Scanning 65 MB above to keep 4,000 entries read ~4,000 blocks; 20 whole blocks give ~4,800.
+ *        blocks of the rest, stratified by runs of neighbouring tables (StratifiedFrame), a first
+ *        stage of max(20, sample / entries per block) distinct blocks drawn uniformly within each
+ *        stratum in proportion to its blocks, every entry of each checked; then a second stage sized
+ *        from the first alone (once: no stopping on the data, as Stein's two-stage design): as many
+ *        more blocks as bring the sample's effective size (entries checked over the design effect
+ *        measured between blocks) up to `sample`, with as many entries of each (a uniform few, or
+ *        all) as cost the fewest reads for that precision, from the intra-block correlation ρ and the
+ *        reads below the first stage made per block and would make per entry (cheapestPerBlock; one
+ *        per block when it could not tell ρ). Scanning 65 MB above to keep 4,000 entries read ~4,000 blocks; 20 whole blocks give ~4,800.
  *        Without entry counts every table above is in the frame and the entries above are estimated
  *        too (unitTotals: each stratum's stored bytes × the ratio of the entries, and of the shadowed
  *        entries, to the stored bytes of its drawn blocks); when no table above may shadow, the first
@@ -58,6 +59,7 @@ import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from 
 import type { KeptFilters } from "../lsm/kept_filters.js";
 import type { KeptTables } from "../lsm/kept_tables.js";
 import { TableCache } from "../lsm/table_cache.js";
+import { openFileCacheCapacity } from "../util/open_files.js";
 import { lookUpUnits } from "./overlay_merge.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
 import { frameFiles, pilotCounts, upperCounts } from "./overlay_frame.js";
@@ -97,8 +99,6 @@ export const DEFAULT_OVERLAY_SAMPLE = 4000;
 export const DEFAULT_OVERLAY_LOOKUP_BUDGET = 100_000;
 /** Block draws made whatever the lookup budget (fewer would leave the interval too wide to read). */
 const MIN_BLOCK_DRAWS = 100;
-/** Idle tables kept open between the scans and draws (bounded file descriptors). */
-const IDLE_TABLES = 64;
 
 /** An estimated count with the bounds of its interval. */
 export type Estimate = Bounded;
@@ -280,7 +280,11 @@ export function measureOverlay(
 
   const sampleSize = opts.sample ?? DEFAULT_OVERLAY_SAMPLE;
   const random = seededRandom(opts.seed ?? 1);
-  const cache = new TableCache({ verifyChecksums: true }, IDLE_TABLES, { keptTables: opts.tables });
+  // as many idle tables as a reader cache may hold open: the draws and lookups go back and forth
+  // over the tables above and below, and at 64 a LevelDB store of 141 tables opened them 1,140 times
+  const cache = new TableCache({ verifyChecksums: true }, openFileCacheCapacity(), {
+    keptTables: opts.tables,
+  });
   const skip = (f: SstFileModel, e: unknown) => {
     if (!m.skippedFiles.some((x) => x.file === f.fileName))
       m.skippedFiles.push({ file: f.fileName, reason: f.present ? (e as Error).message : "missing" });

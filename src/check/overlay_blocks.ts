@@ -75,12 +75,29 @@ export interface BlockUnit {
   shadowing: number;
   /** Bytes (internal key + value) of the older versions they shadow. */
   shadowedBytes: number;
+  /** What its lookups below cost (secondStage's cost model; counts, so a seed gives the same design). */
+  cost: UnitCost;
+}
+
+/**
+ * What one drawn block's lookups below cost, counted as they ran: key-table visits, data blocks read
+ * (merge passes and point lookups), and the data blocks point lookups alone would have read for the
+ * same visits: one for each key a table held, and for each it did not hold the table's filter's
+ * false-positive rate (every visit without a whole-key filter).
+ */
+export interface UnitCost {
+  visits: number;
+  reads: number;
+  pointReads: number;
 }
 
 /** Let a unit's keys go (its figures stay). */
 export function releaseKeys(u: BlockUnit): void {
   u.keys = NO_KEYS;
 }
+
+/** Fewest keys of one drawn block in one table that a merge pass looks up together (overlay_merge.ts). */
+export const MIN_MERGE_KEYS = 4;
 
 /** Fewest blocks the first stage draws: fewer leave the between-block variance too loosely known. */
 export const MIN_FIRST_STAGE_BLOCKS = 20;
@@ -92,12 +109,11 @@ export const MIN_FIRST_STAGE_BLOCKS = 20;
  */
 const MIN_INFORMATIVE_BLOCKS = 8;
 /**
- * What a drawn block costs over what one more entry checked in it costs: its read above plus the
- * blocks its keys read below (~10 reads of ~50 µs on 32 KiB LZ4 blocks) against an entry's point
- * lookups (~3 of ~5 µs). Sets the entries per block of the second stage (the textbook optimum
- * sqrt(cost ratio × (1 − ρ) / ρ)); it moves cost, never the interval's honesty.
+ * What visiting one table for one key costs beyond the data blocks it reads, in data block reads: a
+ * filter probe and a binary search of the table's kept index (~1 µs) against a block's read, check
+ * and parse (~10-25 µs for 4-32 KiB blocks from the page cache; session 47).
  */
-const BLOCK_TO_ENTRY_COST = 200;
+const VISIT_COST = 0.1;
 
 /** The frame's data blocks, numbered across its files, drawn without replacement. */
 export class BlockFrame {
@@ -137,15 +153,20 @@ export class BlockFrame {
   }
 }
 
-/** Fewest first-stage blocks a table needs to be a stratum of its own (else it joins the pooled one). */
+/** Fewest first-stage blocks a stratum is given (its variance is measured within it). */
 const MIN_STRATUM_BLOCKS = 4;
 
 /**
- * The frame cut into strata, each drawn on its own (proportional allocation): a table whose share of
- * the first stage's blocks is at least MIN_STRATUM_BLOCKS is a stratum of its own, the other tables one
- * pooled stratum (joined to the largest when it would get fewer). Tables differ in how much of them
- * shadows (a newer L0 table has more below it than an older one): within tables the blocks vary less,
- * and the estimate needs fewer of them for the same interval.
+ * The frame cut into strata, each drawn on its own (proportional allocation): runs of neighbouring
+ * tables (the frame's order: level by level, each level's tables in key order, L0's by age) of at
+ * least MIN_STRATUM_BLOCKS of the first stage's blocks each, a table that large being a stratum of
+ * its own, a level's last short run joined to the run before it. How much of a table shadows follows
+ * where its keys sit against the levels below (a key range compacted down lately shadows less), which
+ * changes little from a table to its neighbour: within such runs the blocks vary less, and the
+ * estimate needs fewer of them for the same interval. One pool of every small table (sessions 37-46)
+ * mixed them all: on a LevelDB store of 62 tables above, ~2 first-stage blocks each, the blocks of
+ * that one stratum looked as unlike as whole tables are (ρ ~0.5), so the second stage drew ~3,800
+ * blocks for one entry each.
  */
 export class StratifiedFrame {
   readonly strata: BlockFrame[];
@@ -157,18 +178,34 @@ export class StratifiedFrame {
 
   constructor(files: FrameFile[], firstBlocks: number) {
     const total = files.reduce((a, x) => a + x.blocks, 0);
-    const own: FrameFile[][] = [];
-    const pool: FrameFile[] = [];
+    const draws = (g: readonly FrameFile[]) => (firstBlocks * g.reduce((a, x) => a + x.blocks, 0)) / total;
+    const runs: FrameFile[][] = [];
+    let run: FrameFile[] = [];
+    const close = () => {
+      if (run.length === 0) return;
+      const last = runs[runs.length - 1];
+      // a short run joins the run before it, when that one is of its level
+      if (draws(run) < MIN_STRATUM_BLOCKS && last && last[0]!.level === run[0]!.level) last.push(...run);
+      else runs.push(run);
+      run = [];
+    };
     for (const x of files) {
-      if ((firstBlocks * x.blocks) / total >= MIN_STRATUM_BLOCKS) own.push([x]);
-      else pool.push(x);
+      if (run.length > 0 && run[0]!.level !== x.level) close();
+      run.push(x);
+      if (draws(run) >= MIN_STRATUM_BLOCKS) {
+        runs.push(run);
+        run = [];
+      }
     }
-    const poolBlocks = pool.reduce((a, x) => a + x.blocks, 0);
-    if (pool.length > 0) {
-      if (own.length > 0 && (firstBlocks * poolBlocks) / total < MIN_STRATUM_BLOCKS) {
-        const largest = own.reduce((a, g) => (g[0]!.blocks > a[0]!.blocks ? g : a));
-        largest.push(...pool);
-      } else own.push(pool);
+    close();
+    // short runs left alone (a level of few blocks) join the largest run
+    const own = runs.filter((g) => draws(g) >= MIN_STRATUM_BLOCKS);
+    const short = runs.filter((g) => draws(g) < MIN_STRATUM_BLOCKS).flat();
+    if (short.length > 0) {
+      if (own.length > 0 && draws(short) < MIN_STRATUM_BLOCKS) {
+        const largest = own.reduce((a, g) => (draws(g) > draws(a) ? g : a));
+        largest.push(...short);
+      } else own.push(short);
     }
     this.strata = own.map((g) => new BlockFrame(g));
     this.total = total;
@@ -363,6 +400,7 @@ export function drawUnits(
       checked: 0,
       shadowing: 0,
       shadowedBytes: 0,
+      cost: { visits: 0, reads: 0, pointReads: 0 },
     });
   });
 }
@@ -418,8 +456,8 @@ function informative(units: readonly BlockUnit[]): boolean {
  * stopping on the data): as many more blocks as bring the sample's effective size (entries checked
  * over the design effect, measured from the first stage's between-block variance) up to `sample`,
  * the precision a uniform sample of `sample` entries gives at the observed share, with `perBlock`
- * entries checked in each (Infinity: all) from the intra-block correlation ρ measured with it.
- * `meanEntries`: the frame's entries per data block.
+ * entries checked in each (Infinity: all) chosen by cheapestPerBlock from the intra-block correlation
+ * ρ measured with it and the first stage's costs. `meanEntries`: the frame's entries per data block.
  */
 export function secondStage(
   units: readonly BlockUnit[],
@@ -445,11 +483,50 @@ export function secondStage(
   }
   const need = sample - effective;
   if (need <= 0) return { blocks: 0, perBlock: Infinity };
-  const optimum =
-    rho > 0 ? Math.max(1, Math.round(Math.sqrt((BLOCK_TO_ENTRY_COST * (1 - rho)) / rho))) : Infinity;
-  const perBlock = optimum >= meanEntries ? Infinity : optimum;
+  const perBlock = cheapestPerBlock(used, rho, meanEntries);
   const k = Math.max(1, Math.min(perBlock, meanEntries));
   return { blocks: Math.ceil((need * (1 + (k - 1) * rho)) / k), perBlock };
+}
+
+/**
+ * The entries to check in each second-stage block for the fewest reads at a given precision, from
+ * what the first stage's blocks (every entry of each) cost. k entries of a block stand for k / (1 +
+ * (k − 1)ρ) drawn one by one, and cost the block's read above plus their lookups below: k × the point
+ * lookups' reads per entry for a few keys, at most what the first stage read below per block (merge
+ * passes over the block's span, overlay_merge.ts). The textbook optimum sqrt(cost ratio × (1 − ρ) / ρ)
+ * is this with fixed costs; here an entry's cost falls once a pass carries it. A LevelDB store of
+ * 4 KiB blocks (ρ 0.19, 0.34 point reads an entry, 15 reads below a block) checks 3 entries a block
+ * (29 before, with one fixed ratio of 200 for every store); a store whose blocks' entries are alike
+ * (ρ near 1) one; one whose blocks tell little apart (ρ near 0) whole blocks. Returns Infinity for
+ * every entry.
+ */
+function cheapestPerBlock(used: readonly BlockUnit[], rho: number, meanEntries: number): number {
+  let checked = 0;
+  let visits = 0;
+  let reads = 0;
+  let pointReads = 0;
+  for (const u of used) {
+    checked += u.checked;
+    visits += u.cost.visits;
+    reads += u.cost.reads;
+    pointReads += u.cost.pointReads;
+  }
+  // per entry by point lookups; per block as the first stage ran (its passes visit a table once)
+  const perEntry = (pointReads + VISIT_COST * visits) / checked;
+  const perBlock = reads / used.length + (VISIT_COST * visits) / checked;
+  const below = (k: number) => (k < MIN_MERGE_KEYS ? k * perEntry : Math.min(perBlock, k * perEntry));
+  const cost = (k: number) => ((1 + (k - 1) * rho) / k) * (1 + below(k));
+  const whole = Math.max(1, meanEntries);
+  let best = whole;
+  let bestCost = cost(whole);
+  for (let k = 1; k < whole; k++) {
+    const c = cost(k);
+    if (c < bestCost) {
+      best = k;
+      bestCost = c;
+    }
+  }
+  return best >= meanEntries ? Infinity : best;
 }
 
 /**

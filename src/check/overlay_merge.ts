@@ -16,11 +16,8 @@ import type { SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import { fromHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
-import { keyAt, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
+import { keyAt, MIN_MERGE_KEYS, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
 import { shuffle } from "./stats.js";
-
-/** Fewest keys of one drawn block in one table that a merge pass looks up together. */
-const MIN_MERGE_KEYS = 4;
 
 /** What the lookups cost (OverlayMeasurement.lookups) and what they could not resolve. */
 export interface LookupTally {
@@ -91,21 +88,22 @@ export function mergeLookups(
   const handles: BlockHandle[] = [];
   const span = new BlockSpan();
   const last = keyAt(keys, idx[n - 1]!);
+  const userKeys = t.indexKeyIsUserKey;
   // whether the budget cut the pass short of the last key's block
   let cut = false;
-  t.forEachIndexEntry(
-    (ie) => {
+  t.forEachIndexHandle(
+    (offset, size, _partition, sep, sepLength) => {
       if (handles.length >= maxBlocks) {
         cut = true;
         return false;
       }
-      handles.push(ie.handle);
-      span.add(ie.handle.offset, ie.handle.size);
-      const sep = ie.separator;
-      const userLength = ie.separatorIsInternal ? sep.length - 8 : sep.length;
+      handles.push({ offset, size });
+      span.add(offset, size);
+      const userLength = userKeys ? sepLength : sepLength - 8;
       return compareBytes(sep, 0, Math.max(0, userLength), last, last.length) < 0;
     },
-    { from: keyAt(keys, idx[0]!) },
+    true,
+    keyAt(keys, idx[0]!),
   );
   const pass = () => {
     for (const handle of handles) {
@@ -224,8 +222,10 @@ function lookUpInTable(
     for (const k of idx) failed[k] = 1;
     return;
   }
+  const readsBefore = tally.lookups.dataBlocksRead;
   try {
     tally.lookups.tablesConsulted += idx.length;
+    u.cost.visits += idx.length;
     let point = idx;
     if (idx.length >= MIN_MERGE_KEYS && mergeable(t)) {
       // a pass while it reads at most one block per two keys; the keys it did not reach: point lookups
@@ -264,7 +264,27 @@ function lookUpInTable(
       if (r.found && r.seqno !== undefined && r.seqno < seqno)
         older[k] = key.length + 8 + (r.value?.length ?? 0);
     }
+    u.cost.reads += tally.lookups.dataBlocksRead - readsBefore;
+    let held = 0;
+    for (const k of idx) if (older[k]! >= 0) held++;
+    u.cost.pointReads += held + (idx.length - held) * missedReads(t);
   } finally {
     cache.release(t);
   }
+}
+
+/**
+ * The data blocks a point lookup reads, on average, for a key the table does not hold: its whole-key
+ * filter's false-positive rate (its own geometry's estimate, else 1% as at 10 bits a key), every
+ * time without one (the index then sends the key to a block).
+ */
+function missedReads(t: SstTable): number {
+  let f;
+  try {
+    f = t.filter;
+  } catch {
+    return 1; // damaged filter metadata: its lookups say so; the cost model takes no filter
+  }
+  if (f.kind === "none" || f.degenerate === "always-true" || !f.wholeKeyFiltering) return 1;
+  return f.estimatedFpRate ?? 0.01;
 }

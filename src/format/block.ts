@@ -168,8 +168,12 @@ export class BlockCursor {
 
   reset(block: Block): this {
     this.block = block;
-    const data = (this.data = block.data);
-    this.dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    // the same bytes again (a kept index's cursor, reset at every seek): the view over them stands (a
+    // Block re-pointed by load() has other bytes, and gets a view of them)
+    if (block.data !== this.data) {
+      const data = (this.data = block.data);
+      this.dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    }
     this.end = block.restartsOffset;
     this.nextOffset = 0;
     this.keyLength = 0;

@@ -164,12 +164,15 @@ class SingleLevelIndexReader extends PinnedTopIndex implements IndexReader {
     super(blocks, handle, layout, BlockKind.Index);
   }
 
+  /** The cursor of seek(), made once: point lookups seek a table's index thousands of times. */
+  private seeker?: BlockCursor;
+
   private cursor(): BlockCursor {
     return handleCursor(this.layout, this.type === "binary-search-with-first-key");
   }
 
   seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
-    const c = this.cursor().reset(this.loadTop(stats));
+    const c = (this.seeker ??= this.cursor()).reset(this.loadTop(stats));
     const cmp = compareUserKey(key, !this.layout.keyIsUserKey);
     const ok = this.blocks.guard(BlockKind.Index, this.handle.offset, () => c.seek(cmp));
     return ok ? { offset: c.handleOffset, size: c.handleSize } : undefined;
@@ -247,12 +250,16 @@ class TwoLevelIndexReader extends PinnedTopIndex implements IndexReader {
     );
   }
 
+  /** The cursors of seek() (top level, partition), made once. */
+  private seekers?: [BlockCursor, BlockCursor];
+
   seek(key: Buffer, stats?: LookupStats): BlockHandle | undefined {
     const cmp = compareUserKey(key, !this.layout.keyIsUserKey);
-    const tc = this.partitionCursor().reset(this.loadTop(stats));
+    const [top, partition] = (this.seekers ??= [this.partitionCursor(), this.partitionCursor()]);
+    const tc = top.reset(this.loadTop(stats));
     if (!this.blocks.guard(BlockKind.TopLevelIndex, this.handle.offset, () => tc.seek(cmp))) return undefined;
     const ph = { offset: tc.handleOffset, size: tc.handleSize };
-    const pc = this.partitionCursor().reset(this.readPartition(ph, stats));
+    const pc = partition.reset(this.readPartition(ph, stats));
     const ok = this.blocks.guard(BlockKind.IndexPartition, ph.offset, () => pc.seek(cmp));
     return ok ? { offset: pc.handleOffset, size: pc.handleSize } : undefined;
   }

@@ -495,7 +495,8 @@ export class SstTable {
    * the index partition of a two-level index (-1 otherwise). `separator[0, separatorLength)` is the
    * stored separator key (internal unless index_key_is_user_key), valid during the call only.
    * `pin` false: for a table closed after this walk, index blocks in the prefetched tail are read in
-   * place and not kept (IndexReader.walk). The walk stops where `visit` returns false.
+   * place and not kept (IndexReader.walk). The walk stops where `visit` returns false; with `from`,
+   * it starts at the block that may hold that user key (as forEachIndexEntry's).
    */
   forEachIndexHandle(
     visit: (
@@ -506,11 +507,12 @@ export class SstTable {
       separatorLength: number,
     ) => boolean | void,
     pin = true,
+    from?: Uint8Array,
   ): void {
     this.index.walk(
       ({ cursor: c, partition }) =>
         visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength),
-      { pin },
+      { pin, from: this.seekKey(from) },
     );
   }
 
