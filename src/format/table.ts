@@ -83,7 +83,14 @@ import { scanTable, type ScanOptions, type ScanSummary } from "./table_scan.js";
 import { TableBlocks } from "./table_blocks.js";
 import { TableFile, type IoStats } from "./table_file.js";
 import { familyOf, tableCodecs, type TableFamily } from "./table_family.js";
-import type { GetResult, IndexEntry, OpenTableOptions, RangeTombstone, TableFormat } from "./table_types.js";
+import type {
+  GetResult,
+  IndexEntry,
+  IndexHandleVisit,
+  OpenTableOptions,
+  RangeTombstone,
+  TableFormat,
+} from "./table_types.js";
 import { DataBlockReader } from "./data_block_reader.js";
 import { packIndex, type PackedIndex } from "./packed_index.js";
 import { pointLookup, type DataBlockReadOptions, type LastDataBlock } from "./table_get.js";
@@ -490,25 +497,14 @@ export class SstTable {
   }
 
   /**
-   * The walk of forEachIndexEntry() (same blocks read, same checks and errors) for callers that need
-   * only the data-block handles: nothing is copied or allocated per entry. `partitionOffset` is the offset of
-   * the index partition of a two-level index (-1 otherwise). `separator[0, separatorLength)` is the
-   * stored separator key (internal unless index_key_is_user_key), valid during the call only.
-   * `pin` false: for a table closed after this walk, index blocks in the prefetched tail are read in
-   * place and not kept (IndexReader.walk). The walk stops where `visit` returns false; with `from`,
-   * it starts at the block that may hold that user key (as forEachIndexEntry's).
+   * The walk of forEachIndexEntry() (same blocks read, same checks and errors, from the same `from`)
+   * with nothing copied or allocated per entry. `partitionOffset`: the offset of the index partition
+   * of a two-level index (-1 otherwise); `separator[0, separatorLength)`: the stored separator
+   * (internal unless index_key_is_user_key), valid during the call only. `pin` false: for a table
+   * closed after this walk, index blocks in the prefetched tail are read in place and not kept
+   * (IndexReader.walk). The walk stops where `visit` returns false.
    */
-  forEachIndexHandle(
-    visit: (
-      offset: number,
-      size: number,
-      partitionOffset: number,
-      separator: Buffer,
-      separatorLength: number,
-    ) => boolean | void,
-    pin = true,
-    from?: Uint8Array,
-  ): void {
+  forEachIndexHandle(visit: IndexHandleVisit, pin = true, from?: Uint8Array): void {
     this.index.walk(
       ({ cursor: c, partition }) =>
         visit(c.handleOffset, c.handleSize, partition ? partition.offset : -1, c.key, c.keyLength),

@@ -50,6 +50,15 @@ export interface IndexEntry {
   partition?: BlockHandle;
 }
 
+/** What SstTable.forEachIndexHandle gives for each data block: its handle, partition and separator. */
+export type IndexHandleVisit = (
+  offset: number,
+  size: number,
+  partitionOffset: number,
+  separator: Buffer,
+  separatorLength: number,
+) => boolean | void;
+
 export interface GetResult {
   found: boolean;
   /** Rejected by the filter (no index or data block read for the key). */
