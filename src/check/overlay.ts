@@ -58,7 +58,7 @@
 import type { ColumnFamilyModel, InstanceModel, LevelModel, SstFileModel } from "../datadir/model.js";
 import type { KeptFilters } from "../lsm/kept_filters.js";
 import type { KeptTables } from "../lsm/kept_tables.js";
-import { TableCache } from "../lsm/table_cache.js";
+import { LOOKUP_IDLE_BYTES, TableCache } from "../lsm/table_cache.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { lookUpUnits } from "./overlay_merge.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
@@ -280,10 +280,13 @@ export function measureOverlay(
 
   const sampleSize = opts.sample ?? DEFAULT_OVERLAY_SAMPLE;
   const random = seededRandom(opts.seed ?? 1);
-  // as many idle tables as a reader cache may hold open: the draws and lookups go back and forth
-  // over the tables above and below, and at 64 a LevelDB store of 141 tables opened them 1,140 times
+  // as many idle tables as a reader cache may hold open, and their index and filter blocks bounded
+  // as the lookup caches' are (a 64 MiB table's filter is ~1 MiB): the draws and lookups go back and
+  // forth over the tables above and below, and at 64 a LevelDB store of 141 tables opened them 1,140
+  // times
   const cache = new TableCache({ verifyChecksums: true }, openFileCacheCapacity(), {
     keptTables: opts.tables,
+    maxIdleBytes: LOOKUP_IDLE_BYTES,
   });
   const skip = (f: SstFileModel, e: unknown) => {
     if (!m.skippedFiles.some((x) => x.file === f.fileName))

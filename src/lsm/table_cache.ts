@@ -65,7 +65,7 @@ export interface TableCacheLimits {
 }
 
 /** Idle tables' index and filter blocks (and IDLE_TABLE_OVERHEAD each) a lookup cache keeps, at most. */
-const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
+export const LOOKUP_IDLE_BYTES = 128 * 1024 * 1024;
 
 /**
  * The table cache of point lookups over a whole column family (sample mode's newer-version and code
