@@ -57,7 +57,7 @@ function units(
 }
 
 describe("the overlay's strata", () => {
-  it("are runs of neighbouring tables of one level, each of at least 4 first-stage blocks", () => {
+  it("are runs of neighbouring tables of one level, each of at least 2 first-stage blocks", () => {
     // 12 tables of L2 of 10 blocks each and 3 of L3 of 40: 120 + 120 blocks, 24 first-stage draws
     const files = [
       ...Array.from({ length: 12 }, (_, i) => file(`a${i}`, 2, 10)),
@@ -65,17 +65,18 @@ describe("the overlay's strata", () => {
     ];
     const frame = new StratifiedFrame(files, 24);
     const names = frame.strata.map((st) => st.files.map((x) => x.f.fileName).join(","));
-    // 10 blocks are 1 draw: runs of 4 tables; 40 blocks are 4 draws: a table each
-    expect(names).toEqual(["a0,a1,a2,a3", "a4,a5,a6,a7", "a8,a9,a10,a11", "b0", "b1", "b2"]);
+    // 10 blocks are 1 draw: runs of 2 tables; 40 blocks are 4 draws: a table each
+    expect(names).toEqual(["a0,a1", "a2,a3", "a4,a5", "a6,a7", "a8,a9", "a10,a11", "b0", "b1", "b2"]);
     expect(frame.weights.reduce((a, w) => a + w, 0)).toBeCloseTo(1, 12);
   });
 
   it("a level's short last run joins the run before it; a level too small for one joins the largest", () => {
-    // 10 tables of 10 blocks at 1 draw each: runs of 4, 4 and a short 2 joined to the second
-    const files = [...Array.from({ length: 10 }, (_, i) => file(`a${i}`, 1, 10)), file("z", 2, 10)];
-    const frame = new StratifiedFrame(files, 11);
+    // 5 tables of 10 blocks at 1 draw each: runs of 2, 2 and a short 1 joined to the second; the
+    // next level's one table of 1 draw has no run of its level before it: the largest takes it
+    const files = [...Array.from({ length: 5 }, (_, i) => file(`a${i}`, 1, 10)), file("z", 2, 10)];
+    const frame = new StratifiedFrame(files, 6);
     const names = frame.strata.map((st) => st.files.map((x) => x.f.fileName).join(","));
-    expect(names).toEqual(["a0,a1,a2,a3", "a4,a5,a6,a7,a8,a9,z"]);
+    expect(names).toEqual(["a0,a1", "a2,a3,a4,z"]);
   });
 });
 
