@@ -500,11 +500,11 @@ export function secondStage(
  * (k − 1)ρ) drawn one by one, and cost the block's read above plus their lookups below: k × the point
  * lookups' reads per entry for a few keys, at most what the first stage read below per block (merge
  * passes over the block's span, overlay_merge.ts). The textbook optimum sqrt(cost ratio × (1 − ρ) / ρ)
- * is this with fixed costs; here an entry's cost falls once a pass carries it. A LevelDB store of
- * 4 KiB blocks (ρ 0.19, 0.34 point reads an entry, 15 reads below a block) checks 3 entries a block
- * (29 before, with one fixed ratio of 200 for every store); a store whose blocks' entries are alike
- * (ρ near 1) one; one whose blocks tell little apart (ρ near 0) whole blocks. Returns Infinity for
- * every entry.
+ * is this with fixed costs; here an entry's cost falls once a pass carries it. E.g. ρ 0.19, 0.34
+ * blocks and 1.3 table visits an entry by point lookups, 15 reads below a block by passes (a LevelDB
+ * store of 4 KiB blocks): 3 entries a block, where one fixed ratio of 200 for every store gave 29;
+ * entries alike within their blocks (ρ near 1): one; blocks as alike as entries (ρ near 0): all of
+ * them. Returns Infinity for every entry.
  */
 function cheapestPerBlock(used: readonly BlockUnit[], rho: number, meanEntries: number): number {
   let checked = 0;

@@ -148,6 +148,8 @@ export class BlockCursor {
   shared = 0;
   /** Views of `block.data` and of `key` (the key buffer they were made for: callers may replace `key`). */
   private dataView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  /** The bytes `dataView` views (`data` may point elsewhere meanwhile: a Pebble cursor's resolved values). */
+  private dataViewOf: Buffer | undefined;
   private keyView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
   private keyViewOf: Buffer | undefined;
 
@@ -168,11 +170,12 @@ export class BlockCursor {
 
   reset(block: Block): this {
     this.block = block;
+    const data = (this.data = block.data);
     // the same bytes again (a kept index's cursor, reset at every seek): the view over them stands (a
     // Block re-pointed by load() has other bytes, and gets a view of them)
-    if (block.data !== this.data) {
-      const data = (this.data = block.data);
+    if (data !== this.dataViewOf) {
       this.dataView = new DataView(data.buffer, data.byteOffset, data.byteLength);
+      this.dataViewOf = data;
     }
     this.end = block.restartsOffset;
     this.nextOffset = 0;

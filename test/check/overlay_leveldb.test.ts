@@ -33,7 +33,8 @@ const entriesOf = new Map<number, number>();
 
 /**
  * 60,000 keys in random order, then 24,000 overwrites of random keys among them (100-byte values,
- * 4 KiB blocks, 256 KiB tables and memtables, Snappy): several levels, newer versions above older ones.
+ * 4 KiB blocks, 256 KiB memtables, Snappy; the tables 1 MiB, the least max_file_size LevelDB keeps):
+ * several levels, newer versions above older ones.
  */
 async function writeStore(dir: string): Promise<void> {
   const store = new ClassicLevel<Buffer, Buffer>(dir, { keyEncoding: "buffer", valueEncoding: "buffer" });
