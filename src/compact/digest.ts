@@ -12,7 +12,7 @@ import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { cfSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { mergeNewest } from "../lsm/merge.js";
-import { LiveValues, openLiveSources } from "../lsm/live.js";
+import { LiveValues, openLiveSources, WalLayers } from "../lsm/live.js";
 import {
   LIVE_BY_HASH_MIN_RUNS,
   LiveKeySets,
@@ -93,11 +93,13 @@ class RecordHasher {
 /**
  * Digest of one column family of a store described by the datadir model: merged in key order, or
  * from `minRuns` sorted runs on (an L0 pile-up) by key sets, each sub-range's live keys sorted.
+ * `walLayers`: where its WAL layer comes from (else its live WALs are replayed for it alone).
  */
 export function digestColumnFamily(
   inst: InstanceModel,
   cf: ColumnFamilyModel,
   minRuns = LIVE_BY_HASH_MIN_RUNS,
+  walLayers?: WalLayers,
 ): CfDigest {
   const out: CfDigest = {
     cf: cf.nameHex,
@@ -111,9 +113,9 @@ export function digestColumnFamily(
     sha256: "",
     readBy: "merge",
   };
-  if (manyRuns(cf, minRuns) && digestByKeySets(inst, cf, out)) return out;
+  if (manyRuns(cf, minRuns) && digestByKeySets(inst, cf, out, walLayers)) return out;
   const hash = createHash("sha256");
-  const sources = openLiveSources(inst, cf);
+  const sources = openLiveSources(inst, cf, undefined, undefined, undefined, walLayers);
   const values = new LiveValues(inst.path, cf.displayName);
   try {
     out.walEntries = sources.walEntries;
@@ -147,9 +149,14 @@ export function digestColumnFamily(
  * hashes them. Fills `out`'s counts and digest; false (out untouched) where the merge is to do it: a
  * later run holding a newer version of a key, or keys the samples cannot cut finely enough.
  */
-function digestByKeySets(inst: InstanceModel, cf: ColumnFamilyModel, out: CfDigest): boolean {
+function digestByKeySets(
+  inst: InstanceModel,
+  cf: ColumnFamilyModel,
+  out: CfDigest,
+  walLayers: WalLayers | undefined,
+): boolean {
   // opened first: a missing or damaged table is told as the merge tells it (lsm/live.ts)
-  const sets = new LiveKeySets(inst, cf, undefined, false);
+  const sets = new LiveKeySets(inst, cf, undefined, false, walLayers);
   const counts = { keys: 0, keyBytes: 0, valueBytes: 0, blobValues: 0 };
   const hash = createHash("sha256");
   const rh = new RecordHasher(hash);
@@ -224,14 +231,34 @@ export async function resolveStore(
   return inst;
 }
 
+/**
+ * Live WAL bytes up to which the column families digested together have their WAL layers loaded in
+ * one pass (all their writes held at once, each let go after its digest); beyond, one column family's
+ * at a time, each replaying the WALs (its writes alone held).
+ */
+const WAL_TOGETHER_BYTES = 64 * 1024 * 1024;
+
 /** Digest of every column family (or the named ones, by raw-name hex or display name) of a store. */
 export async function digestStore(dir: string, cfs?: string[]): Promise<StoreDigest> {
   const started = Date.now();
   const inst = await resolveStore(dir);
   const chosen = inst.columnFamilies.filter((c) => !cfs || cfs.some((n) => cfSelected(c, n, inst)));
+  // a store's column families share its WALs: each digest replayed them whole (a Besu store's dozen
+  // over a 54 MB WAL, 1.1 s of compact's ~6.6 s)
+  const walBytes = inst.wal.reduce((a, w) => a + w.size, 0);
+  const walLayers =
+    chosen.length > 1 && walBytes > 0 && walBytes <= WAL_TOGETHER_BYTES
+      ? new WalLayers(undefined, chosen)
+      : undefined;
   return {
     dir: inst.path,
-    columnFamilies: chosen.map((c) => digestColumnFamily(inst, c)),
+    columnFamilies: chosen.map((c) => {
+      try {
+        return digestColumnFamily(inst, c, LIVE_BY_HASH_MIN_RUNS, walLayers);
+      } finally {
+        walLayers?.release(c);
+      }
+    }),
     elapsedMs: Date.now() - started,
   };
 }

@@ -107,6 +107,8 @@ function loadLiveWals(
  */
 export class WalLayers {
   private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
+  /** Column families whose reads are done (release()): not loaded again with another's group. */
+  private readonly released = new Set<ColumnFamilyModel>();
 
   constructor(
     private readonly keys?: (key: Uint8Array) => boolean,
@@ -123,11 +125,19 @@ export class WalLayers {
     if (have) return have;
     const group = [
       cf,
-      ...this.together.filter((c) => c !== cf && !this.layers.has(c) && inst.columnFamilies.includes(c)),
+      ...this.together.filter(
+        (c) => c !== cf && !this.layers.has(c) && !this.released.has(c) && inst.columnFamilies.includes(c),
+      ),
     ];
     const loaded = loadLiveWals(inst, group, this.keys);
     for (const c of group) this.layers.set(c, loaded.get(c.id)!);
     return this.layers.get(cf)!;
+  }
+
+  /** Let go of `cf`'s layer: its reads are done (the others' memory stays, theirs to come). */
+  release(cf: ColumnFamilyModel): void {
+    this.layers.delete(cf);
+    this.released.add(cf);
   }
 }
 
@@ -138,6 +148,8 @@ export function openLiveSources(
   range?: KeyRange,
   /** What many range reads of the column family share (its WAL replayed, range deletions, open tables). */
   shared?: LiveRangeReads,
+  /** Where its WAL layer comes from when not `shared` (else it is replayed for it alone). */
+  walLayers?: WalLayers,
 ): LiveSources {
   requireBytewise(cf);
   const rangeDels: RangeTombstone[] = [];
@@ -164,7 +176,7 @@ export function openLiveSources(
     const source = blobs && !blobs.empty ? withBlobValues(tables, blobs) : shared?.tables;
     for (const files of tableRuns)
       runs.push(new TableRun(files, range?.lo, range?.hi, blocks, source, readAhead));
-    const wal = shared?.wal ?? loadLiveWal(inst, cf);
+    const wal = shared?.wal ?? walLayers?.of(inst, cf) ?? loadLiveWal(inst, cf);
     rangeDels.push(...wal.rangeDels);
     // the memtable layer comes sorted: key ascending, newest first
     const entries = range ? memEntriesIn(wal.entries, range.lo, range.hi) : wal.entries;

@@ -16,7 +16,7 @@ import { ValueType } from "../base/internal_key.js";
 import { openTable } from "../format/table.js";
 import { cutsOf, splitSamples } from "./key_cuts.js";
 import { Fate, levelRuns, type BlockSink, type RangeTombstone, type Run } from "./merge.js";
-import { LiveValues, openLiveSources, type LiveSources } from "./live.js";
+import { LiveValues, openLiveSources, type LiveSources, type WalLayers } from "./live.js";
 import { fateOf, KeyBuckets, KeySet, type Bucket } from "./newest_by_hash.js";
 
 /**
@@ -90,8 +90,10 @@ export class LiveKeySets {
     cf: ColumnFamilyModel,
     blocks: BlockSink | undefined,
     checkOrder: boolean,
+    /** Where the column family's WAL layer comes from (else it is replayed for it alone). */
+    walLayers?: WalLayers,
   ) {
-    this.sources = openLiveSources(inst, cf, blocks);
+    this.sources = openLiveSources(inst, cf, blocks, undefined, undefined, walLayers);
     try {
       const runs: Run[] = [...this.sources.runs];
       // openLiveSources puts the WAL layer last; its writes are the newest

@@ -6,12 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { InstanceModel } from "../../src/datadir/model.js";
 import { loadMemLayer, loadMemLayers, memCount, memKey } from "../../src/datadir/memtable.js";
 import { WalLayers } from "../../src/lsm/live.js";
+import { digestColumnFamily, digestStore } from "../../src/compact/digest.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-mem-layers-");
@@ -74,5 +75,25 @@ describe("loadMemLayers", () => {
     expect(memCount(layers.of(model, c!).entries)).toBe(memCount(loadMemLayer(inst.wal, c!.id).entries));
     expect(first).toBe(memCount(loadMemLayer(inst.wal, a!.id).entries));
     expect(first).toBeGreaterThan(0);
+  });
+
+  it("compact's digest replays a shared WAL once for the column families it digests, the same digests", async () => {
+    // bytes this thread's read calls returned (/proc/thread-self/io rchar): the model's WAL scan
+    // reads the WAL once, and the digests' replays once more, not once per column family (three)
+    const io = "/proc/thread-self/io";
+    const rchar = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(io, "latin1"))![1]);
+    const walBytes = inst.wal.reduce((a, w) => a + w.size, 0);
+    expect(walBytes).toBeGreaterThan(500_000);
+    const before = existsSync(io) ? rchar() : 0;
+    const together = await digestStore(db);
+    if (existsSync(io)) expect(rchar() - before).toBeLessThan(2.5 * walBytes);
+    expect(together.columnFamilies).toHaveLength(3);
+    for (const cf of inst.columnFamilies) {
+      const alone = digestColumnFamily(inst, cf);
+      const d = together.columnFamilies.find((x) => x.cf === cf.nameHex)!;
+      expect(d.sha256).toBe(alone.sha256);
+      expect(d.walEntries).toBe(alone.walEntries);
+      expect(d.walEntries).toBeGreaterThan(0);
+    }
   });
 });
