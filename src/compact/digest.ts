@@ -12,7 +12,7 @@ import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { cfSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { mergeNewest } from "../lsm/merge.js";
-import { LiveValues, openLiveSources, WalLayers } from "../lsm/live.js";
+import { LiveValues, openLiveSources, sharedWalLayers, type WalLayers } from "../lsm/live.js";
 import {
   LIVE_BY_HASH_MIN_RUNS,
   LiveKeySets,
@@ -231,25 +231,13 @@ export async function resolveStore(
   return inst;
 }
 
-/**
- * Live WAL bytes up to which the column families digested together have their WAL layers loaded in
- * one pass (all their writes held at once, each let go after its digest); beyond, one column family's
- * at a time, each replaying the WALs (its writes alone held).
- */
-const WAL_TOGETHER_BYTES = 64 * 1024 * 1024;
-
 /** Digest of every column family (or the named ones, by raw-name hex or display name) of a store. */
 export async function digestStore(dir: string, cfs?: string[]): Promise<StoreDigest> {
   const started = Date.now();
   const inst = await resolveStore(dir);
   const chosen = inst.columnFamilies.filter((c) => !cfs || cfs.some((n) => cfSelected(c, n, inst)));
-  // a store's column families share its WALs: each digest replayed them whole (a Besu store's dozen
-  // over a 54 MB WAL, 1.1 s of compact's ~6.6 s)
-  const walBytes = inst.wal.reduce((a, w) => a + w.size, 0);
-  const walLayers =
-    chosen.length > 1 && walBytes > 0 && walBytes <= WAL_TOGETHER_BYTES
-      ? new WalLayers(undefined, chosen)
-      : undefined;
+  // the WALs the column families share replayed once for all of them
+  const walLayers = sharedWalLayers(inst, chosen);
   return {
     dir: inst.path,
     columnFamilies: chosen.map((c) => {

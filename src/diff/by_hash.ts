@@ -11,6 +11,7 @@
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { ValueType } from "../base/internal_key.js";
 import type { BlockSink } from "../lsm/merge.js";
+import type { WalLayers } from "../lsm/live.js";
 import { keyOf, liveSubRangeCuts, LiveKeySets, manyRuns } from "../lsm/live_by_hash.js";
 import { BUCKETS, KeysOutOfOrder, UseMerge, type Bucket } from "../lsm/newest_by_hash.js";
 import { toHex } from "../util/bytes.js";
@@ -30,6 +31,8 @@ export interface DiffSide {
   inst: InstanceModel;
   cf: ColumnFamilyModel;
   blocks: BlockSink;
+  /** Where its WAL layer comes from (else its live WALs are replayed for it alone). */
+  wal?: WalLayers;
 }
 
 /** What a pair's comparison found: counts, and differing keys (hex) to the limit, in key order. */
@@ -83,7 +86,7 @@ export function diffByHash(
   const sides: (LiveKeySets | undefined)[] = [];
   try {
     // opened first: a missing or damaged table is told as the merge tells it (lsm/live.ts)
-    for (const s of [a, b]) sides.push(s && new LiveKeySets(s.inst, s.cf, s.blocks, true));
+    for (const s of [a, b]) sides.push(s && new LiveKeySets(s.inst, s.cf, s.blocks, true, s.wal));
     const cuts = liveSubRangeCuts(present.map((s) => s.cf));
     if (cuts === undefined) return false;
     const counts: PairCounts = { same: 0, changed: 0, onlyInA: 0, onlyInB: 0, differences: [] };

@@ -9,7 +9,7 @@ import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { unreadableStoreReason } from "../datadir/outcome.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
-import { LiveCursor, type LiveEntry } from "../lsm/live.js";
+import { LiveCursor, sharedWalLayers, type LiveEntry, type WalLayers } from "../lsm/live.js";
 import { diffByHash, notAscending } from "./by_hash.js";
 import { LIVE_BY_HASH_MIN_RUNS } from "../lsm/live_by_hash.js";
 import { cfSelected } from "../datadir/cf_select.js";
@@ -95,8 +95,36 @@ interface Pair {
   instance: string;
   cf: string;
   displayName: string;
-  a?: { inst: InstanceModel; cf: ColumnFamilyModel };
-  b?: { inst: InstanceModel; cf: ColumnFamilyModel };
+  a?: PairSide;
+  b?: PairSide;
+}
+
+/** One side of a pair: its store, column family, and where its WAL layer comes from (shareWals). */
+interface PairSide {
+  inst: InstanceModel;
+  cf: ColumnFamilyModel;
+  wal?: WalLayers;
+}
+
+/**
+ * Each side's column families of one store read through WAL layers loaded in one pass over the WALs
+ * they share (sharedWalLayers), where each pair replayed them whole.
+ */
+function shareWals(pairs: readonly Pair[]): void {
+  for (const side of ["a", "b"] as const) {
+    const byInst = new Map<InstanceModel, PairSide[]>();
+    for (const p of pairs) {
+      const s = p[side];
+      if (s) byInst.set(s.inst, [...(byInst.get(s.inst) ?? []), s]);
+    }
+    for (const [inst, sides] of byInst) {
+      const wal = sharedWalLayers(
+        inst,
+        sides.map((s) => s.cf),
+      );
+      for (const s of sides) s.wal = wal;
+    }
+  }
 }
 
 function pairUp(as: InstanceModel[], bs: InstanceModel[], cfs?: string[]): Pair[] {
@@ -175,7 +203,16 @@ export async function diffDatadirs(dirA: string, dirB: string, opts: DiffOptions
   const progress = new TableBytesRead(total, opts.onProgress);
   const minRuns = opts.byHashMinRuns ?? LIVE_BY_HASH_MIN_RUNS;
   // no other thread reads tables meanwhile
-  const out: CfDiff[] = asOnlyTableReader(() => pairs.map((p) => diffPair(p, limit, minRuns, progress)));
+  shareWals(pairs);
+  const out: CfDiff[] = asOnlyTableReader(() =>
+    pairs.map((p) => {
+      try {
+        return diffPair(p, limit, minRuns, progress);
+      } finally {
+        for (const s of [p.a, p.b]) s?.wal?.release(s.cf);
+      }
+    }),
+  );
   const totals = { same: 0, changed: 0, onlyInA: 0, onlyInB: 0 };
   for (const c of out) {
     totals.same += c.same;
@@ -217,10 +254,10 @@ function diffPair(p: Pair, limit: number, minRuns: number, progress: TableBytesR
     d[kind]++;
     if (d.differences.length < limit) d.differences.push({ kind, key: toHex(key) });
   };
-  const ca = p.a && new LiveCursor(p.a.inst, p.a.cf, progress.side(p.a.cf));
+  const ca = p.a && new LiveCursor(p.a.inst, p.a.cf, progress.side(p.a.cf), undefined, undefined, p.a.wal);
   let cb: LiveCursor | undefined;
   try {
-    cb = p.b && new LiveCursor(p.b.inst, p.b.cf, progress.side(p.b.cf));
+    cb = p.b && new LiveCursor(p.b.inst, p.b.cf, progress.side(p.b.cf), undefined, undefined, p.b.wal);
     const inOrderA = ascending(p.a?.inst.path, p.displayName);
     const inOrderB = ascending(p.b?.inst.path, p.displayName);
     let a = inOrderA(ca?.next());

@@ -105,6 +105,29 @@ function loadLiveWals(
  * `together`: column families the reads will ask for, loaded with the first of them asked for (one
  * pass over the WALs they share: Besu's head is in two).
  */
+/**
+ * Live WAL bytes of a store up to which the column families read one after another (compact's digest,
+ * `diff`) have their WAL layers loaded in one pass (all their writes held at once, each let go once
+ * read); beyond, one column family's at a time, each replaying the WALs with its writes alone held.
+ */
+const WAL_TOGETHER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The WAL layers `cfs` of `inst` are to be read through, one after another: one pass over the WALs they
+ * share while those are small enough (WAL_TOGETHER_BYTES), else undefined (each replays them alone). A
+ * store's column families share its WALs, and each read replayed them whole: compact's digests of the
+ * Besu sample's dozen over a 54 MB WAL, 1.1 s of its ~4.8 s.
+ */
+export function sharedWalLayers(
+  inst: InstanceModel,
+  cfs: readonly ColumnFamilyModel[],
+): WalLayers | undefined {
+  const bytes = inst.wal.reduce((a, w) => a + w.size, 0);
+  return cfs.length > 1 && bytes > 0 && bytes <= WAL_TOGETHER_BYTES
+    ? new WalLayers(undefined, cfs)
+    : undefined;
+}
+
 export class WalLayers {
   private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
   /** Column families whose reads are done (release()): not loaded again with another's group. */
@@ -338,8 +361,9 @@ export class LiveCursor {
     blocks?: BlockSink,
     range?: KeyRange,
     shared?: LiveRangeReads,
+    walLayers?: WalLayers,
   ) {
-    this.sources = openLiveSources(inst, cf, blocks, range, shared);
+    this.sources = openLiveSources(inst, cf, blocks, range, shared, walLayers);
     this.values = new LiveValues(inst.path, cf.displayName);
     this.cursor = new NewestCursor(this.sources.runs, this.sources.rangeDels);
   }
