@@ -98,14 +98,6 @@ function loadLiveWals(
 }
 
 /**
- * Column families' live WAL layers, each loaded once for the reads that share it (readLiveValue): the
- * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
- * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads.
- * `keys`: the reads are of keys that pass it alone, and the layers hold those keys' writes only.
- * `together`: column families the reads will ask for, loaded with the first of them asked for (one
- * pass over the WALs they share: Besu's head is in two).
- */
-/**
  * Live WAL bytes of a store up to which the column families read one after another (compact's digest,
  * `diff`) have their WAL layers loaded in one pass (all their writes held at once, each let go once
  * read); beyond, one column family's at a time, each replaying the WALs with its writes alone held.
@@ -128,6 +120,14 @@ export function sharedWalLayers(
     : undefined;
 }
 
+/**
+ * Column families' live WAL layers, each loaded once for the reads that share it (readLiveValue): the
+ * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
+ * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads
+ * (or each layer as its reads end: release()). `keys`: the reads are of keys that pass it alone, and the layers hold those keys' writes only.
+ * `together`: column families the reads will ask for, loaded with the first of them asked for (one
+ * pass over the WALs they share: Besu's head is in two).
+ */
 export class WalLayers {
   private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
   /** Column families whose reads are done (release()): not loaded again with another's group. */
