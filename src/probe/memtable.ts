@@ -6,7 +6,7 @@
  * key's newest write is the first of its entries. A map of every key's hex and its write took 54 s and
  * 1.9 GB for a WAL of 3 M writes (462 MB); the columns take the writes' bytes and a binary search.
  */
-import { loadMemLayer, memFirstOfKey, memIndexOf, memValue, type MemEntries } from "../datadir/memtable.js";
+import { loadMemLayer, memIndexOf, memValue, type MemEntries } from "../datadir/memtable.js";
 import { isTombstone, ValueType } from "../base/internal_key.js";
 
 export type MemEntryKind = "value" | "deletion" | "merge" | "blobIndex" | "entity";
@@ -19,8 +19,6 @@ export interface MemEntry {
 export interface Memtable {
   /** The newest write of `key` in the WALs, if any. */
   get(key: Uint8Array): MemEntry | undefined;
-  /** Distinct keys written. */
-  keys: number;
   /** Range deletions seen for the CF (not applied to lookups: noted instead). */
   rangeDeletions: number;
   /** Batches that could not be decoded to their end. */
@@ -55,11 +53,8 @@ export function replayWals(
   const sorted = [...wals].sort((a, b) => a.logNumber - b.logNumber);
   const layer = loadMemLayer(sorted, cfId, { unsupportedTypes: UNSUPPORTED, pebble: opts.pebble });
   const m = layer.entries;
-  let keys = 0;
-  for (let i = m.from; i < m.to; i++) if (memFirstOfKey(m, i)) keys++;
   return {
     get: (key) => newestWrite(m, key),
-    keys,
     rangeDeletions: layer.rangeDels.length,
     undecodable: layer.undecodable,
   };

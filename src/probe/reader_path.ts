@@ -80,7 +80,6 @@ export interface ReaderOpenStats {
     optimizedForHits: number;
     notWholeKey: number;
   };
-  memtableEntries: number;
   notes: string[];
 }
 
@@ -225,7 +224,6 @@ export class LsmReader {
       tables: this.l0.length + this.levels.reduce((n, l) => n + (l?.length ?? 0), 0),
       openBytes,
       filterUse,
-      memtableEntries: this.mem.keys,
       notes,
     };
   }
