@@ -23,7 +23,8 @@
  *        measured between blocks) up to `sample`, with as many entries of each (a uniform few, or
  *        all) as cost the fewest reads for that precision, from the intra-block correlation ρ and the
  *        reads below the first stage made per block and would make per entry (cheapestPerBlock; one
- *        per block when it could not tell ρ). Scanning 65 MB above to keep 4,000 entries read ~4,000 blocks; 20 whole blocks give ~4,800.
+ *        per block when it could not tell ρ). Scanning 65 MB above to keep 4,000 entries read
+ *        ~4,000 blocks; 20 whole blocks give ~4,800.
  *        Without entry counts every table above is in the frame and the entries above are estimated
  *        too (unitTotals: each stratum's stored bytes × the ratio of the entries, and of the shadowed
  *        entries, to the stored bytes of its drawn blocks); when no table above may shadow, the first

@@ -124,7 +124,8 @@ export function sharedWalLayers(
  * Column families' live WAL layers, each loaded once for the reads that share it (readLiveValue): the
  * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
  * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads
- * (or each layer as its reads end: release()). `keys`: the reads are of keys that pass it alone, and the layers hold those keys' writes only.
+ * (or each layer as its reads end: release()). `keys`: the reads are of keys that pass it alone, and
+ * the layers hold those keys' writes only.
  * `together`: column families the reads will ask for, loaded with the first of them asked for (one
  * pass over the WALs they share: Besu's head is in two).
  */
