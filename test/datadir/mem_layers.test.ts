@@ -2,7 +2,8 @@
  * The WAL layers of several column families from one pass over the WALs they share (loadMemLayers)
  * against a pass per column family (loadMemLayer), and against `ldb dump_wal` on a copy: a db_bench
  * store of three column families whose writes are all in its WAL (a 64 MiB memtable, closed without a
- * flush). sizes replays a Besu store's WAL once for all its column families this way.
+ * flush). sizes replays a Besu store's WAL once for all its column families this way, and so do
+ * compact's digests and diff (the thread's read bytes tell how many times the WAL was read).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -17,6 +18,9 @@ import { diffDatadirs } from "../../src/diff/index.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-mem-layers-");
+/** Bytes this thread's read calls have returned (rchar): what a command read of the WAL, here. */
+const io = "/proc/thread-self/io";
+const rchar = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(io, "latin1"))![1]);
 let db: string;
 let inst: InstanceModel;
 
@@ -79,10 +83,8 @@ describe("loadMemLayers", () => {
   });
 
   it("compact's digest replays a shared WAL once for the column families it digests, the same digests", async () => {
-    // bytes this thread's read calls returned (/proc/thread-self/io rchar): the model's WAL scan
-    // reads the WAL once, and the digests' replays once more, not once per column family (three)
-    const io = "/proc/thread-self/io";
-    const rchar = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(io, "latin1"))![1]);
+    // the model's WAL scan reads the WAL once, and the digests' replays once more, not once per
+    // column family (three)
     const walBytes = inst.wal.reduce((a, w) => a + w.size, 0);
     expect(walBytes).toBeGreaterThan(500_000);
     const before = existsSync(io) ? rchar() : 0;
@@ -101,8 +103,6 @@ describe("loadMemLayers", () => {
   it("diff replays each side's shared WAL once for its column families", async () => {
     // the two models' WAL scans and one replay a side: four WALs read, where a replay per column
     // family and side made eight
-    const io = "/proc/thread-self/io";
-    const rchar = () => Number(/^rchar: (\d+)$/m.exec(readFileSync(io, "latin1"))![1]);
     const walBytes = inst.wal.reduce((a, w) => a + w.size, 0);
     const before = existsSync(io) ? rchar() : 0;
     const d = await diffDatadirs(db, db);
