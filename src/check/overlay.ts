@@ -63,15 +63,18 @@ import { LOOKUP_IDLE_BYTES, TableCache } from "../lsm/table_cache.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { lookUpUnits } from "./overlay_merge.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
-import { frameFiles, pilotCounts, upperCounts } from "./overlay_frame.js";
+import { frameFiles, pilotCounts, upperCounts, withHandles } from "./overlay_frame.js";
 import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Reservoir, seededRandom } from "./stats.js";
 import {
+  BlockFrame,
   drawUnits,
   forDrawnBlocks,
   keyAt,
   MIN_FIRST_STAGE_BLOCKS,
+  ratioTotal,
   secondStage,
+  storedBytesOf,
   StratifiedFrame,
   uncountedEstimates,
   unitInterval,
@@ -81,7 +84,7 @@ import {
   type FrameFile,
   type Sampled,
 } from "./overlay_blocks.js";
-import { expansionTotal, ratioEstimate, tQuantile, wilson } from "../util/interval.js";
+import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 
 export const DEFAULT_OVERLAY_SAMPLE = 4000;
 /**
@@ -293,10 +296,11 @@ export function measureOverlay(
     if (!m.skippedFiles.some((x) => x.file === f.fileName))
       m.skippedFiles.push({ file: f.fileName, reason: f.present ? (e as Error).message : "missing" });
   };
-  // per sampled entry: 1 when it shadows an older version, its weight, and the older version's bytes
-  const results: { y: number; w: number; bytes: number }[] = [];
-  // blockSample's blocks when their tables carry no entry counts (the totals are then expansions)
-  let uncountedBlocks: number | undefined;
+  // per entry checked: whether it shadows, its weight, the older version's bytes, its block's size
+  const results: SampledResult[] = [];
+  // blockSample's blocks' stored bytes when their tables carry no entry counts (the totals are then
+  // ratios to them)
+  let uncountedBytes: number | undefined;
   try {
     // 1-2: draw the sample. When checking it would exceed the lookup budget (thousands of overlapping
     // L0 files), scanning every entry above buys nothing: draw blocks, only as many as the budget checks
@@ -339,7 +343,7 @@ export function measureOverlay(
       m.sampling = "blocks";
       const draws = Math.min(sampleSize, Math.max(MIN_BLOCK_DRAWS, affordable));
       m.droppedForLookupBudget = sampleSize - draws;
-      ({ sample, uncountedBlocks } = blockSample(upper, cache, draws, random, m, skip));
+      ({ sample, uncountedBytes } = blockSample(upper, cache, draws, random, m, skip));
     }
 
     // 3: look each sampled key up below its own position
@@ -360,27 +364,39 @@ export function measureOverlay(
       }
       m.sampled++;
       if (r.olderBytes !== undefined) m.sampledShadowing++;
-      results.push({ y: r.olderBytes !== undefined ? 1 : 0, w: r.weight, bytes: r.olderBytes ?? 0 });
+      results.push({
+        y: r.olderBytes !== undefined ? 1 : 0,
+        w: r.weight,
+        bytes: r.olderBytes ?? 0,
+        x: r.storedBytes ?? 0,
+      });
     }
   } finally {
     cache.close();
   }
 
   // 4: scale the sampled share to every entry above the bottom
-  scaleSample(m, results, uncountedBlocks);
+  scaleSample(m, results, uncountedBytes);
   return m;
+}
+
+/** An entry checked: 1 when it shadows, its weight, the older version's bytes, its block's stored size. */
+interface SampledResult {
+  y: number;
+  w: number;
+  bytes: number;
+  x: number;
 }
 
 /**
  * Step 4 of the header: the sampled share scaled to every entry above the bottom (exact when every
- * entry was checked), its interval, and the obsolete bytes; `results` per entry checked (1 when it
- * shadows, its weight, the older version's bytes), `uncountedBlocks` the blocks blockSample drew
- * from when their tables carry no entry counts.
+ * entry was checked), its interval, and the obsolete bytes; `uncountedBytes` the stored bytes of the
+ * blocks blockSample drew from when their tables carry no entry counts.
  */
 function scaleSample(
   m: OverlayMeasurement,
-  results: readonly { y: number; w: number; bytes: number }[],
-  uncountedBlocks: number | undefined,
+  results: readonly SampledResult[],
+  uncountedBytes: number | undefined,
 ): void {
   const n = m.sampled;
   const N = m.entriesAboveBottom;
@@ -398,13 +414,13 @@ function scaleSample(
     m.obsoleteBytesEstimate = { value: shadowBytes, low: shadowBytes, high: shadowBytes };
     return;
   }
-  if (uncountedBlocks !== undefined) {
+  if (uncountedBytes !== undefined) {
     // one entry drawn in each of n blocks drawn with replacement out of the blocks above, whose
-    // entries no table counts: both totals are expansions over the draws
-    const total = (values: number[]) => {
-      const t = expansionTotal(values, uncountedBlocks!, true);
-      return { value: t.total, se: t.se };
-    };
+    // entries no table counts: both totals are ratios to the drawn blocks' stored sizes, as the two
+    // stages' (unitTotals; with replacement: no finite population correction). A mean per block
+    // gave an interval of no width wherever the draws missed the tables' short last blocks
+    const x = results.map((r) => r.x);
+    const total = (y: number[]) => ratioTotal(y, x, Infinity, uncountedBytes);
     const totals = {
       entries: total(results.map((r) => r.w)),
       shadowed: total(results.map((r) => r.w * r.y)),
@@ -627,8 +643,8 @@ function clusterSample(
  * uniformly inside each; the entry's weight is its block's entry count. Files are chosen in proportion
  * to their data blocks (table properties) and each file's index is walked once for all its draws.
  * entriesAboveBottom = the files' entry counts (properties) minus range deletions; when some table
- * carries none (LevelDB's), `uncountedBlocks` is the count of blocks drawn from and the totals are
- * estimated from the draws (step 4).
+ * carries none (LevelDB's), `uncountedBytes` is the stored bytes of the blocks drawn from, each
+ * draw's block's own is its `storedBytes`, and the totals are estimated from the draws (step 4).
  */
 function blockSample(
   upper: LevelModel[],
@@ -637,13 +653,14 @@ function blockSample(
   random: () => number,
   m: OverlayMeasurement,
   skip: (f: SstFileModel, e: unknown) => void,
-): { sample: Sampled[]; uncountedBlocks?: number } {
+): { sample: Sampled[]; uncountedBytes?: number } {
   const all = frameFiles(upper, cache, skip);
   for (const x of all) m.entriesAboveBottom += x.entries ?? 0;
   const files = all.filter((x) => x.blocks > 0);
   const total = files.reduce((a, x) => a + x.blocks, 0);
-  const uncountedBlocks = all.every((x) => x.entries !== undefined) ? undefined : total;
-  if (total === 0) return { sample: [], uncountedBlocks };
+  const counted = all.every((x) => x.entries !== undefined);
+  const uncountedBytes = counted ? undefined : storedBytesOf(new BlockFrame(withHandles(files, cache, skip)));
+  if (total === 0) return { sample: [], uncountedBytes };
   // draw global block numbers, then group them by file
   const draws = Array.from({ length: size }, () => Math.floor(random() * total)).sort((a, b) => a - b);
   const out: Sampled[] = [];
@@ -657,10 +674,11 @@ function blockSample(
         count++;
         if (random() * count < 1) pick = { key: c.userKeyCopy(), seqno: c.seqno };
       }
-      if (pick) out.push({ ...pick, level: x.level, file: x.f, weight: count });
+      if (pick)
+        out.push({ ...pick, level: x.level, file: x.f, weight: count, storedBytes: block.handle.size });
     }
   });
-  return { sample: out, uncountedBlocks };
+  return { sample: out, uncountedBytes };
 }
 
 /**

@@ -114,6 +114,8 @@ export class FilesBelow {
 /** What the lookups below found for one sampled entry. */
 export interface Resolution {
   weight: number;
+  /** The sampled entry's block's stored size (Sampled.storedBytes), when known. */
+  storedBytes?: number;
   /** Bytes (internal key + value) of the nearest older version below, when there is one. */
   olderBytes?: number;
   /** No older version found and some file below could not be read. */
@@ -154,7 +156,11 @@ export function lookUpBelow(
     starts.push(lookups);
     entries.push({ s });
   }
-  const out: Resolution[] = entries.map((e) => ({ weight: e.s.weight, unresolved: false }));
+  const out: Resolution[] = entries.map((e) => ({
+    weight: e.s.weight,
+    storedBytes: e.s.storedBytes,
+    unresolved: false,
+  }));
   const done = new Uint8Array(entries.length);
   // each key's filter hash, once for all the tables it is looked up in (FilterBits.mayMatchHash)
   const hashes = filterHashes(entries.map((e) => e.s.key));

@@ -17,6 +17,8 @@ export interface Sampled {
   file: SstFileModel;
   /** Block sampling: entries in the block the key was drawn from (its weight). */
   weight: number;
+  /** One entry a block (blockSample): that block's stored size, which the draws' totals are ratios to. */
+  storedBytes?: number;
 }
 
 /**
@@ -154,11 +156,10 @@ export class BlockFrame {
 }
 
 /**
- * Fewest first-stage blocks a stratum is given: two, the fewest its variance is measured from (each
- * stratum's 1 degree of freedom adds up over the strata). The finer the strata, the more of the
- * changes across the key space they take out of the variance: on the bench's LevelDB store runs of
- * at least 4 blocks left ρ ~0.15 and a second stage of ~540 blocks, runs of 2 an effective size of
- * 4,000 from the first stage alone (2,025 -> 972 reads below; 40 of 40 seeds covered the count).
+ * Fewest first-stage blocks a stratum is given: two, the fewest its variance is measured from. The
+ * finer the strata, the more of the changes across the key space they take out of the variance: on
+ * the bench's LevelDB store runs of at least 4 left ρ ~0.15 and a second stage of ~540 blocks, runs
+ * of 2 an effective 4,000 from the first stage alone (2,025 -> 972 reads below; 40 of 40 covered).
  */
 const MIN_STRATUM_BLOCKS = 2;
 
@@ -587,7 +588,7 @@ export interface TotalEstimate {
  * sizes that predict every drawn block exactly still leave that much unknown of each block not
  * drawn. Every block drawn: exact.
  */
-function ratioTotal(
+export function ratioTotal(
   y: readonly number[],
   x: readonly number[],
   blocks: number,
@@ -603,7 +604,7 @@ function ratioTotal(
 }
 
 /** The stored bytes of a stratum's data blocks (its files' index handles, walked for the draws). */
-function storedBytesOf(st: BlockFrame): number {
+export function storedBytesOf(st: BlockFrame): number {
   let bytes = 0;
   for (const x of st.files) {
     const h = x.handles ?? [];
@@ -663,7 +664,7 @@ export interface Bounded {
 
 /**
  * The overlay's estimates from totals estimated over drawn blocks whose tables carry no entry counts
- * (unitTotals, or the one-entry-a-block draws' expansions): the entries above and their interval; the
+ * (unitTotals, or the one-entry-a-block draws' ratios): the entries above and their interval; the
  * shadowed entries with the t interval of their own total, never narrower than the share's interval
  * (`share`: the ratio estimate's, with its Wilson floors) times the estimated entries; neither below
  * what the draws found (`found`: entries in the drawn blocks, shadowing entries checked); and the

@@ -95,3 +95,29 @@ export function pilotCounts(
   const perBlock = entries / blocks;
   return { entries: Math.round(frame.total * perBlock), blocks: frame.total, perBlock };
 }
+
+/**
+ * `files` with their data blocks' handles, walked for those that lack them: a table without entry
+ * counts has them from the count of its blocks; one with counts in the same frame (none in practice:
+ * a store's tables are all LevelDB's or all RocksDB's) from its index here. Unreadable ones go to `skip`.
+ */
+export function withHandles(
+  files: FrameFile[],
+  cache: TableCache,
+  skip: (f: SstFileModel, e: unknown) => void,
+): FrameFile[] {
+  for (const x of files)
+    if (!x.handles) {
+      try {
+        const t = cache.acquire(x.f.path);
+        try {
+          frameHandles(x, t);
+        } finally {
+          cache.release(t);
+        }
+      } catch (e) {
+        skip(x.f, e);
+      }
+    }
+  return files;
+}

@@ -84,28 +84,3 @@ export function ratioEstimate(
   for (let i = 0; i < n; i++) ss += (sums[i]! - r * weights[i]!) ** 2;
   return { r, se: Math.sqrt(ss / (n - 1) / (n * wbar * wbar)), n };
 }
-
-/**
- * The expansion estimator of a population total from n units drawn uniformly out of `population`
- * (data blocks whose entries no table counts: LevelDB's): total = population × the mean of `values`,
- * with the standard error population × √(f s² / n), s² the values' sample variance and f the finite
- * population correction 1 − n / population for draws without replacement (every unit drawn: exact,
- * error 0), 1 for draws with replacement. Below two units the error is Infinity.
- */
-export function expansionTotal(
-  values: readonly number[],
-  population: number,
-  withReplacement = false,
-): { total: number; se: number; n: number } {
-  const n = values.length;
-  let sum = 0;
-  for (const v of values) sum += v;
-  const mean = n > 0 ? sum / n : 0;
-  const total = population * mean;
-  if (!withReplacement && n >= population) return { total, se: 0, n };
-  if (n < 2) return { total, se: Infinity, n };
-  let ss = 0;
-  for (const v of values) ss += (v - mean) ** 2;
-  const f = withReplacement ? 1 : 1 - n / population;
-  return { total, se: population * Math.sqrt((f * ss) / (n - 1) / n), n };
-}

@@ -5,7 +5,7 @@
  * overlay's interval taking Student's t (it took the normal 1.96 whatever the number of draws).
  */
 import { describe, expect, it } from "vitest";
-import { expansionTotal, ratioEstimate, tQuantile } from "../../src/util/interval.js";
+import { ratioEstimate, tQuantile } from "../../src/util/interval.js";
 import { ratioInterval } from "../../src/check/overlay.js";
 
 describe("ratioEstimate", () => {
@@ -47,24 +47,5 @@ describe("check's ratio interval", () => {
   it("none or one draw: the whole of [0, 1]", () => {
     expect(ratioInterval([])).toEqual({ share: 0, low: 0, high: 1 });
     expect(ratioInterval([{ y: 1, w: 5 }])).toEqual({ share: 1, low: 0, high: 1 });
-  });
-});
-
-describe("expansionTotal", () => {
-  it("population × mean, with the finite-population corrected error of the mean", () => {
-    // 4 of 10 blocks holding 30, 34, 38, 42 entries: mean 36, s² = 26.67
-    const { total, se, n } = expansionTotal([30, 34, 38, 42], 10);
-    expect(n).toBe(4);
-    expect(total).toBe(360);
-    expect(se).toBeCloseTo(10 * Math.sqrt(((1 - 4 / 10) * (80 / 3)) / 4), 12);
-    // drawn with replacement: no correction
-    expect(expansionTotal([30, 34, 38, 42], 10, true).se).toBeCloseTo(10 * Math.sqrt(80 / 3 / 4), 12);
-  });
-
-  it("every unit drawn: exact; fewer than two: no error to go on", () => {
-    expect(expansionTotal([3, 5], 2)).toEqual({ total: 8, se: 0, n: 2 });
-    expect(expansionTotal([7], 1)).toEqual({ total: 7, se: 0, n: 1 });
-    expect(expansionTotal([7], 5)).toEqual({ total: 35, se: Infinity, n: 1 });
-    expect(expansionTotal([], 5)).toEqual({ total: 0, se: Infinity, n: 0 });
   });
 });
