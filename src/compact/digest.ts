@@ -12,7 +12,8 @@ import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { cfSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { mergeNewest } from "../lsm/merge.js";
-import { LiveValues, openLiveSources, sharedWalLayers, type WalLayers } from "../lsm/live.js";
+import { LiveValues, openLiveSources } from "../lsm/live.js";
+import { sharedWalLayers, type WalLayers } from "../lsm/wal_layers.js";
 import {
   LIVE_BY_HASH_MIN_RUNS,
   LiveKeySets,

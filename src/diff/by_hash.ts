@@ -11,7 +11,7 @@
 import type { ColumnFamilyModel, InstanceModel } from "../datadir/model.js";
 import { ValueType } from "../base/internal_key.js";
 import type { BlockSink } from "../lsm/merge.js";
-import type { WalLayers } from "../lsm/live.js";
+import type { WalLayers } from "../lsm/wal_layers.js";
 import { keyOf, liveSubRangeCuts, LiveKeySets, manyRuns } from "../lsm/live_by_hash.js";
 import { BUCKETS, KeysOutOfOrder, UseMerge, type Bucket } from "../lsm/newest_by_hash.js";
 import { toHex } from "../util/bytes.js";

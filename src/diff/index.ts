@@ -9,7 +9,8 @@ import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { unreadableStoreReason } from "../datadir/outcome.js";
 import { cmpBytes, type BlockSink } from "../lsm/merge.js";
-import { LiveCursor, sharedWalLayers, type LiveEntry, type WalLayers } from "../lsm/live.js";
+import { LiveCursor, type LiveEntry } from "../lsm/live.js";
+import { sharedWalLayers, type WalLayers } from "../lsm/wal_layers.js";
 import { diffByHash, notAscending } from "./by_hash.js";
 import { LIVE_BY_HASH_MIN_RUNS } from "../lsm/live_by_hash.js";
 import { cfSelected } from "../datadir/cf_select.js";

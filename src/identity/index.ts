@@ -15,7 +15,8 @@
  * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
 import type { ColumnFamilyModel, DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
-import { readLiveValue, WalLayers } from "../lsm/live.js";
+import { readLiveValue } from "../lsm/live.js";
+import { WalLayers } from "../lsm/wal_layers.js";
 import { keccak256 } from "../eth/keccak.js";
 import { bytesToBigint, rlpDecode } from "../eth/rlp.js";
 import { isUserError } from "../util/errors.js";
@@ -132,7 +133,7 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
         ? // its head's keys are 32 and 40 bytes, as most of its keys are: every write is kept
           { read: (r: ReadLive) => nethermindHead(model, r), keys: undefined, together: [] }
         : undefined;
-  const layers = new WalLayers(head?.keys, head?.together);
+  const layers = new WalLayers({ keys: head?.keys, together: head?.together });
   const readLive: ReadLive = (inst, cf, key) => readLiveValue(inst, cf, key, undefined, layers);
   const reader = head && (() => head.read(readLive));
   if (!reader) {

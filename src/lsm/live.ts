@@ -23,13 +23,8 @@ import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
-import {
-  loadMemLayers,
-  memCount,
-  memEntriesIn,
-  type MemLayer,
-  type WalFileRef,
-} from "../datadir/memtable.js";
+import { memCount, memEntriesIn, type MemLayer } from "../datadir/memtable.js";
+import { loadLiveWal, type WalLayers } from "./wal_layers.js";
 import { toHex } from "../util/bytes.js";
 import {
   Fate,
@@ -73,96 +68,6 @@ function requireBytewise(cf: ColumnFamilyModel): void {
     throw new LsmscopeError(
       `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
     );
-}
-
-/** The column family's writes still only in live WALs, replayed (undecodable records are an error). */
-export function loadLiveWal(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
-  return loadLiveWals(inst, [cf]).get(cf.id)!;
-}
-
-/**
- * The live WAL layers of column families of `inst` from one pass over its WALs: each takes the WALs
- * numbered at or above its log number (the writes below it are in its tables). An undecodable batch
- * throws. `keys`: keep the writes of keys that pass alone (ReplayOptions.keys).
- */
-function loadLiveWals(
-  inst: InstanceModel,
-  cfs: readonly ColumnFamilyModel[],
-  keys?: (key: Uint8Array) => boolean,
-): Map<number, MemLayer> {
-  const wants = (cf: ColumnFamilyModel) => ({
-    id: cf.id,
-    wants: (w: WalFileRef) => (w.logNumber ?? -1) >= cf.logNumber,
-  });
-  return loadMemLayers(inst.wal, cfs.map(wants), { onUndecodable: "throw", keys });
-}
-
-/**
- * Live WAL bytes of a store up to which the column families read one after another (compact's digest,
- * `diff`) have their WAL layers loaded in one pass (all their writes held at once, each let go once
- * read); beyond, one column family's at a time, each replaying the WALs with its writes alone held.
- */
-const WAL_TOGETHER_BYTES = 64 * 1024 * 1024;
-
-/**
- * The WAL layers `cfs` of `inst` are to be read through, one after another: one pass over the WALs they
- * share while those are small enough (WAL_TOGETHER_BYTES), else undefined (each replays them alone). A
- * store's column families share its WALs, and each read replayed them whole: compact's digests of the
- * Besu sample's dozen over a 54 MB WAL, 1.1 s of its ~4.8 s.
- */
-export function sharedWalLayers(
-  inst: InstanceModel,
-  cfs: readonly ColumnFamilyModel[],
-): WalLayers | undefined {
-  const bytes = inst.wal.reduce((a, w) => a + w.size, 0);
-  return cfs.length > 1 && bytes > 0 && bytes <= WAL_TOGETHER_BYTES
-    ? new WalLayers(undefined, cfs)
-    : undefined;
-}
-
-/**
- * Column families' live WAL layers, each loaded once for the reads that share it (readLiveValue): the
- * chain head is three reads of one column family (geth: LastBlock, its number, its header), and each
- * replayed and sorted the whole WAL, which a node lets grow to hundreds of MB. Let it go with the reads
- * (or each layer as its reads end: release()). `keys`: the reads are of keys that pass it alone, and
- * the layers hold those keys' writes only.
- * `together`: column families the reads will ask for, loaded with the first of them asked for (one
- * pass over the WALs they share: Besu's head is in two).
- */
-export class WalLayers {
-  private readonly layers = new Map<ColumnFamilyModel, MemLayer>();
-  /** Column families whose reads are done (release()): not loaded again with another's group. */
-  private readonly released = new Set<ColumnFamilyModel>();
-
-  constructor(
-    private readonly keys?: (key: Uint8Array) => boolean,
-    private readonly together: readonly ColumnFamilyModel[] = [],
-  ) {}
-
-  /** Whether the layers hold `key`'s writes (a read of another key through them would miss its own). */
-  holds(key: Uint8Array): boolean {
-    return this.keys === undefined || this.keys(key);
-  }
-
-  of(inst: InstanceModel, cf: ColumnFamilyModel): MemLayer {
-    const have = this.layers.get(cf);
-    if (have) return have;
-    const group = [
-      cf,
-      ...this.together.filter(
-        (c) => c !== cf && !this.layers.has(c) && !this.released.has(c) && inst.columnFamilies.includes(c),
-      ),
-    ];
-    const loaded = loadLiveWals(inst, group, this.keys);
-    for (const c of group) this.layers.set(c, loaded.get(c.id)!);
-    return this.layers.get(cf)!;
-  }
-
-  /** Let go of `cf`'s layer: its reads are done (the others' memory stays, theirs to come). */
-  release(cf: ColumnFamilyModel): void {
-    this.layers.delete(cf);
-    this.released.add(cf);
-  }
 }
 
 export function openLiveSources(

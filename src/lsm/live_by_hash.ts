@@ -16,7 +16,8 @@ import { ValueType } from "../base/internal_key.js";
 import { openTable } from "../format/table.js";
 import { cutsOf, splitSamples } from "./key_cuts.js";
 import { Fate, levelRuns, type BlockSink, type RangeTombstone, type Run } from "./merge.js";
-import { LiveValues, openLiveSources, type LiveSources, type WalLayers } from "./live.js";
+import { LiveValues, openLiveSources, type LiveSources } from "./live.js";
+import type { WalLayers } from "./wal_layers.js";
 import { fateOf, KeyBuckets, KeySet, type Bucket } from "./newest_by_hash.js";
 
 /**

@@ -1,42 +1,32 @@
 /**
- * The WAL layers of the planned column families: each instance's live WALs replayed once for every
- * planned column family of it (datadir/memtable.ts loadMemLayers). The column families of a store
- * share its WALs (a Besu store's dozen), and each column family's layer replayed them whole for its
- * own writes: six column families of a 460 MB WAL read and decoded it six times.
+ * The WAL layers of the planned column families (lsm/wal_layers.ts): each instance's live WALs replayed
+ * once for every planned column family of it, each taking the WALs its plan chose (none without the
+ * WAL, none that is empty). A WAL deleted since the version was read was flushed into a table by then:
+ * noted, skipped. An undecodable batch ends its record's writes and is counted (sizes reports it).
  */
-import { existsSync } from "node:fs";
-import { loadMemLayers, type MemLayer } from "../datadir/memtable.js";
-import { noteGone } from "../lsm/gone.js";
+import type { ColumnFamilyModel } from "../datadir/model.js";
+import type { MemLayer } from "../datadir/memtable.js";
+import { WalLayers } from "../lsm/wal_layers.js";
 import type { CfPlan } from "./plan.js";
 
 export class PlanWalLayers {
-  private readonly layers = new Map<string, MemLayer>();
+  private readonly walPaths = new Map<ColumnFamilyModel, readonly string[]>();
+  private readonly layers = new WalLayers({
+    wants: (cf, w) => this.walPaths.get(cf)?.includes(w.path) ?? false,
+    onUndecodable: "keep",
+    noteGoneWals: true,
+  });
 
-  /** `plans`: the planned column families by key, read when a layer is first asked for. */
+  /** `plans`: the planned column families by key, read as layers are asked for (more may be planned). */
   constructor(private readonly plans: ReadonlyMap<string, CfPlan>) {}
 
-  /**
-   * `plan`'s layer, with those of the other planned column families of its instance not loaded yet
-   * (one pass over the instance's WALs). A WAL deleted since the version was read was flushed into a
-   * table by then: noted, skipped.
-   */
+  /** `plan`'s layer, with those of the other planned column families of its instance not loaded yet. */
   of(plan: CfPlan): MemLayer {
-    const have = this.layers.get(plan.key);
-    if (have) return have;
-    const group = [...this.plans.values()].filter(
-      (p) => p.instance === plan.instance && !this.layers.has(p.key),
-    );
-    if (!group.includes(plan)) group.push(plan);
-    const cfs = group.map((p) => ({
-      id: p.cf.id,
-      wants: (w: { path: string }) => p.walPaths.includes(w.path),
-    }));
-    // in the model's order of the WALs (log number)
-    const wals = plan.instance.wal.filter(
-      (w) => cfs.some((c) => c.wants(w)) && (existsSync(w.path) || (noteGone(w.path), false)),
-    );
-    const loaded = loadMemLayers(wals, cfs, { pebble: plan.instance.engine === "pebble" });
-    for (const p of group) this.layers.set(p.key, loaded.get(p.cf.id)!);
-    return this.layers.get(plan.key)!;
+    for (const p of [...this.plans.values(), plan])
+      if (!this.walPaths.has(p.cf)) {
+        this.walPaths.set(p.cf, p.walPaths);
+        this.layers.expect(p.cf);
+      }
+    return this.layers.of(plan.instance, plan.cf);
   }
 }

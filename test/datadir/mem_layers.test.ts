@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { InstanceModel } from "../../src/datadir/model.js";
 import { loadMemLayer, loadMemLayers, memCount, memKey } from "../../src/datadir/memtable.js";
-import { WalLayers } from "../../src/lsm/live.js";
+import { WalLayers } from "../../src/lsm/wal_layers.js";
 import { digestColumnFamily, digestStore } from "../../src/compact/digest.js";
 import { diffDatadirs } from "../../src/diff/index.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
@@ -73,7 +73,7 @@ describe("loadMemLayers", () => {
     const copy = copyInto(db, tempDir(), "db");
     const model = (await inspectDatadir(copy)).instances[0]!;
     const [a, b, c] = model.columnFamilies;
-    const layers = new WalLayers(undefined, [b!, c!]);
+    const layers = new WalLayers({ together: [b!, c!] });
     const first = memCount(layers.of(model, a!).entries);
     for (const w of model.wal) rmSync(w.path);
     expect(memCount(layers.of(model, b!).entries)).toBe(memCount(loadMemLayer(inst.wal, b!.id).entries));

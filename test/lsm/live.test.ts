@@ -12,7 +12,8 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import type { ColumnFamilyModel, InstanceModel } from "../../src/datadir/model.js";
 import { loadMemLayer, memCount, memKey } from "../../src/datadir/memtable.js";
 import { openTable } from "../../src/format/table.js";
-import { LiveCursor, readLiveValue, WalLayers } from "../../src/lsm/live.js";
+import { LiveCursor, readLiveValue } from "../../src/lsm/live.js";
+import { WalLayers } from "../../src/lsm/wal_layers.js";
 import { TableCache } from "../../src/lsm/table_cache.js";
 import { copyInto, dbBench, trackedTempDirs } from "../helpers/index.js";
 
@@ -122,7 +123,7 @@ describe("readLiveValue", () => {
       expect(layers.of(inst, cf)).toBe(layers.of(inst, cf));
       // layers for some keys alone (the head's reads): those keys' writes, the same answers for them
       const even = (k: Uint8Array) => k.reduce((a, b) => a + b, 0) % 2 === 0;
-      const some = new WalLayers(even);
+      const some = new WalLayers({ keys: even });
       let odd: Buffer | undefined;
       for (const hex of keys) {
         const key = Buffer.from(hex, "hex");
