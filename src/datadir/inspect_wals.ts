@@ -7,6 +7,8 @@ import { join, resolve } from "node:path";
 import { numberedFileName } from "../base/file_names.js";
 import type { InspectOptions, InstanceModel, WalCfStats, WalFileModel } from "./model.js";
 import { scanWal } from "./wal.js";
+import { headKeysOf } from "./head_keys.js";
+import { keepWalWrites } from "./wal_kept.js";
 import { plural } from "../util/words.js";
 
 /** The WALs, in the store directory or OPTIONS' wal_dir. */
@@ -79,7 +81,8 @@ export function inspectWals(
     const path = join(walDir, w.name);
     let scan;
     try {
-      scan = scanWal(path, w.number, { pebble: inst.engine === "pebble" });
+      // the head's keys kept for identity's reads of the live writes (wal_kept.ts)
+      scan = scanWal(path, w.number, { pebble: inst.engine === "pebble", keep: headKeysOf(inst) });
     } catch (e) {
       inst.findings.push({
         severity: "error",
@@ -148,6 +151,7 @@ export function inspectWals(
         : undefined,
       compressionType: scan.compressionType,
     };
+    if (scan.kept) keepWalWrites(model, scan.kept);
     inst.wal.push(model);
   }
   if (inst.engine === "rocksdb") flagTornBeforeLast(inst);

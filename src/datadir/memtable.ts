@@ -16,6 +16,7 @@
  */
 import { scanLogFile } from "./log_reader.js";
 import { forEachBatchWrite, type BatchWrite } from "./write_batch.js";
+import { keptWalWrites, type KeptWrites } from "./wal_kept.js";
 import { ValueType } from "../base/internal_key.js";
 import { LsmscopeError } from "../util/errors.js";
 import { lowerBound } from "../util/lower_bound.js";
@@ -56,6 +57,8 @@ export interface ReplayResult {
 /** A WAL to replay, and the column families whose writes in it are wanted. */
 export interface WalReplayRef extends WalFileRef {
   cfs: ReadonlySet<number>;
+  /** Its writes as the model's scan kept them (wal_kept.ts): delivered instead of reading the file. */
+  kept?: KeptWrites;
 }
 
 /**
@@ -72,6 +75,11 @@ export function replayWalWrites(
   const unsupported = opts.unsupportedTypes;
   for (const w of wals) {
     const cfs = w.cfs;
+    if (w.kept !== undefined && unsupported === undefined) {
+      for (const k of w.kept.writes) if (cfs.has(k.cf)) onWrite(k);
+      out.undecodable += w.kept.undecodable;
+      continue;
+    }
     scanLogFile(
       w.path,
       (rec) => {
@@ -454,14 +462,16 @@ export function loadMemLayers<W extends WalFileRef>(
   opts: Omit<ReplayOptions, "minLogNumber"> = {},
 ): Map<number, MemLayer> {
   const refs: WalReplayRef[] = [];
+  const keys = opts.keys;
   for (const w of wals) {
     const ids = new Set(cfs.filter((c) => c.wants(w)).map((c) => c.id));
-    if (ids.size > 0) refs.push({ path: w.path, logNumber: w.logNumber, cfs: ids });
+    // the writes of these keys the model's scan of this WAL kept, if it is unchanged since
+    const kept = keys && keptWalWrites(w, keys, opts.pebble === true);
+    if (ids.size > 0) refs.push({ path: w.path, logNumber: w.logNumber, cfs: ids, kept });
   }
   const out = new Map<number, MemLayer>();
   for (const c of cfs) if (!refs.some((r) => r.cfs.has(c.id))) out.set(c.id, emptyMemLayer());
   if (refs.length === 0) return out;
-  const keys = opts.keys;
   const byCf = new Map<number, { columns: MemColumns; rangeDels: MemRangeDel[] }>();
   const hint = keys ? 0 : bytesOf(refs);
   for (const r of refs)

@@ -7,8 +7,10 @@
  *   So WAL n holds unflushed writes for CF c iff n >= L(c); a WAL is live (needed for recovery) iff
  *   n >= min over CFs of L(c) (LevelDB: n >= log_number or n == prev_log_number).
  */
+import { statSync } from "node:fs";
 import { scanLogFile, type LogIssue } from "./log_reader.js";
-import { decodeWriteBatch, emptyOps, addOps, type BatchCfStats } from "./write_batch.js";
+import { decodeWriteBatch, emptyOps, addOps, type BatchCfStats, type BatchWrite } from "./write_batch.js";
+import { WriteKeeper, type KeptWrites } from "./wal_kept.js";
 import type { Finding, WalOpCounts } from "./model.js";
 import { plural } from "../util/words.js";
 
@@ -26,10 +28,30 @@ export interface WalScan {
   tail?: LogIssue;
   compressionType?: number;
   findings: Finding[];
+  /** The writes `keep` asked for (undefined without it, or when a batch failed past its header). */
+  kept?: KeptWrites;
 }
 
-/** `pebble`: a Pebble WAL (its batches in Pebble's record format). */
-export function scanWal(path: string, logNumber: number, opts: { pebble?: boolean } = {}): WalScan {
+/** A keeper of the writes `opts.keep` asks for, from the file as it is before the scan. */
+function keeperFor(path: string, opts: { pebble?: boolean; keep?: (key: Uint8Array) => boolean }) {
+  if (opts.keep === undefined) return undefined;
+  try {
+    const st = statSync(path);
+    return new WriteKeeper(opts.keep, opts.pebble === true, st.size, st.mtimeMs);
+  } catch {
+    return undefined; // the scan itself reports what is wrong with the file
+  }
+}
+
+/**
+ * `pebble`: a Pebble WAL (its batches in Pebble's record format). `keep`: keep the writes of keys that
+ * pass (and range deletions) for a replay of this WAL asking for the same keys (wal_kept.ts).
+ */
+export function scanWal(
+  path: string,
+  logNumber: number,
+  opts: { pebble?: boolean; keep?: (key: Uint8Array) => boolean } = {},
+): WalScan {
   const out: WalScan = {
     path,
     logNumber,
@@ -41,13 +63,16 @@ export function scanWal(path: string, logNumber: number, opts: { pebble?: boolea
     recyclable: false,
     findings: [],
   };
+  const keeper = keeperFor(path, opts);
+  const onWrite = keeper && ((w: BatchWrite) => keeper.add(w));
   const res = scanLogFile(
     path,
     (rec) => {
       out.records++;
       out.bytes += rec.data.length;
-      const b = decodeWriteBatch(rec.data, opts, out.perCf);
+      const b = decodeWriteBatch(rec.data, opts, out.perCf, onWrite);
       if (b.error) {
+        keeper?.failed(b.error.at);
         out.findings.push({
           severity: "warn",
           code: "wal-batch-corrupt",
@@ -74,6 +99,7 @@ export function scanWal(path: string, logNumber: number, opts: { pebble?: boolea
   );
   // the batches' tallies went to their column families' (decodeWriteBatch): the WAL's are their sum
   for (const s of out.perCf.values()) addOps(out.ops, s.ops);
+  out.kept = keeper?.result();
   out.size = res.fileSize;
   out.recyclable = res.recyclable;
   out.compressionType = res.compressionType;

@@ -93,6 +93,8 @@ export function decodeWriteBatch(
    * scan sums millions of one-write batches without a map and tallies of its own for each.
    */
   perCf: Map<number, BatchCfStats> = new Map(),
+  /** Each write too, as forEachBatchWrite hands it out (valid during the call). */
+  onWrite?: (w: BatchWrite) => void,
 ): DecodedBatch {
   if (rec.length < WRITE_BATCH_HEADER)
     return {
@@ -123,6 +125,7 @@ export function decodeWriteBatch(
       s.keyBytes += w.key.length;
       s.valueBytes += w.value.length;
       out.writes++;
+      onWrite?.(w);
     },
     (_tag, takesSeqno) => {
       stats(0).ops.other++;

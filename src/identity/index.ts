@@ -15,6 +15,7 @@
  * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
 import type { ColumnFamilyModel, DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
+import { BESU_HEAD_KEYS, GETH_HEAD_KEYS } from "../datadir/head_keys.js";
 import { readLiveValue } from "../lsm/live.js";
 import { WalLayers } from "../lsm/wal_layers.js";
 import { keccak256 } from "../eth/keccak.js";
@@ -30,16 +31,6 @@ interface HeadRead {
   hash: Buffer;
   header: Buffer;
 }
-
-/**
- * The keys the head's reads ask for, by shape: the WAL layers keep those writes alone (a geth node's
- * WAL holds every write to its one keyspace). Besu: "chainHeadHash" (VARIABLES), 0x01‖"chainHeadHash"
- * and 0x02‖hash (BLOCKCHAIN); geth: "LastBlock", "H"‖hash, "h"‖number‖hash.
- */
-const BESU_HEAD_KEYS = (k: Uint8Array) =>
-  k.length === 13 || (k.length === 14 && k[0] === 0x01) || (k.length === 33 && k[0] === 0x02);
-const GETH_HEAD_KEYS = (k: Uint8Array) =>
-  k.length === 9 || (k.length === 33 && k[0] === 0x48) || (k.length === 41 && k[0] === 0x68);
 
 /** A live value read for the head, its column family's WAL replayed once for all of them (WalLayers). */
 type ReadLive = (inst: InstanceModel, cf: ColumnFamilyModel, key: Buffer) => Buffer | undefined;

@@ -1,0 +1,89 @@
+/**
+ * Writes the model's WAL scan kept for a later replay of the same WAL (datadir/wal.ts scanWal, `keep`):
+ * the chain head's reads replayed every live WAL a second time for a few keys (head_keys.ts), which on
+ * a node is most of `inspect`'s time (a geth store with a 54 MB WAL: two passes of ~75 ms in a ~0.27 s
+ * run). A replay asking for the same keys (loadMemLayers with that `keys`) takes them instead, while
+ * the file is as the scan found it (size and modification time) and no batch of it failed to decode
+ * past its header (the replay then reads it, to report that batch where it lies).
+ */
+import { statSync } from "node:fs";
+import { ValueType } from "../base/internal_key.js";
+import type { BatchWrite } from "./write_batch.js";
+
+export interface KeptWrites {
+  /** The keys kept (range deletions are kept whatever their keys, as a layer keeps them). */
+  keys: (key: Uint8Array) => boolean;
+  /** The WAL was read as Pebble's. */
+  pebble: boolean;
+  /** The file when scanned: the writes stand for it only while it is unchanged. */
+  size: number;
+  mtimeMs: number;
+  /** Copies, in WAL order. */
+  writes: BatchWrite[];
+  /** Batches shorter than their header (counted as a replay counts them; nothing else failed). */
+  undecodable: number;
+}
+
+const kept = new WeakMap<object, KeptWrites>();
+
+/** Keep the writes scanned from `wal` (the model's object for the file) for a replay of it. */
+export function keepWalWrites(wal: object, writes: KeptWrites): void {
+  kept.set(wal, writes);
+}
+
+/** The writes kept from `wal` for these keys, if it is unchanged since; else undefined (replay it). */
+export function keptWalWrites(
+  wal: object & { path: string },
+  keys: (key: Uint8Array) => boolean,
+  pebble: boolean,
+): KeptWrites | undefined {
+  const k = kept.get(wal);
+  if (k === undefined || k.keys !== keys || k.pebble !== pebble) return undefined;
+  try {
+    const st = statSync(wal.path);
+    return st.size === k.size && st.mtimeMs === k.mtimeMs ? k : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a scan keeps as it decodes a WAL's batches (`add` each write, `failed` each batch that failed). */
+export class WriteKeeper {
+  private readonly writes: BatchWrite[] = [];
+  private undecodable = 0;
+  /** A batch failed past its header: nothing kept is used. */
+  private damaged = false;
+
+  constructor(
+    private readonly keys: (key: Uint8Array) => boolean,
+    private readonly pebble: boolean,
+    /** The file before its scan (a file that grows meanwhile is read again by a replay). */
+    private readonly size: number,
+    private readonly mtimeMs: number,
+  ) {}
+
+  /** A batch that could not be decoded from byte `at` on (0: shorter than its header). */
+  failed(at: number): void {
+    this.undecodable++;
+    if (at !== 0) this.damaged = true;
+  }
+
+  /** The writes kept, or undefined when a batch failed past its header. */
+  result(): KeptWrites | undefined {
+    if (this.damaged) return undefined;
+    const { keys, pebble, size, mtimeMs, writes, undecodable } = this;
+    return { keys, pebble, size, mtimeMs, writes, undecodable };
+  }
+
+  add(w: BatchWrite): void {
+    // a range deletion's "key" is its start: kept whatever it is, as a layer keeps range deletions
+    if (w.type === ValueType.RangeDeletion || this.keys(w.key))
+      this.writes.push({
+        cf: w.cf,
+        type: w.type,
+        key: Buffer.from(w.key),
+        value: Buffer.from(w.value),
+        seqno: w.seqno,
+      });
+  }
+}
