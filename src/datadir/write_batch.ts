@@ -20,7 +20,14 @@
  * Every Put/Delete/SingleDelete/DeleteRange/Merge/BlobIndex/PutEntity/TimedPut takes one sequence
  * number; `count` is their number, so the batch covers [sequence, sequence + count − 1].
  */
-import { cursor, getFixed32, getFixed64, getLengthPrefixed, getVarint32 } from "../util/coding.js";
+import {
+  cursor,
+  getFixed32,
+  getFixed64,
+  getLengthPrefixed,
+  getVarint32,
+  type Cursor,
+} from "../util/coding.js";
 import { ValueType } from "../base/internal_key.js";
 import type { WalOpCounts } from "./model.js";
 
@@ -94,7 +101,7 @@ export function decodeWriteBatch(
    */
   perCf: Map<number, BatchCfStats> = new Map(),
   /** Each write too, as forEachBatchWrite hands it out (valid during the call). */
-  onWrite?: (w: BatchWrite) => void,
+  onWrite?: (w: DecodedWrite) => void,
 ): DecodedBatch {
   if (rec.length < WRITE_BATCH_HEADER)
     return {
@@ -122,8 +129,8 @@ export function decodeWriteBatch(
       const s = stats(w.cf);
       s.ops[OP_KIND[w.type]!]++;
       s.writes++;
-      s.keyBytes += w.key.length;
-      s.valueBytes += w.value.length;
+      s.keyBytes += w.keyLength;
+      s.valueBytes += w.valueLength;
       out.writes++;
       onWrite?.(w);
     },
@@ -151,9 +158,68 @@ export interface BatchWrite {
    *  WideColumnEntity (PutEntity) or ValuePreferredSeqno (TimedPut, value = value‖packed time). */
   type: number;
   /** Views into the record (copy them to keep them). */
-  key: Uint8Array;
-  value: Uint8Array;
+  readonly key: Uint8Array;
+  readonly value: Uint8Array;
   seqno: number;
+}
+
+/**
+ * The write forEachBatchWrite hands out: where its key and value lie in the record, their views made
+ * when asked for. A WAL's scan asks for their lengths alone, and a view per key and value was ~30 ms
+ * of `inspect` over a 54 MB WAL of 400,000 writes (Buffer#subarray ~50 ns each, and the collector).
+ */
+export class DecodedWrite implements BatchWrite {
+  cf = 0;
+  type = 0;
+  seqno = 0;
+  keyLength = 0;
+  valueLength = 0;
+  private bytes: Uint8Array = EMPTY;
+  private keyAt = 0;
+  private valueAt = 0;
+  private keyView: Uint8Array | undefined;
+  private valueView: Uint8Array | undefined;
+
+  get key(): Uint8Array {
+    return (this.keyView ??= this.bytes.subarray(this.keyAt, this.keyAt + this.keyLength));
+  }
+
+  get value(): Uint8Array {
+    return (this.valueView ??= this.bytes.subarray(this.valueAt, this.valueAt + this.valueLength));
+  }
+
+  /** The next write: its key and (valueLength > 0 or a value) value at these offsets of `bytes`. */
+  set(
+    bytes: Uint8Array,
+    cf: number,
+    type: number,
+    keyAt: number,
+    keyLength: number,
+    valueAt: number,
+    valueLength: number,
+    seqno: number,
+  ): this {
+    this.bytes = bytes;
+    this.cf = cf;
+    this.type = type;
+    this.keyAt = keyAt;
+    this.keyLength = keyLength;
+    this.valueAt = valueAt;
+    this.valueLength = valueLength;
+    this.seqno = seqno;
+    this.keyView = undefined;
+    this.valueView = undefined;
+    return this;
+  }
+}
+
+/** A length-prefixed slice at the cursor (varint32 length, bytes): where its bytes begin; c moves past. */
+function skipLengthPrefixed(c: Cursor): number {
+  const len = getVarint32(c);
+  if (c.pos + len > c.end) throw new RangeError("length-prefixed slice runs past end of buffer");
+  const at = c.pos;
+  c.pos += len;
+  return at;
 }
 
 /** tag → [value type, has CF id, has value] for the records that take a sequence number. */
@@ -199,23 +265,6 @@ const PEBBLE_KINDS: Record<number, { type?: number; hasValue: boolean; takesSeqn
   26: { hasValue: true, takesSeqno: true }, // INGESTSST with blobs
 };
 
-/** `w` holding the next write (forEachBatchWrite's object, reused). */
-function setWrite(
-  w: BatchWrite,
-  cf: number,
-  type: number,
-  key: Uint8Array,
-  value: Uint8Array,
-  seqno: number,
-): BatchWrite {
-  w.cf = cf;
-  w.type = type;
-  w.key = key;
-  w.value = value;
-  w.seqno = seqno;
-  return w;
-}
-
 /**
  * Visit every sequence-numbered write of one WriteBatch in record order (the batch's sequence
  * number, then +1 per write). `visit` returning false stops the walk (reported as `stopped`).
@@ -224,7 +273,7 @@ function setWrite(
  */
 export function forEachBatchWrite(
   rec: Uint8Array,
-  visit: (w: BatchWrite) => boolean | void,
+  visit: (w: DecodedWrite) => boolean | void,
   /**
    * Called for each record that is no point write: LogData, 2PC markers, Noop (no sequence number);
    * Pebble's range keys, ingestions and excises (`takesSeqno`).
@@ -236,12 +285,14 @@ export function forEachBatchWrite(
     return {
       error: { at: 0, message: `WriteBatch of ${rec.length} bytes is smaller than its 12-byte header` },
     };
-  const c = cursor(rec);
+  // views of a plain Uint8Array, when asked for, cost half a Buffer's (Buffer#subarray makes a Buffer)
+  const bytes = Buffer.isBuffer(rec) ? new Uint8Array(rec.buffer, rec.byteOffset, rec.length) : rec;
+  const c = cursor(bytes);
   let seqno = Number(getFixed64(c));
   getFixed32(c); // count
   let at = c.pos;
   // one object for every write of the batch (a WAL of 3 M writes made 3 M of them)
-  const w: BatchWrite = { cf: 0, type: 0, key: EMPTY, value: EMPTY, seqno: 0 };
+  const w = new DecodedWrite();
   try {
     while (c.pos < c.end) {
       at = c.pos;
@@ -249,21 +300,27 @@ export function forEachBatchWrite(
       if (opts.pebble) {
         const k = PEBBLE_KINDS[tag];
         if (!k) return { error: { at, message: `unknown Pebble batch kind 0x${tag.toString(16)}` } };
-        const key = getLengthPrefixed(c);
-        const value = k.hasValue ? getLengthPrefixed(c) : EMPTY;
+        const keyAt = skipLengthPrefixed(c);
+        const keyLength = c.pos - keyAt;
+        const valueAt = k.hasValue ? skipLengthPrefixed(c) : c.pos;
+        const valueLength = c.pos - valueAt;
         if (k.type === undefined) {
           if (k.takesSeqno) seqno++;
           onOther?.(tag, k.takesSeqno);
-        } else if (visit(setWrite(w, 0, k.type, key, value, seqno++)) === false) return { stopped: true };
+        } else if (visit(w.set(bytes, 0, k.type, keyAt, keyLength, valueAt, valueLength, seqno++)) === false)
+          return { stopped: true };
         continue;
       }
       const spec = WRITE_TAGS[tag];
       if (spec) {
         const [type, hasCf, hasValue] = spec;
         const cf = hasCf ? getVarint32(c) : 0;
-        const key = getLengthPrefixed(c);
-        const value = hasValue ? getLengthPrefixed(c) : EMPTY;
-        if (visit(setWrite(w, cf, type, key, value, seqno++)) === false) return { stopped: true };
+        const keyAt = skipLengthPrefixed(c);
+        const keyLength = c.pos - keyAt;
+        const valueAt = hasValue ? skipLengthPrefixed(c) : c.pos;
+        const valueLength = c.pos - valueAt;
+        if (visit(w.set(bytes, cf, type, keyAt, keyLength, valueAt, valueLength, seqno++)) === false)
+          return { stopped: true };
         continue;
       }
       switch (tag) {
