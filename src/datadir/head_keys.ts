@@ -1,12 +1,12 @@
 /**
  * The keys a client's chain head is read from, by shape (identity/index.ts reads them): the WAL layers
  * of the head's reads keep those writes alone (a geth node's WAL holds every write to its one
- * keyspace), and the model's WAL scan keeps them as it goes (wal_kept.ts), so that the head's reads
- * replay no WAL a second time. Besu: "chainHeadHash" (VARIABLES), 0x01‖"chainHeadHash" and 0x02‖hash
+ * keyspace), and the model's WAL scan keeps them, of the head's column families, as it goes
+ * (wal_kept.ts), so that the head's reads replay no WAL a second time. Besu: "chainHeadHash" (VARIABLES), 0x01‖"chainHeadHash" and 0x02‖hash
  * (BLOCKCHAIN); geth: "LastBlock", "H"‖hash, "h"‖number‖hash. Nethermind's head keys are 32 and 40
  * bytes, as most of its keys are: its reads keep every write, and its scan keeps none.
  */
-import type { InstanceModel } from "./model.js";
+import type { ColumnFamilyModel, InstanceModel } from "./model.js";
 
 export const BESU_HEAD_KEYS = (k: Uint8Array): boolean =>
   k.length === 13 || (k.length === 14 && k[0] === 0x01) || (k.length === 33 && k[0] === 0x02);
@@ -14,7 +14,33 @@ export const BESU_HEAD_KEYS = (k: Uint8Array): boolean =>
 export const GETH_HEAD_KEYS = (k: Uint8Array): boolean =>
   k.length === 9 || (k.length === 33 && k[0] === 0x48) || (k.length === 41 && k[0] === 0x68);
 
-/** The head keys of the client `inst` is recognised as, where they have a shape of their own. */
-export function headKeysOf(inst: Pick<InstanceModel, "client">): ((k: Uint8Array) => boolean) | undefined {
-  return inst.client === "besu" ? BESU_HEAD_KEYS : inst.client === "geth" ? GETH_HEAD_KEYS : undefined;
+/** The column families Besu's head is read from: VARIABLES (cf 0b) and BLOCKCHAIN (cf 01), those present. */
+export function besuHeadColumnFamilies(inst: InstanceModel): ColumnFamilyModel[] {
+  return ["0b", "01"]
+    .map((hex) => inst.columnFamilies.find((c) => c.nameHex === hex))
+    .filter((c) => c !== undefined);
+}
+
+/** Where the head of the client `inst` is recognised as is read: its keys' shape, its column families. */
+export interface HeadWrites {
+  keys: (k: Uint8Array) => boolean;
+  cfIds: ReadonlySet<number>;
+}
+
+/**
+ * The head's writes of the client `inst` is recognised as, where its keys have a shape of their own:
+ * Besu's (VARIABLES, BLOCKCHAIN), geth's (its one keyspace, the first column family); else undefined.
+ */
+export function headWritesOf(inst: InstanceModel): HeadWrites | undefined {
+  const cfs =
+    inst.client === "besu"
+      ? besuHeadColumnFamilies(inst)
+      : inst.client === "geth"
+        ? inst.columnFamilies.slice(0, 1)
+        : [];
+  if (cfs.length === 0) return undefined;
+  return {
+    keys: inst.client === "besu" ? BESU_HEAD_KEYS : GETH_HEAD_KEYS,
+    cfIds: new Set(cfs.map((c) => c.id)),
+  };
 }

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { numberedFileName } from "../base/file_names.js";
 import type { InspectOptions, InstanceModel, WalCfStats, WalFileModel } from "./model.js";
 import { scanWal } from "./wal.js";
-import { headKeysOf } from "./head_keys.js";
+import { headWritesOf } from "./head_keys.js";
 import { keepWalWrites } from "./wal_kept.js";
 import { plural } from "../util/words.js";
 
@@ -82,7 +82,7 @@ export function inspectWals(
     let scan;
     try {
       // the head's keys kept for identity's reads of the live writes (wal_kept.ts)
-      scan = scanWal(path, w.number, { pebble: inst.engine === "pebble", keep: headKeysOf(inst) });
+      scan = scanWal(path, w.number, { pebble: inst.engine === "pebble", keep: headWritesOf(inst) });
     } catch (e) {
       inst.findings.push({
         severity: "error",

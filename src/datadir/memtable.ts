@@ -466,7 +466,7 @@ export function loadMemLayers<W extends WalFileRef>(
   for (const w of wals) {
     const ids = new Set(cfs.filter((c) => c.wants(w)).map((c) => c.id));
     // the writes of these keys the model's scan of this WAL kept, if it is unchanged since
-    const kept = keys && keptWalWrites(w, keys, opts.pebble === true);
+    const kept = keys && keptWalWrites(w, keys, opts.pebble === true, ids);
     if (ids.size > 0) refs.push({ path: w.path, logNumber: w.logNumber, cfs: ids, kept });
   }
   const out = new Map<number, MemLayer>();

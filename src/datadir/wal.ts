@@ -11,6 +11,7 @@ import { statSync } from "node:fs";
 import { scanLogFile, type LogIssue } from "./log_reader.js";
 import { decodeWriteBatch, emptyOps, addOps, type BatchCfStats, type BatchWrite } from "./write_batch.js";
 import { WriteKeeper, type KeptWrites } from "./wal_kept.js";
+import type { HeadWrites } from "./head_keys.js";
 import type { Finding, WalOpCounts } from "./model.js";
 import { plural } from "../util/words.js";
 
@@ -33,7 +34,7 @@ export interface WalScan {
 }
 
 /** A keeper of the writes `opts.keep` asks for, from the file as it is before the scan. */
-function keeperFor(path: string, opts: { pebble?: boolean; keep?: (key: Uint8Array) => boolean }) {
+function keeperFor(path: string, opts: { pebble?: boolean; keep?: HeadWrites }) {
   if (opts.keep === undefined) return undefined;
   try {
     const st = statSync(path);
@@ -44,13 +45,14 @@ function keeperFor(path: string, opts: { pebble?: boolean; keep?: (key: Uint8Arr
 }
 
 /**
- * `pebble`: a Pebble WAL (its batches in Pebble's record format). `keep`: keep the writes of keys that
- * pass (and range deletions) for a replay of this WAL asking for the same keys (wal_kept.ts).
+ * `pebble`: a Pebble WAL (its batches in Pebble's record format). `keep`: keep the writes of those
+ * column families whose keys pass (and their range deletions) for a replay of this WAL asking for the
+ * same keys (wal_kept.ts).
  */
 export function scanWal(
   path: string,
   logNumber: number,
-  opts: { pebble?: boolean; keep?: (key: Uint8Array) => boolean } = {},
+  opts: { pebble?: boolean; keep?: HeadWrites } = {},
 ): WalScan {
   const out: WalScan = {
     path,

@@ -9,10 +9,13 @@
 import { statSync } from "node:fs";
 import { ValueType } from "../base/internal_key.js";
 import type { BatchWrite } from "./write_batch.js";
+import type { HeadWrites } from "./head_keys.js";
 
 export interface KeptWrites {
   /** The keys kept (range deletions are kept whatever their keys, as a layer keeps them). */
   keys: (key: Uint8Array) => boolean;
+  /** The column families whose writes were kept (others' are not: a replay for another reads the file). */
+  cfIds: ReadonlySet<number>;
   /** The WAL was read as Pebble's. */
   pebble: boolean;
   /** The file when scanned: the writes stand for it only while it is unchanged. */
@@ -31,14 +34,19 @@ export function keepWalWrites(wal: object, writes: KeptWrites): void {
   kept.set(wal, writes);
 }
 
-/** The writes kept from `wal` for these keys, if it is unchanged since; else undefined (replay it). */
+/**
+ * The writes kept from `wal` for these keys of column families `cfIds`, if it is unchanged since;
+ * else undefined (replay it).
+ */
 export function keptWalWrites(
   wal: object & { path: string },
   keys: (key: Uint8Array) => boolean,
   pebble: boolean,
+  cfIds: Iterable<number>,
 ): KeptWrites | undefined {
   const k = kept.get(wal);
   if (k === undefined || k.keys !== keys || k.pebble !== pebble) return undefined;
+  for (const id of cfIds) if (!k.cfIds.has(id)) return undefined;
   try {
     const st = statSync(wal.path);
     return st.size === k.size && st.mtimeMs === k.mtimeMs ? k : undefined;
@@ -54,13 +62,19 @@ export class WriteKeeper {
   /** A batch failed past its header: nothing kept is used. */
   private damaged = false;
 
+  private readonly keys: (key: Uint8Array) => boolean;
+  private readonly cfIds: ReadonlySet<number>;
+
   constructor(
-    private readonly keys: (key: Uint8Array) => boolean,
+    head: HeadWrites,
     private readonly pebble: boolean,
     /** The file before its scan (a file that grows meanwhile is read again by a replay). */
     private readonly size: number,
     private readonly mtimeMs: number,
-  ) {}
+  ) {
+    this.keys = head.keys;
+    this.cfIds = head.cfIds;
+  }
 
   /** A batch that could not be decoded from byte `at` on (0: shorter than its header). */
   failed(at: number): void {
@@ -71,13 +85,13 @@ export class WriteKeeper {
   /** The writes kept, or undefined when a batch failed past its header. */
   result(): KeptWrites | undefined {
     if (this.damaged) return undefined;
-    const { keys, pebble, size, mtimeMs, writes, undecodable } = this;
-    return { keys, pebble, size, mtimeMs, writes, undecodable };
+    const { keys, cfIds, pebble, size, mtimeMs, writes, undecodable } = this;
+    return { keys, cfIds, pebble, size, mtimeMs, writes, undecodable };
   }
 
   add(w: BatchWrite): void {
     // a range deletion's "key" is its start: kept whatever it is, as a layer keeps range deletions
-    if (w.type === ValueType.RangeDeletion || this.keys(w.key))
+    if (this.cfIds.has(w.cf) && (w.type === ValueType.RangeDeletion || this.keys(w.key)))
       this.writes.push({
         cf: w.cf,
         type: w.type,

@@ -15,7 +15,7 @@
  * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
 import type { ColumnFamilyModel, DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
-import { BESU_HEAD_KEYS, GETH_HEAD_KEYS } from "../datadir/head_keys.js";
+import { BESU_HEAD_KEYS, besuHeadColumnFamilies, GETH_HEAD_KEYS } from "../datadir/head_keys.js";
 import { readLiveValue } from "../lsm/live.js";
 import { WalLayers } from "../lsm/wal_layers.js";
 import { keccak256 } from "../eth/keccak.js";
@@ -116,7 +116,7 @@ export function readIdentity(model: DatadirModel): DatadirIdentity {
         read: (r: ReadLive) => besuHead(besu, r),
         keys: BESU_HEAD_KEYS,
         // VARIABLES and BLOCKCHAIN share the WAL: one pass for both
-        together: [cfByHex(besu, "0b"), cfByHex(besu, "01")].filter((c) => c !== undefined),
+        together: besuHeadColumnFamilies(besu),
       }
     : geth
       ? { read: (r: ReadLive) => gethHead(geth, r), keys: GETH_HEAD_KEYS, together: [] }

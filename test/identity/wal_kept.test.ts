@@ -9,7 +9,7 @@ import { existsSync, readFileSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { memCount, memKey } from "../../src/datadir/memtable.js";
-import { BESU_HEAD_KEYS } from "../../src/datadir/head_keys.js";
+import { BESU_HEAD_KEYS, besuHeadColumnFamilies } from "../../src/datadir/head_keys.js";
 import { keptWalWrites } from "../../src/datadir/wal_kept.js";
 import { readIdentity } from "../../src/identity/index.js";
 import { WalLayers } from "../../src/lsm/wal_layers.js";
@@ -30,7 +30,12 @@ describe("the head's reads and the writes the WAL scan kept", () => {
     const inst = model.instances[0]!;
     const walBytes = inst.wal.reduce((a, w) => a + w.size, 0);
     expect(walBytes).toBeGreaterThan(20_000);
-    expect(inst.wal.every((w) => keptWalWrites(w, BESU_HEAD_KEYS, false) !== undefined)).toBe(true);
+    const head = besuHeadColumnFamilies(inst).map((c) => c.id);
+    expect(head).toHaveLength(2);
+    expect(inst.wal.every((w) => keptWalWrites(w, BESU_HEAD_KEYS, false, head) !== undefined)).toBe(true);
+    // the head's column families' writes alone: a replay for another column family reads the WAL
+    const other = inst.columnFamilies.find((c) => !head.includes(c.id))!.id;
+    expect(inst.wal.some((w) => keptWalWrites(w, BESU_HEAD_KEYS, false, [other]) !== undefined)).toBe(false);
 
     // the head read twice: from the kept writes, and from a model whose WAL objects had nothing kept
     const bare = { ...inst, wal: inst.wal.map((w) => ({ ...w })) };
@@ -50,8 +55,7 @@ describe("the head's reads and the writes the WAL scan kept", () => {
     if (!Number.isNaN(kept)) expect(replay - kept).toBeGreaterThanOrEqual(walBytes);
 
     // the same layers from the kept writes as from a replay (WAL objects the scan kept nothing for)
-    const cfs = inst.columnFamilies.filter((c) => c.nameHex === "0b" || c.nameHex === "01");
-    expect(cfs).toHaveLength(2);
+    const cfs = besuHeadColumnFamilies(inst);
     const fromKept = new WalLayers({ keys: BESU_HEAD_KEYS, together: cfs });
     const replayed = new WalLayers({ keys: BESU_HEAD_KEYS, together: cfs });
     for (const cf of cfs) {
@@ -66,7 +70,7 @@ describe("the head's reads and the writes the WAL scan kept", () => {
 
     // a WAL modified since the scan (its mtime here): its writes are read from it again
     for (const w of inst.wal) utimesSync(w.path, new Date(), new Date(Date.now() + 5000));
-    expect(inst.wal.some((w) => keptWalWrites(w, BESU_HEAD_KEYS, false) !== undefined)).toBe(false);
+    expect(inst.wal.some((w) => keptWalWrites(w, BESU_HEAD_KEYS, false, head) !== undefined)).toBe(false);
     before = rchar();
     const again = readIdentity(model);
     if (!Number.isNaN(kept)) expect(rchar() - before - kept).toBeGreaterThanOrEqual(walBytes);
@@ -76,6 +80,6 @@ describe("the head's reads and the writes the WAL scan kept", () => {
   it("nethermind (no head keys of its own shape): its scan keeps nothing", async () => {
     const model = await inspectDatadir(join(SAMPLES, "nethermind"));
     for (const inst of model.instances)
-      for (const w of inst.wal) expect(keptWalWrites(w, BESU_HEAD_KEYS, false)).toBeUndefined();
+      for (const w of inst.wal) expect(keptWalWrites(w, BESU_HEAD_KEYS, false, [0])).toBeUndefined();
   });
 });
