@@ -226,6 +226,29 @@ export interface AccountAccData {
   hll: Uint8Array | null;
 }
 
+/**
+ * An account range scanned before the code was (delegationHashes empty: its delegated accounts counted
+ * as contracts, under their code hashes) told apart now: the contracts whose code hash is a delegation
+ * designator's move to `delegated`, as a scan that had the hashes would have counted them. The same
+ * data as that scan's; undefined when its counts are no longer per hash (past DISTINCT_CAP: `hll`)
+ * and a delegation may hide among them (the range is scanned again with the hashes).
+ */
+export function settleDelegations(
+  d: AccountAccData,
+  delegationHashes: ReadonlySet<number>,
+): AccountAccData | undefined {
+  if (delegationHashes.size === 0) return d;
+  const pairs = d.codeHashCounts;
+  if (pairs === null) return undefined;
+  const kept: number[] = [];
+  let delegated = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    if (delegationHashes.has(pairs[i]!)) delegated += pairs[i + 1]!;
+    else kept.push(pairs[i]!, pairs[i + 1]!);
+  }
+  return { ...d, delegated: d.delegated + delegated, contract: d.contract - delegated, codeHashCounts: kept };
+}
+
 export class AccountAcc {
   total = 0;
   eoa = 0;
