@@ -574,7 +574,7 @@ async function runFull(plan: FullPlan, pool: ScanPool, progress: FullProgress): 
   const delegationHashes = codeAcc ? [...codeAcc.delegationHashes] : [];
   const accAcc = accLoc ? new AccountAcc(codeAcc?.delegationHashes ?? new Set()) : undefined;
   for (const t of allB) t.delegationHashes = delegationHashes;
-  if (!together) results = await pool.run(allB, onProgress);
+  if (!together) results = await pool.run(costliestFirst(phaseB, plan.plans), onProgress);
   else results = await settleAccounts(allB, results, codeAcc?.delegationHashes ?? new Set(), pool);
   const byId = new Map(results.map((r) => [r.id, r]));
   // a column family's tasks are its key ranges in ascending order: contracts cut at a range edge join up

@@ -10,7 +10,8 @@ import type { PartialResult, ScanTask } from "./scan.js";
 
 /**
  * The column families' tasks in the order the pool should claim them: the costliest first (entries,
- * and stored bytes), so that the last to finish is a short one. `plans`: the column families' plans.
+ * and stored bytes), so that the last to finish is a short one; the head start's range first (below).
+ * `plans`: the column families' plans, `groups` in the order their tasks were cut.
  */
 export function costliestFirst(
   groups: readonly { key: string; tasks: ScanTask[] }[],
@@ -25,7 +26,12 @@ export function costliestFirst(
     const each = ((cf.entries ?? 0) + cf.dataBytes / 100) / Math.max(1, p.tasks.length);
     for (const t of p.tasks) cost.set(t.id, each);
   }
-  return groups.flatMap((p) => p.tasks).sort((a, b) => (cost.get(b.id) ?? 0) - (cost.get(a.id) ?? 0));
+  const order = groups.flatMap((p) => p.tasks).sort((a, b) => (cost.get(b.id) ?? 0) - (cost.get(a.id) ?? 0));
+  // a column family cut into ranges gave its first the planning thread's head start (plan.ts
+  // FIRST_RANGE_HEAD_START): that thread claims it at once, while a worker is still starting
+  const head = groups[0] && groups[0].tasks.length > 1 ? groups[0].tasks[0]! : undefined;
+  if (head) order.unshift(...order.splice(order.indexOf(head), 1));
+  return order;
 }
 
 /**

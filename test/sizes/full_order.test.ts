@@ -101,5 +101,14 @@ describe("costliestFirst", () => {
     );
     // storage 1.75 M, leveldb 3 M, code 1.12 M, each accounts range 0.875 M
     expect(order.map((x) => x.id)).toEqual([4, 3, 0, 1, 2]);
+    // a first column family cut into ranges: its first range (the head start) is claimed first
+    const cut = costliestFirst(
+      [
+        { key: "accounts", tasks: [t(1), t(2)] },
+        { key: "storage", tasks: [t(3)] },
+      ],
+      plans,
+    );
+    expect(cut.map((x) => x.id)).toEqual([1, 3, 2]);
   });
 });
