@@ -2,9 +2,10 @@
  * The keys a client's chain head is read from, by shape (identity/index.ts reads them): the WAL layers
  * of the head's reads keep those writes alone (a geth node's WAL holds every write to its one
  * keyspace), and the model's WAL scan keeps them, of the head's column families, as it goes
- * (wal_kept.ts), so that the head's reads replay no WAL a second time. Besu: "chainHeadHash" (VARIABLES), 0x01‖"chainHeadHash" and 0x02‖hash
- * (BLOCKCHAIN); geth: "LastBlock", "H"‖hash, "h"‖number‖hash. Nethermind's head keys are 32 and 40
- * bytes, as most of its keys are: its reads keep every write, and its scan keeps none.
+ * (wal_kept.ts), so that the head's reads replay no WAL a second time. Besu: "chainHeadHash"
+ * (VARIABLES), 0x01‖"chainHeadHash" and 0x02‖hash (BLOCKCHAIN); geth: "LastBlock", "H"‖hash,
+ * "h"‖number‖hash. Nethermind's head keys are 32 and 40 bytes, as most of its keys are: its reads
+ * keep every write, and its scan keeps none.
  */
 import type { ColumnFamilyModel, InstanceModel } from "./model.js";
 
@@ -14,7 +15,7 @@ export const BESU_HEAD_KEYS = (k: Uint8Array): boolean =>
 export const GETH_HEAD_KEYS = (k: Uint8Array): boolean =>
   k.length === 9 || (k.length === 33 && k[0] === 0x48) || (k.length === 41 && k[0] === 0x68);
 
-/** The column families Besu's head is read from: VARIABLES (cf 0b) and BLOCKCHAIN (cf 01), those present. */
+/** The column families Besu's head is read from: VARIABLES (0b) and BLOCKCHAIN (01), those present. */
 export function besuHeadColumnFamilies(inst: InstanceModel): ColumnFamilyModel[] {
   return ["0b", "01"]
     .map((hex) => inst.columnFamilies.find((c) => c.nameHex === hex))

@@ -188,7 +188,7 @@ export class DecodedWrite implements BatchWrite {
     return (this.valueView ??= this.bytes.subarray(this.valueAt, this.valueAt + this.valueLength));
   }
 
-  /** The next write: its key and (valueLength > 0 or a value) value at these offsets of `bytes`. */
+  /** The next write: its key and value (empty where the record has none) at these offsets of `bytes`. */
   set(
     bytes: Uint8Array,
     cf: number,

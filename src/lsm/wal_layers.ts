@@ -12,7 +12,7 @@ import type { ColumnFamilyModel, InstanceModel, WalFileModel } from "../datadir/
 import { loadMemLayers, type MemLayer } from "../datadir/memtable.js";
 import { noteGone } from "./gone.js";
 
-/** Whether WAL `w` holds live writes of `cf` for the reads (by default: numbered at or above its log number). */
+/** Whether WAL `w` holds the writes of `cf` the reads take (by default, liveWalsOf). */
 export type WalChoice = (cf: ColumnFamilyModel, w: WalFileModel) => boolean;
 
 /** The WALs a recovery replays for `cf`: those numbered at or above its log number. */
