@@ -22,6 +22,11 @@ export function besuHeadColumnFamilies(inst: InstanceModel): ColumnFamilyModel[]
     .filter((c) => c !== undefined);
 }
 
+/** The column family geth's head is read from: its one keyspace (the first, LevelDB's and Pebble's only). */
+export function gethHeadColumnFamily(inst: InstanceModel): ColumnFamilyModel | undefined {
+  return inst.columnFamilies[0];
+}
+
 /** Where the head of the client `inst` is recognised as is read: its keys' shape, its column families. */
 export interface HeadWrites {
   keys: (k: Uint8Array) => boolean;
@@ -37,7 +42,7 @@ export function headWritesOf(inst: InstanceModel): HeadWrites | undefined {
     inst.client === "besu"
       ? besuHeadColumnFamilies(inst)
       : inst.client === "geth"
-        ? inst.columnFamilies.slice(0, 1)
+        ? [gethHeadColumnFamily(inst)].filter((c) => c !== undefined)
         : [];
   if (cfs.length === 0) return undefined;
   return {

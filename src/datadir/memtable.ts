@@ -16,7 +16,7 @@
  */
 import { scanLogFile } from "./log_reader.js";
 import { forEachBatchWrite, type BatchWrite } from "./write_batch.js";
-import { keptWalWrites, type KeptWrites } from "./wal_kept.js";
+import { keptWalWrites, layerKeeps, type KeptWrites } from "./wal_kept.js";
 import { ValueType } from "../base/internal_key.js";
 import { LsmscopeError } from "../util/errors.js";
 import { lowerBound } from "../util/lower_bound.js";
@@ -465,9 +465,10 @@ export function loadMemLayers<W extends WalFileRef>(
   const keys = opts.keys;
   for (const w of wals) {
     const ids = new Set(cfs.filter((c) => c.wants(w)).map((c) => c.id));
+    if (ids.size === 0) continue;
     // the writes of these keys the model's scan of this WAL kept, if it is unchanged since
     const kept = keys && keptWalWrites(w, keys, opts.pebble === true, ids);
-    if (ids.size > 0) refs.push({ path: w.path, logNumber: w.logNumber, cfs: ids, kept });
+    refs.push({ path: w.path, logNumber: w.logNumber, cfs: ids, kept });
   }
   const out = new Map<number, MemLayer>();
   for (const c of cfs) if (!refs.some((r) => r.cfs.has(c.id))) out.set(c.id, emptyMemLayer());
@@ -479,10 +480,11 @@ export function loadMemLayers<W extends WalFileRef>(
   const { undecodable } = replayWalWrites(
     refs,
     (w) => {
+      if (!layerKeeps(w, keys)) return;
       const layer = byCf.get(w.cf)!;
       if (w.type === ValueType.RangeDeletion)
         layer.rangeDels.push({ start: Buffer.from(w.key), end: Buffer.from(w.value), seqno: w.seqno });
-      else if (keys === undefined || keys(w.key)) layer.columns.add(w.key, w.value, w.seqno, w.type);
+      else layer.columns.add(w.key, w.value, w.seqno, w.type);
     },
     opts,
   );

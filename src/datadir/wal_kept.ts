@@ -29,6 +29,15 @@ export interface KeptWrites {
 
 const kept = new WeakMap<object, KeptWrites>();
 
+/**
+ * Whether a WAL layer for reads of keys that pass `keys` (undefined: every key) holds write `w`: a
+ * range deletion always (its "key" is its start, and it may cover keys that pass), a point write
+ * when its key passes. What the scan keeps and what a replay's layer holds are the same writes.
+ */
+export function layerKeeps(w: BatchWrite, keys: ((key: Uint8Array) => boolean) | undefined): boolean {
+  return w.type === ValueType.RangeDeletion || keys === undefined || keys(w.key);
+}
+
 /** Keep the writes scanned from `wal` (the model's object for the file) for a replay of it. */
 export function keepWalWrites(wal: object, writes: KeptWrites): void {
   kept.set(wal, writes);
@@ -90,8 +99,7 @@ export class WriteKeeper {
   }
 
   add(w: BatchWrite): void {
-    // a range deletion's "key" is its start: kept whatever it is, as a layer keeps range deletions
-    if (this.cfIds.has(w.cf) && (w.type === ValueType.RangeDeletion || this.keys(w.key)))
+    if (this.cfIds.has(w.cf) && layerKeeps(w, this.keys))
       this.writes.push({
         cf: w.cf,
         type: w.type,

@@ -15,7 +15,12 @@
  * number, …]; its keccak must be the head hash, or the identity says so instead of a head.
  */
 import type { ColumnFamilyModel, DatadirIdentity, DatadirModel, InstanceModel } from "../datadir/model.js";
-import { BESU_HEAD_KEYS, besuHeadColumnFamilies, GETH_HEAD_KEYS } from "../datadir/head_keys.js";
+import {
+  BESU_HEAD_KEYS,
+  besuHeadColumnFamilies,
+  GETH_HEAD_KEYS,
+  gethHeadColumnFamily,
+} from "../datadir/head_keys.js";
 import { readLiveValue } from "../lsm/live.js";
 import { WalLayers } from "../lsm/wal_layers.js";
 import { keccak256 } from "../eth/keccak.js";
@@ -53,7 +58,7 @@ function besuHead(inst: InstanceModel, readLive: ReadLive): HeadRead | string {
 }
 
 function gethHead(inst: InstanceModel, readLive: ReadLive): HeadRead | string {
-  const cf = inst.columnFamilies[0];
+  const cf = gethHeadColumnFamily(inst);
   if (!cf) return "no column family";
   const hash = readLive(inst, cf, Buffer.from("LastBlock"));
   if (!hash) return "no LastBlock";
