@@ -62,14 +62,13 @@ import type { KeptTables } from "../lsm/kept_tables.js";
 import { LOOKUP_IDLE_BYTES, TableCache } from "../lsm/table_cache.js";
 import { openFileCacheCapacity } from "../util/open_files.js";
 import { lookUpUnits } from "./overlay_merge.js";
+import { drawUnits, forDrawnBlocks } from "./overlay_draw.js";
 import { FilesBelow, lookUpBelow } from "./overlay_below.js";
 import { frameFiles, pilotCounts, upperCounts, withHandles } from "./overlay_frame.js";
 import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Reservoir, seededRandom } from "./stats.js";
 import {
   BlockFrame,
-  drawUnits,
-  forDrawnBlocks,
   keyAt,
   MIN_FIRST_STAGE_BLOCKS,
   ratioTotal,

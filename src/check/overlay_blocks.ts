@@ -2,10 +2,10 @@
  * The placement overlay's block sample (stratified two-stage cluster sampling; the method is in
  * overlay.ts's header): the frame of data blocks above the bottom that may shadow anything, cut into
  * strata by table, distinct blocks drawn uniformly within each with a uniform subsample of entries in
- * each block, the size of the second stage from the first, and the estimate with its interval.
+ * each block, the size of the second stage from the first, and the estimate with its interval. The
+ * drawn blocks are read in overlay_draw.ts.
  */
-import { expectedFileSize, type SstFileModel } from "../datadir/model.js";
-import type { TableCache } from "../lsm/table_cache.js";
+import type { SstFileModel } from "../datadir/model.js";
 import { ratioEstimate, tQuantile, wilson } from "../util/interval.js";
 import { partialShuffle } from "./stats.js";
 
@@ -36,13 +36,16 @@ export interface FrameFile {
 
 /**
  * The entries drawn in one block: their user keys back to back (key k is bytes[start[k], start[k +
- * 1])), in key order, and their sequence numbers. One buffer per block rather than one per key.
+ * 1])), in key order, and their sequence numbers. The bytes are a stretch of a buffer the draws of many
+ * blocks share (overlay_draw.ts KeyArena), and the offsets and sequence numbers plain arrays: a block drawn for one
+ * entry (thousands of them in a second stage) made a buffer and two typed arrays, which all lived
+ * until its lookups, and each young-generation collection copied them.
  */
 export interface UnitKeys {
   n: number;
   bytes: Buffer;
-  start: Uint32Array;
-  seqno: Float64Array;
+  start: number[];
+  seqno: number[];
   /** The largest of them. */
   maxSeqno: number;
 }
@@ -50,8 +53,8 @@ export interface UnitKeys {
 const NO_KEYS: UnitKeys = {
   n: 0,
   bytes: Buffer.alloc(0),
-  start: new Uint32Array(1),
-  seqno: new Float64Array(0),
+  start: [0],
+  seqno: [],
   maxSeqno: 0,
 };
 
@@ -261,155 +264,6 @@ export class StratifiedFrame {
     }
     return out.map((k, h) => Math.min(this.strata[h]!.remaining, Math.max(k, least)));
   }
-}
-
-/**
- * Every data block's offset and size of a frame file, pairwise, from one walk of its index that copies
- * nothing (kept on the file for later draws, and the block count of a table without properties).
- */
-export function frameHandles(x: FrameFile, t: ReturnType<TableCache["acquire"]>): number[] {
-  if (!x.handles) {
-    const hs: number[] = [];
-    t.forEachIndexHandle((offset, size) => {
-      hs.push(offset, size);
-    });
-    x.handles = hs;
-  }
-  return x.handles;
-}
-
-/**
- * Visit the drawn blocks (sorted global numbers over `files`; a number may repeat), file by file, each
- * file's index walked once and each distinct block read once: `visit(file, block, draws)` with the
- * number of draws of that block. A file that cannot be read is passed to `skip`.
- */
-export function forDrawnBlocks(
-  files: readonly FrameFile[],
-  draws: readonly number[],
-  cache: TableCache,
-  skip: (f: SstFileModel, e: unknown) => void,
-  visit: (
-    x: FrameFile,
-    block: ReturnType<ReturnType<TableCache["acquire"]>["readDataBlock"]>,
-    times: number,
-  ) => void,
-): void {
-  let base = 0;
-  let d = 0;
-  for (const x of files) {
-    const wanted: number[] = [];
-    while (d < draws.length && draws[d]! < base + x.blocks) wanted.push(draws[d++]! - base);
-    base += x.blocks;
-    if (wanted.length === 0) continue;
-    try {
-      // its end in one read (footer, metaindex, properties, index), as wide as the tables before needed
-      const t = cache.acquireForMetadata(x.f.path, expectedFileSize(x.f));
-      try {
-        const handles = frameHandles(x, t);
-        // how far from its end the open and the index reached, before any data block is read
-        cache.noteMetadataRead(t);
-        const drawn: { offset: number; size: number; times: number }[] = [];
-        for (let w = 0; w < wanted.length;) {
-          const i = wanted[w]!;
-          let times = 0;
-          while (w < wanted.length && wanted[w] === i) {
-            times++;
-            w++;
-          }
-          // a table holding fewer blocks than its properties say: the draws past its end find none
-          if (2 * i + 1 < handles.length)
-            drawn.push({ offset: handles[2 * i]!, size: handles[2 * i + 1]!, times });
-        }
-        // each block visited before the next is read, and its keys copied out: read transiently
-        for (const h of drawn)
-          visit(x, t.readDataBlock({ offset: h.offset, size: h.size }, { lifetime: "transient" }), h.times);
-      } finally {
-        cache.release(t);
-      }
-    } catch (e) {
-      skip(x.f, e);
-    }
-  }
-}
-
-/** Growing scratch for one block's user keys (the keys then move to a buffer of their own size). */
-let scratch = Buffer.allocUnsafe(64 * 1024);
-
-/**
- * Read the drawn blocks and keep a uniform subsample of `perBlock` entries of each (every entry when
- * the block holds no more): one BlockUnit per block that holds entries, appended to `units`.
- */
-export function drawUnits(
-  frame: BlockFrame,
-  draws: readonly number[],
-  perBlock: number,
-  cache: TableCache,
-  random: () => number,
-  units: BlockUnit[],
-  skip: (f: SstFileModel, e: unknown) => void,
-): void {
-  forDrawnBlocks(frame.files, draws, cache, skip, (x, block) => {
-    const starts: number[] = [0];
-    const seqnos: number[] = [];
-    let used = 0;
-    const c = block.cursor();
-    while (c.next()) {
-      const len = Math.max(0, c.keyLength - 8);
-      if (used + len > scratch.length) {
-        const grown = Buffer.allocUnsafe(Math.max(2 * scratch.length, used + len));
-        scratch.copy(grown, 0, 0, used);
-        scratch = grown;
-      }
-      // a loop: Buffer#copy's argument checks cost more than a key's few tens of bytes
-      const key = c.key;
-      for (let i = 0; i < len; i++) scratch[used + i] = key[i]!;
-      used += len;
-      starts.push(used);
-      seqnos.push(c.seqno);
-    }
-    const m = seqnos.length;
-    if (m === 0) return;
-    // a uniform subsample of the block's entries (partial Fisher–Yates), kept in key order
-    let chosen: number[] | undefined;
-    if (perBlock < m) {
-      const all = partialShuffle(
-        Array.from({ length: m }, (_, i) => i),
-        perBlock,
-        random,
-      );
-      chosen = all.slice(0, perBlock).sort((a, b) => a - b);
-    }
-    const pick = chosen ?? Array.from({ length: m }, (_, i) => i);
-    const n = pick.length;
-    const start = new Uint32Array(n + 1);
-    const seqno = new Float64Array(n);
-    let size = 0;
-    for (const i of pick) size += starts[i + 1]! - starts[i]!;
-    const bytes = Buffer.allocUnsafe(size);
-    let at = 0;
-    let maxSeqno = 0;
-    if (!chosen) scratch.copy(bytes, 0, 0, size);
-    for (let k = 0; k < n; k++) {
-      const i = pick[k]!;
-      if (chosen) scratch.copy(bytes, at, starts[i]!, starts[i + 1]!);
-      at += starts[i + 1]! - starts[i]!;
-      start[k + 1] = at;
-      seqno[k] = seqnos[i]!;
-      if (seqnos[i]! > maxSeqno) maxSeqno = seqnos[i]!;
-    }
-    units.push({
-      level: x.level,
-      file: x.f,
-      stratum: 0,
-      keys: { n, bytes, start, seqno, maxSeqno },
-      entries: m,
-      storedBytes: block.handle.size,
-      checked: 0,
-      shadowing: 0,
-      shadowedBytes: 0,
-      cost: { visits: 0, reads: 0, pointReads: 0 },
-    });
-  });
 }
 
 /** The share's ratio estimate over the units and its standard error (between-block, "ultimate cluster"). */

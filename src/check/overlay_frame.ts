@@ -7,13 +7,8 @@
 import { expectedFileSize, type LevelModel, type SstFileModel } from "../datadir/model.js";
 import { NUMERIC_FIELDS } from "../format/properties.js";
 import type { TableCache } from "../lsm/table_cache.js";
-import {
-  BlockFrame,
-  forDrawnBlocks,
-  frameHandles,
-  MIN_FIRST_STAGE_BLOCKS,
-  type FrameFile,
-} from "./overlay_blocks.js";
+import { BlockFrame, MIN_FIRST_STAGE_BLOCKS, type FrameFile } from "./overlay_blocks.js";
+import { forDrawnBlocks, frameHandles } from "./overlay_draw.js";
 
 /** Entries and data blocks of the tables above the bottom (properties), or undefined when some table lacks them. */
 export function upperCounts(upper: LevelModel[]): { entries: number; blocks: number } | undefined {

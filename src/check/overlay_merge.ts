@@ -11,6 +11,7 @@
  * entries), RocksDB/LevelDB rows (not Pebble's formats).
  */
 import type { LastDataBlock, SstTable } from "../format/table.js";
+import { emptyLookupStats } from "../format/read_stats.js";
 import { BlockSpan, type BlockHandle } from "../format/handle.js";
 import type { SstFileModel } from "../datadir/model.js";
 import type { TableCache } from "../lsm/table_cache.js";
@@ -135,6 +136,10 @@ export function mergeLookups(
   return { reached: stoppedAt >= 0 ? stoppedAt : n, blocks };
 }
 
+/** lookUpUnits' per-key state of the unit it is looking up (one unit at a time). */
+let olderScratch = new Float64Array(64);
+let failedScratch = new Uint8Array(64);
+
 /**
  * Look up the keys of `units` (from `from` on) below, unit by unit in a uniform order; `filesFor` gives
  * a unit's tables below in walk order. Each key stops at its nearest older version (the first table in
@@ -171,9 +176,16 @@ export function lookUpUnits(
       continue;
     }
     const n = u.keys.n;
-    // bytes of the older version found per key, -1 while none
-    const older = new Float64Array(n).fill(-1);
-    const failed = new Uint8Array(n);
+    // bytes of the older version found per key, -1 while none; keys whose lookup failed (this unit's
+    // part of arrays the units share: two arrays per unit were most of a one-key unit's lookups' garbage)
+    if (n > olderScratch.length) {
+      olderScratch = new Float64Array(2 * n);
+      failedScratch = new Uint8Array(2 * n);
+    }
+    const older = olderScratch;
+    const failed = failedScratch;
+    older.fill(-1, 0, n);
+    failed.fill(0, 0, n);
     for (const f of files) {
       let b = bounds.get(f);
       if (!b) bounds.set(f, (b = [fromHex(f.smallestKey), fromHex(f.largestKey)]));
@@ -248,22 +260,24 @@ function lookUpInTable(
     }
     // this table's lookups alone until the next unit: its blocks read transiently, not a buffer each
     const lastBlock: LastDataBlock = { transient: true };
+    // one count of what the lookups read, for all of them
+    const stats = emptyLookupStats();
     for (const k of point) {
       const key = keyAt(u.keys, k);
       const seqno = u.keys.seqno[k]!;
       let r;
       try {
-        r = t.get(key, undefined, lastBlock);
+        r = t.get(key, stats, lastBlock);
       } catch (e) {
         skip(f, e);
         failed[k] = 1;
         continue;
       }
       if (r.filterRejected) tally.lookups.filterRejections++;
-      tally.lookups.dataBlocksRead += r.stats.dataBlocksRead;
       if (r.found && r.seqno !== undefined && r.seqno < seqno)
         older[k] = key.length + 8 + (r.value?.length ?? 0);
     }
+    tally.lookups.dataBlocksRead += stats.dataBlocksRead;
     u.cost.reads += tally.lookups.dataBlocksRead - readsBefore;
     let held = 0;
     for (const k of idx) if (older[k]! >= 0) held++;

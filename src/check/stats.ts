@@ -57,3 +57,23 @@ export function partialShuffle<T>(arr: T[], k: number, random: () => number): T[
   }
   return arr;
 }
+
+/**
+ * The first k items partialShuffle would leave in an array of 0, 1, ..., n − 1, with the same draws,
+ * without the array: the positions it swapped are kept in a map (k draws touch at most 2k of them).
+ * For a few of many, as one entry of each of thousands of drawn blocks (check/overlay_blocks.ts).
+ */
+export function partialShuffleIndices(n: number, k: number, random: () => number): number[] {
+  let moved: Map<number, number> | undefined;
+  const out: number[] = [];
+  for (let i = 0; i < k && i < n; i++) {
+    const j = i + Math.floor(random() * (n - i));
+    const atI = moved?.get(i) ?? i;
+    const atJ = moved?.get(j) ?? j;
+    // position i is never drawn again (later draws are past it): only j's new item is kept, and
+    // only for a draw to come
+    if (i + 1 < k) (moved ??= new Map()).set(j, atI);
+    out.push(atJ);
+  }
+  return out;
+}

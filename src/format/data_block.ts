@@ -214,9 +214,14 @@ export class DataBlock {
     const c = this.cursor();
     return c.seek(cmp) ? c : undefined;
   }
-  /** A cursor over the entries (reused key buffer, values as ranges of the block). */
-  cursor(): DataEntryCursor {
-    return this.newCursor().load(this.data, this.origin, this.handle);
+  /**
+   * A cursor over the entries (reused key buffer, values as ranges of the block): `reuse`, a cursor
+   * this table made before (over this block or another), pointed at this block's first entry, else a
+   * new one (a cursor and its buffers for each of thousands of drawn blocks were most of what a
+   * sample's walks allocated).
+   */
+  cursor(reuse?: DataEntryCursor): DataEntryCursor {
+    return (reuse ?? this.newCursor()).load(this.data, this.origin, this.handle);
   }
   *[Symbol.iterator](): Generator<{ userKey: Buffer; seqno: number; type: number; value: Buffer }> {
     const c = this.cursor();

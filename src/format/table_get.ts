@@ -5,7 +5,7 @@
  */
 import { valueTypeName, ValueType } from "../base/internal_key.js";
 import { BlockKind } from "./block_kind.js";
-import type { DataBlock } from "./data_block.js";
+import type { DataBlock, DataEntryCursor } from "./data_block.js";
 import type { FilterReader } from "./filter_reader.js";
 import type { BlockHandle } from "./handle.js";
 import { compareUserKey, type IndexReader } from "./index_reader.js";
@@ -21,6 +21,8 @@ import type { GetResult, RangeTombstone } from "./table_types.js";
  */
 export interface LastDataBlock {
   block?: DataBlock;
+  /** A cursor the lookups move from block to block (one a lookup was most of what a lookup allocated). */
+  cursor?: DataEntryCursor;
   /**
    * The caller reads no other table's blocks between its lookups with this object: the blocks may be
    * read transiently (TableFile.readBlock's "transient"), without a buffer of their own.
@@ -51,23 +53,13 @@ export function pointLookup(
   s: LookupStats,
   lastBlock?: LastDataBlock,
 ): GetResult {
-  const covered = (filterRejected: boolean): GetResult => ({
-    found: true,
-    filterRejected,
-    type: ValueType.RangeDeletion,
-    typeName: valueTypeName(ValueType.RangeDeletion),
-    seqno: tomb!.seqno,
-    value: Buffer.from(tomb!.end),
-    stats: s,
-  });
-  const miss = (filterRejected: boolean): GetResult =>
-    tomb ? covered(filterRejected) : { found: false, filterRejected, stats: s };
   const filter = t.filterReader;
   filter.describe(s);
-  if (!filter.needsDataBlockOffset && filter.mayContain(key, s) === false) return miss(true);
+  if (!filter.needsDataBlockOffset && filter.mayContain(key, s) === false) return miss(tomb, true, s);
   const h = t.index.seek(key, s);
-  if (!h) return miss(false);
-  if (filter.needsDataBlockOffset && filter.mayContain(key, s, () => h.offset) === false) return miss(true);
+  if (!h) return miss(tomb, false, s);
+  if (filter.needsDataBlockOffset && filter.mayContain(key, s, () => h.offset) === false)
+    return miss(tomb, true, s);
   let block: DataBlock;
   if (lastBlock?.block !== undefined && lastBlock.block.handle.offset === h.offset) {
     // counted as read: the figures say what a Get reads, whatever this process kept
@@ -82,10 +74,11 @@ export function pointLookup(
     });
     if (lastBlock) lastBlock.block = block;
   }
-  const c = block.cursor();
+  const c = block.cursor(lastBlock?.cursor);
+  if (lastBlock) lastBlock.cursor = c;
   const found = t.blocks.guard(BlockKind.Data, h.offset, () => c.seek(compareUserKey(key, true)));
   const hit = found && c.keyLength >= 8 && key.compare(c.key, 0, c.keyLength - 8) === 0;
-  if (tomb && (!hit || c.seqno < tomb.seqno)) return covered(false);
+  if (tomb && (!hit || c.seqno < tomb.seqno)) return covered(tomb, false, s);
   if (!hit) return { found: false, filterRejected: false, stats: s };
   const type = c.type;
   return {
@@ -95,6 +88,24 @@ export function pointLookup(
     typeName: valueTypeName(type),
     seqno: c.seqno,
     value: c.valueCopy(),
+    stats: s,
+  };
+}
+
+/** The key is not in the table: found only as covered by `tomb`, the table's range deletion, if any. */
+function miss(tomb: RangeTombstone | undefined, filterRejected: boolean, s: LookupStats): GetResult {
+  return tomb ? covered(tomb, filterRejected, s) : { found: false, filterRejected, stats: s };
+}
+
+/** What a lookup finds of a key that range deletion `tomb` covers (and no newer entry holds). */
+function covered(tomb: RangeTombstone, filterRejected: boolean, s: LookupStats): GetResult {
+  return {
+    found: true,
+    filterRejected,
+    type: ValueType.RangeDeletion,
+    typeName: valueTypeName(ValueType.RangeDeletion),
+    seqno: tomb.seqno,
+    value: Buffer.from(tomb.end),
     stats: s,
   };
 }

@@ -39,8 +39,8 @@ function units(
     keys: {
       n: 0,
       bytes: Buffer.alloc(0),
-      start: new Uint32Array(1),
-      seqno: new Float64Array(0),
+      start: [0],
+      seqno: [],
       maxSeqno: 0,
     },
     entries,

@@ -3,7 +3,7 @@
  * the loops they replaced (written out here), so a seeded `check` checks the same entries as before.
  */
 import { describe, expect, it } from "vitest";
-import { partialShuffle, seededRandom, shuffle } from "../../src/check/stats.js";
+import { partialShuffle, partialShuffleIndices, seededRandom, shuffle } from "../../src/check/stats.js";
 
 /** A seeded random that counts its draws. */
 function counted(seed: number): { random: () => number; draws: () => number } {
@@ -67,6 +67,26 @@ describe("partialShuffle", () => {
       expect(arr).toEqual(all);
       expect(got.draws()).toBe(ref.draws());
       expect(arr.slice(0, k).sort((a, b) => a - b)).toEqual(all.slice(0, k).sort((a, b) => a - b));
+    }
+  });
+});
+
+describe("partialShuffleIndices", () => {
+  it("gives the first k items partialShuffle leaves in 0..n-1, with the same draws", () => {
+    for (const [seed, n, k] of [
+      [1, 10, 0],
+      [1, 10, 1],
+      [2, 1, 1],
+      [7, 10, 10],
+      [7, 30, 3],
+      [99, 1000, 300],
+      [5, 5, 9],
+    ] as const) {
+      const ref = counted(seed);
+      const arr = partialShuffle(range(n), k, ref.random);
+      const got = counted(seed);
+      expect(partialShuffleIndices(n, k, got.random)).toEqual(arr.slice(0, Math.min(k, n)));
+      expect(got.draws()).toBe(ref.draws());
     }
   });
 });
