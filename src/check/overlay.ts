@@ -69,7 +69,6 @@ import { placementSplit, type Placement } from "../datadir/placement.js";
 import { Reservoir, seededRandom } from "./stats.js";
 import {
   BlockFrame,
-  keyAt,
   MIN_FIRST_STAGE_BLOCKS,
   ratioTotal,
   secondStage,
@@ -572,7 +571,7 @@ function clusterSample(
     m.droppedForLookupBudget += lookUpUnits(
       units,
       from,
-      (u) => below.candidatesForRange(keyAt(u.keys, 0), keyAt(u.keys, u.keys.n - 1), u, u.keys.maxSeqno),
+      (u) => below.candidatesForUnit(u),
       cache,
       random,
       plan.budget,

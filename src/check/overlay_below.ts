@@ -12,7 +12,7 @@ import { filterHashes, filterMayHold, type KeptFilters } from "../lsm/kept_filte
 import type { TableCache } from "../lsm/table_cache.js";
 import { Version } from "../lsm/version.js";
 import { toHex } from "../util/bytes.js";
-import type { Sampled } from "./overlay_blocks.js";
+import { keyAt, type BlockUnit, type Sampled } from "./overlay_blocks.js";
 import type { LookupTally } from "./overlay_merge.js";
 import { shuffle } from "./stats.js";
 
@@ -86,7 +86,16 @@ export class FilesBelow {
     u: { level: number; file: SstFileModel },
     seqno: number,
   ): SstFileModel[] {
-    return this.version.filesOverlapping(toHex(first), toHex(last), u).filter((f) => mayHoldOlder(f, seqno));
+    const lo = toHex(first);
+    const hi = last === first ? lo : toHex(last);
+    return this.version.filesOverlapping(lo, hi, u).filter((f) => mayHoldOlder(f, seqno));
+  }
+
+  /** candidatesForRange for the keys drawn in block `u` (a block drawn for one entry: its key twice). */
+  candidatesForUnit(u: BlockUnit): SstFileModel[] {
+    const first = keyAt(u.keys, 0);
+    const last = u.keys.n === 1 ? first : keyAt(u.keys, u.keys.n - 1);
+    return this.candidatesForRange(first, last, u, u.keys.maxSeqno);
   }
 
   /**
