@@ -36,10 +36,10 @@ export interface FrameFile {
 
 /**
  * The entries drawn in one block: their user keys back to back (key k is bytes[start[k], start[k +
- * 1])), in key order, and their sequence numbers. The bytes are a stretch of a buffer the draws of many
- * blocks share (overlay_draw.ts KeyArena), and the offsets and sequence numbers plain arrays: a block drawn for one
- * entry (thousands of them in a second stage) made a buffer and two typed arrays, which all lived
- * until its lookups, and each young-generation collection copied them.
+ * 1])), in key order, and their sequence numbers. The bytes are a stretch of a buffer the draws of
+ * many blocks share (overlay_draw.ts: KeyArena), the offsets and sequence numbers plain arrays: a
+ * block drawn for one entry (thousands of them in a second stage) made a buffer and two typed arrays,
+ * which all lived until its lookups, and each young-generation collection copied them.
  */
 export interface UnitKeys {
   n: number;

@@ -107,13 +107,14 @@ export function forDrawnBlocks(
  * Drawn blocks of a table whose gap is at most this are read in one call, gap and all (forDrawnBlocks),
  * at most DRAWN_SPAN_MOST bytes a call. A read call costs ~8-13 µs in process here whatever its
  * length up to tens of KiB, a copy of 32 KiB a few: on a LevelDB store of 190 MiB whose upper levels
- * shadow nothing (~4,000 blocks drawn, 1 in 10 of theirs) 4,084 reads became 1,820 and `check` ran 4%
- * faster in process (0 against 16, 32 and 64 KiB gaps: 0.977, 0.956, 0.981; 11 paired rounds each).
+ * shadow nothing (~4,000 blocks drawn, 1 in 10 of theirs) the run's 4,084 read calls became 1,820 and
+ * `check` ran 4% faster in process (gaps of 16, 32 and 64 KiB against none: 0.977, 0.956 and 0.981 of
+ * the time; 11 alternating rounds each).
  */
 const DRAWN_SPAN_GAP = 32 * 1024;
 const DRAWN_SPAN_MOST = 256 * 1024;
 
-/** Growing scratch for one block's user keys (the keys then move to a buffer of their own size). */
+/** Growing scratch for one block's kept user keys (they then move to the draw's KeyArena). */
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
 /**

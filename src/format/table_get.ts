@@ -21,7 +21,10 @@ import type { GetResult, RangeTombstone } from "./table_types.js";
  */
 export interface LastDataBlock {
   block?: DataBlock;
-  /** A cursor the lookups move from block to block (one a lookup was most of what a lookup allocated). */
+  /**
+   * A cursor of the table's layout that its lookups move from block to block (a cursor each was most
+   * of what a lookup allocated).
+   */
   cursor?: DataEntryCursor;
   /**
    * The caller reads no other table's blocks between its lookups with this object: the blocks may be
