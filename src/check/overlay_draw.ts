@@ -69,17 +69,18 @@ export function forDrawnBlocks(
             drawn.push({ offset: handles[2 * i]!, size: handles[2 * i + 1]!, times });
         }
         // each block visited before the next is read, and its keys copied out: read transiently;
-        // blocks drawn close together (gaps under DRAWN_SPAN_GAP) read in one call, a span
+        // blocks drawn close together (gaps under DRAWN_SPAN_GAP, in ascending order: a damaged
+        // index's may not be) read in one call, a span
         for (let a = 0; a < drawn.length;) {
           let b = a + 1;
           const span = new BlockSpan();
           span.add(drawn[a]!.offset, drawn[a]!.size);
-          while (
-            b < drawn.length &&
-            drawn[b]!.offset - span.end <= DRAWN_SPAN_GAP &&
-            drawn[b]!.offset + drawn[b]!.size - span.start <= DRAWN_SPAN_MOST
-          )
-            span.add(drawn[b]!.offset, drawn[b++]!.size);
+          for (; b < drawn.length; b++) {
+            const gap = drawn[b]!.offset - span.end;
+            if (gap < 0 || gap > DRAWN_SPAN_GAP) break;
+            if (drawn[b]!.offset + drawn[b]!.size - span.start > DRAWN_SPAN_MOST) break;
+            span.add(drawn[b]!.offset, drawn[b]!.size);
+          }
           const visitSpan = () => {
             for (let k = a; k < b; k++) {
               const h = drawn[k]!;
