@@ -26,7 +26,7 @@ import {
   getFixed64,
   getLengthPrefixed,
   getVarint32,
-  type Cursor,
+  skipLengthPrefixed,
 } from "../util/coding.js";
 import { ValueType } from "../base/internal_key.js";
 import type { WalOpCounts } from "./model.js";
@@ -211,15 +211,6 @@ export class DecodedWrite implements BatchWrite {
     this.valueView = undefined;
     return this;
   }
-}
-
-/** A length-prefixed slice at the cursor (varint32 length, bytes): where its bytes begin; c moves past. */
-function skipLengthPrefixed(c: Cursor): number {
-  const len = getVarint32(c);
-  if (c.pos + len > c.end) throw new RangeError("length-prefixed slice runs past end of buffer");
-  const at = c.pos;
-  c.pos += len;
-  return at;
 }
 
 /** tag → [value type, has CF id, has value] for the records that take a sequence number. */

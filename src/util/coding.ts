@@ -82,11 +82,20 @@ export function getFixed64(c: Cursor): bigint {
 
 /** Length-prefixed slice (varint32 length + bytes); returns a view, not a copy. */
 export function getLengthPrefixed(c: Cursor): Uint8Array {
+  const at = skipLengthPrefixed(c);
+  return c.buf.subarray(at, c.pos);
+}
+
+/**
+ * A length-prefixed slice at the cursor (varint32 length, bytes) without a view of it: where its bytes
+ * begin (they end at the cursor, which moves past them).
+ */
+export function skipLengthPrefixed(c: Cursor): number {
   const len = getVarint32(c);
   if (c.pos + len > c.end) throw new RangeError("length-prefixed slice runs past end of buffer");
-  const out = c.buf.subarray(c.pos, c.pos + len);
+  const at = c.pos;
   c.pos += len;
-  return out;
+  return at;
 }
 
 export function readFixed32(buf: Uint8Array, pos: number): number {
