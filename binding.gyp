@@ -20,6 +20,13 @@
       "sources": ["native/map_file.c"],
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
+    },
+    {
+      "target_name": "lsmscope_codec",
+      "sources": ["native/codec.c"],
+      "defines": ["NAPI_VERSION=8"],
+      "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "libraries": ["-lsnappy", "-llz4"]
     }
   ]
 }

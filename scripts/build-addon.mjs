@@ -3,7 +3,9 @@
 // system RocksDB (Debian librocksdb-dev), and beside it the read-ahead helper for cold datadirs
 // (build/Release/lsmscope_readahead.node from native/readahead.c; without it the read-ahead goes through
 // Node's fs) and the launcher's file mapper (build/Release/lsmscope_map_file.node from
-// native/map_file.c; without it the launcher reads the CLI's bundle and code cache). `--optional`
+// native/map_file.c; without it the launcher reads the CLI's bundle and code cache) and the block codec
+// helper (build/Release/lsmscope_codec.node from native/codec.c, over libsnappy and liblz4, which
+// librocksdb-dev brings; without it blocks are decompressed through the npm bindings). `--optional`
 // (used by `npm install`): a missing header or a failed build prints one note and exits 0, since
 // everything read-only works without the engine.
 // Without it (`npm run build:addon`) any failure is an error. Either way node-gyp's output goes to
@@ -52,7 +54,8 @@ const r = spawnSync(gyp[0], [...gyp.slice(1), ...args], { cwd: root, stdio: ["ig
 closeSync(log);
 if (r.error) giveUp(`${r.error.message}; full log: ${logFile}`);
 if (r.status !== 0) giveUp(`node-gyp exited with status ${r.status}; full log: ${logFile}`);
-for (const target of ["lsmscope_engine", "lsmscope_readahead", "lsmscope_map_file"])
+for (const target of ["lsmscope_engine", "lsmscope_readahead", "lsmscope_map_file", "lsmscope_codec"])
   if (!existsSync(join(root, "build", "Release", `${target}.node`)))
     giveUp(`no build/Release/${target}.node`);
-console.log("lsmscope: engine addon built, with the read-ahead helper and the file mapper: build/Release/");
+// the helpers: the read-ahead helper, the file mapper, the block codec (80 columns)
+console.log("lsmscope: engine addon built, with its three helpers: build/Release/");

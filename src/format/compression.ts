@@ -15,9 +15,13 @@
  * header whose first 4 bytes are the uncompressed size.
  *
  * Every codec is a maintained library: Snappy (snappy), LZ4/LZ4HC (lz4-napi), zlib (node:zlib) and
- * ZSTD (zstd-napi, with the dictionary loaded once per table). Declared sizes are checked against the
- * stored size and LIMITS before anything is decompressed, so a hostile block cannot ask for gigabytes.
+ * ZSTD (zstd-napi, with the dictionary loaded once per table). Where the addon build made the block
+ * codec helper (native/codec.c over the system's libsnappy and liblz4), Snappy blocks and LZ4 blocks
+ * without a dictionary go through it instead, into a buffer the caller chooses (BlockOutput). Declared
+ * sizes are checked against the stored size and LIMITS before anything is decompressed, so a hostile
+ * block cannot ask for gigabytes.
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { uncompressSync as Lz4UncompressSync } from "lz4-napi";
 import type { uncompressSync as SnappyUncompressSync } from "snappy";
@@ -25,6 +29,7 @@ import type { Decompressor } from "zstd-napi";
 import { CompressionType, compressionName } from "../base/compression_type.js";
 import { LIMITS } from "../util/limits.js";
 import { napiRsBinding } from "../util/napi_rs.js";
+import { nativeBuildPath } from "../util/package_root.js";
 
 // The native codecs load on the first block that needs them, not with this module: loading all three
 // cost ~25 ms per thread (every worker, every CLI run), and most stores use one codec or none.
@@ -49,6 +54,57 @@ function snappy(): typeof SnappyUncompressSync {
     "@napi-rs/snappy",
   ).uncompressSync);
 }
+
+/**
+ * The block codec helper (build/Release/lsmscope_codec.node, native/codec.c): each call decompresses
+ * src[start, end) into dst[0, capacity) and returns the bytes written, or -1 (damaged, or too long).
+ */
+interface NativeCodec {
+  snappyInto(src: Uint8Array, start: number, end: number, dst: Uint8Array, capacity: number): number;
+  lz4Into(src: Uint8Array, start: number, end: number, dst: Uint8Array, capacity: number): number;
+}
+
+/**
+ * The helper, once looked for (null: not built, not loadable, or LSMSCOPE_NATIVE_CODEC=0). The npm
+ * bindings return a new buffer for every block (their own allocation, a copy into memory V8 owns and
+ * a collection later): 5-11 us a 4 KiB Snappy block here against ~1 us into a buffer already touched
+ * (README, Performance: the block codec).
+ */
+let nativeCodec: NativeCodec | null | undefined;
+
+function loadNativeCodec(): NativeCodec | null {
+  if (process.env.LSMSCOPE_NATIVE_CODEC === "0") return null;
+  const file = nativeBuildPath("lsmscope_codec");
+  if (file === undefined || !existsSync(file)) return null;
+  try {
+    const m = require(file) as Partial<NativeCodec>;
+    return typeof m.snappyInto === "function" && typeof m.lz4Into === "function" ? (m as NativeCodec) : null;
+  } catch {
+    return null; // built for another Node or machine: the npm bindings decompress, as without it
+  }
+}
+
+function native(): NativeCodec | null {
+  if (nativeCodec === undefined) nativeCodec = loadNativeCodec();
+  return nativeCodec;
+}
+
+/**
+ * Decompress through the block codec helper where it is built (true, the default) or through the npm
+ * bindings alone (false): for the tests that hold the two to the same bytes. Returns whether the
+ * helper is in use.
+ */
+export function useNativeCodec(on: boolean): boolean {
+  nativeCodec = on ? loadNativeCodec() : null;
+  return nativeCodec !== null;
+}
+
+/**
+ * Where a block's decompressed bytes go: a buffer of at least `size` bytes, whose first `size` the
+ * block then fills (a reader's buffer reused from block to block, for a caller done with each block
+ * before it reads the next). Without one, a buffer of the block's own.
+ */
+export type BlockOutput = (size: number) => Buffer;
 
 /** Spare bytes kept in front of every block buffer so the LZ4 size prefix can be rewritten in place. */
 export const BLOCK_HEADROOM = 8;
@@ -108,7 +164,8 @@ function getZstd(codecs: Codecs): Decompressor {
 
 /**
  * Decompress the stored block `buf[start, end)` of compression `type`. Returns the uncompressed
- * contents (a view of `buf` for type none). `buf` must keep BLOCK_HEADROOM spare bytes before `start`.
+ * contents (a view of `buf` for type none; in `output`'s buffer where the block codec helper
+ * decompresses it). `buf` must keep BLOCK_HEADROOM spare bytes before `start`.
  */
 export function decompressBlock(
   codecs: Codecs,
@@ -116,6 +173,7 @@ export function decompressBlock(
   buf: Buffer,
   start: number,
   end: number,
+  output?: BlockOutput,
 ): Buffer {
   switch (type) {
     case CompressionType.None:
@@ -127,6 +185,8 @@ export function decompressBlock(
       if (size > 32 * (end - start) + 1024) {
         throw new DecompressError(`Snappy: declared size ${size} impossible for ${end - start} stored bytes`);
       }
+      const helper = native();
+      if (helper !== null) return intoOutput(helper.snappyInto, buf, start, end, size, output, "Snappy");
       let out: Buffer;
       try {
         // copied into memory V8 owns: an external buffer (the default) is freed by a finalizer that runs
@@ -181,6 +241,8 @@ export function decompressBlock(
       if (size > 256 * (end - p) + 1024) {
         throw new DecompressError(`LZ4: declared size ${size} impossible for ${end - p} stored bytes`);
       }
+      const helper = codecs.dictionary ? null : native();
+      if (helper !== null) return intoOutput(helper.lz4Into, buf, p, end, size, output, "LZ4");
       // lz4-napi wants the size as a 4-byte LE prefix: rewrite it in place over the varint (block
       // buffers keep BLOCK_HEADROOM spare bytes in front, so nothing is copied)
       const q = p - 4;
@@ -217,6 +279,26 @@ export function decompressBlock(
     default:
       throw new DecompressError(`unknown compression type 0x${type.toString(16).padStart(2, "0")}`);
   }
+}
+
+/**
+ * The block `buf[start, end)` decompressed by the helper's `into` into `output`'s buffer (or one of its
+ * own), exactly `size` bytes: a view of them.
+ */
+function intoOutput(
+  into: NativeCodec["snappyInto"],
+  buf: Buffer,
+  start: number,
+  end: number,
+  size: number,
+  output: BlockOutput | undefined,
+  codec: string,
+): Buffer {
+  const dst = output === undefined ? Buffer.allocUnsafeSlow(size) : output(size);
+  const got = into(buf, start, end, dst, size);
+  if (got < 0) throw new DecompressError(`${codec}: damaged block (it does not decompress to ${size} bytes)`);
+  checkLength(got, size, codec);
+  return dst.length === size ? dst : dst.subarray(0, size);
 }
 
 /** Content size declared in a zstd frame header (-1 if absent); lets us refuse absurd sizes early. */

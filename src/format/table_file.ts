@@ -35,7 +35,14 @@ import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { CompressionType, compressionName } from "../base/compression_type.js";
 import { checksumModifierForContext, computeChecksumRange } from "./checksum.js";
-import { BLOCK_HEADROOM, type Codecs, DecompressError, decompressBlock } from "./compression.js";
+import { tableBuffer, toTransientOutput, transientBlock } from "./block_buffers.js";
+import {
+  BLOCK_HEADROOM,
+  type BlockOutput,
+  type Codecs,
+  DecompressError,
+  decompressBlock,
+} from "./compression.js";
 
 /** The tail buffer of the last table closed on this thread, for the next prefetchTail(). */
 let spareTail: Buffer | undefined;
@@ -55,26 +62,8 @@ let spanBuffer: Buffer = Buffer.allocUnsafeSlow(0);
 let spanBufferInUse = false;
 
 /**
- * A buffer a table keeps for reads of `n` bytes (at most `most`): an eighth more, rounded up to 512
- * bytes, so that the data blocks of one table, which vary by a few hundred bytes around the block size,
- * seldom grow it again (each buffer outgrown is garbage that lives until a full collection). Never a
- * slice of Node's shared 8 KiB pool: it lives as long as its table.
- */
-function tableBuffer(n: number, most = Infinity): Buffer {
-  return Buffer.allocUnsafeSlow(Math.min(most, (n + (n >> 3) + 511) & ~511));
-}
-
-/**
- * The buffer transient block reads go into (readBlock's `transient`): one a thread, its pages touched
- * once. A buffer of its own per block read cost ~31 us for a 4 KiB read here, against ~4 us into a
- * buffer already touched (2,000 tables' blocks, each read once): on this project's virtual machine a
- * fresh page costs 10-14 us (README, Performance), and a point lookup that passes a table's filter
- * reads a block it drops at once (`check`'s placement overlay, the sample mode's newer versions).
- */
-let transientBlock: Buffer = Buffer.allocUnsafeSlow(0);
-
-/**
- * Where TableFile.readBlock puts an uncompressed block, and so how long its bytes stay valid:
+ * Where TableFile.readBlock puts an uncompressed block (and a compressed block's output, where the block
+ * codec helper decompresses it: compression.ts), and so how long its bytes stay valid:
  *  - "owned": a buffer of its own, the caller's to keep (index and filter blocks kept with a table);
  *  - "scratch": this table's scratch buffer, which its next "scratch" or "window" read overwrites (the
  *    full scan's path);
@@ -116,6 +105,9 @@ export class TableFile implements HeldFile {
    * that large.
    */
   private scratch: Buffer | undefined;
+  /** Where "scratch" and "window" reads of a compressed block put its output, as `scratch`. */
+  private decompressed: Buffer | undefined;
+  private toDecompressed: BlockOutput | undefined;
   readonly io: IoStats = { reads: 0, bytes: 0 };
   checksumType: ChecksumType = ChecksumType.CRC32c;
   baseContextChecksum = 0;
@@ -260,6 +252,7 @@ export class TableFile implements HeldFile {
     this.window = undefined;
     this.windowLen = 0;
     this.scratch = undefined;
+    this.decompressed = undefined;
   }
 
   /**
@@ -515,8 +508,8 @@ export class TableFile implements HeldFile {
 
   /**
    * Read, check and decompress one block. `kind` names the block in errors ("data", "index", ...);
-   * `lifetime` says where the bytes may live (BlockLifetime): a compressed block's output is always a
-   * new buffer.
+   * `lifetime` says where the bytes may live (BlockLifetime): a compressed block's output is a new
+   * buffer but where the block codec helper decompresses it.
    */
   readBlock(handle: BlockHandle, blockKind: string, lifetime: BlockLifetime = "owned"): Buffer {
     const reuse = lifetime === "scratch" || lifetime === "window";
@@ -539,7 +532,7 @@ export class TableFile implements HeldFile {
       const at = this.windowed(offset, size + BLOCK_TRAILER_SIZE);
       if (at >= 0) {
         const compressed = this.window![at + size] !== CompressionType.None;
-        if (compressed && at >= BLOCK_HEADROOM) return this.decodeInWindow(at, size, offset, kind);
+        if (compressed && at >= BLOCK_HEADROOM) return this.decodeInWindow(at, size, offset, kind, lifetime);
         // nothing to decompress: checked where it lies, without the copy into the scratch buffer
         // (RocksDB keeps a block raw when the codec saves too little: a sixth of the blocks of a
         // db_bench store of 2 M writes, whose copies were ~4% of its scan's CPU profile). Without
@@ -558,15 +551,14 @@ export class TableFile implements HeldFile {
       if (have < total) this.scratch = tableBuffer(total);
       buf = this.scratch!;
     } else if (lifetime === "transient") {
-      if (transientBlock.length < total) transientBlock = tableBuffer(total);
-      buf = transientBlock;
+      buf = transientBlock(total);
     } else {
       // a buffer of its own: blocks kept with their table (index, filter) as slices of Node's shared
       // 8 KiB pool kept a whole pool chunk alive each (probe's reader path keeps every table open)
       buf = Buffer.allocUnsafeSlow(total);
     }
     this.readInto(buf, BLOCK_HEADROOM, size + BLOCK_TRAILER_SIZE, offset);
-    return this.decode(buf, BLOCK_HEADROOM, size, offset, kind);
+    return this.decode(buf, BLOCK_HEADROOM, size, offset, kind, lifetime);
   }
 
   /** Bytes around a block's start that decodeInWindow puts back after decompressing. */
@@ -578,21 +570,38 @@ export class TableFile implements HeldFile {
    * or over the second half of format 1's 8-byte header); the window serves later reads (a block read
    * again, the next block's trailer), so those bytes are put back.
    */
-  private decodeInWindow(at: number, size: number, offset: number, kind: string): Buffer {
+  private decodeInWindow(
+    at: number,
+    size: number,
+    offset: number,
+    kind: string,
+    lifetime: BlockLifetime,
+  ): Buffer {
     const w = this.window!;
     const from = at - BLOCK_HEADROOM;
     const n = Math.min(this.kept.length, this.windowLen - from);
     const kept = this.kept;
     for (let i = 0; i < n; i++) kept[i] = w[from + i]!;
     try {
-      return this.decode(w, at, size, offset, kind);
+      return this.decode(w, at, size, offset, kind, lifetime);
     } finally {
       for (let i = 0; i < n; i++) w[from + i] = kept[i]!;
     }
   }
 
-  /** Check and decompress the block stored at `buf[start, start + size)` with its trailer after it. */
-  private decode(buf: Buffer, start: number, size: number, offset: number, kind: string): Buffer {
+  /**
+   * Check and decompress the block stored at `buf[start, start + size)` with its trailer after it; a
+   * compressed block's output lives where `lifetime` says when the block codec helper decompresses it
+   * (a buffer of its own through the npm bindings).
+   */
+  private decode(
+    buf: Buffer,
+    start: number,
+    size: number,
+    offset: number,
+    kind: string,
+    lifetime: BlockLifetime = "owned",
+  ): Buffer {
     const end = start + size;
     const type = buf[end]!;
     this.lastBlockType = type;
@@ -600,7 +609,7 @@ export class TableFile implements HeldFile {
       this.verify(buf, start, end, offset, kind);
     if (this.codecs === undefined) throw new Error("codecs not configured");
     try {
-      return decompressBlock(this.codecs, type, buf, start, end);
+      return decompressBlock(this.codecs, type, buf, start, end, this.outputFor(lifetime));
     } catch (err) {
       if (err instanceof DecompressError) {
         throw new BlockCorruptionError(
@@ -614,6 +623,18 @@ export class TableFile implements HeldFile {
       }
       throw err;
     }
+  }
+
+  /** Where a compressed block read with `lifetime` decompresses to (undefined: a buffer of its own). */
+  private outputFor(lifetime: BlockLifetime): BlockOutput | undefined {
+    if (lifetime === "owned") return undefined;
+    if (lifetime === "transient") return toTransientOutput;
+    return (this.toDecompressed ??= (size) => {
+      // (a block may declare 0 bytes: a buffer all the same)
+      if (this.decompressed === undefined || this.decompressed.length < size)
+        this.decompressed = tableBuffer(size);
+      return this.decompressed;
+    });
   }
 
   /**

@@ -114,6 +114,7 @@ describe("npm package", () => {
       "native/engine.cc",
       "native/readahead.c",
       "native/map_file.c",
+      "native/codec.c",
       "scripts/build-addon.mjs",
       "probes/besu-absent-account.json",
     ])
@@ -169,6 +170,8 @@ describe("npm package", () => {
     if (hasRocksdbHeaders) {
       expect(note[0]).toContain("engine addon built");
       expect(existsSync(addon)).toBe(true);
+      // and the block codec helper beside it, over the system's libsnappy and liblz4
+      expect(existsSync(join(pkgDir, "build", "Release", "lsmscope_codec.node"))).toBe(true);
       // the engine path answers through the installed addon
       const plan = spawnSync(bin, ["compact", join(SAMPLES, "besu-generated")], { encoding: "utf8" });
       expect(plan.status, plan.stderr).toBe(0);
