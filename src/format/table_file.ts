@@ -527,7 +527,7 @@ export class TableFile implements HeldFile {
       );
     }
     // a compressed block of a scan is checked and decompressed where it lies in the read-ahead window
-    // (its output is a new buffer): no copy into the scratch buffer first
+    // (its output goes to the table's own buffer, or a new one): no copy into the scratch buffer first
     if (reuse && !this.closed && (this.tail === undefined || offset < this.tailStart)) {
       const at = this.windowed(offset, size + BLOCK_TRAILER_SIZE);
       if (at >= 0) {
