@@ -94,7 +94,7 @@ function blocksOf(path: string, lifetime: BlockLifetime, verifyChecksums = true)
 }
 
 describe("the block codec helper", () => {
-  it("is built beside the engine addon and compresses something in every table here", () => {
+  it("every table here holds blocks of the codecs the helper takes over (Snappy, LZ4)", () => {
     expect(tables.length).toBeGreaterThanOrEqual(3);
     for (const { name, path } of tables) {
       const t = openTable(path);
