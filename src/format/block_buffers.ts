@@ -15,6 +15,11 @@ export function tableBuffer(n: number, most = Infinity): Buffer {
   return Buffer.allocUnsafeSlow(Math.min(most, (n + (n >> 3) + 511) & ~511));
 }
 
+/** `buf` when it holds at least `n` bytes, else a tableBuffer(n) to take its place. */
+export function atLeast(buf: Buffer | undefined, n: number): Buffer {
+  return buf !== undefined && buf.length >= n ? buf : tableBuffer(n);
+}
+
 /**
  * The buffer transient block reads go into (readBlock's `transient`): one a thread, its pages touched
  * once. A buffer of its own per block read cost ~31 us for a 4 KiB read here, against ~4 us into a
@@ -22,21 +27,18 @@ export function tableBuffer(n: number, most = Infinity): Buffer {
  * table's filter reads a block it drops at once (`check`'s placement overlay, the sample mode's newer
  * versions).
  */
-let transientBlockBuffer: Buffer = Buffer.allocUnsafeSlow(0);
+let transientBlockBuffer: Buffer | undefined;
 
 /** The transient read buffer, at least `n` bytes long (the next transient read overwrites it). */
 export function transientBlock(n: number): Buffer {
-  if (transientBlockBuffer.length < n) transientBlockBuffer = tableBuffer(n);
-  return transientBlockBuffer;
+  return (transientBlockBuffer = atLeast(transientBlockBuffer, n));
 }
 
 /**
  * Where a transient read of a compressed block puts its output (where the block codec helper
  * decompresses it, compression.ts): one a thread, beside the transient read buffer the block came in.
  */
-let transientOutputBuffer: Buffer = Buffer.allocUnsafeSlow(0);
+let transientOutputBuffer: Buffer | undefined;
 
-export const toTransientOutput: BlockOutput = (size) => {
-  if (transientOutputBuffer.length < size) transientOutputBuffer = tableBuffer(size);
-  return transientOutputBuffer;
-};
+export const toTransientOutput: BlockOutput = (size) =>
+  (transientOutputBuffer = atLeast(transientOutputBuffer, size));

@@ -35,7 +35,7 @@ import { BLOCK_TRAILER_SIZE, type BlockHandle } from "./handle.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { CompressionType, compressionName } from "../base/compression_type.js";
 import { checksumModifierForContext, computeChecksumRange } from "./checksum.js";
-import { tableBuffer, toTransientOutput, transientBlock } from "./block_buffers.js";
+import { atLeast, tableBuffer, toTransientOutput, transientBlock } from "./block_buffers.js";
 import {
   BLOCK_HEADROOM,
   type BlockOutput,
@@ -545,11 +545,9 @@ export class TableFile implements HeldFile {
     const total = BLOCK_HEADROOM + size + BLOCK_TRAILER_SIZE;
     let buf: Buffer;
     if (reuse) {
-      const have = this.scratch?.length ?? 0;
       // a buffer of its own: a slice of Node's shared 8 KiB pool (blocks under 4 KiB) would keep the
       // whole pool chunk alive as long as the table (8 KiB per run of a merge over an L0 pile-up)
-      if (have < total) this.scratch = tableBuffer(total);
-      buf = this.scratch!;
+      buf = this.scratch = atLeast(this.scratch, total);
     } else if (lifetime === "transient") {
       buf = transientBlock(total);
     } else {
@@ -629,12 +627,7 @@ export class TableFile implements HeldFile {
   private outputFor(lifetime: BlockLifetime): BlockOutput | undefined {
     if (lifetime === "owned") return undefined;
     if (lifetime === "transient") return toTransientOutput;
-    return (this.toDecompressed ??= (size) => {
-      // (a block may declare 0 bytes: a buffer all the same)
-      if (this.decompressed === undefined || this.decompressed.length < size)
-        this.decompressed = tableBuffer(size);
-      return this.decompressed;
-    });
+    return (this.toDecompressed ??= (size) => (this.decompressed = atLeast(this.decompressed, size)));
   }
 
   /**
