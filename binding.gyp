@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "lsmscope_codec%": "<!(node scripts/codec-headers.mjs)"
+  },
   "targets": [
     {
       "target_name": "lsmscope_engine",
@@ -20,13 +23,22 @@
       "sources": ["native/map_file.c"],
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
-    },
-    {
-      "target_name": "lsmscope_codec",
-      "sources": ["native/codec.c"],
-      "defines": ["NAPI_VERSION=8"],
-      "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
-      "libraries": ["-lsnappy", "-llz4"]
     }
+  ],
+  "conditions": [
+    [
+      "lsmscope_codec==1",
+      {
+        "targets": [
+          {
+            "target_name": "lsmscope_codec",
+            "sources": ["native/codec.c"],
+            "defines": ["NAPI_VERSION=8"],
+            "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
+            "libraries": ["-lsnappy", "-llz4"]
+          }
+        ]
+      }
+    ]
   ]
 }

@@ -5,7 +5,8 @@
 // Node's fs) and the launcher's file mapper (build/Release/lsmscope_map_file.node from
 // native/map_file.c; without it the launcher reads the CLI's bundle and code cache) and the block codec
 // helper (build/Release/lsmscope_codec.node from native/codec.c, over libsnappy and liblz4, which
-// librocksdb-dev brings; without it blocks are decompressed through the npm bindings). `--optional`
+// librocksdb-dev brings; where their headers are missing it is not built, scripts/codec-headers.mjs,
+// and blocks are decompressed through the npm bindings). `--optional`
 // (used by `npm install`): a missing header or a failed build prints one note and exits 0, since
 // everything read-only works without the engine.
 // Without it (`npm run build:addon`) any failure is an error. Either way node-gyp's output goes to
@@ -14,6 +15,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { codecHeaders } from "./codec-headers.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const optional = process.argv.includes("--optional");
@@ -54,8 +56,15 @@ const r = spawnSync(gyp[0], [...gyp.slice(1), ...args], { cwd: root, stdio: ["ig
 closeSync(log);
 if (r.error) giveUp(`${r.error.message}; full log: ${logFile}`);
 if (r.status !== 0) giveUp(`node-gyp exited with status ${r.status}; full log: ${logFile}`);
-for (const target of ["lsmscope_engine", "lsmscope_readahead", "lsmscope_map_file", "lsmscope_codec"])
+// the block codec only where its libraries' headers are (binding.gyp asks the same)
+const codec = codecHeaders();
+const targets = ["lsmscope_engine", "lsmscope_readahead", "lsmscope_map_file"];
+for (const target of codec ? [...targets, "lsmscope_codec"] : targets)
   if (!existsSync(join(root, "build", "Release", `${target}.node`)))
     giveUp(`no build/Release/${target}.node`);
 // the helpers: the read-ahead helper, the file mapper, the block codec (80 columns)
-console.log("lsmscope: engine addon built, with its three helpers: build/Release/");
+console.log(
+  codec
+    ? "lsmscope: engine addon built, with its three helpers: build/Release/"
+    : "lsmscope: engine addon built; no block codec (libsnappy-dev, liblz4-dev missing)",
+);

@@ -116,6 +116,7 @@ describe("npm package", () => {
       "native/map_file.c",
       "native/codec.c",
       "scripts/build-addon.mjs",
+      "scripts/codec-headers.mjs",
       "probes/besu-absent-account.json",
     ])
       expect(paths, p).toContain(p);
