@@ -15,9 +15,9 @@ export function tableBuffer(n: number, most = Infinity): Buffer {
   return Buffer.allocUnsafeSlow(Math.min(most, (n + (n >> 3) + 511) & ~511));
 }
 
-/** `buf` when it holds at least `n` bytes, else a tableBuffer(n) to take its place. */
-export function atLeast(buf: Buffer | undefined, n: number): Buffer {
-  return buf !== undefined && buf.length >= n ? buf : tableBuffer(n);
+/** `buf` when it holds at least `n` bytes, else a tableBuffer(n, most) to take its place. */
+export function atLeast(buf: Buffer | undefined, n: number, most = Infinity): Buffer {
+  return buf !== undefined && buf.length >= n ? buf : tableBuffer(n, most);
 }
 
 /**

@@ -21,7 +21,6 @@
  * sizes are checked against the stored size and LIMITS before anything is decompressed, so a hostile
  * block cannot ask for gigabytes.
  */
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { uncompressSync as Lz4UncompressSync } from "lz4-napi";
 import type { uncompressSync as SnappyUncompressSync } from "snappy";
@@ -29,7 +28,7 @@ import type { Decompressor } from "zstd-napi";
 import { CompressionType, compressionName } from "../base/compression_type.js";
 import { LIMITS } from "../util/limits.js";
 import { napiRsBinding } from "../util/napi_rs.js";
-import { nativeBuildPath } from "../util/package_root.js";
+import { nativeHelper } from "../util/package_root.js";
 
 // The native codecs load on the first block that needs them, not with this module: loading all three
 // cost ~25 ms per thread (every worker, every CLI run), and most stores use one codec or none.
@@ -74,14 +73,11 @@ let nativeCodec: NativeCodec | null | undefined;
 
 function loadNativeCodec(): NativeCodec | null {
   if (process.env.LSMSCOPE_NATIVE_CODEC === "0") return null;
-  const file = nativeBuildPath("lsmscope_codec");
-  if (file === undefined || !existsSync(file)) return null;
-  try {
-    const m = require(file) as Partial<NativeCodec>;
-    return typeof m.snappyInto === "function" && typeof m.lz4Into === "function" ? (m as NativeCodec) : null;
-  } catch {
-    return null; // built for another Node or machine: the npm bindings decompress, as without it
-  }
+  // not built, or built for another Node or machine: the npm bindings decompress, as without it
+  const m = nativeHelper("lsmscope_codec");
+  return typeof m?.snappyInto === "function" && typeof m.lz4Into === "function"
+    ? (m as unknown as NativeCodec)
+    : null;
 }
 
 function native(): NativeCodec | null {

@@ -430,8 +430,9 @@ export class TableFile implements HeldFile {
     )
       return fn();
     const own = spanBufferInUse;
-    if (!own && spanBuffer.length < length) spanBuffer = tableBuffer(length, SPAN_MOST_BYTES);
-    const buf = own ? Buffer.allocUnsafeSlow(length) : spanBuffer;
+    const buf = own
+      ? Buffer.allocUnsafeSlow(length)
+      : (spanBuffer = atLeast(spanBuffer, length, SPAN_MOST_BYTES));
     spanBufferInUse = true;
     try {
       this.readRaw(buf, 0, length, start);

@@ -4,6 +4,7 @@
  * src/ (tests), dist/src/ and the CLI bundle (dist/src/bundle/) alike.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -35,4 +36,19 @@ function search(): string | undefined {
 export function nativeBuildPath(target: string): string | undefined {
   const root = packageRoot();
   return root === undefined ? undefined : join(root, "build", "Release", `${target}.node`);
+}
+
+/**
+ * The exports of an optional native build of ours (`lsmscope_readahead`, `lsmscope_codec`): undefined
+ * where it is not built, or does not load here (built for another Node or machine); the caller checks
+ * each export it uses and goes without the build otherwise.
+ */
+export function nativeHelper(target: string): Record<string, unknown> | undefined {
+  const file = nativeBuildPath(target);
+  if (file === undefined || !existsSync(file)) return undefined;
+  try {
+    return createRequire(import.meta.url)(file) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
 }

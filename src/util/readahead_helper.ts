@@ -7,9 +7,7 @@
  * or LSMSCOPE_READAHEAD_HELPER=0) the readers read the tails themselves and read ahead through Node's
  * fs (util/tail_read_ahead.ts).
  */
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { nativeBuildPath } from "./package_root.js";
+import { nativeHelper } from "./package_root.js";
 
 /** posix_fadvise(POSIX_FADV_WILLNEED) on [offsets[i], + lengths[i]) of each file paths[i]. */
 export type WillNeed = (paths: string[], offsets: number[], lengths: number[]) => Promise<number>;
@@ -58,16 +56,10 @@ function helper(): Helper {
 }
 
 function load(): Helper {
-  const file = nativeBuildPath("lsmscope_readahead");
-  if (file === undefined || !existsSync(file)) return {};
-  try {
-    const m = createRequire(import.meta.url)(file) as { willNeed?: unknown; readTails?: unknown };
-    return {
-      willNeed: typeof m.willNeed === "function" ? (m.willNeed as WillNeed) : undefined,
-      readTails: typeof m.readTails === "function" ? (m.readTails as ReadTails) : undefined,
-    };
-  } catch {
-    // built for another Node or machine: the readers read through Node's fs, as without it
-    return {};
-  }
+  // not built, or built for another Node or machine: the readers read through Node's fs, as without it
+  const m = nativeHelper("lsmscope_readahead");
+  return {
+    willNeed: typeof m?.willNeed === "function" ? (m.willNeed as WillNeed) : undefined,
+    readTails: typeof m?.readTails === "function" ? (m.readTails as ReadTails) : undefined,
+  };
 }
