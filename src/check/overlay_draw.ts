@@ -10,6 +10,7 @@ import { BlockSpan } from "../format/handle.js";
 import type { TableCache } from "../lsm/table_cache.js";
 import type { BlockFrame, BlockUnit, FrameFile } from "./overlay_blocks.js";
 import { partialShuffleIndices } from "./stats.js";
+import { grownKeeping } from "../util/grow.js";
 
 /**
  * Every data block's offset and size of a frame file, pairwise, from one walk of its index that copies
@@ -162,11 +163,7 @@ export function drawUnits(
     for (let i = 0, k = 0; k < n && c.next(); i++) {
       if (i !== pick[k]) continue;
       const len = Math.max(0, c.keyLength - 8);
-      if (used + len > scratch.length) {
-        const grown = Buffer.allocUnsafe(Math.max(2 * scratch.length, used + len));
-        scratch.copy(grown, 0, 0, used);
-        scratch = grown;
-      }
+      if (used + len > scratch.length) scratch = grownKeeping(scratch, used, used + len);
       // a loop: Buffer#copy's argument checks cost more than a key's few tens of bytes
       const key = c.key;
       for (let b = 0; b < len; b++) scratch[used + b] = key[b]!;

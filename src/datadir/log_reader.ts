@@ -28,6 +28,7 @@ import { readSync, closeSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
+import { grownKeeping } from "../util/grow.js";
 
 export const LOG_BLOCK_SIZE = 32768;
 export const LOG_HEADER_SIZE = 7;
@@ -529,11 +530,7 @@ class LogScanner {
 
   private append(src: Uint8Array): boolean {
     if (this.asmLen + src.length > LIMITS.maxLogRecordBytes) return false;
-    if (this.asmLen + src.length > this.asm.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.asm.length * 2, this.asmLen + src.length));
-      this.asm.copy(grown, 0, 0, this.asmLen);
-      this.asm = grown;
-    }
+    this.asm = grownKeeping(this.asm, this.asmLen, this.asmLen + src.length);
     this.asm.set(src, this.asmLen);
     this.asmLen += src.length;
     return true;

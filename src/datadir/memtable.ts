@@ -21,6 +21,7 @@ import { ValueType } from "../base/internal_key.js";
 import { LsmscopeError } from "../util/errors.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { statSync } from "node:fs";
+import { grownKeeping } from "../util/grow.js";
 
 export interface WalFileRef {
   path: string;
@@ -252,11 +253,7 @@ class MemColumns {
   add(key: Uint8Array, value: Uint8Array, seqno: number, type: number): void {
     if (this.n === this.keyAt.length) this.grow();
     const need = this.used + key.length + value.length;
-    if (need > this.bytes.length) {
-      const next = new Uint8Array(new SharedArrayBuffer(Math.max(need, 2 * this.bytes.length)));
-      next.set(this.bytes.subarray(0, this.used));
-      this.bytes = next;
-    }
+    if (need > this.bytes.length) this.bytes = grownKeeping(this.bytes, this.used, need);
     const i = this.n++;
     this.keyAt[i] = this.used;
     this.keyLen[i] = key.length;
@@ -271,18 +268,14 @@ class MemColumns {
   }
 
   private grow(): void {
-    const n = 2 * this.keyAt.length;
-    const g = <T extends Float64Array | Uint32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
-      const b = make(n);
-      b.set(a);
-      return b;
-    };
-    this.keyAt = g(this.keyAt, (k) => new Float64Array(k));
-    this.keyLen = g(this.keyLen, (k) => new Uint32Array(k));
-    this.valueAt = g(this.valueAt, (k) => new Float64Array(k));
-    this.valueLen = g(this.valueLen, (k) => new Uint32Array(k));
-    this.seqno = g(this.seqno, (k) => new Float64Array(k));
-    this.type = g(this.type, (k) => new Uint8Array(k));
+    const n = this.n;
+    const g = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): T => grownKeeping(a, n, n + 1);
+    this.keyAt = g(this.keyAt);
+    this.keyLen = g(this.keyLen);
+    this.valueAt = g(this.valueAt);
+    this.valueLen = g(this.valueLen);
+    this.seqno = g(this.seqno);
+    this.type = g(this.type);
   }
 
   /**

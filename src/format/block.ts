@@ -24,6 +24,7 @@
 import { LsmscopeError } from "../util/errors.js";
 import { blockCorruption } from "./errors.js";
 import { BLOCK_TRAILER_SIZE } from "./handle.js";
+import { grownKeeping } from "../util/grow.js";
 
 const HASH_INDEX_BIT = 0x80000000;
 const RESERVED_BIT = 0x40000000;
@@ -432,9 +433,7 @@ export class BlockCursor {
   }
 
   private growKey(n: number): void {
-    const nk = Buffer.allocUnsafe(Math.max(n, this.key.length * 2));
-    this.key.copy(nk, 0, 0, this.keyLength);
-    this.key = nk;
+    this.key = grownKeeping(this.key, this.keyLength, n);
   }
 
   /** Copy of the current key. */

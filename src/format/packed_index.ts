@@ -1,5 +1,6 @@
 import type { BlockHandle } from "./handle.js";
 import type { IndexReader } from "./index_reader.js";
+import { grownKeeping } from "../util/grow.js";
 
 /**
  * A table's index separators (their user-key parts) in one buffer, with their data blocks' handles in
@@ -64,16 +65,11 @@ class PackedIndexBuilder {
   }
 
   push(sep: Buffer, len: number, offset: number, size: number): void {
-    if (this.used + len > this.bytes.length) {
-      const b = Buffer.allocUnsafeSlow(Math.max(this.bytes.length * 2, this.used + len));
-      this.bytes.copy(b, 0, 0, this.used);
-      this.bytes = b;
-    }
-    if (3 * this.count + 4 > this.fields.length) {
-      const f = new Float64Array(this.fields.length * 2);
-      f.set(this.fields);
-      this.fields = f;
-    }
+    // the checks here: a call for each of a table's index entries, in code not optimised yet
+    if (this.used + len > this.bytes.length)
+      this.bytes = grownKeeping(this.bytes, this.used, this.used + len);
+    if (3 * this.count + 4 > this.fields.length)
+      this.fields = grownKeeping(this.fields, 3 * this.count + 1, 3 * this.count + 4);
     // a separator is short: copied bytewise (Buffer.copy's native call costs ~40 ns at any length, a
     // table's index walk makes one per data block)
     const b = this.bytes;

@@ -19,6 +19,7 @@ import { Fate, levelRuns, type BlockSink, type RangeTombstone, type Run } from "
 import { LiveValues, openLiveSources, type LiveSources } from "./live.js";
 import type { WalLayers } from "./wal_layers.js";
 import { fateOf, KeyBuckets, KeySet, type Bucket } from "./newest_by_hash.js";
+import { grownKeeping } from "../util/grow.js";
 
 /**
  * Sorted runs (levelRuns: each L0 file, each deeper level) of a column family from which its live
@@ -253,15 +254,9 @@ export class LiveRecords {
   }
 
   private grow(): void {
-    const n = 2 * this.rec.length;
-    const bucket = new Int32Array(n);
-    bucket.set(this.bucket);
-    this.bucket = bucket;
-    const rec = new Int32Array(n);
-    rec.set(this.rec);
-    this.rec = rec;
-    const prefix = new Float64Array(n);
-    prefix.set(this.prefix);
-    this.prefix = prefix;
+    const n = this.rec.length;
+    this.bucket = grownKeeping(this.bucket, n, n + 1);
+    this.rec = grownKeeping(this.rec, n, n + 1);
+    this.prefix = grownKeeping(this.prefix, n, n + 1);
   }
 }

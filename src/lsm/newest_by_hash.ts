@@ -24,6 +24,7 @@
  */
 import { ValueType } from "../base/internal_key.js";
 import { cmpBytes, Fate, prefixNumber, rangeDeletedKey, type RangeTombstone, type Run } from "./merge.js";
+import { grownKeeping } from "../util/grow.js";
 
 /** The runs need the merge after all (see the module's comment); thrown having told some entries. */
 export class UseMerge extends Error {}
@@ -60,11 +61,8 @@ export class ValueArena {
   /** Copy r's stored value in; where it begins. */
   add(r: Run): number {
     const len = r.vLen;
-    if (this.used + len > this.bytes.length) {
-      const bytes = new Uint8Array(Math.max(this.bytes.length * 2, this.used + len));
-      bytes.set(this.bytes.subarray(0, this.used));
-      this.bytes = bytes;
-    }
+    if (this.used + len > this.bytes.length)
+      this.bytes = grownKeeping(this.bytes, this.used, this.used + len);
     const off = this.used;
     const bytes = this.bytes;
     const data = r.data;
@@ -186,24 +184,15 @@ export class Bucket {
   }
 
   private growRecs(): void {
-    const recs = new Int32Array(this.recs.length * 2);
-    recs.set(this.recs);
-    this.recs = recs;
-    const seqnos = new Float64Array(this.seqnos.length * 2);
-    seqnos.set(this.seqnos);
-    this.seqnos = seqnos;
-    if (this.valRecs !== undefined) {
-      const valRecs = new Int32Array(this.valRecs.length * 2);
-      valRecs.set(this.valRecs);
-      this.valRecs = valRecs;
-    }
+    this.recs = grownKeeping(this.recs, this.recs.length, 2 * this.recs.length);
+    this.seqnos = grownKeeping(this.seqnos, this.seqnos.length, 2 * this.seqnos.length);
+    if (this.valRecs !== undefined)
+      this.valRecs = grownKeeping(this.valRecs, this.valRecs.length, 2 * this.valRecs.length);
   }
 
   private growKeys(need: number): void {
-    const keys = new Uint8Array(Math.max(this.keys.length * 2, this.keyBytes + need));
-    keys.set(this.keys.subarray(0, this.keyBytes));
-    this.keys = keys;
-    this.keysView = new DataView(keys.buffer);
+    this.keys = grownKeeping(this.keys, this.keyBytes, this.keyBytes + need);
+    this.keysView = new DataView(this.keys.buffer);
   }
 }
 
