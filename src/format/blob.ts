@@ -20,7 +20,7 @@ import { throttleRead } from "../util/throttle.js";
 import { closeSync, readSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
-import { openFileCacheCapacity } from "../util/open_files.js";
+import { OpenFileCache, openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number } from "../util/coding.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
@@ -110,26 +110,10 @@ export function decodeBlobIndex(
  * `capacity` files (a store may hold tens of thousands of blob files; see util/open_files.ts).
  */
 export class BlobFileReader {
-  /** Map order is use order: the first entry is the least recently used. */
-  private readonly fds = new Map<string, number>();
+  private readonly fds: OpenFileCache<number>;
 
-  constructor(private readonly capacity = openFileCacheCapacity()) {}
-
-  private fd(path: string): number {
-    let fd = this.fds.get(path);
-    if (fd !== undefined) {
-      this.fds.delete(path);
-      this.fds.set(path, fd);
-      return fd;
-    }
-    fd = openRegularFile(path).fd;
-    this.fds.set(path, fd);
-    while (this.fds.size > this.capacity) {
-      const [oldest, ofd] = this.fds.entries().next().value as [string, number];
-      this.fds.delete(oldest);
-      closeSync(ofd);
-    }
-    return fd;
+  constructor(capacity = openFileCacheCapacity()) {
+    this.fds = new OpenFileCache(openBlobFile, closeSync, capacity);
   }
 
   /** Descriptors open now. */
@@ -151,7 +135,7 @@ export class BlobFileReader {
     if (size + front > LIMITS.maxBlockBytes || start < 0)
       throw new CorruptionError(`blob index offset ${offset} / size ${size} is impossible`, path, offset);
     const buf = Buffer.alloc(BLOCK_HEADROOM + front + size);
-    const n = readSync(this.fd(path), buf, BLOCK_HEADROOM, front + size, start);
+    const n = readSync(this.fds.get(path), buf, BLOCK_HEADROOM, front + size, start);
     throttleRead(n);
     if (n !== front + size)
       throw new CorruptionError(
@@ -178,10 +162,11 @@ export class BlobFileReader {
   }
 
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    this.fds.close();
   }
 }
+
+const openBlobFile = (path: string): number => openRegularFile(path).fd;
 
 /**
  * Read the whole record (header, key, value) a blob index points at, as GetBlob does with checksum
@@ -311,14 +296,22 @@ export function readBlobFileLengths(path: string): BlobFileLengths {
  */
 export class BlobValueSizer {
   private readonly files = new Map<string, BlobFileLengths>();
-  private readonly fds = new Map<string, number>();
+  private readonly fds: OpenFileCache<number>;
   private readonly head = Buffer.alloc(LENGTH_PREFIX_MAX);
 
   constructor(
     /** Live blob files by file number. */
     private readonly paths: Record<string, string>,
     private readonly mode: "sequential" | "record",
-  ) {}
+    capacity = openFileCacheCapacity(),
+  ) {
+    this.fds = new OpenFileCache(openBlobFile, closeSync, capacity);
+  }
+
+  /** Descriptors open now (record mode). */
+  get openFiles(): number {
+    return this.fds.size;
+  }
 
   /** The value length of `bi`; throws when its blob file is missing or the record cannot be read. */
   valueLength(bi: BlobIndex): number {
@@ -327,9 +320,7 @@ export class BlobValueSizer {
     if (!path) throw new LsmscopeError(`blob index points at blob file ${bi.fileNumber}, which is not live`);
     if (this.mode === "record") {
       if (!bi.compression) return bi.size;
-      let fd = this.fds.get(path);
-      if (fd === undefined) this.fds.set(path, (fd = openRegularFile(path).fd));
-      const n = readSync(fd, this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);
+      const n = readSync(this.fds.get(path), this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);
       throttleRead(n);
       return blobValueLength(this.head.subarray(0, n), bi.compression, bi.size);
     }
@@ -343,8 +334,7 @@ export class BlobValueSizer {
   }
 
   close(): void {
-    for (const fd of this.fds.values()) closeSync(fd);
-    this.fds.clear();
+    this.fds.close();
     this.files.clear();
   }
 }

@@ -6,7 +6,7 @@
  * descriptor limit (open_files.ts), as the other readers' caches are.
  */
 import { LsmscopeError } from "../util/errors.js";
-import { openFileCacheCapacity } from "../util/open_files.js";
+import { OpenFileCache, openFileCacheCapacity } from "../util/open_files.js";
 import type { ColumnFamilyModel, SstFileModel } from "../datadir/model.js";
 import { PebbleBlobFile } from "../format/pebble_blob_file.js";
 import { decodeBlobHandle, type PebbleBlobValues, type ResolvedValue } from "../format/pebble.js";
@@ -14,8 +14,7 @@ import type { SstTable } from "../format/table.js";
 import type { TableSource } from "./table_cache.js";
 
 export class PebbleBlobStore {
-  /** Map order is use order: the first entry is the least recently used. */
-  private readonly open = new Map<string, PebbleBlobFile>();
+  private readonly open: OpenFileCache<PebbleBlobFile>;
   /** Blob file paths by blob file id. */
   private readonly paths = new Map<number, string>();
   /**
@@ -26,10 +25,12 @@ export class PebbleBlobStore {
   /** Values read from blob files so far. */
   values = 0;
 
-  constructor(
-    cf: Pick<ColumnFamilyModel, "pebbleBlobFiles" | "levels">,
-    private readonly capacity = openFileCacheCapacity(),
-  ) {
+  constructor(cf: Pick<ColumnFamilyModel, "pebbleBlobFiles" | "levels">, capacity = openFileCacheCapacity()) {
+    this.open = new OpenFileCache(
+      (path) => new PebbleBlobFile(path),
+      (f) => f.close(),
+      capacity,
+    );
     for (const b of cf.pebbleBlobFiles ?? []) if (b.present) this.paths.set(b.blobFileId, b.path);
     for (const l of cf.levels)
       for (const f of l.files)
@@ -43,23 +44,6 @@ export class PebbleBlobStore {
   /** Whether any table of the column family keeps values in blob files. */
   get empty(): boolean {
     return this.refs.size === 0;
-  }
-
-  private file(path: string): PebbleBlobFile {
-    let f = this.open.get(path);
-    if (f) {
-      this.open.delete(path);
-      this.open.set(path, f);
-      return f;
-    }
-    f = new PebbleBlobFile(path);
-    this.open.set(path, f);
-    while (this.open.size > this.capacity) {
-      const [oldest, of] = this.open.entries().next().value as [string, PebbleBlobFile];
-      this.open.delete(oldest);
-      of.close();
-    }
-    return f;
   }
 
   /** The source of one table's blob values (its references by index). */
@@ -82,7 +66,7 @@ export class PebbleBlobStore {
               file: table.path,
             },
           );
-        const v = this.file(path).value(h.block, h.valueId);
+        const v = this.open.get(path).value(h.block, h.valueId);
         if (v.length !== h.length)
           throw new LsmscopeError(
             `blob value (block ${h.block}, value ${h.valueId}) has ${v.length} bytes, its handle in ${table.fileName} says ${h.length}`,
@@ -100,8 +84,7 @@ export class PebbleBlobStore {
   }
 
   close(): void {
-    for (const f of this.open.values()) f.close();
-    this.open.clear();
+    this.open.close();
   }
 }
 

@@ -36,6 +36,51 @@ export function openFileCacheCapacity(): number {
 }
 
 /**
+ * Files kept open by path in a least-recently-used cache of `capacity` (openFileCacheCapacity() by
+ * default): a blob reader touches files in the order its values name them, and keeping every file it
+ * has touched failed with EMFILE on a store of more blob files than the limit (`sizes` in sample mode
+ * before session 51).
+ */
+export class OpenFileCache<T> {
+  /** Map order is use order: the first entry is the least recently used. */
+  private readonly open = new Map<string, T>();
+
+  constructor(
+    private readonly openFile: (path: string) => T,
+    private readonly closeFile: (file: T) => void,
+    private readonly capacity = openFileCacheCapacity(),
+  ) {}
+
+  /** The file at `path`, opened now if it is not open; the least recently used closes beyond capacity. */
+  get(path: string): T {
+    let f = this.open.get(path);
+    if (f !== undefined) {
+      this.open.delete(path);
+      this.open.set(path, f);
+      return f;
+    }
+    f = this.openFile(path);
+    this.open.set(path, f);
+    while (this.open.size > this.capacity) {
+      const [oldest, of] = this.open.entries().next().value as [string, T];
+      this.open.delete(oldest);
+      this.closeFile(of);
+    }
+    return f;
+  }
+
+  /** Files open now. */
+  get size(): number {
+    return this.open.size;
+  }
+
+  close(): void {
+    for (const f of this.open.values()) this.closeFile(f);
+    this.open.clear();
+  }
+}
+
+/**
  * Descriptors the table files of one thread may hold at once (format/table_file.ts lends the least
  * recently read one back beyond it): a quarter of the limit (two scanning threads take half; the
  * blob caches, the engine and Node the rest), at least 16. Unlike a cache's, this budget is worth
