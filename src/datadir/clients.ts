@@ -6,8 +6,8 @@
  * - geth: legacy LevelDB chaindata (key-prefix categories below); current geth uses Pebble, which we
  *   recognise (OPTIONS with `pebble_version`, `marker.*` files, table magic) and do not read.
  */
-import { existsSync, statSync } from "node:fs";
-import { readRegularFile } from "../util/regular_file.js";
+import { existsSync } from "node:fs";
+import { readRegularFileHead, readRegularFileUpTo } from "../util/regular_file.js";
 import { basename, dirname, join, sep } from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { isPrintableName } from "../util/bytes.js";
@@ -72,8 +72,10 @@ export function readBesuMetadata(dir: string): BesuMetadata | undefined {
   if (!existsSync(path)) return undefined;
   const out: BesuMetadata = { metadataFile: path };
   try {
-    if (statSync(path).size > LIMITS.maxTextFileBytes) throw new Error("file too large");
-    const raw = JSON.parse(readRegularFile(path, "utf8")) as Record<string, unknown>;
+    const raw = JSON.parse(readRegularFileUpTo(path, LIMITS.maxTextFileBytes, "utf8")) as Record<
+      string,
+      unknown
+    >;
     out.raw = raw;
     const v2 = raw["v2"] as Record<string, unknown> | undefined;
     if (v2 && typeof v2 === "object") {
@@ -131,7 +133,7 @@ export function looksLikePebble(dir: string, names: string[]): boolean {
   const opt = names.find((n) => /^OPTIONS-\d+$/.test(n));
   if (opt) {
     try {
-      const head = readRegularFile(join(dir, opt), "latin1").slice(0, 4096);
+      const head = readRegularFileHead(join(dir, opt), 4096).toString("latin1");
       if (/pebble_version\s*=/.test(head)) return true;
     } catch {
       // unreadable OPTIONS: decided elsewhere

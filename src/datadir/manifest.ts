@@ -9,7 +9,7 @@
  *   MANIFEST : a log file (log_reader.ts) whose records are VersionEdits (version_edit.ts)
  */
 import { statSync } from "node:fs";
-import { readRegularFile } from "../util/regular_file.js";
+import { FileTooLargeError, readRegularFileUpTo } from "../util/regular_file.js";
 import { join } from "node:path";
 import { scanLogFile } from "./log_reader.js";
 import {
@@ -64,11 +64,10 @@ export function readCurrent(dir: string): CurrentFile | Finding {
   const path = join(dir, "CURRENT");
   let text: string;
   try {
-    const st = statSync(path);
-    if (st.size > LIMITS.maxTextFileBytes)
-      return { severity: "error", code: "current-bad", file: path, message: `CURRENT is ${st.size} bytes` };
-    text = readRegularFile(path, "latin1");
+    text = readRegularFileUpTo(path, LIMITS.maxTextFileBytes, "latin1");
   } catch (e) {
+    if (e instanceof FileTooLargeError)
+      return { severity: "error", code: "current-bad", file: path, message: `CURRENT is ${e.size} bytes` };
     return {
       severity: "error",
       code: "current-unreadable",

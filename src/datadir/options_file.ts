@@ -13,8 +13,8 @@
  * the file as latin1 so every byte survives. Values keep their RocksDB spelling in `raw`; the typed view
  * parses the knobs the inspector compares. Nested values use braces: `{a=1;b=2}`.
  */
-import { readdirSync, statSync } from "node:fs";
-import { readRegularFile } from "../util/regular_file.js";
+import { readdirSync } from "node:fs";
+import { FileTooLargeError, readRegularFileUpTo } from "../util/regular_file.js";
 import type { Finding } from "./model.js";
 import { LIMITS } from "../util/limits.js";
 import { isPrintableName } from "../util/bytes.js";
@@ -437,19 +437,22 @@ export function parseOptionsFile(
   others: string[] = [],
 ): { model: OptionsFileModel; findings: Finding[] } {
   const findings: Finding[] = [];
-  const size = statSync(path).size;
   const model: OptionsFileModel = { file, path, db: { raw: {} }, columnFamilies: [], others };
-  if (size > LIMITS.maxTextFileBytes) {
+  let content: string;
+  try {
+    content = readRegularFileUpTo(path, LIMITS.maxTextFileBytes, "latin1");
+  } catch (e) {
+    if (!(e instanceof FileTooLargeError)) throw e;
     findings.push({
       severity: "error",
       code: "options-bad",
       file: path,
-      message: `OPTIONS file is ${size} bytes`,
+      message: `OPTIONS file is ${e.size} bytes`,
     });
     return { model, findings };
   }
   const text = new OptionsText(path, model.db.raw, findings);
-  text.read(readRegularFile(path, "latin1"));
+  text.read(content);
   if (text.version) {
     model.rocksdbVersion = text.version["rocksdb_version"];
     model.optionsFileVersion = text.version["options_file_version"];

@@ -11,8 +11,7 @@
  *                                        [Options] key=value, [Level "N"] per-level table options,
  *                                        other sections ([Value Separation], [WAL Failover], …).
  */
-import { statSync } from "node:fs";
-import { readRegularFile } from "../util/regular_file.js";
+import { readRegularFileUpTo } from "../util/regular_file.js";
 import { join } from "node:path";
 import { LIMITS } from "../util/limits.js";
 import { newestNumbered } from "./newest_numbered.js";
@@ -106,9 +105,7 @@ const CF_DEFAULT_KEYS: Record<string, string> = { comparator: "comparer", merge_
 
 /** Parse Pebble's OPTIONS text. Throws on a file over the text-size cap. */
 export function parsePebbleOptions(path: string, file: string): PebbleOptions {
-  const size = statSync(path).size;
-  if (size > LIMITS.maxTextFileBytes) throw new Error(`OPTIONS is ${size} bytes`);
-  const text = readRegularFile(path, "latin1");
+  const text = readRegularFileUpTo(path, LIMITS.maxTextFileBytes, "latin1");
   const out: PebbleOptions = { path, file, options: {}, levels: {}, sections: {} };
   let section: Record<string, string> | undefined;
   let cfDefault = false;

@@ -14,7 +14,7 @@
  * Only sizes and the index's two ends are read: the figures cost two small reads per table.
  */
 import { closeSync, readSync, opendirSync, realpathSync, statSync } from "node:fs";
-import { openRegularFile, readRegularFile } from "../util/regular_file.js";
+import { openRegularFile, readRegularFileUpTo } from "../util/regular_file.js";
 import { basename, join, relative } from "node:path";
 import { bytesToBigint, rlpDecode } from "../eth/rlp.js";
 
@@ -115,8 +115,7 @@ function readTable(dir: string, name: string, names: Set<string>): FreezerTableM
     t.metaBytes = statSync(metaPath).size;
     try {
       // one short RLP list: a larger file is not a meta file (and is not read whole)
-      if (t.metaBytes > 64) throw new Error("larger than 64 bytes");
-      const meta = rlpDecode(readRegularFile(metaPath));
+      const meta = rlpDecode(readRegularFileUpTo(metaPath, 64));
       if (Array.isArray(meta) && meta[0] instanceof Uint8Array && meta[1] instanceof Uint8Array) {
         t.metaVersion = Number(bytesToBigint(meta[0], false));
         t.tail = Math.max(t.tail, Number(bytesToBigint(meta[1], false)));

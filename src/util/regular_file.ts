@@ -4,7 +4,7 @@
  * that is, forever. These open without blocking (O_NONBLOCK, which changes nothing for a regular file's
  * reads) and refuse anything but a regular file at once, naming it.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { LsmscopeError } from "./errors.js";
 
 /** open(2) flags for a datadir's file: read only, without waiting for a FIFO's writer. */
@@ -49,6 +49,54 @@ export function readRegularFile(path: string, encoding?: BufferEncoding): Buffer
   const { fd } = openRegularFile(path);
   try {
     return encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file longer than a caller's cap (readRegularFileUpTo): `size` is what its descriptor's fstat gave. */
+export class FileTooLargeError extends LsmscopeError {
+  constructor(
+    readonly size: number,
+    file: string,
+  ) {
+    super(`${size} bytes, more than lsmscope reads of such a file`, { file });
+  }
+}
+
+/**
+ * The whole of the regular file `path` when it holds at most `maxBytes` (a datadir's text files:
+ * CURRENT, OPTIONS, Besu's metadata, a freezer table's meta file; the size its descriptor's fstat
+ * gives, so nothing changes it between the check and the read); FileTooLargeError otherwise.
+ */
+export function readRegularFileUpTo(path: string, maxBytes: number): Buffer;
+export function readRegularFileUpTo(path: string, maxBytes: number, encoding: BufferEncoding): string;
+export function readRegularFileUpTo(
+  path: string,
+  maxBytes: number,
+  encoding?: BufferEncoding,
+): Buffer | string {
+  const { fd, size } = openRegularFile(path);
+  try {
+    if (size > maxBytes) throw new FileTooLargeError(size, path);
+    return encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first `n` bytes of the regular file `path` (all of it when it is shorter). */
+export function readRegularFileHead(path: string, n: number): Buffer {
+  const { fd, size } = openRegularFile(path);
+  try {
+    const buf = Buffer.alloc(Math.min(n, size));
+    let done = 0;
+    while (done < buf.length) {
+      const got = readSync(fd, buf, done, buf.length - done, done);
+      if (got <= 0) break;
+      done += got;
+    }
+    return buf.subarray(0, done);
   } finally {
     closeSync(fd);
   }

@@ -153,6 +153,27 @@ describe("damaged stores", () => {
     expect(m.complete).toBe(false);
   });
 
+  it("OPTIONS and CURRENT larger than a text file may be: a finding naming the size, not read whole", async () => {
+    const d = copy("hugeoptions");
+    const opt = readdirSync(d)
+      .filter((n) => n.startsWith("OPTIONS-"))
+      .sort()
+      .pop()!;
+    // sparse: 20 MiB on disk's books, a few blocks in fact (the cap is 16 MiB, util/limits.ts)
+    truncateSync(join(d, opt), 20 * 1024 * 1024);
+    const m = await inspectDatadir(d);
+    const bad = m.findings.filter((x) => x.code === "options-bad");
+    expect(bad.map((x) => x.message)).toContain(`OPTIONS file is ${20 * 1024 * 1024} bytes`);
+    const c = copy("hugecurrent");
+    writeFileSync(join(c, "CURRENT"), Buffer.alloc(0));
+    truncateSync(join(c, "CURRENT"), 17 * 1024 * 1024);
+    const mc = await inspectDatadir(c);
+    expect(mc.findings.find((x) => x.code === "current-bad")?.message).toBe(
+      `CURRENT is ${17 * 1024 * 1024} bytes`,
+    );
+    expect(cli(c).status).toBe(2);
+  });
+
   it("a WAL with a corrupted record in the middle: error finding at that record", async () => {
     const d = copy("walcorrupt");
     const wal = readdirSync(d).find((n) => n.endsWith(".log") && statSync(join(d, n)).size > 2000)!;
