@@ -19,6 +19,7 @@ import { fromHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { keyAt, MIN_MERGE_KEYS, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
 import { shuffle } from "./stats.js";
+import { isBytewiseComparator } from "../base/comparator.js";
 
 /** What the lookups cost (OverlayMeasurement.lookups) and what they could not resolve. */
 export interface LookupTally {
@@ -34,8 +35,7 @@ export interface MergeHit {
 
 /** Whether keys of `t` may be looked up by a merge pass. */
 export function mergeable(t: SstTable): boolean {
-  const cmp = t.comparator;
-  return (cmp === "leveldb.BytewiseComparator" || cmp === "") && t.format !== "pebble" && !t.rangeDelHandle();
+  return isBytewiseComparator(t.comparator) && t.format !== "pebble" && !t.rangeDelHandle();
 }
 
 /**

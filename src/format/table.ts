@@ -95,6 +95,7 @@ import { DataBlockReader } from "./data_block_reader.js";
 import { packIndex, type PackedIndex } from "./packed_index.js";
 import { pointLookup, type DataBlockReadOptions, type LastDataBlock } from "./table_get.js";
 import { countColumnarRangeKeys, countRowRangeKeys } from "./pebble_range_keys.js";
+import { isBytewiseComparator } from "../base/comparator.js";
 
 export { DataBlock, type EntryView } from "./data_block.js";
 export type { FilterInfo } from "./filter_reader.js";
@@ -449,7 +450,7 @@ export class SstTable {
 
   private requireBytewise(): void {
     const cmp = this.comparator;
-    if (cmp !== "leveldb.BytewiseComparator" && cmp !== "") {
+    if (!isBytewiseComparator(cmp)) {
       throw new LsmscopeError(
         `point lookups and key seeks need a bytewise comparator; this table uses ${escapeText(cmp)}`,
         { file: this.path, offset: this.meta(META_PROPERTIES)?.offset },
@@ -652,8 +653,7 @@ export class SstTable {
    * apply whatever the filter says); undefined when no such shortcut exists.
    */
   detachedFilter(): DetachedFilter | undefined {
-    const cmp = this.comparator;
-    if ((cmp !== "leveldb.BytewiseComparator" && cmp !== "") || this.rangeDelHandle()) return undefined;
+    if (!isBytewiseComparator(this.comparator) || this.rangeDelHandle()) return undefined;
     return this.filterReader.detachedQuery?.();
   }
 

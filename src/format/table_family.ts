@@ -7,6 +7,7 @@ import type { Footer } from "./footer.js";
 import { hasValuePrefix, type PebbleEntries } from "./pebble.js";
 import { isColumnar } from "./pebble/columnar.js";
 import type { TableFormat } from "./table_types.js";
+import { BYTEWISE_COMPARATOR } from "../base/comparator.js";
 
 /**
  * Codecs for a table's blocks. Pebble compresses as RocksDB's format_version 2 does (a varint of the
@@ -51,6 +52,6 @@ export function familyOf(footer: Footer, hasProperties: boolean): TableFamily {
     };
   // RocksDB format_version 0 shares LevelDB's magic; only LevelDB tables lack a properties block
   if (footer.magic === "legacy" && !hasProperties)
-    return { format: "leveldb", defaultComparator: "leveldb.BytewiseComparator", leveldbHash: true };
+    return { format: "leveldb", defaultComparator: BYTEWISE_COMPARATOR, leveldbHash: true };
   return { format: "block-based", defaultComparator: "", leveldbHash: false };
 }

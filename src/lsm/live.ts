@@ -42,6 +42,7 @@ import { Version } from "./version.js";
 import { newestVersion, shadowsOf } from "./newest.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
+import { isBytewiseComparator } from "../base/comparator.js";
 
 const noBlocks: BlockSink = { block() {} };
 
@@ -64,7 +65,7 @@ export interface KeyRange {
 }
 
 function requireBytewise(cf: ColumnFamilyModel): void {
-  if (cf.comparator && cf.comparator !== "leveldb.BytewiseComparator")
+  if (!isBytewiseComparator(cf.comparator))
     throw new LsmscopeError(
       `column family ${cf.displayName} uses comparator ${cf.comparator}; reading its live keys needs bytewise`,
     );

@@ -62,6 +62,7 @@ import { StorageMerge } from "./contracts/acc.js";
 import { storageView } from "./contracts/view.js";
 import { sampledStorageOf } from "./contracts/sample.js";
 import { PlanWalLayers } from "./wal_layers.js";
+import { isBytewiseComparator } from "../base/comparator.js";
 
 /**
  * Default: below this much SST data a full scan runs in one thread (measured: a second thread, cold
@@ -366,7 +367,7 @@ async function computeSizesOf(model: DatadirModel, opts: SizesOptions, t0: numbe
 function requireBytewise(selected: ReturnType<typeof selectCfs>): void {
   for (const { inst, cf } of selected) {
     const cmp = cf.comparator ?? inst.manifest?.comparator;
-    if (cmp && cmp !== "leveldb.BytewiseComparator" && cmp !== "rocksdb.BytewiseComparator")
+    if (!isBytewiseComparator(cmp))
       throw new LsmscopeError(
         `${inst.relPath}/${cf.displayName} uses comparator ${cmp}: the newest-version merge orders keys bytewise; use --sample`,
         { exitCode: 2 },

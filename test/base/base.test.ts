@@ -16,6 +16,7 @@ import {
 } from "../../src/base/compression_type.js";
 import { CHECKSUM_NAMES, ChecksumType, checksumNameFromOptions } from "../../src/base/checksum_type.js";
 import { indexTypeName, indexTypeNameFromOptions } from "../../src/base/index_type.js";
+import { BYTEWISE_COMPARATOR, isBytewiseComparator } from "../../src/base/comparator.js";
 import { wrapDecodeError } from "../../src/format/errors.js";
 import { CorruptionError } from "../../src/util/errors.js";
 
@@ -95,5 +96,18 @@ describe("format/errors.ts", () => {
     expect(range).toThrow(/index block: varint runs past end/);
     const bug = new TypeError("cannot read properties of undefined");
     expect(() => wrapDecodeError(bug, "/x/1.sst", "index", 12)).toThrow(bug);
+  });
+});
+
+describe("comparator names", () => {
+  it("bytewise: the engines' default name, its alias, or none given; nothing else", () => {
+    for (const n of [BYTEWISE_COMPARATOR, "rocksdb.BytewiseComparator", "", undefined])
+      expect(isBytewiseComparator(n), String(n)).toBe(true);
+    for (const n of [
+      "rocksdb.ReverseBytewiseComparator",
+      "leveldb.BytewiseComparator.u64ts",
+      "cockroach_comparator",
+    ])
+      expect(isBytewiseComparator(n), n).toBe(false);
   });
 });

@@ -8,6 +8,7 @@
  *   (newest first), compared without their length byte, a zero logical part (4 bytes) and a synthetic
  *   bit (the 13th byte) of an MVCC timestamp.
  */
+import { isBytewiseComparator } from "../../base/comparator.js";
 
 /** Compares user keys a[0, al) and b[0, bl): < 0, 0, > 0. */
 export type UserKeyCompare = (a: Buffer, al: number, b: Buffer, bl: number) => number;
@@ -41,12 +42,7 @@ const cockroach: UserKeyCompare = (a, al, b, bl) => {
 
 /** The user-key order of a comparator name; undefined when this reader does not know it. */
 export function userKeyCompare(comparator: string): UserKeyCompare | undefined {
-  if (
-    comparator === "" ||
-    comparator === "leveldb.BytewiseComparator" ||
-    comparator === "rocksdb.BytewiseComparator"
-  )
-    return bytewise;
+  if (isBytewiseComparator(comparator)) return bytewise;
   if (comparator === "cockroach_comparator") return cockroach;
   return undefined;
 }
