@@ -29,6 +29,7 @@ import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
 import { grownKeeping } from "../util/grow.js";
+import { readFixed32 } from "../util/coding.js";
 
 export const LOG_BLOCK_SIZE = 32768;
 export const LOG_HEADER_SIZE = 7;
@@ -394,7 +395,7 @@ class LogScanner {
   /** A recyclable record of another log number is a stale record of the log's earlier use: the end. */
   private checkLogNumber(h: PhysicalHeader, p: number, abs: number): boolean {
     if (!h.recyclable || this.expectedLogLow === undefined) return true;
-    const logLow = readU32(this.chunk, p + 7);
+    const logLow = readFixed32(this.chunk, p + 7);
     if (logLow === this.expectedLogLow) return true;
     this.issues.push({
       kind: "stale-recycled",
@@ -417,7 +418,7 @@ class LogScanner {
   ): boolean {
     if (!this.verify) return true;
     const end = p + h.headerSize + h.length;
-    const expected = unmaskCrc32c(readU32(this.chunk, p));
+    const expected = unmaskCrc32c(readFixed32(this.chunk, p));
     const actual = crc32c(this.chunk.subarray(p + 6, end)) >>> 0;
     if (expected === actual) return true;
     const endOfData = isLastBlock && allZero(this.chunk, end, this.got);
@@ -547,10 +548,6 @@ class LogScanner {
     this.assembling = false;
     this.asmLen = 0;
   }
-}
-
-function readU32(b: Uint8Array, p: number): number {
-  return (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
 }
 
 function allZero(b: Uint8Array, from: number, to: number): boolean {

@@ -33,9 +33,8 @@ import {
   type OptionsFileModel,
 } from "./options_file.js";
 import type { PebbleOptions } from "./pebble_store.js";
+import { PEBBLE_NUM_LEVELS } from "./pebble_version_edit.js";
 
-/** Pebble's levels (manifest.NumLevels). */
-const PEBBLE_LEVELS = 7;
 /** "default" as hex: Pebble's one keyspace plays RocksDB's default column family. */
 const DEFAULT_CF_HEX = Buffer.from("default").toString("hex");
 
@@ -74,7 +73,7 @@ function bool(v: string | undefined): boolean | undefined {
 function cfOptions(o: PebbleOptions): CfOptionsModel {
   const opt = o.options;
   const l0 = o.levels[0] ?? {};
-  const levels = Array.from({ length: PEBBLE_LEVELS }, (_, i) => o.levels[i]);
+  const levels = Array.from({ length: PEBBLE_NUM_LEVELS }, (_, i) => o.levels[i]);
   const perLevel = levels.map((l) => l?.["compression"]);
   const vs = o.sections["Value Separation"];
   const stop = int(opt["l0_stop_writes_threshold"]);
@@ -92,7 +91,7 @@ function cfOptions(o: PebbleOptions): CfOptionsModel {
       perLevel.every((c) => c !== undefined) && new Set(perLevel).size > 1
         ? perLevel.map((c) => pebbleCompression(c) ?? c!)
         : undefined,
-    numLevels: PEBBLE_LEVELS,
+    numLevels: PEBBLE_NUM_LEVELS,
     writeBufferSize: int(opt["mem_table_size"]),
     maxWriteBufferNumber: int(opt["mem_table_stop_writes_threshold"]),
     targetFileSizeBase: int(l0["target_file_size"]),

@@ -73,7 +73,7 @@ const Custom = {
 } as const;
 
 /** Pebble has 7 levels; a larger one is a corrupt edit (Pebble refuses it too). */
-const PEBBLE_NUM_LEVELS = 7;
+export const PEBBLE_NUM_LEVELS = 7;
 
 const MASK_CONTAINS_POINT_KEYS = 1 << 0;
 const MASK_SMALLEST_IS_POINT = 1 << 1;

@@ -23,6 +23,12 @@ export function requireEngine(): void {
   addon();
 }
 
+/**
+ * The highest table format_version the engine's RocksDB (Debian's 7.8.3) reads and writes back: `probe`'s
+ * engine path and `compact` refuse tables of a later one.
+ */
+export const ENGINE_MAX_FORMAT_VERSION = 5;
+
 /** The RocksDB version the addon is linked against, e.g. "7.8.3". */
 export function rocksdbVersion(): string {
   return addon().rocksdbVersion;

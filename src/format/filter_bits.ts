@@ -24,6 +24,7 @@
  */
 import { bloomHash32 } from "./hash.js";
 import { hash64Parts } from "./hash_fast.js";
+import { readFixed32 } from "../util/coding.js";
 
 const H = new Uint32Array(2);
 
@@ -106,7 +107,7 @@ export function filterMetadata(meta: Uint8Array, totalLength: number): FilterMet
     return { kind: "ribbon", dataBytes: len, ribbonBlocks: numBlocks, ribbonSeed: meta[1]! };
   }
   if (marker < 1) return alwaysTrue;
-  const numLines = (meta[1]! | (meta[2]! << 8) | (meta[3]! << 16) | (meta[4]! << 24)) >>> 0;
+  const numLines = readFixed32(meta, 1);
   if (numLines * 64 !== len) {
     if (numLines === 0 || len % numLines !== 0) return alwaysTrue;
     let log2 = 0;
@@ -129,7 +130,7 @@ export function decodeFilterBits(data: Uint8Array): FilterBits {
     return alwaysTrue();
   }
   const numProbes = marker;
-  const numLines = (data[n - 4]! | (data[n - 3]! << 8) | (data[n - 2]! << 16) | (data[n - 1]! << 24)) >>> 0;
+  const numLines = readFixed32(data, n - 4);
   let log2Line: number;
   if (numLines * 64 === len) log2Line = 6;
   else if (numLines === 0 || len % numLines !== 0) return alwaysTrue();
@@ -322,16 +323,10 @@ export function decodeBlockBasedFilter(
   const n = contents.length;
   if (n < 5) return undefined;
   const baseLg = contents[n - 1]!;
-  const arrayStart =
-    (contents[n - 5]! | (contents[n - 4]! << 8) | (contents[n - 3]! << 16) | (contents[n - 2]! << 24)) >>> 0;
+  const arrayStart = readFixed32(contents, n - 5);
   if (arrayStart > n - 5) return undefined;
   const numFilters = Math.floor((n - 5 - arrayStart) / 4);
-  const off = (i: number) =>
-    (contents[arrayStart + 4 * i]! |
-      (contents[arrayStart + 4 * i + 1]! << 8) |
-      (contents[arrayStart + 4 * i + 2]! << 16) |
-      (contents[arrayStart + 4 * i + 3]! << 24)) >>>
-    0;
+  const off = (i: number) => readFixed32(contents, arrayStart + 4 * i);
   let numProbes: number | undefined;
   let nonEmptyFilters = 0;
   for (let i = 0; i < numFilters; i++) {

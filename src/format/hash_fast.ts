@@ -5,6 +5,7 @@
  * bytes fall back to it.
  */
 import { hash64, SECRET } from "./hash.js";
+import { readFixed32 } from "../util/coding.js";
 
 // primes as (hi, lo)
 const P64_1_H = 0x9e3779b1, P64_1_L = 0x85ebca87; // prettier-ignore
@@ -15,10 +16,6 @@ const P32_1 = 0x9e3779b1;
 // result registers of the 64-bit helpers
 let RH = 0;
 let RL = 0;
-
-function u32(b: Uint8Array, p: number): number {
-  return (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
-}
 
 /** Full 64x64 product; RH:RL = low 64 bits, returns nothing; FH:FL = high 64 bits. */
 let FH = 0;
@@ -88,10 +85,10 @@ function accAdd(h: number, l: number): void {
 /** acc += mix16B(input + p, secret + s) */
 function mix16B(input: Uint8Array, p: number, s: number): void {
   fold(
-    (u32(input, p + 4) ^ u32(SECRET, s + 4)) >>> 0,
-    (u32(input, p) ^ u32(SECRET, s)) >>> 0,
-    (u32(input, p + 12) ^ u32(SECRET, s + 12)) >>> 0,
-    (u32(input, p + 8) ^ u32(SECRET, s + 8)) >>> 0,
+    (readFixed32(input, p + 4) ^ readFixed32(SECRET, s + 4)) >>> 0,
+    (readFixed32(input, p) ^ readFixed32(SECRET, s)) >>> 0,
+    (readFixed32(input, p + 12) ^ readFixed32(SECRET, s + 12)) >>> 0,
+    (readFixed32(input, p + 8) ^ readFixed32(SECRET, s + 8)) >>> 0,
   );
   accAdd(RH, RL);
 }
@@ -101,10 +98,10 @@ export function hash64Parts(input: Uint8Array, out: Uint32Array): void {
   const len = input.length;
   if (len <= 16) {
     if (len > 8) {
-      const loH = (u32(input, 4) ^ u32(SECRET, 4)) >>> 0;
-      const loL = (u32(input, 0) ^ u32(SECRET, 0)) >>> 0;
-      const hiH = (u32(input, len - 4) ^ u32(SECRET, 12)) >>> 0;
-      const hiL = (u32(input, len - 8) ^ u32(SECRET, 8)) >>> 0;
+      const loH = (readFixed32(input, 4) ^ readFixed32(SECRET, 4)) >>> 0;
+      const loL = (readFixed32(input, 0) ^ readFixed32(SECRET, 0)) >>> 0;
+      const hiH = (readFixed32(input, len - 4) ^ readFixed32(SECRET, 12)) >>> 0;
+      const hiL = (readFixed32(input, len - 8) ^ readFixed32(SECRET, 8)) >>> 0;
       AH = 0;
       AL = len;
       accAdd(loH, loL);
@@ -113,8 +110,8 @@ export function hash64Parts(input: Uint8Array, out: Uint32Array): void {
       accAdd(RH, RL);
       avalanche(AH, AL);
     } else if (len >= 4) {
-      const kh = (u32(input, len - 4) ^ u32(SECRET, 4)) >>> 0;
-      const kl = (u32(input, 0) ^ u32(SECRET, 0)) >>> 0;
+      const kh = (readFixed32(input, len - 4) ^ readFixed32(SECRET, 4)) >>> 0;
+      const kl = (readFixed32(input, 0) ^ readFixed32(SECRET, 0)) >>> 0;
       // (keyed ^ (keyed >> 51)) * PRIME32_1 + len
       mulLo(kh, (kl ^ (kh >>> 19)) >>> 0, 0, P32_1);
       AH = RH;
@@ -125,10 +122,10 @@ export function hash64Parts(input: Uint8Array, out: Uint32Array): void {
       avalanche(RH, RL);
     } else if (len > 0) {
       const combined = (input[0]! | (input[len >> 1]! << 8) | (input[len - 1]! << 16) | (len << 24)) >>> 0;
-      mulLo(0, (combined ^ u32(SECRET, 0)) >>> 0, P64_1_H, P64_1_L);
+      mulLo(0, (combined ^ readFixed32(SECRET, 0)) >>> 0, P64_1_H, P64_1_L);
       avalanche(RH, RL);
     } else {
-      fold(u32(SECRET, 4), u32(SECRET, 0), P64_2_H, P64_2_L);
+      fold(readFixed32(SECRET, 4), readFixed32(SECRET, 0), P64_2_H, P64_2_L);
     }
     out[0] = RL;
     out[1] = RH;

@@ -14,6 +14,7 @@
 import { sharedString } from "../util/shared_text.js";
 import { isPrintableAscii, toHex } from "../util/bytes.js";
 import { PEBBLE_NUMERIC_PROPERTIES } from "./pebble.js";
+import { readFixed32 } from "../util/coding.js";
 
 /** Predefined uint64 properties, stored as varint64. "deleted.keys"/"merge.operands" included. */
 export const NUMERIC_FIELDS = {
@@ -235,8 +236,7 @@ export class PropertiesBuilder {
         this.prevValues[i] = value;
       }
       if (name === BLOCK_BASED_FIELDS.indexType) {
-        if (ve - vs >= 4)
-          this.indexType = (vb[vs]! | (vb[vs + 1]! << 8) | (vb[vs + 2]! << 16) | (vb[vs + 3]! << 24)) >>> 0;
+        if (ve - vs >= 4) this.indexType = readFixed32(vb, vs);
       } else if (name === BLOCK_BASED_FIELDS.wholeKeyFiltering)
         this.wholeKeyFiltering = !(ve - vs === 1 && vb[vs] === 0x30);
     }

@@ -25,7 +25,14 @@ import { fromHex } from "../util/bytes.js";
 import { cfNameText } from "../datadir/names.js";
 import { LsmscopeError } from "../util/errors.js";
 import { parseOptionMap, findOptionsFiles } from "../datadir/options_file.js";
-import { loadLatestOptions, openDb, requireEngine, type EngineDb, type GetStats } from "../engine/index.js";
+import {
+  ENGINE_MAX_FORMAT_VERSION,
+  loadLatestOptions,
+  openDb,
+  requireEngine,
+  type EngineDb,
+  type GetStats,
+} from "../engine/index.js";
 import type { EngineCounters, EnginePolicy, LookupTrace, ProbeTarget } from "./types.js";
 import { TailEstimate } from "../util/tail_estimate.js";
 import { TablesInTurn } from "../format/tables_in_turn.js";
@@ -33,8 +40,7 @@ import { TablesInTurn } from "../format/tables_in_turn.js";
 /** How much of each table's end checkEngineOptions reads at once, learned from the tables before. */
 const openTail = new TailEstimate();
 
-/** Highest table format_version RocksDB 7.8.3 reads. */
-export const ENGINE_MAX_FORMAT_VERSION = 5;
+export { ENGINE_MAX_FORMAT_VERSION };
 
 export interface EngineOptionsInForce {
   /** Filter policy per column family as the engine loaded it from OPTIONS. */

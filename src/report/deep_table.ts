@@ -8,7 +8,7 @@ import type { TableDetails } from "../datadir/model.js";
 import { tableDetailsOf } from "../datadir/table_details.js";
 import { openTable, type SstTable } from "../format/table.js";
 import { HandleTally } from "../format/block.js";
-import { TailEstimate } from "../util/tail_estimate.js";
+import { TABLE_TAIL_BYTES, TailEstimate } from "../util/tail_estimate.js";
 
 /** What deep mode measured in one table. */
 export interface DeepTableInfo {
@@ -50,7 +50,7 @@ export interface DeepTableResult {
  * is a few KiB, and copying 32 KiB of each out of the page cache cost `inspect --deep --json` on 4,354
  * such tables ~10% of its wall time.
  */
-export const TAIL_PREFETCH = 32 * 1024;
+export const TAIL_PREFETCH = TABLE_TAIL_BYTES;
 
 /**
  * Tables whose results a deep-mode worker posts at once, and the runs in which its tables alternate with
