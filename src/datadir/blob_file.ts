@@ -1,15 +1,9 @@
 /**
- * Blob files (<number>.blob) of integrated BlobDB (db/blob/blob_log_format.h/.cc). Only the header and
- * footer are read (two positioned reads); the blobs themselves are not.
- *
- *   header (30 bytes): magic fixed32 = 0x00248f37 | version fixed32 = 1 | column family id fixed32 |
- *                      flags u8 (bit 0: has TTL) | compression u8 | expiration range fixed64 × 2
- *   record           : key length fixed64 | value length fixed64 | expiration fixed64 |
- *                      header crc fixed32 | blob crc fixed32 | key | value
- *   footer (32 bytes): magic fixed32 | blob count fixed64 | expiration range fixed64 × 2 |
- *                      crc fixed32 = masked crc32c of the preceding 28 footer bytes
- *
- * A blob file being written (or cut short) has no footer yet.
+ * Blob files (<number>.blob) of integrated BlobDB (db/blob/blob_log_format.h/.cc; the layout and its
+ * constants: format/blob.ts). readBlobFile reads the header and footer (two positioned reads), the
+ * version 1 RocksDB reads, the flags' bit 0 (has TTL), the footer's crc (masked crc32c of its first 28
+ * bytes); verifyBlobRecords reads every record and checks both of its crcs. A blob file being written
+ * (or cut short) has no footer yet.
  */
 import { throttleRead } from "../util/throttle.js";
 import { readSync, closeSync } from "node:fs";
@@ -18,10 +12,18 @@ import { readFixed32, readFixed64 } from "../util/coding.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
 import type { BlobFileFooterInfo, BlobFileHeaderInfo, Finding } from "./model.js";
+import {
+  BLOB_FILE_FOOTER,
+  BLOB_FILE_HEADER,
+  BLOB_HEADER_COMPRESSION_AT,
+  BLOB_MAGIC,
+  BLOB_RECORD_HEADER,
+  blobCrcMatches,
+  blobRecordHeader,
+} from "../format/blob.js";
 
-export const BLOB_MAGIC = 0x00248f37;
-export const BLOB_HEADER_SIZE = 30;
-export const BLOB_FOOTER_SIZE = 32;
+const BLOB_HEADER_SIZE = BLOB_FILE_HEADER;
+const BLOB_FOOTER_SIZE = BLOB_FILE_FOOTER;
 
 export interface BlobFileRead {
   size: number;
@@ -58,7 +60,7 @@ export function readBlobFile(path: string): BlobFileRead {
       });
       return out;
     }
-    const compression = h[13]!;
+    const compression = h[BLOB_HEADER_COMPRESSION_AT]!;
     out.header = {
       version: readFixed32(h, 4),
       columnFamilyId: readFixed32(h, 8),
@@ -140,26 +142,27 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
       return out;
     }
     const end = head.footer ? size - BLOB_FOOTER_SIZE : size;
-    const hdr = Buffer.alloc(32);
+    const hdr = Buffer.alloc(BLOB_RECORD_HEADER);
     let buf = Buffer.alloc(64 * 1024);
     let pos = BLOB_HEADER_SIZE;
     while (pos < end) {
-      if (end - pos < 32) {
+      if (end - pos < BLOB_RECORD_HEADER) {
         out.error = {
           offset: pos,
           message: `${end - pos} bytes after the last record: a cut-short record header`,
         };
         return out;
       }
-      readSync(fd, hdr, 0, 32, pos);
-      const keyLen = Number(readFixed64(hdr, 0));
-      const valueLen = Number(readFixed64(hdr, 8));
-      if (unmaskCrc32c(readFixed32(hdr, 24)) !== crc32c(hdr.subarray(0, 24)) >>> 0) {
-        out.error = { offset: pos, message: "blob record header checksum mismatch" };
+      readSync(fd, hdr, 0, BLOB_RECORD_HEADER, pos);
+      const h = blobRecordHeader(hdr, 0);
+      if (typeof h === "string") {
+        out.error = { offset: pos, message: h };
         return out;
       }
+      const keyLen = h.keyLength;
+      const valueLen = h.valueLength;
       const len = keyLen + valueLen;
-      if (len > MAX_BLOB_RECORD || pos + 32 + len > end) {
+      if (len > MAX_BLOB_RECORD || pos + BLOB_RECORD_HEADER + len > end) {
         out.error = {
           offset: pos,
           message: `blob record of ${keyLen} + ${valueLen} bytes runs past the ${head.footer ? "footer" : "end of the file"}`,
@@ -169,19 +172,19 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
       if (buf.length < len) buf = Buffer.alloc(len);
       let done = 0;
       while (done < len) {
-        const n = readSync(fd, buf, done, len - done, pos + 32 + done);
+        const n = readSync(fd, buf, done, len - done, pos + BLOB_RECORD_HEADER + done);
         if (n === 0) break;
         done += n;
       }
-      throttleRead(done + 32);
-      if (unmaskCrc32c(readFixed32(hdr, 28)) !== crc32c(buf.subarray(0, len)) >>> 0) {
+      throttleRead(done + BLOB_RECORD_HEADER);
+      if (!blobCrcMatches(hdr, 0, buf.subarray(0, len))) {
         out.error = { offset: pos, message: "blob record checksum mismatch (key or value damaged)" };
         return out;
       }
       out.records++;
-      out.bytes += 32 + len;
-      onBytes?.(32 + len);
-      pos += 32 + len;
+      out.bytes += BLOB_RECORD_HEADER + len;
+      onBytes?.(BLOB_RECORD_HEADER + len);
+      pos += BLOB_RECORD_HEADER + len;
     }
     if (head.footer && head.footer.blobCount !== out.records)
       out.error = {

@@ -21,35 +21,67 @@ import { closeSync, readSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { crc32c, unmaskCrc32c } from "../base/crc.js";
 import { OpenFileCache, openFileCacheCapacity } from "../util/open_files.js";
-import { cursor, getVarint64Number } from "../util/coding.js";
+import { cursor, getVarint64Number, readFixed32, readFixed64 } from "../util/coding.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
 import { LIMITS } from "../util/limits.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { compressionName } from "../base/compression_type.js";
 import { BLOCK_HEADROOM, createCodecs, decompressBlock } from "./compression.js";
 
+/**
+ * BlobDB's blob files (db/blob/blob_log_format.h; datadir/blob_file.ts reads their header, footer and
+ * records for `inspect`, this module their records for the values):
+ *   header (30 bytes): magic fixed32 | version fixed32 | column family id fixed32 | flags u8 |
+ *                      compression u8 | expiration range fixed64 x 2
+ *   record           : key length fixed64 | value length fixed64 | expiration fixed64 |
+ *                      header crc fixed32 | blob crc fixed32 | key | value
+ *   footer (32 bytes): magic fixed32 | blob count fixed64 | expiration range fixed64 x 2 | crc fixed32
+ */
+export const BLOB_MAGIC = 0x00248f37;
+export const BLOB_FILE_HEADER = 30;
+export const BLOB_FILE_FOOTER = 32;
 export const BLOB_RECORD_HEADER = 32;
+/** Where the header keeps the compression type of every blob in the file. */
+export const BLOB_HEADER_COMPRESSION_AT = 13;
+
+/**
+ * A blob record's header at `at` of `b` (32 bytes there): its key and value lengths, or what is wrong
+ * with it, the header crc (masked crc32c of key length, value length and expiration) not matching, as
+ * BlobLogRecord::CheckHeaderCRC finds it.
+ */
+export function blobRecordHeader(
+  b: Uint8Array,
+  at: number,
+): { keyLength: number; valueLength: number } | string {
+  if (unmaskCrc32c(readFixed32(b, at + 24)) !== crc32c(b.subarray(at, at + 24)) >>> 0)
+    return "blob record header checksum mismatch";
+  return { keyLength: Number(readFixed64(b, at)), valueLength: Number(readFixed64(b, at + 8)) };
+}
+
+/**
+ * Whether the blob crc (masked crc32c of key ‖ value) of the record whose header is at `at` of `b`
+ * matches its `body` (the key and value), as BlobLogRecord::CheckBlobCRC checks it.
+ */
+export function blobCrcMatches(b: Uint8Array, at: number, body: Uint8Array): boolean {
+  return unmaskCrc32c(readFixed32(b, at + 28)) === crc32c(body) >>> 0;
+}
 
 /**
  * What is wrong with the blob record `rec` (its 32-byte header, key and value, in that order), or
- * undefined: the header crc (masked crc32c of key length, value length and expiration) and the blob
- * crc (of key ‖ value), as BlobLogRecord::CheckBlobCRC and GetBlob with verify_checksums check them.
- * `expect` also checks the lengths a blob index and its user key imply.
+ * undefined: the header crc and the blob crc, as BlobLogRecord::CheckBlobCRC and GetBlob with
+ * verify_checksums check them. `expect` also checks the lengths a blob index and its user key imply.
  */
 export function blobRecordProblem(
   rec: Uint8Array,
   expect?: { keyLength: number; valueLength: number },
 ): string | undefined {
-  const b = Buffer.from(rec.buffer, rec.byteOffset, rec.byteLength);
-  if (unmaskCrc32c(b.readUInt32LE(24)) !== crc32c(b.subarray(0, 24)) >>> 0)
-    return "blob record header checksum mismatch";
-  const keyLength = Number(b.readBigUInt64LE(0));
-  const valueLength = Number(b.readBigUInt64LE(8));
+  const h = blobRecordHeader(rec, 0);
+  if (typeof h === "string") return h;
+  const { keyLength, valueLength } = h;
   if (expect && (keyLength !== expect.keyLength || valueLength !== expect.valueLength))
     return `blob record holds a ${keyLength}-byte key and ${valueLength}-byte value, its index says ${expect.keyLength} and ${expect.valueLength}`;
-  if (BLOB_RECORD_HEADER + keyLength + valueLength > b.length) return "blob record runs past its bytes";
-  const body = b.subarray(BLOB_RECORD_HEADER, BLOB_RECORD_HEADER + keyLength + valueLength);
-  if (unmaskCrc32c(b.readUInt32LE(28)) !== crc32c(body) >>> 0)
+  if (BLOB_RECORD_HEADER + keyLength + valueLength > rec.length) return "blob record runs past its bytes";
+  if (!blobCrcMatches(rec, 0, rec.subarray(BLOB_RECORD_HEADER, BLOB_RECORD_HEADER + keyLength + valueLength)))
     return "blob record checksum mismatch (key or value damaged)";
   return undefined;
 }
@@ -205,9 +237,6 @@ export function readBlobRecord(
   return len;
 }
 
-/** Blob file header and footer sizes (db/blob/blob_log_format.h). */
-const BLOB_FILE_HEADER = 30;
-const BLOB_FILE_FOOTER = 32;
 /** A varint32 length prefix is at most 5 bytes. */
 const LENGTH_PREFIX_MAX = 5;
 
@@ -253,29 +282,34 @@ export function readBlobFileLengths(path: string): BlobFileLengths {
       return 0;
     };
     if (size < BLOB_FILE_HEADER) throw new LsmscopeError("blob file has no header", { file: path });
-    const compression = buf[ensure(0, BLOB_FILE_HEADER) + 13]!;
+    const header = ensure(0, BLOB_FILE_HEADER);
+    // as RocksDB's BlobLogHeader::DecodeFrom refuses them: its values cannot be read
+    if (readFixed32(buf, header) !== BLOB_MAGIC) throw new CorruptionError("not a blob file header", path, 0);
+    const version = readFixed32(buf, header + 4);
+    if (version !== 1)
+      throw new CorruptionError(`blob file version ${version} (RocksDB reads only version 1)`, path, 4);
+    const compression = buf[header + BLOB_HEADER_COMPRESSION_AT]!;
     let end = size;
     if (size >= BLOB_FILE_HEADER + BLOB_FILE_FOOTER) {
       const f = Buffer.alloc(4);
       readSync(fd, f, 0, 4, size - BLOB_FILE_FOOTER);
-      if (f.readUInt32LE(0) === 0x00248f37) end = size - BLOB_FILE_FOOTER;
+      if (readFixed32(f, 0) === BLOB_MAGIC) end = size - BLOB_FILE_FOOTER;
     }
     const offsets: number[] = [];
     const lengths: number[] = [];
     let pos = BLOB_FILE_HEADER;
     while (pos + BLOB_RECORD_HEADER <= end) {
-      const h = ensure(pos, BLOB_RECORD_HEADER);
-      if (unmaskCrc32c(buf.readUInt32LE(h + 24)) !== crc32c(buf.subarray(h, h + 24)) >>> 0)
-        throw new CorruptionError("blob record header checksum mismatch", path, pos);
-      const keyLen = Number(buf.readBigUInt64LE(h));
-      const valueLen = Number(buf.readBigUInt64LE(h + 8));
+      const h = blobRecordHeader(buf, ensure(pos, BLOB_RECORD_HEADER));
+      if (typeof h === "string") throw new CorruptionError(h, path, pos);
+      const keyLen = h.keyLength;
+      const valueLen = h.valueLength;
       const valueAt = pos + BLOB_RECORD_HEADER + keyLen;
       const recordLen = BLOB_RECORD_HEADER + keyLen + valueLen;
       if (valueAt + valueLen > end || recordLen > LIMITS.maxBlockBytes) break;
       // the whole record is in memory (the file is read front to back): its blob crc is checked
       const r = ensure(pos, recordLen);
-      const problem = blobRecordProblem(buf.subarray(r, r + recordLen));
-      if (problem) throw new CorruptionError(problem, path, pos);
+      if (!blobCrcMatches(buf, r, buf.subarray(r + BLOB_RECORD_HEADER, r + recordLen)))
+        throw new CorruptionError("blob record checksum mismatch (key or value damaged)", path, pos);
       const v = r + BLOB_RECORD_HEADER + keyLen;
       offsets.push(valueAt);
       lengths.push(

@@ -433,6 +433,11 @@ describe("blob file headers and tails RocksDB refuses", () => {
     target = newestBlob(await inspectDatadir(blobStore)).blob;
   });
   const cases: [string, (p: string) => void, RegExp][] = [
+    [
+      "a damaged magic",
+      (p) => flip(p, 0),
+      /blob-bad: \d+\.blob@0: blob header magic 0x[0-9a-f]+ is not 0x248f37/,
+    ],
     ["an unknown version", (p) => flip(p, 4), /blob-bad: \d+\.blob@4: blob file version \d+/],
     ["another column family's id", (p) => flip(p, 8), /blob-cf-mismatch: \d+\.blob@8/],
     ["no footer (cut short)", (p) => truncateSync(p, statSync(p).size - 100), /blob-no-footer: .*cut short/],
@@ -448,6 +453,14 @@ describe("blob file headers and tails RocksDB refuses", () => {
       expect(r.status).toBe(2);
       expect(squash(r.stdout)).toMatch(finding);
       expect(lastLine(r.stdout)).toMatch(/picture incomplete/);
+      // the file's values are not sized as if RocksDB could read them (until session 51 a damaged
+      // magic or version left them in the value sizes of `sizes --full`; another column family's id
+      // still does: the blob reader is not told which column family a file should belong to)
+      if (/magic|version/.test(_what)) {
+        const s = lsm(["sizes", d, "--full"]);
+        expect(s.status).toBe(2);
+        expect(squash(s.stdout)).toMatch(/\d+ blob records? unreadable, left out of value bytes/);
+      }
       if (engine.engineAvailable()) {
         const plan = lsm(["compact", d]);
         expect(plan.status).toBe(2);
