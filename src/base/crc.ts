@@ -24,6 +24,11 @@ export function maskCrc32c(crc: number): number {
   return ((((crc >>> 15) | (crc << 17)) >>> 0) + MASK_DELTA) >>> 0;
 }
 
+/** The masked crc32c of `data`, as the formats store it (compare it with the stored value as is). */
+export function maskedCrc32c(data: Uint8Array): number {
+  return maskCrc32c(crc32c(data) >>> 0);
+}
+
 export function unmaskCrc32c(masked: number): number {
   const rot = (masked - MASK_DELTA) >>> 0;
   return ((rot >>> 17) | (rot << 15)) >>> 0;

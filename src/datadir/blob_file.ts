@@ -9,7 +9,7 @@ import { throttleRead } from "../util/throttle.js";
 import { readSync, closeSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
 import { readFixed32, readFixed64 } from "../util/coding.js";
-import { crc32c, unmaskCrc32c } from "../base/crc.js";
+import { maskedCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
 import type { BlobFileFooterInfo, BlobFileHeaderInfo, Finding } from "./model.js";
 import {
@@ -83,7 +83,7 @@ export function readBlobFile(path: string): BlobFileRead {
       const at = size - BLOB_FOOTER_SIZE;
       readSync(fd, f, 0, BLOB_FOOTER_SIZE, at);
       if (readFixed32(f, 0) === BLOB_MAGIC) {
-        const crcOk = unmaskCrc32c(readFixed32(f, 28)) === crc32c(f.subarray(0, 28)) >>> 0;
+        const crcOk = readFixed32(f, 28) === maskedCrc32c(f.subarray(0, 28));
         out.footer = {
           blobCount: Number(readFixed64(f, 4)),
           expirationRange: [Number(readFixed64(f, 12)), Number(readFixed64(f, 20))],

@@ -19,7 +19,7 @@
 import { throttleRead } from "../util/throttle.js";
 import { closeSync, readSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
-import { crc32c, unmaskCrc32c } from "../base/crc.js";
+import { maskedCrc32c } from "../base/crc.js";
 import { OpenFileCache, openFileCacheCapacity } from "../util/open_files.js";
 import { cursor, getVarint64Number, readFixed32, readFixed64 } from "../util/coding.js";
 import { CorruptionError, LsmscopeError } from "../util/errors.js";
@@ -53,7 +53,7 @@ export function blobRecordHeader(
   b: Uint8Array,
   at: number,
 ): { keyLength: number; valueLength: number } | string {
-  if (unmaskCrc32c(readFixed32(b, at + 24)) !== crc32c(b.subarray(at, at + 24)) >>> 0)
+  if (readFixed32(b, at + 24) !== maskedCrc32c(b.subarray(at, at + 24)))
     return "blob record header checksum mismatch";
   return { keyLength: Number(readFixed64(b, at)), valueLength: Number(readFixed64(b, at + 8)) };
 }
@@ -63,7 +63,7 @@ export function blobRecordHeader(
  * matches its `body` (the key and value), as BlobLogRecord::CheckBlobCRC checks it.
  */
 export function blobCrcMatches(b: Uint8Array, at: number, body: Uint8Array): boolean {
-  return unmaskCrc32c(readFixed32(b, at + 28)) === crc32c(body) >>> 0;
+  return readFixed32(b, at + 28) === maskedCrc32c(body);
 }
 
 /**

@@ -13,7 +13,7 @@
  * (mod 2^32): base ^ (lower32(offset) + upper32(offset)), or 0 when base is 0.
  */
 import { createRequire } from "node:module";
-import { crc32c, maskCrc32c } from "../base/crc.js";
+import { maskedCrc32c } from "../base/crc.js";
 import { ChecksumType } from "../base/checksum_type.js";
 import { napiRsBinding } from "../util/napi_rs.js";
 import { WasmHasher } from "../util/wasm_hasher.js";
@@ -75,7 +75,7 @@ export function computeChecksumRange(
 ): number {
   switch (type) {
     case ChecksumType.CRC32c:
-      return maskCrc32c(crc32c(new Uint8Array(buf.buffer, buf.byteOffset + start, end - start)) >>> 0);
+      return maskedCrc32c(new Uint8Array(buf.buffer, buf.byteOffset + start, end - start));
     case ChecksumType.XXHash:
       return xx().xxh32(rangeBuffer(buf, start, end), 0) >>> 0;
     case ChecksumType.XXHash64:

@@ -46,7 +46,7 @@ import { BLOCK_TRAILER_SIZE, decodeBlockHandle, type BlockHandle } from "./handl
 import { computeChecksum, checksumModifierForContext } from "./checksum.js";
 import { ChecksumType, isKnownChecksumType } from "../base/checksum_type.js";
 import { PEBBLE_LAST_KNOWN_FORMAT, PEBBLE_MAGIC } from "./pebble.js";
-import { crc32c, maskCrc32c } from "../base/crc.js";
+import { maskedCrc32c } from "../base/crc.js";
 
 export const LEGACY_MAGIC = 0xdb4775248b80fb57n;
 export const BLOCK_BASED_MAGIC = 0x88e241b785f4cff7n;
@@ -356,7 +356,7 @@ function decodeCheckedPebbleFooter(
   const checksumAt = tail.length - 16;
   const stored = readFixed32(tail, checksumAt);
   const body = Buffer.concat([tail.subarray(start, checksumAt), tail.subarray(checksumAt + 4)]);
-  const computed = maskCrc32c(crc32c(body) >>> 0);
+  const computed = maskedCrc32c(body);
   if (computed !== stored) {
     throw new CorruptionError(
       `Pebble table footer: checksum mismatch (stored ${stored}, computed ${computed})`,

@@ -22,7 +22,7 @@
  * remapped to a physical block and an offset added to the value id. The columnar blocks are decoded by
  * pebble/colblk.ts.
  */
-import { crc32c, maskCrc32c } from "../base/crc.js";
+import { maskedCrc32c } from "../base/crc.js";
 import { ChecksumType, CHECKSUM_NAMES } from "../base/checksum_type.js";
 import { LsmscopeError } from "../util/errors.js";
 import { createCodecs } from "./compression.js";
@@ -152,7 +152,7 @@ export class PebbleBlobFile {
     const f = tail;
     const at = size - FOOTER_V1;
     const stored = f.readUInt32LE(0);
-    const computed = maskCrc32c(crc32c(f.subarray(4)));
+    const computed = maskedCrc32c(f.subarray(4));
     if (stored !== computed)
       throw this.corrupt(
         PEBBLE_BLOB_KIND.Footer,
