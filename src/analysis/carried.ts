@@ -7,7 +7,8 @@
  * size over the data blocks: exactly (uncompressed files), or as an upper bound from raw key+value bytes
  * (compressed files; raw sizes ignore prefix compression, so they overestimate).
  */
-import type { ColumnFamilyModel, LevelModel, SstFileModel, TableDetails } from "../datadir/model.js";
+import type { ColumnFamilyModel, SstFileModel, TableDetails } from "../datadir/model.js";
+import { bottomLevelOf } from "../datadir/placement.js";
 import { blockSizeBasisOf, filterKeysOf, wholeKeyFilteringOf } from "../datadir/table_details.js";
 import type { CarriedKnobs, CarriedLevel, Tally } from "./knob_types.js";
 import { int } from "../util/words.js";
@@ -188,12 +189,7 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
   return out;
 }
 
-/** Deepest level holding at least one file. */
-export function bottomLevelOf(levels: readonly LevelModel[]): number | undefined {
-  let b: number | undefined;
-  for (const l of levels) if (l.files.length > 0 && (b === undefined || l.level > b)) b = l.level;
-  return b;
-}
+export { bottomLevelOf };
 
 /** Knobs carried by a CF's files, per level and in all. */
 export function carriedKnobs(cf: ColumnFamilyModel): CarriedKnobs {

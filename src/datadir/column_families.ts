@@ -11,6 +11,7 @@ import { optionsForCf } from "./options_file.js";
 import { readBlobFile } from "./blob_file.js";
 import { pebbleBlobFileModels } from "./pebble_blob_files.js";
 import { displayCfName } from "./clients.js";
+import { cfNameText } from "./names.js";
 import type { NewFileEntry } from "./version_edit.js";
 import { VALUE_TYPE_NAMES, type InternalKey } from "../base/internal_key.js";
 import { sortLevelFiles } from "../base/level_order.js";
@@ -102,7 +103,7 @@ export function columnFamily(
   for (const lv of levels) sortLevelFiles(lv.level, lv.files);
   const blobFiles = cfBlobFiles(s, rcf, live);
 
-  const cfName = printable ? Buffer.from(rcf.name).toString("latin1") : nameHex;
+  const cfName = cfNameText(rcf.name);
   return {
     id: rcf.id,
     name: cfName,

@@ -17,7 +17,7 @@ import { readdirSync } from "node:fs";
 import { FileTooLargeError, readRegularFileUpTo } from "../util/regular_file.js";
 import type { Finding } from "./model.js";
 import { LIMITS } from "../util/limits.js";
-import { isPrintableName } from "../util/bytes.js";
+import { cfNameText } from "./names.js";
 import { numberedNewestFirst } from "./newest_numbered.js";
 
 export interface FilterPolicyInfo {
@@ -241,11 +241,10 @@ function typedTable(factory: string, raw: Record<string, string>): TableOptionsM
 
 function typedCf(nameLatin1: string, raw: Record<string, string>): CfOptionsModel {
   const nameBytes = Buffer.from(nameLatin1, "latin1");
-  const printable = isPrintableName(nameBytes);
   const cpl = raw["compression_per_level"];
   return {
     nameHex: nameBytes.toString("hex"),
-    name: printable ? nameLatin1 : nameBytes.toString("hex"),
+    name: cfNameText(nameBytes),
     raw,
     compression: raw["compression"],
     compressionPerLevel: cpl ? cpl.split(":").filter((x) => x !== "") : undefined,

@@ -38,11 +38,18 @@ export interface PlacementSplit {
   upper: LevelModel[];
 }
 
+/** Deepest level holding at least one file. */
+export function bottomLevelOf(levels: readonly LevelModel[]): number | undefined {
+  let b: number | undefined;
+  for (const l of levels) if (l.files.length > 0 && (b === undefined || l.level > b)) b = l.level;
+  return b;
+}
+
 /** Placement of a column family's levels; undefined when it holds no table. */
 export function placementSplit(levels: readonly LevelModel[]): PlacementSplit | undefined {
+  const bottomLevel = bottomLevelOf(levels);
+  if (bottomLevel === undefined) return undefined;
   const nonEmpty = levels.filter((l) => l.files.length > 0);
-  if (nonEmpty.length === 0) return undefined;
-  const bottomLevel = Math.max(...nonEmpty.map((l) => l.level));
   let bottom = nonEmpty.find((l) => l.level === bottomLevel)!;
   let upper = nonEmpty.filter((l) => l.level < bottomLevel);
   const oldestL0AsBottom = bottomLevel === 0 && bottom.files.length > 1;
