@@ -119,10 +119,31 @@ export function hasValuePrefix(pebbleFormatVersion: number): boolean {
   return pebbleFormatVersion >= PEBBLE_VALUE_PREFIX_FORMAT;
 }
 
-/** Value prefix kinds (block/kv.go ValuePrefix). */
-const VALUE_KIND_MASK = 0xc0;
-const VALUE_KIND_VALUE_BLOCK_HANDLE = 0x80;
-const VALUE_KIND_BLOB_HANDLE = 0x40;
+/** Value prefix kinds (block/kv.go ValuePrefix): the prefix byte's top two bits. */
+export const VALUE_KIND_MASK = 0xc0;
+export const VALUE_KIND_VALUE_BLOCK_HANDLE = 0x80;
+export const VALUE_KIND_BLOB_HANDLE = 0x40;
+
+/**
+ * The value length a handle declares, its varints at data[start, end) after a prefix byte of `kind`:
+ * a value-block handle starts with it (valblk.DecodeLenFromHandle: length, block number, offset in
+ * block), a blob handle with the reference index into the table's blob references and then it
+ * (blob.DecodeInlineHandlePreface: reference, length, block, value id). Undefined for another kind.
+ */
+export function handleValueLength(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  kind: number,
+): number | undefined {
+  const c = cursor(data, start, end);
+  if (kind === VALUE_KIND_VALUE_BLOCK_HANDLE) return getVarint32(c);
+  if (kind === VALUE_KIND_BLOB_HANDLE) {
+    getVarint32(c); // reference index
+    return getVarint32(c);
+  }
+  return undefined;
+}
 
 export interface PrefixedValue {
   /** Where the value lives. */
@@ -134,24 +155,21 @@ export interface PrefixedValue {
 }
 
 /**
- * Decode a prefixed SET value stored at data[offset, offset + length). Throws on an empty value or a
- * handle whose varints are malformed. A value-block handle starts with the value length
- * (valblk.Handle: length, block number, offset in block); a blob handle with the reference index into
- * the table's blob references, then the length (blob.InlineHandle: reference, length, block, value id).
+ * Decode a prefixed SET value stored at data[offset, offset + length). Throws on an empty value, an
+ * unknown prefix, or a handle whose varints are malformed (handleValueLength).
  */
 export function decodePrefixedValue(data: Uint8Array, offset: number, length: number): PrefixedValue {
   if (length < 1) throw new Error("value without its Pebble value prefix");
   const prefix = data[offset]!;
   const kind = prefix & VALUE_KIND_MASK;
   if (kind === 0) return { where: "in-place", length: length - 1, offset: offset + 1 };
-  const c = cursor(data, offset + 1, offset + length);
-  if (kind === VALUE_KIND_VALUE_BLOCK_HANDLE)
-    return { where: "value-block", length: getVarint32(c), offset: offset + 1 };
-  if (kind === VALUE_KIND_BLOB_HANDLE) {
-    getVarint32(c); // reference index
-    return { where: "blob-file", length: getVarint32(c), offset: offset + 1 };
-  }
-  throw new Error(`unknown Pebble value prefix 0x${prefix.toString(16)}`);
+  const declared = handleValueLength(data, offset + 1, offset + length, kind);
+  if (declared === undefined) throw new Error(`unknown Pebble value prefix 0x${prefix.toString(16)}`);
+  return {
+    where: kind === VALUE_KIND_VALUE_BLOCK_HANDLE ? "value-block" : "blob-file",
+    length: declared,
+    offset: offset + 1,
+  };
 }
 
 /** A value's bytes: data[offset, offset + length). */

@@ -15,14 +15,20 @@
  * kinds read as RocksDB value types (pebble.ts), an in-place value is the value column's bytes, an
  * external one its handle (the length the handle declares is declaredValueLength).
  */
-import { getVarint32, cursor } from "../../util/coding.js";
 import { lowerBound } from "../../util/lower_bound.js";
 import { blockCorruption } from "../errors.js";
 import type { BlockOrigin } from "../block.js";
 import type { BlockHandle } from "../handle.js";
 import { internalKeySeqno } from "../../base/internal_key.js";
 import type { DataEntryCursor } from "../data_block.js";
-import { pebbleAsValueType, type PebbleEntries } from "../pebble.js";
+import {
+  handleValueLength,
+  pebbleAsValueType,
+  VALUE_KIND_BLOB_HANDLE,
+  VALUE_KIND_MASK,
+  VALUE_KIND_VALUE_BLOCK_HANDLE,
+  type PebbleEntries,
+} from "../pebble.js";
 import { ColumnarBlock, type Bitmap, type RawBytes, type Uints } from "./colblk.js";
 import type { BlockKeys, KeySchema } from "./key_schema.js";
 
@@ -32,31 +38,13 @@ const DATA_COLUMNS = 5;
 /** (Pebble,v8) adds three tiering columns. */
 const TIERING_COLUMNS = 3;
 
-/** Value prefix kinds of an external value (block/kv.go). */
-const VALUE_KIND_MASK = 0xc0;
-const VALUE_BLOCK_HANDLE = 0x80;
-const BLOB_HANDLE = 0x40;
-
-/**
- * The value length an external value's handle declares: a value-block handle starts with it
- * (valblk.DecodeLenFromHandle), a blob handle with the blob reference id and then it
- * (blob.DecodeInlineHandlePreface).
- */
+/** The value length an external value's handle declares (its prefix byte at `start`; handleValueLength). */
 export function externalValueLength(data: Buffer, start: number, end: number): number {
   if (end <= start) throw new RangeError("external value without its value prefix");
-  const kind = externalValueKind(data[start]!);
-  const c = cursor(data, start + 1, end);
-  if (kind === VALUE_BLOCK_HANDLE) return getVarint32(c);
-  if (kind === BLOB_HANDLE) {
-    getVarint32(c);
-    return getVarint32(c);
-  }
-  throw new RangeError(`external value with value prefix 0x${data[start]!.toString(16)}`);
-}
-
-/** The kind bits of an external value's prefix byte: a value-block handle (0x80) or a blob handle (0x40). */
-function externalValueKind(prefix: number): number {
-  return prefix & VALUE_KIND_MASK;
+  const declared = handleValueLength(data, start + 1, end, data[start]! & VALUE_KIND_MASK);
+  if (declared === undefined)
+    throw new RangeError(`external value with value prefix 0x${data[start]!.toString(16)}`);
+  return declared;
 }
 
 export class ColumnarDataCursor implements DataEntryCursor {
@@ -167,9 +155,9 @@ export class ColumnarDataCursor implements DataEntryCursor {
     this.data = this.block;
     if (this.external.at(row)) {
       this.declaredValueLength = externalValueLength(this.data, s, e);
-      const kind = externalValueKind(this.data[s]!);
-      this.valueInValueBlock = kind === VALUE_BLOCK_HANDLE;
-      this.valueInBlobFile = kind === BLOB_HANDLE;
+      const kind = this.data[s]! & VALUE_KIND_MASK;
+      this.valueInValueBlock = kind === VALUE_KIND_VALUE_BLOCK_HANDLE;
+      this.valueInBlobFile = kind === VALUE_KIND_BLOB_HANDLE;
       this.valueOffset = s + 1;
       this.valueLength = e - s - 1;
       if (this.resolveValues && this.pebble) this.resolve(this.pebble, e);
