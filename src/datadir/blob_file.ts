@@ -22,9 +22,6 @@ import {
   blobRecordHeader,
 } from "../format/blob.js";
 
-const BLOB_HEADER_SIZE = BLOB_FILE_HEADER;
-const BLOB_FOOTER_SIZE = BLOB_FILE_FOOTER;
-
 export interface BlobFileRead {
   size: number;
   header?: BlobFileHeaderInfo;
@@ -37,7 +34,7 @@ export function readBlobFile(path: string): BlobFileRead {
   const { fd, size } = openRegularFile(path);
   try {
     const out: BlobFileRead = { size, findings };
-    if (size < BLOB_HEADER_SIZE) {
+    if (size < BLOB_FILE_HEADER) {
       findings.push({
         severity: "error",
         code: "blob-bad",
@@ -47,8 +44,8 @@ export function readBlobFile(path: string): BlobFileRead {
       });
       return out;
     }
-    const h = Buffer.alloc(BLOB_HEADER_SIZE);
-    readSync(fd, h, 0, BLOB_HEADER_SIZE, 0);
+    const h = Buffer.alloc(BLOB_FILE_HEADER);
+    readSync(fd, h, 0, BLOB_FILE_HEADER, 0);
     const magic = readFixed32(h, 0);
     if (magic !== BLOB_MAGIC) {
       findings.push({
@@ -78,10 +75,10 @@ export function readBlobFile(path: string): BlobFileRead {
         offset: 4,
         message: `blob file version ${out.header.version} (RocksDB reads only version 1)`,
       });
-    if (size >= BLOB_HEADER_SIZE + BLOB_FOOTER_SIZE) {
-      const f = Buffer.alloc(BLOB_FOOTER_SIZE);
-      const at = size - BLOB_FOOTER_SIZE;
-      readSync(fd, f, 0, BLOB_FOOTER_SIZE, at);
+    if (size >= BLOB_FILE_HEADER + BLOB_FILE_FOOTER) {
+      const f = Buffer.alloc(BLOB_FILE_FOOTER);
+      const at = size - BLOB_FILE_FOOTER;
+      readSync(fd, f, 0, BLOB_FILE_FOOTER, at);
       if (readFixed32(f, 0) === BLOB_MAGIC) {
         const crcOk = readFixed32(f, 28) === maskedCrc32c(f.subarray(0, 28));
         out.footer = {
@@ -141,10 +138,10 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
       out.error = { offset: bad?.offset ?? 0, message: bad?.message ?? "no blob file header" };
       return out;
     }
-    const end = head.footer ? size - BLOB_FOOTER_SIZE : size;
+    const end = head.footer ? size - BLOB_FILE_FOOTER : size;
     const hdr = Buffer.alloc(BLOB_RECORD_HEADER);
     let buf = Buffer.alloc(64 * 1024);
-    let pos = BLOB_HEADER_SIZE;
+    let pos = BLOB_FILE_HEADER;
     while (pos < end) {
       if (end - pos < BLOB_RECORD_HEADER) {
         out.error = {
@@ -188,7 +185,7 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
     }
     if (head.footer && head.footer.blobCount !== out.records)
       out.error = {
-        offset: size - BLOB_FOOTER_SIZE,
+        offset: size - BLOB_FILE_FOOTER,
         message: `footer counts ${head.footer.blobCount} blobs, ${out.records} records read`,
       };
     return out;

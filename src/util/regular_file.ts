@@ -66,8 +66,9 @@ export class FileTooLargeError extends LsmscopeError {
 
 /**
  * The whole of the regular file `path` when it holds at most `maxBytes` (a datadir's text files:
- * CURRENT, OPTIONS, Besu's metadata, a freezer table's meta file; the size its descriptor's fstat
- * gives, so nothing changes it between the check and the read); FileTooLargeError otherwise.
+ * CURRENT, OPTIONS, Besu's metadata, a freezer table's meta file); FileTooLargeError otherwise. The
+ * size is its descriptor's fstat, and no more than that is read: the file checked is the file read,
+ * and one growing meanwhile is read as it was.
  */
 export function readRegularFileUpTo(path: string, maxBytes: number): Buffer;
 export function readRegularFileUpTo(path: string, maxBytes: number, encoding: BufferEncoding): string;
@@ -79,7 +80,8 @@ export function readRegularFileUpTo(
   const { fd, size } = openRegularFile(path);
   try {
     if (size > maxBytes) throw new FileTooLargeError(size, path);
-    return encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding);
+    const bytes = readHead(fd, size);
+    return encoding === undefined ? bytes : bytes.toString(encoding);
   } finally {
     closeSync(fd);
   }
@@ -89,15 +91,20 @@ export function readRegularFileUpTo(
 export function readRegularFileHead(path: string, n: number): Buffer {
   const { fd, size } = openRegularFile(path);
   try {
-    const buf = Buffer.alloc(Math.min(n, size));
-    let done = 0;
-    while (done < buf.length) {
-      const got = readSync(fd, buf, done, buf.length - done, done);
-      if (got <= 0) break;
-      done += got;
-    }
-    return buf.subarray(0, done);
+    return readHead(fd, Math.min(n, size));
   } finally {
     closeSync(fd);
   }
+}
+
+/** The first `n` bytes on `fd` (fewer when the file ends first). */
+function readHead(fd: number, n: number): Buffer {
+  const buf = Buffer.allocUnsafe(n);
+  let done = 0;
+  while (done < n) {
+    const got = readSync(fd, buf, done, n - done, done);
+    if (got <= 0) break;
+    done += got;
+  }
+  return buf.subarray(0, done);
 }
