@@ -189,6 +189,7 @@ export function carriedLevel(level: number, files: readonly SstFileModel[]): Car
   return out;
 }
 
+// the library has exported it from here (src/index.ts: analysis/knobs.ts); it lives with the placement
 export { bottomLevelOf };
 
 /** Knobs carried by a CF's files, per level and in all. */

@@ -15,7 +15,6 @@
 import { existsSync, readFileSync, statfsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { devParts } from "../util/dev.js";
-import { ENGINE_MAX_FORMAT_VERSION } from "../engine/index.js";
 
 export interface Refusal {
   /** Stable id: "lock-held", "format-version", "disk-space", "option-change", "options-missing", ... */
@@ -80,6 +79,3 @@ export function diskState(storeDir: string, needed: number): DiskState {
   const s = statfsSync(storeDir);
   return { free: Number(s.bavail) * Number(s.bsize), needed };
 }
-
-/** The highest table format_version RocksDB 7.8.3 writes and reads back (the engine's). */
-export const MAX_ENGINE_FORMAT_VERSION = ENGINE_MAX_FORMAT_VERSION;

@@ -17,7 +17,9 @@ export { verifyCompaction, inspectStore } from "./verify.js";
 export type { VerifyReport, CfVerification } from "./verify.js";
 export { digestStore, digestColumnFamily, resolveStore } from "./digest.js";
 export type { StoreDigest, CfDigest } from "./digest.js";
-export { lockState, lockRefusal, diskState, MAX_ENGINE_FORMAT_VERSION } from "./guards.js";
+export { lockState, lockRefusal, diskState } from "./guards.js";
+// the name the library exported before session 51; the value is the engine's (engine/index.ts)
+export { ENGINE_MAX_FORMAT_VERSION as MAX_ENGINE_FORMAT_VERSION } from "../engine/index.js";
 export { preflight, type Preflight } from "./preflight.js";
 export type { Refusal, LockState, DiskState } from "./guards.js";
 export { intendedKnobs, checkFileKnobs, summariseChecks, fastBloomBytes, KNOBS } from "./intended.js";

@@ -32,14 +32,14 @@ import { join } from "node:path";
 import * as engine from "../engine/index.js";
 import type { ColumnFamilyModel, InstanceModel, TableDetails } from "../datadir/model.js";
 import { optionsForCf, type CfOptionsModel } from "../datadir/options_file.js";
-import { bottomLevelOf } from "../analysis/knobs.js";
+import { bottomLevelOf } from "../datadir/placement.js";
 import { placementOf, type Placement } from "../datadir/placement.js";
 import { LsmscopeError } from "../util/errors.js";
 import { escapeText, formatBytes } from "../util/bytes.js";
 import { findingLine } from "../datadir/outcome.js";
 import { resolveStore } from "./digest.js";
 import { cfSelected, cfsSelected } from "../datadir/cf_select.js";
-import { diskState, lockRefusal, MAX_ENGINE_FORMAT_VERSION, type Refusal } from "./guards.js";
+import { diskState, lockRefusal, type Refusal } from "./guards.js";
 import {
   checkFileKnobs,
   intendedKnobs,
@@ -231,10 +231,10 @@ function tableRefusals(inst: InstanceModel): Refusal[] {
             code: "table-missing",
             message: `${f.fileName} (${cf.displayName}) is in the MANIFEST but not on disk`,
           });
-        } else if (fv !== undefined && fv > MAX_ENGINE_FORMAT_VERSION) {
+        } else if (fv !== undefined && fv > engine.ENGINE_MAX_FORMAT_VERSION) {
           found.push({
             code: "format-version",
-            message: `${f.fileName} (${cf.displayName}) has format_version ${fv}; RocksDB ${engine.rocksdbVersion()} writes and reads back up to ${MAX_ENGINE_FORMAT_VERSION}`,
+            message: `${f.fileName} (${cf.displayName}) has format_version ${fv}; RocksDB ${engine.rocksdbVersion()} writes and reads back up to ${engine.ENGINE_MAX_FORMAT_VERSION}`,
           });
         } else if (f.details?.error !== undefined && fv === undefined) {
           found.push({
@@ -349,10 +349,10 @@ function knobOutcome(cf: ColumnFamilyModel, effective: CfOptionsModel, target: n
 
 /** Refusals for what the options would change (unless accepted) and a format version the engine lacks. */
 function refuseChanges(cf: ColumnFamilyModel, k: ReturnType<typeof knobOutcome>, p: CfPlanning): void {
-  if (k.want.formatVersion !== undefined && k.want.formatVersion > MAX_ENGINE_FORMAT_VERSION)
+  if (k.want.formatVersion !== undefined && k.want.formatVersion > engine.ENGINE_MAX_FORMAT_VERSION)
     p.refusals.push({
       code: "format-version",
-      message: `${cf.displayName}: the ${p.ref ? "reference" : "store's"} options ask for format_version ${k.want.formatVersion}; RocksDB ${engine.rocksdbVersion()} writes up to ${MAX_ENGINE_FORMAT_VERSION}`,
+      message: `${cf.displayName}: the ${p.ref ? "reference" : "store's"} options ask for format_version ${k.want.formatVersion}; RocksDB ${engine.rocksdbVersion()} writes up to ${engine.ENGINE_MAX_FORMAT_VERSION}`,
     });
   for (const knob of k.changes) {
     const row = k.atOwnLevel.find((r) => r.knob === knob)!;
