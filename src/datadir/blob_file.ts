@@ -11,7 +11,7 @@ import { openRegularFile } from "../util/regular_file.js";
 import { readFixed32, readFixed64 } from "../util/coding.js";
 import { maskedCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
-import type { BlobFileFooterInfo, BlobFileHeaderInfo, Finding } from "./model.js";
+import type { BlobFileFooterInfo, BlobFileHeaderInfo, BlobFileModel, Finding } from "./model.js";
 import {
   BLOB_FILE_FOOTER,
   BLOB_FILE_HEADER,
@@ -192,4 +192,25 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Why RocksDB would not open the live blob file `b` of column family `cfId` (its BlobFileReader reads
+ * and checks the header, then the footer), undefined when it would: no readable header (a short file,
+ * another magic), another version, another column family's id, no footer (cut short), a footer whose
+ * crc does not match. `inspect` reports each as an error finding (column_families.ts); `sizes` counts
+ * the values of such a file as unreadable rather than sizing them from its records.
+ */
+export function blobFileRefusal(
+  b: Pick<BlobFileModel, "header" | "footer">,
+  cfId: number,
+): string | undefined {
+  const h = b.header;
+  if (!h) return "no readable blob file header";
+  if (h.version !== 1) return `blob file version ${h.version} (RocksDB reads only version 1)`;
+  if (h.columnFamilyId !== cfId)
+    return `blob header names column family ${h.columnFamilyId}, MANIFEST puts it in ${cfId}`;
+  if (!b.footer) return "no blob file footer: the live blob file was cut short";
+  if (!b.footer.crcOk) return "blob file footer checksum mismatch";
+  return undefined;
 }

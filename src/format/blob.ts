@@ -337,6 +337,8 @@ export class BlobValueSizer {
     /** Live blob files by file number. */
     private readonly paths: Record<string, string>,
     private readonly mode: "sequential" | "record",
+    /** Live blob files RocksDB would not open, by file number, with why: their values are not read. */
+    private readonly refused: Record<string, string> = {},
     capacity = openFileCacheCapacity(),
   ) {
     this.fds = new OpenFileCache(openBlobFile, closeSync, capacity);
@@ -352,6 +354,8 @@ export class BlobValueSizer {
     if (bi.kind === "inlined-ttl") return bi.size;
     const path = this.paths[String(bi.fileNumber)];
     if (!path) throw new LsmscopeError(`blob index points at blob file ${bi.fileNumber}, which is not live`);
+    const refusal = this.refused[String(bi.fileNumber)];
+    if (refusal !== undefined) throw new CorruptionError(refusal, path, 0);
     if (this.mode === "record") {
       if (!bi.compression) return bi.size;
       const n = readSync(this.fds.get(path), this.head, 0, Math.min(LENGTH_PREFIX_MAX, bi.size), bi.offset!);

@@ -41,6 +41,7 @@ import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import { BlockSizes, prng, sampleIndices, zFor } from "./intervals.js";
 import {
   blobFilesOf,
+  refusedBlobFilesOf,
   cfKey,
   locateEth,
   CfPlanCache,
@@ -143,7 +144,7 @@ function sampleCf(plan: CfPlan, n: number, draw: CfDraw): CfSample {
     ratio: new RatioDist(),
     valueTypes: {},
     blob: new BlobTally(),
-    blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record"),
+    blobSizer: new BlobValueSizer(blobFilesOf(plan.cf), "record", refusedBlobFilesOf(plan.cf)),
     newest: new NewerVersionCheck(plan, shadows, kept),
     walRec: emptyRec(),
     codeSize: new SizeDist(),

@@ -66,6 +66,8 @@ export interface ScanTask {
   delegationHashes: number[];
   /** Live blob files of the column family by file number (blob-indexed values are sized from them). */
   blobFiles: Record<string, string>;
+  /** Those RocksDB would not open, with why (plan.ts refusedBlobFilesOf): their values count as unreadable. */
+  refusedBlobFiles: Record<string, string>;
   /** Epoch ms after which no further data block is read (`sizes --timeout`): the result is partial. */
   deadline?: number;
   /**
@@ -84,11 +86,11 @@ class ScanStopped extends Error {}
  * range that meets it, and serves every later range (blob files never change under a file number).
  */
 let sizer: { key: string; sizer: BlobValueSizer } | undefined;
-function threadBlobSizer(files: Record<string, string>): BlobValueSizer {
-  const key = JSON.stringify(files);
+function threadBlobSizer(files: Record<string, string>, refused: Record<string, string>): BlobValueSizer {
+  const key = JSON.stringify([files, refused]);
   if (sizer?.key !== key) {
     sizer?.sizer.close();
-    sizer = { key, sizer: new BlobValueSizer(files, "sequential") };
+    sizer = { key, sizer: new BlobValueSizer(files, "sequential", refused) };
   }
   return sizer.sizer;
 }
@@ -319,7 +321,7 @@ function scanRuns(
 ): { scan: TaskScan; stopped: boolean } {
   const lo = task.loHex !== undefined ? fromHex(task.loHex) : undefined;
   const hi = task.hiHex !== undefined ? fromHex(task.hiHex) : undefined;
-  const scan = new TaskScan(task, progress, threadBlobSizer(task.blobFiles));
+  const scan = new TaskScan(task, progress, threadBlobSizer(task.blobFiles, task.refusedBlobFiles));
   const readAhead = mergeReadAhead(task.runs.length);
   const runs: Run[] = task.runs.map((files) => new TableRun(files, lo, hi, scan, tables, readAhead));
   if (memCount(task.mem) > 0) {

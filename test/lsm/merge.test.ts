@@ -403,7 +403,7 @@ describe("sizes --full over an L0 pile-up", () => {
       if (last > f.largestHex!) above++;
     }
     expect(above).toBe(20);
-    const base = { collectStats: true, roles: [], delegationHashes: [], blobFiles: {} };
+    const base = { collectStats: true, roles: [], delegationHashes: [], blobFiles: {}, refusedBlobFiles: {} };
     // enough ranges that the last blocks' ~1.4% of the bytes outweighs one (3 of 256 cut above before)
     const tasks = tasksFor(plan, noWal, 256, base, () => 0, {
       minBytes: 1,
@@ -434,7 +434,7 @@ describe("sizes --full over an L0 pile-up", () => {
         inst,
         inst.columnFamilies.find((c) => c.name === "default")!,
       );
-      const base = { collectStats: true, roles, delegationHashes: [], blobFiles: {} };
+      const base = { collectStats: true, roles, delegationHashes: [], blobFiles: {}, refusedBlobFiles: {} };
       return tasksFor(plan, noWal, 2, base, () => 0, { minBytes: 1, hashMinRuns, minRunBytes: 0 }).map(
         (t) => t.newestByHash,
       );
@@ -470,6 +470,7 @@ describe("sizes --full over an L0 pile-up", () => {
         roles: [],
         delegationHashes: [],
         blobFiles: {},
+        refusedBlobFiles: {},
         ...(cutsHex ? { newestByHash: { cutsHex } } : {}),
       });
       const run = (t: ScanTask) => {

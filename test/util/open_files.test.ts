@@ -127,7 +127,7 @@ describe("bounded file descriptors", () => {
     if (before === undefined) return; // no /proc: nothing to count
     const names = readdirSync(compressed).filter((f) => f.endsWith(".blob"));
     const paths = Object.fromEntries(names.map((f) => [String(Number(f.slice(0, -5))), join(compressed, f)]));
-    const sizer = new BlobValueSizer(paths, "record", 16);
+    const sizer = new BlobValueSizer(paths, "record", {}, 16);
     let peak = 0;
     try {
       for (const f of names) {
