@@ -19,6 +19,7 @@ import {
   BLOB_MAGIC,
   BLOB_RECORD_HEADER,
   blobCrcMatches,
+  blobFileProblem,
   blobRecordHeader,
 } from "../format/blob.js";
 
@@ -53,7 +54,7 @@ export function readBlobFile(path: string): BlobFileRead {
         code: "blob-bad",
         file: path,
         offset: 0,
-        message: `blob header magic 0x${magic.toString(16)} is not 0x${BLOB_MAGIC.toString(16)}`,
+        message: blobFileProblem.magic(magic),
       });
       return out;
     }
@@ -73,7 +74,7 @@ export function readBlobFile(path: string): BlobFileRead {
         code: "blob-bad",
         file: path,
         offset: 4,
-        message: `blob file version ${out.header.version} (RocksDB reads only version 1)`,
+        message: blobFileProblem.version(out.header.version),
       });
     if (size >= BLOB_FILE_HEADER + BLOB_FILE_FOOTER) {
       const f = Buffer.alloc(BLOB_FILE_FOOTER);
@@ -92,7 +93,7 @@ export function readBlobFile(path: string): BlobFileRead {
             code: "blob-bad",
             file: path,
             offset: at,
-            message: "blob file footer checksum mismatch",
+            message: blobFileProblem.footerCrc,
           });
       } else {
         findings.push({
@@ -207,10 +208,9 @@ export function blobFileRefusal(
 ): string | undefined {
   const h = b.header;
   if (!h) return "no readable blob file header";
-  if (h.version !== 1) return `blob file version ${h.version} (RocksDB reads only version 1)`;
-  if (h.columnFamilyId !== cfId)
-    return `blob header names column family ${h.columnFamilyId}, MANIFEST puts it in ${cfId}`;
-  if (!b.footer) return "no blob file footer: the live blob file was cut short";
-  if (!b.footer.crcOk) return "blob file footer checksum mismatch";
+  if (h.version !== 1) return blobFileProblem.version(h.version);
+  if (h.columnFamilyId !== cfId) return blobFileProblem.columnFamily(h.columnFamilyId, cfId);
+  if (!b.footer) return blobFileProblem.cutShort;
+  if (!b.footer.crcOk) return blobFileProblem.footerCrc;
   return undefined;
 }

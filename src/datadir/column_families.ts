@@ -9,6 +9,7 @@ import { isPrintableName, toHex } from "../util/bytes.js";
 import type { ManifestReplay } from "./manifest.js";
 import { optionsForCf } from "./options_file.js";
 import { readBlobFile } from "./blob_file.js";
+import { blobFileProblem } from "../format/blob.js";
 import { pebbleBlobFileModels } from "./pebble_blob_files.js";
 import { displayCfName } from "./clients.js";
 import { cfNameText } from "./names.js";
@@ -387,7 +388,7 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
               ? {
                   ...f,
                   severity: "error" as const,
-                  message: "no blob file footer: the live blob file was cut short",
+                  message: blobFileProblem.cutShort,
                 }
               : f,
           ),
@@ -399,7 +400,7 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
             code: "blob-cf-mismatch",
             file: bm.path,
             offset: 8,
-            message: `blob header names column family ${r.header.columnFamilyId}, MANIFEST puts it in ${rcf.id}`,
+            message: blobFileProblem.columnFamily(r.header.columnFamilyId, rcf.id),
           });
         if (r.footer && r.footer.blobCount !== b.totalBlobCount)
           F.push({

@@ -45,6 +45,20 @@ export const BLOB_RECORD_HEADER = 32;
 export const BLOB_HEADER_COMPRESSION_AT = 13;
 
 /**
+ * What RocksDB refuses in a live blob file's header or footer (BlobLogHeader/BlobLogFooter::DecodeFrom,
+ * BlobFileReader), one line each: `inspect`'s findings (datadir/blob_file.ts, column_families.ts), the
+ * files `sizes` will not size values from (blobFileRefusal) and the value sizer's own read say the same.
+ */
+export const blobFileProblem = {
+  magic: (magic: number) => `blob header magic 0x${magic.toString(16)} is not 0x${BLOB_MAGIC.toString(16)}`,
+  version: (version: number) => `blob file version ${version} (RocksDB reads only version 1)`,
+  columnFamily: (inFile: number, inManifest: number) =>
+    `blob header names column family ${inFile}, MANIFEST puts it in ${inManifest}`,
+  cutShort: "no blob file footer: the live blob file was cut short",
+  footerCrc: "blob file footer checksum mismatch",
+};
+
+/**
  * A blob record's header at `at` of `b` (32 bytes there): its key and value lengths, or what is wrong
  * with it, the header crc (masked crc32c of key length, value length and expiration) not matching, as
  * BlobLogRecord::CheckHeaderCRC finds it.
@@ -284,10 +298,10 @@ export function readBlobFileLengths(path: string): BlobFileLengths {
     if (size < BLOB_FILE_HEADER) throw new LsmscopeError("blob file has no header", { file: path });
     const header = ensure(0, BLOB_FILE_HEADER);
     // as RocksDB's BlobLogHeader::DecodeFrom refuses them: its values cannot be read
-    if (readFixed32(buf, header) !== BLOB_MAGIC) throw new CorruptionError("not a blob file header", path, 0);
+    const magic = readFixed32(buf, header);
+    if (magic !== BLOB_MAGIC) throw new CorruptionError(blobFileProblem.magic(magic), path, 0);
     const version = readFixed32(buf, header + 4);
-    if (version !== 1)
-      throw new CorruptionError(`blob file version ${version} (RocksDB reads only version 1)`, path, 4);
+    if (version !== 1) throw new CorruptionError(blobFileProblem.version(version), path, 4);
     const compression = buf[header + BLOB_HEADER_COMPRESSION_AT]!;
     let end = size;
     if (size >= BLOB_FILE_HEADER + BLOB_FILE_FOOTER) {
