@@ -17,6 +17,12 @@ let base: string;
 
 /** A private copy of the db_bench store to damage. */
 const copy = (name: string): string => copyInto(base, dir, name);
+/** The newest OPTIONS file of store `d` (the one RocksDB and lsmscope read). */
+const latestOptions = (d: string): string =>
+  readdirSync(d)
+    .filter((n) => n.startsWith("OPTIONS-"))
+    .sort()
+    .pop()!;
 function manifestOf(d: string): string {
   return join(d, readFileSync(join(d, "CURRENT"), "latin1").trim());
 }
@@ -135,10 +141,7 @@ describe("damaged stores", () => {
 
   it("an unparsable OPTIONS file: finding with the line's offset, the rest still read", async () => {
     const d = copy("badoptions");
-    const opt = readdirSync(d)
-      .filter((n) => n.startsWith("OPTIONS-"))
-      .sort()
-      .pop()!;
+    const opt = latestOptions(d);
     const text = readFileSync(join(d, opt), "latin1");
     const at = text.indexOf("[CFOptions");
     writeFileSync(
@@ -155,10 +158,7 @@ describe("damaged stores", () => {
 
   it("OPTIONS and CURRENT larger than a text file may be: a finding naming the size, not read whole", async () => {
     const d = copy("hugeoptions");
-    const opt = readdirSync(d)
-      .filter((n) => n.startsWith("OPTIONS-"))
-      .sort()
-      .pop()!;
+    const opt = latestOptions(d);
     // sparse: 20 MiB on disk's books, a few blocks in fact (the cap is 16 MiB, util/limits.ts)
     truncateSync(join(d, opt), 20 * 1024 * 1024);
     const m = await inspectDatadir(d);

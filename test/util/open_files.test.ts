@@ -59,6 +59,38 @@ function limited(args: string[]) {
   });
 }
 
+/** The capacity the blob caches are given below, far under the stores' blob file counts. */
+const CAPACITY = 16;
+
+/**
+ * `read` every file of `files` through `cache` (a blob reader or sizer of CAPACITY): the process's
+ * descriptors (/proc/self/fd) never exceed those before by more than CAPACITY, the cache holds CAPACITY
+ * at the end, and none is left open once it closes. Nothing to count without /proc.
+ */
+function expectBoundedDescriptors(
+  cache: { openFiles: number; close(): void },
+  files: string[],
+  read: (file: string) => void,
+): void {
+  const before = openDescriptorCount();
+  if (before === undefined) {
+    cache.close();
+    return;
+  }
+  let peak = 0;
+  try {
+    for (const f of files) {
+      read(f);
+      peak = Math.max(peak, openDescriptorCount()! - before);
+    }
+    expect(cache.openFiles).toBe(CAPACITY);
+    expect(peak).toBeLessThanOrEqual(CAPACITY);
+  } finally {
+    cache.close();
+  }
+  expect(openDescriptorCount()).toBe(before);
+}
+
 describe("bounded file descriptors", () => {
   it("the store has several times more blob files than the limit", () => {
     expect(blobFiles().length).toBeGreaterThan(3 * LIMIT);
@@ -123,58 +155,36 @@ describe("bounded file descriptors", () => {
   });
 
   it("the blob value sizer's record mode keeps at most its capacity of descriptors open", () => {
-    const before = openDescriptorCount();
-    if (before === undefined) return; // no /proc: nothing to count
     const names = readdirSync(compressed).filter((f) => f.endsWith(".blob"));
     const paths = Object.fromEntries(names.map((f) => [String(Number(f.slice(0, -5))), join(compressed, f)]));
-    const sizer = new BlobValueSizer(paths, "record", {}, 16);
-    let peak = 0;
-    try {
-      for (const f of names) {
-        // the first record's value: after the 30-byte file header, its 32-byte record header and key
-        // (db_bench's 16-byte keys); its length prefix is what record mode reads
-        const length = sizer.valueLength({
-          kind: "blob",
-          fileNumber: Number(f.slice(0, -5)),
-          offset: 30 + 32 + 16,
-          size: 8,
-          compression: 4,
-        } as never);
-        expect(length).toBeGreaterThan(0);
-        peak = Math.max(peak, openDescriptorCount()! - before);
-      }
-      expect(sizer.openFiles).toBe(16);
-      expect(peak).toBeLessThanOrEqual(16);
-    } finally {
-      sizer.close();
-    }
-    expect(openDescriptorCount()).toBe(before);
+    const sizer = new BlobValueSizer(paths, "record", {}, CAPACITY);
+    expectBoundedDescriptors(sizer, names, (f) => {
+      // the first record's value: after the 30-byte file header, its 32-byte record header and key
+      // (db_bench's 16-byte keys); its length prefix is what record mode reads
+      const length = sizer.valueLength({
+        kind: "blob",
+        fileNumber: Number(f.slice(0, -5)),
+        offset: 30 + 32 + 16,
+        size: 8,
+        compression: 4,
+      } as never);
+      expect(length).toBeGreaterThan(0);
+    });
   });
 
   it("the blob reader keeps at most its capacity of descriptors open (counted in /proc/self/fd)", () => {
     expect(openFileLimit()).toBeGreaterThan(0);
     expect(openFileCacheCapacity()).toBeGreaterThanOrEqual(8);
-    const before = openDescriptorCount();
-    if (before === undefined) return; // no /proc: nothing to count
-    const reader = new BlobFileReader(16);
-    let peak = 0;
-    try {
-      for (const f of blobFiles()) {
-        // a blob file's first bytes are its header: a read at offset 0 of a small blob
-        reader.readValue(join(db, f), {
-          kind: "blob",
-          fileNumber: 0,
-          offset: 0,
-          size: 8,
-          compression: 0,
-        } as never);
-        peak = Math.max(peak, openDescriptorCount()! - before);
-      }
-      expect(reader.openFiles).toBe(16);
-      expect(peak).toBeLessThanOrEqual(16);
-    } finally {
-      reader.close();
-    }
-    expect(openDescriptorCount()).toBe(before);
+    const reader = new BlobFileReader(CAPACITY);
+    expectBoundedDescriptors(reader, blobFiles(), (f) => {
+      // a blob file's first bytes are its header: a read at offset 0 of a small blob
+      reader.readValue(join(db, f), {
+        kind: "blob",
+        fileNumber: 0,
+        offset: 0,
+        size: 8,
+        compression: 0,
+      } as never);
+    });
   });
 });
