@@ -117,7 +117,7 @@ export function digestColumnFamily(
   if (manyRuns(cf, minRuns) && digestByKeySets(inst, cf, out, walLayers)) return out;
   const hash = createHash("sha256");
   const sources = openLiveSources(inst, cf, undefined, undefined, undefined, walLayers);
-  const values = new LiveValues(inst.path, cf.displayName);
+  const values = new LiveValues(inst.path, cf);
   try {
     out.walEntries = sources.walEntries;
     const rh = new RecordHasher(hash);

@@ -8,10 +8,17 @@
 import { throttleRead } from "../util/throttle.js";
 import { readSync, closeSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
+import { CorruptionError } from "../util/errors.js";
 import { readFixed32, readFixed64 } from "../util/coding.js";
 import { maskedCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
-import type { BlobFileFooterInfo, BlobFileHeaderInfo, BlobFileModel, Finding } from "./model.js";
+import type {
+  BlobFileFooterInfo,
+  BlobFileHeaderInfo,
+  BlobFileModel,
+  ColumnFamilyModel,
+  Finding,
+} from "./model.js";
 import {
   BLOB_FILE_FOOTER,
   BLOB_FILE_HEADER,
@@ -207,10 +214,44 @@ export function blobFileRefusal(
   cfId: number,
 ): string | undefined {
   const h = b.header;
-  if (!h) return "no readable blob file header";
+  if (!h) return "blob file has no readable header";
   if (h.version !== 1) return blobFileProblem.version(h.version);
   if (h.columnFamilyId !== cfId) return blobFileProblem.columnFamily(h.columnFamilyId, cfId);
   if (!b.footer) return blobFileProblem.cutShort;
   if (!b.footer.crcOk) return blobFileProblem.footerCrc;
   return undefined;
+}
+
+/**
+ * Live blob files of `cf` that RocksDB would not open, by file number, with why (blobFileRefusal): a
+ * value in one is unreadable to a Get, so `sizes` counts it as unread and `diff`, `probe` and the
+ * compaction digest stop at it as RocksDB's read would.
+ */
+export function refusedBlobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const b of cf.blobFiles) {
+    const why = b.present ? blobFileRefusal(b, cf.id) : undefined;
+    if (why !== undefined) out[String(b.fileNumber)] = why;
+  }
+  return out;
+}
+
+/**
+ * Blob files checked as RocksDB's BlobFileReader::Create checks one when it first opens it (the header,
+ * then the footer; blobFileRefusal): a read of a value in a file it refuses fails there, whatever its
+ * records hold. Each file is read and judged once.
+ */
+export class BlobFileGate {
+  private readonly refusals = new Map<string, string | null>();
+  constructor(private readonly cfId: number) {}
+
+  /** Throws why RocksDB would not open `path`: a CorruptionError, or the read's own error. */
+  check(path: string): void {
+    let why = this.refusals.get(path);
+    if (why === undefined) {
+      why = blobFileRefusal(readBlobFile(path), this.cfId) ?? null;
+      this.refusals.set(path, why);
+    }
+    if (why !== null) throw new CorruptionError(why, path);
+  }
 }

@@ -23,6 +23,7 @@ import { PebbleBlobStore, withBlobValues } from "./pebble_blob_values.js";
 import { ValueType } from "../base/internal_key.js";
 import { BlobFileReader, decodeBlobIndex } from "../format/blob.js";
 import { LsmscopeError } from "../util/errors.js";
+import { BlobFileGate } from "../datadir/blob_file.js";
 import { memCount, memEntriesIn, type MemLayer } from "../datadir/memtable.js";
 import { loadLiveWal, type WalLayers } from "./wal_layers.js";
 import { toHex } from "../util/bytes.js";
@@ -189,10 +190,14 @@ export class LiveValues {
   /** Live values read from blob files so far. */
   blobValues = 0;
   private readonly reader = new BlobFileReader();
+  /** Blob files RocksDB would not open (their header or footer): their values are unreadable. */
+  private readonly gate: BlobFileGate;
   constructor(
     private readonly dir: string,
-    private readonly cfName: string,
-  ) {}
+    private readonly cf: ColumnFamilyModel,
+  ) {
+    this.gate = new BlobFileGate(cf.id);
+  }
 
   /** The live value of a merged entry, or undefined when the entry is shadowed, deleted or range-deleted. */
   value(r: Run, fate: Fate): Uint8Array | undefined {
@@ -216,7 +221,7 @@ export class LiveValues {
   ): Uint8Array | undefined {
     if (type === ValueType.Merge || type === ValueType.WideColumnEntity)
       throw new LsmscopeError(
-        `column family ${this.cfName} holds ${type === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
+        `column family ${this.cf.displayName} holds ${type === ValueType.Merge ? "merge operands" : "wide-column entities"}; their values cannot be resolved without the engine`,
       );
     if (rangeDeleted) return undefined;
     if (type === ValueType.Value) return value;
@@ -236,12 +241,11 @@ export class LiveValues {
     if (kind !== 1 && kind !== 2)
       throw new LsmscopeError(`unknown blob index type ${kind} for key ${keyHex()}`);
     const idx = decodeBlobIndex(index, 0, index.length, { lenient: true });
+    const path = join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`);
+    // a Get fails at the file's header or footer (BlobFileReader::Create) before it reads the record
+    this.gate.check(path);
     // the whole record, checksums and key checked, as RocksDB's GetBlob reads it
-    return this.reader.readValue(
-      join(this.dir, `${String(idx.fileNumber).padStart(6, "0")}.blob`),
-      idx,
-      userKey,
-    );
+    return this.reader.readValue(path, idx, userKey);
   }
 
   close(): void {
@@ -271,7 +275,7 @@ export class LiveCursor {
     walLayers?: WalLayers,
   ) {
     this.sources = openLiveSources(inst, cf, blocks, range, shared, walLayers);
-    this.values = new LiveValues(inst.path, cf.displayName);
+    this.values = new LiveValues(inst.path, cf);
     this.cursor = new NewestCursor(this.sources.runs, this.sources.rangeDels);
   }
 
@@ -336,7 +340,7 @@ function readLiveValueFrom(
   const wal = walLayers ? walLayers.of(inst, cf) : loadLiveWal(inst, cf);
   const newest = newestVersion(key, shadowsOf(wal), version, tables);
   if (!newest) return undefined;
-  const values = new LiveValues(inst.path, cf.displayName);
+  const values = new LiveValues(inst.path, cf);
   try {
     const v = values.valueOf(newest.type, newest.rangeDeleted, newest.value ?? Buffer.alloc(0), key);
     return v === undefined ? undefined : Buffer.from(v);

@@ -102,7 +102,7 @@ export class LiveKeySets {
       const wal = this.sources.walEntries > 0 ? runs.pop() : undefined;
       if (wal) runs.unshift(wal);
       this.entries = new KeyBuckets(runs, wal, true, checkOrder);
-      this.values = new LiveValues(inst.path, cf.displayName);
+      this.values = new LiveValues(inst.path, cf);
     } catch (e) {
       this.sources.close();
       throw e;

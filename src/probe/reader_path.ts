@@ -32,6 +32,7 @@ import { HASH_INDEX_METADATA, HASH_INDEX_PREFIXES, type PrefixHashIndex } from "
 import { decodeFilterBits, type FilterBits } from "../format/filter_bits.js";
 import { BlockKind, META_RANGE_DEL } from "../format/block_kind.js";
 import { decodeBlobIndex, readBlobRecord } from "../format/blob.js";
+import { BlobFileGate } from "../datadir/blob_file.js";
 import { replayWals, type Memtable } from "./memtable.js";
 import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
 import { plural } from "../util/words.js";
@@ -95,10 +96,13 @@ export class LsmReader {
   private readonly byPath = new Map<string, SstTable>();
   /** The counters of one table's filter check (tableGet), reused. */
   private readonly filterStats = emptyLookupStats();
+  /** Blob files as RocksDB checks them when it first opens one. */
+  private readonly blobFiles: BlobFileGate;
   readonly openStats: ReaderOpenStats;
 
   constructor(target: ProbeTarget) {
     this.target = target;
+    this.blobFiles = new BlobFileGate(target.cfId);
     this.leveldb = target.engine === "leveldb";
     const notes: string[] = [];
     this.mem = replayWals(target.wals, target.cfId, { pebble: target.engine === "pebble" });
@@ -292,6 +296,10 @@ export class LsmReader {
 
   private readBlob(value: Buffer, key: Buffer, tr: LookupTrace): void {
     const idx = decodeBlobIndex(value, 0, value.length, { lenient: true });
+    // a Get fails at the file's header or footer (BlobFileReader::Create, once per file as RocksDB's
+    // blob file cache keeps its reader) before it reads the record; not counted in the lookup's bytes
+    const path = this.target.blobFiles[String(idx.fileNumber)];
+    if (path !== undefined) this.blobFiles.check(path);
     const n = readBlobRecord(idx, key.length, this.target.blobFiles);
     if (n > 0) {
       tr.blobReads++;

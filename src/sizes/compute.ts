@@ -12,7 +12,7 @@ import { prepareChecksums } from "../format/checksum.js";
 import { prepareKeccak } from "../eth/keccak.js";
 import { availableParallelism } from "node:os";
 import { incompleteReasons, inspectDatadir } from "../datadir/inspect.js";
-import { verifyBlobRecords } from "../datadir/blob_file.js";
+import { refusedBlobFilesOf, verifyBlobRecords } from "../datadir/blob_file.js";
 import { openTable } from "../format/table.js";
 import { MAX_CODE_SIZE } from "../eth/code.js";
 import { SizeDist } from "./dist.js";
@@ -29,7 +29,6 @@ import {
   FIRST_RANGE_HEAD_START,
   KEPT_TABLE_HEAD_START,
   blobFilesOf,
-  refusedBlobFilesOf,
   NEWEST_BY_HASH_MIN_RUNS,
   KEY_RANGE_CUT_MIN_RUN_BYTES,
   type CfPlan,

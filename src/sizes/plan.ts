@@ -20,23 +20,12 @@ import { NUMERIC_FIELDS } from "../format/properties.js";
 import type { EthViewLocation, SizesOptions } from "./types.js";
 import type { RoleSpec, ScanTask } from "./scan.js";
 import { cfLabel } from "../datadir/names.js";
-import { blobFileRefusal } from "../datadir/blob_file.js";
 import { cfSelected } from "../datadir/cf_select.js";
 
 /** The column family's blob files on disk, by file number (what blob indexes point into). */
 export function blobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
   const out: Record<string, string> = {};
   for (const b of cf.blobFiles) if (b.present) out[String(b.fileNumber)] = b.path;
-  return out;
-}
-
-/** Live blob files of `cf` that RocksDB would not open, by file number, with why (blobFileRefusal). */
-export function refusedBlobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const b of cf.blobFiles) {
-    const why = b.present ? blobFileRefusal(b, cf.id) : undefined;
-    if (why !== undefined) out[String(b.fileNumber)] = why;
-  }
   return out;
 }
 

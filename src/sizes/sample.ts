@@ -41,7 +41,6 @@ import { accountCodeHashOffset, hash53 } from "./eth_acc.js";
 import { BlockSizes, prng, sampleIndices, zFor } from "./intervals.js";
 import {
   blobFilesOf,
-  refusedBlobFilesOf,
   cfKey,
   locateEth,
   CfPlanCache,
@@ -50,6 +49,7 @@ import {
   selectCfs,
   type CfPlan,
 } from "./plan.js";
+import { refusedBlobFilesOf } from "../datadir/blob_file.js";
 import type { RoleSpec } from "./scan.js";
 import type { EthSizes, SizesOptions, SizesReport } from "./types.js";
 import { CodeLookup, NewerVersionCheck, shadowsOfPlan } from "./sample_lookup.js";
