@@ -1,9 +1,9 @@
 /**
  * Blob files (<number>.blob) of integrated BlobDB (db/blob/blob_log_format.h/.cc; the layout and its
- * constants: format/blob.ts). readBlobFile reads the header and footer (two positioned reads), the
- * version 1 RocksDB reads, the flags' bit 0 (has TTL), the footer's crc (masked crc32c of its first 28
- * bytes); verifyBlobRecords reads every record and checks both of its crcs. A blob file being written
- * (or cut short) has no footer yet.
+ * constants: format/blob.ts). readBlobFile reads the header and footer (two positioned reads): the
+ * version, the flags' bit 0 (has TTL), the footer's crc (masked crc32c of its first 28 bytes);
+ * blobFileRefusals says, once for every command, whether RocksDB would open the file; verifyBlobRecords
+ * reads every record and checks both of its crcs. A blob file being written (or cut short) has no footer.
  */
 import { throttleRead } from "../util/throttle.js";
 import { readSync, closeSync } from "node:fs";
@@ -12,13 +12,7 @@ import { CorruptionError } from "../util/errors.js";
 import { readFixed32, readFixed64 } from "../util/coding.js";
 import { maskedCrc32c } from "../base/crc.js";
 import { compressionName } from "../base/compression_type.js";
-import type {
-  BlobFileFooterInfo,
-  BlobFileHeaderInfo,
-  BlobFileModel,
-  ColumnFamilyModel,
-  Finding,
-} from "./model.js";
+import type { BlobFileFooterInfo, BlobFileHeaderInfo, ColumnFamilyModel } from "./model.js";
 import {
   BLOB_FILE_FOOTER,
   BLOB_FILE_HEADER,
@@ -34,35 +28,24 @@ export interface BlobFileRead {
   size: number;
   header?: BlobFileHeaderInfo;
   footer?: BlobFileFooterInfo;
-  findings: Finding[];
+  /** Why there is no header: the file is shorter than one, or its magic is another. */
+  headerProblem?: { offset: number; message: string };
 }
 
+/** The header and footer of a blob file, read as they are; blobFileRefusals judges them. */
 export function readBlobFile(path: string): BlobFileRead {
-  const findings: Finding[] = [];
   const { fd, size } = openRegularFile(path);
   try {
-    const out: BlobFileRead = { size, findings };
+    const out: BlobFileRead = { size };
     if (size < BLOB_FILE_HEADER) {
-      findings.push({
-        severity: "error",
-        code: "blob-bad",
-        file: path,
-        offset: 0,
-        message: `blob file of ${size} bytes has no header`,
-      });
+      out.headerProblem = { offset: 0, message: `blob file of ${size} bytes has no header` };
       return out;
     }
     const h = Buffer.alloc(BLOB_FILE_HEADER);
     readSync(fd, h, 0, BLOB_FILE_HEADER, 0);
     const magic = readFixed32(h, 0);
     if (magic !== BLOB_MAGIC) {
-      findings.push({
-        severity: "error",
-        code: "blob-bad",
-        file: path,
-        offset: 0,
-        message: blobFileProblem.magic(magic),
-      });
+      out.headerProblem = { offset: 0, message: blobFileProblem.magic(magic) };
       return out;
     }
     const compression = h[BLOB_HEADER_COMPRESSION_AT]!;
@@ -74,48 +57,64 @@ export function readBlobFile(path: string): BlobFileRead {
       compressionName: compressionName(compression),
       expirationRange: [Number(readFixed64(h, 14)), Number(readFixed64(h, 22))],
     };
-    // RocksDB refuses any other version (BlobLogHeader::DecodeFrom: "Unknown header version")
-    if (out.header.version !== 1)
-      findings.push({
-        severity: "error",
-        code: "blob-bad",
-        file: path,
-        offset: 4,
-        message: blobFileProblem.version(out.header.version),
-      });
     if (size >= BLOB_FILE_HEADER + BLOB_FILE_FOOTER) {
       const f = Buffer.alloc(BLOB_FILE_FOOTER);
-      const at = size - BLOB_FILE_FOOTER;
-      readSync(fd, f, 0, BLOB_FILE_FOOTER, at);
-      if (readFixed32(f, 0) === BLOB_MAGIC) {
-        const crcOk = readFixed32(f, 28) === maskedCrc32c(f.subarray(0, 28));
+      readSync(fd, f, 0, BLOB_FILE_FOOTER, size - BLOB_FILE_FOOTER);
+      if (readFixed32(f, 0) === BLOB_MAGIC)
         out.footer = {
           blobCount: Number(readFixed64(f, 4)),
           expirationRange: [Number(readFixed64(f, 12)), Number(readFixed64(f, 20))],
-          crcOk,
+          crcOk: readFixed32(f, 28) === maskedCrc32c(f.subarray(0, 28)),
         };
-        if (!crcOk)
-          findings.push({
-            severity: "error",
-            code: "blob-bad",
-            file: path,
-            offset: at,
-            message: blobFileProblem.footerCrc,
-          });
-      } else {
-        findings.push({
-          severity: "warn",
-          code: "blob-no-footer",
-          file: path,
-          offset: at,
-          message: "no blob file footer (file still being written, or cut short)",
-        });
-      }
     }
     return out;
   } finally {
     closeSync(fd);
   }
+}
+
+/** One reason RocksDB would not open a live blob file, and where in the file it lies. */
+export interface BlobFileRefusal {
+  code: "blob-bad" | "blob-cf-mismatch" | "blob-no-footer";
+  offset: number;
+  message: string;
+}
+
+/**
+ * Why RocksDB would not open the live blob file `b` of column family `cfId`, in the order its
+ * BlobFileReader::Create checks (the header, then the footer), empty when it would: no header (a short
+ * file, another magic), another version (BlobLogHeader::DecodeFrom reads only 1), another column family's
+ * id (ReadHeader: "Column family ID mismatch"), no footer (ReadFooter: a live blob file was sealed before
+ * the MANIFEST named it, so it was cut short), a footer whose crc does not match. The one statement of
+ * these rules: `inspect`'s error findings (column_families.ts), the files `sizes` does not size values
+ * from (refusedBlobFilesOf), the blob files `diff`, `probe` and the compaction digest stop at
+ * (BlobFileGate) and `inspect --verify`'s record check (without `cfId`, the column family unchecked).
+ */
+export function blobFileRefusals(
+  b: Pick<BlobFileRead, "header" | "footer" | "headerProblem"> & { size?: number },
+  cfId?: number,
+): BlobFileRefusal[] {
+  const h = b.header;
+  if (!h)
+    return [
+      {
+        code: "blob-bad",
+        ...(b.headerProblem ?? { offset: 0, message: "blob file has no readable header" }),
+      },
+    ];
+  const out: BlobFileRefusal[] = [];
+  if (h.version !== 1) out.push({ code: "blob-bad", offset: 4, message: blobFileProblem.version(h.version) });
+  if (cfId !== undefined && h.columnFamilyId !== cfId)
+    out.push({
+      code: "blob-cf-mismatch",
+      offset: 8,
+      message: blobFileProblem.columnFamily(h.columnFamilyId, cfId),
+    });
+  const footerAt = Math.max(BLOB_FILE_HEADER, (b.size ?? 0) - BLOB_FILE_FOOTER);
+  if (!b.footer) out.push({ code: "blob-no-footer", offset: footerAt, message: blobFileProblem.cutShort });
+  else if (!b.footer.crcOk)
+    out.push({ code: "blob-bad", offset: footerAt, message: blobFileProblem.footerCrc });
+  return out;
 }
 
 /** What verifyBlobRecords read. */
@@ -141,7 +140,8 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
   const out: BlobRecordsVerified = { records: 0, bytes: 0 };
   try {
     const head = readBlobFile(path);
-    const bad = head.findings.find((f) => f.severity === "error");
+    // a file cut short before its footer still has its records read, up to its end
+    const bad = blobFileRefusals(head).find((p) => p.code !== "blob-no-footer");
     if (bad || !head.header) {
       out.error = { offset: bad?.offset ?? 0, message: bad?.message ?? "no blob file header" };
       return out;
@@ -203,34 +203,16 @@ export function verifyBlobRecords(path: string, onBytes?: (bytes: number) => voi
 }
 
 /**
- * Why RocksDB would not open the live blob file `b` of column family `cfId` (its BlobFileReader reads
- * and checks the header, then the footer), undefined when it would: no readable header (a short file,
- * another magic), another version, another column family's id, no footer (cut short), a footer whose
- * crc does not match. `inspect` reports each as an error finding (column_families.ts); `sizes` counts
- * the values of such a file as unreadable rather than sizing them from its records.
- */
-export function blobFileRefusal(
-  b: Pick<BlobFileModel, "header" | "footer">,
-  cfId: number,
-): string | undefined {
-  const h = b.header;
-  if (!h) return "blob file has no readable header";
-  if (h.version !== 1) return blobFileProblem.version(h.version);
-  if (h.columnFamilyId !== cfId) return blobFileProblem.columnFamily(h.columnFamilyId, cfId);
-  if (!b.footer) return blobFileProblem.cutShort;
-  if (!b.footer.crcOk) return blobFileProblem.footerCrc;
-  return undefined;
-}
-
-/**
- * Live blob files of `cf` that RocksDB would not open, by file number, with why (blobFileRefusal): a
+ * Live blob files of `cf` that RocksDB would not open, by file number, with why (blobFileRefusals): a
  * value in one is unreadable to a Get, so `sizes` counts it as unread and `diff`, `probe` and the
  * compaction digest stop at it as RocksDB's read would.
  */
 export function refusedBlobFilesOf(cf: ColumnFamilyModel): Record<string, string> {
   const out: Record<string, string> = {};
   for (const b of cf.blobFiles) {
-    const why = b.present ? blobFileRefusal(b, cf.id) : undefined;
+    const why = b.present
+      ? blobFileRefusals({ size: b.diskSize, header: b.header, footer: b.footer }, cf.id)[0]?.message
+      : undefined;
     if (why !== undefined) out[String(b.fileNumber)] = why;
   }
   return out;
@@ -238,20 +220,20 @@ export function refusedBlobFilesOf(cf: ColumnFamilyModel): Record<string, string
 
 /**
  * Blob files checked as RocksDB's BlobFileReader::Create checks one when it first opens it (the header,
- * then the footer; blobFileRefusal): a read of a value in a file it refuses fails there, whatever its
+ * then the footer; blobFileRefusals): a read of a value in a file it refuses fails there, whatever its
  * records hold. Each file is read and judged once.
  */
 export class BlobFileGate {
-  private readonly refusals = new Map<string, string | null>();
+  private readonly refusals = new Map<string, BlobFileRefusal | null>();
   constructor(private readonly cfId: number) {}
 
   /** Throws why RocksDB would not open `path`: a CorruptionError, or the read's own error. */
   check(path: string): void {
     let why = this.refusals.get(path);
     if (why === undefined) {
-      why = blobFileRefusal(readBlobFile(path), this.cfId) ?? null;
+      why = blobFileRefusals(readBlobFile(path), this.cfId)[0] ?? null;
       this.refusals.set(path, why);
     }
-    if (why !== null) throw new CorruptionError(why, path);
+    if (why !== null) throw new CorruptionError(why.message, path, why.offset);
   }
 }

@@ -8,8 +8,7 @@ import { join, sep } from "node:path";
 import { isPrintableName, toHex } from "../util/bytes.js";
 import type { ManifestReplay } from "./manifest.js";
 import { optionsForCf } from "./options_file.js";
-import { readBlobFile } from "./blob_file.js";
-import { blobFileProblem } from "../format/blob.js";
+import { blobFileRefusals, readBlobFile } from "./blob_file.js";
 import { pebbleBlobFileModels } from "./pebble_blob_files.js";
 import { displayCfName } from "./clients.js";
 import { cfNameText } from "./names.js";
@@ -380,28 +379,9 @@ function cfBlobFiles({ dir, nameSet, F }: StoreRead, rcf: ReplayedCf, live: Live
         bm.diskSize = r.size;
         bm.header = r.header;
         bm.footer = r.footer;
-        // a live blob file was sealed before the MANIFEST named it: without a footer it was cut
-        // short, and RocksDB cannot open it (BlobFileReader reads the footer first)
-        F.push(
-          ...r.findings.map((f) =>
-            f.code === "blob-no-footer"
-              ? {
-                  ...f,
-                  severity: "error" as const,
-                  message: blobFileProblem.cutShort,
-                }
-              : f,
-          ),
-        );
-        // BlobFileReader::ReadHeader: "Column family ID mismatch" (a corruption)
-        if (r.header && r.header.columnFamilyId !== rcf.id)
-          F.push({
-            severity: "error",
-            code: "blob-cf-mismatch",
-            file: bm.path,
-            offset: 8,
-            message: blobFileProblem.columnFamily(r.header.columnFamilyId, rcf.id),
-          });
+        // what RocksDB's BlobFileReader refuses (the header, the column family, the footer)
+        for (const { code, offset, message } of blobFileRefusals(r, rcf.id))
+          F.push({ severity: "error", code, file: bm.path, offset, message });
         if (r.footer && r.footer.blobCount !== b.totalBlobCount)
           F.push({
             severity: "warn",

@@ -46,8 +46,8 @@ export const BLOB_HEADER_COMPRESSION_AT = 13;
 
 /**
  * What RocksDB refuses in a live blob file's header or footer (BlobLogHeader/BlobLogFooter::DecodeFrom,
- * BlobFileReader), one line each: `inspect`'s findings (datadir/blob_file.ts, column_families.ts), the
- * files `sizes` will not size values from (blobFileRefusal) and the value sizer's own read say the same.
+ * BlobFileReader), one line each: the rules that use them (datadir/blob_file.ts blobFileRefusals) and
+ * the value sizer's own read say the same.
  */
 export const blobFileProblem = {
   magic: (magic: number) => `blob header magic 0x${magic.toString(16)} is not 0x${BLOB_MAGIC.toString(16)}`,

@@ -93,7 +93,7 @@ export interface ColumnFamilySizes {
    * Values stored in blob files: `storedBytes` what the blob files hold for them (after blob
    * compression, from the indexes), `valueBytes` what a Get returns for them (from the blob records),
    * `unread` values whose blob record could not be read, or whose blob file RocksDB would not open
-   * (blobFileRefusal: a bad header or footer, another column family's), left out of valueSize and
+   * (blobFileRefusals: a bad header or footer, another column family's), left out of valueSize and
    * valueBytes.
    */
   blobIndexed: {
