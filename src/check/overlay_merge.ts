@@ -19,7 +19,7 @@ import { fromHex } from "../util/bytes.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { keyAt, MIN_MERGE_KEYS, releaseKeys, type BlockUnit, type UnitKeys } from "./overlay_blocks.js";
 import { shuffle } from "./stats.js";
-import { isBytewiseComparator } from "../base/comparator.js";
+import { compareBytewise, isBytewiseComparator } from "../base/comparator.js";
 
 /** What the lookups cost (OverlayMeasurement.lookups) and what they could not resolve. */
 export interface LookupTally {
@@ -38,24 +38,10 @@ export function mergeable(t: SstTable): boolean {
   return isBytewiseComparator(t.comparator) && t.format !== "pebble" && !t.rangeDelHandle();
 }
 
-/**
- * `a[aStart, aEnd)` against `b[0, bLength)`, bytewise (sign only). A loop: on keys of tens of bytes
- * Buffer#compare's argument checks cost more than the bytes.
- */
-function compareBytes(a: Buffer, aStart: number, aEnd: number, b: Buffer, bLength: number): number {
-  const aLength = aEnd - aStart;
-  const n = aLength < bLength ? aLength : bLength;
-  for (let i = 0; i < n; i++) {
-    const d = a[aStart + i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return aLength - bLength;
-}
-
 /** The first key of `keys` that is ≥ `bound` (with `strict`: > `bound`). */
 function firstKeyFrom(keys: UnitKeys, bound: Buffer, strict: boolean): number {
   return lowerBound(keys.n, (i) => {
-    const c = compareBytes(keys.bytes, keys.start[i]!, keys.start[i + 1]!, bound, bound.length);
+    const c = compareBytewise(keys.bytes, keys.start[i]!, keys.start[i + 1]!, bound, 0, bound.length);
     return c < 0 || (strict && c === 0);
   });
 }
@@ -81,7 +67,7 @@ export function mergeLookups(
   if (n === 0) return { reached: 0, blocks: 0 };
   const { bytes, start } = keys;
   const cmp = (i: number, b: Buffer, len: number) =>
-    compareBytes(bytes, start[idx[i]!]!, start[idx[i]! + 1]!, b, len);
+    compareBytewise(bytes, start[idx[i]!]!, start[idx[i]! + 1]!, b, 0, len);
   // the data blocks from the first key's on, up to the one whose separator reaches the last key (at
   // most maxBlocks), read at once: a pass through a lower level's table for the keys of a drawn
   // block reads several blocks side by side, one call each before (a LevelDB store of 1.1 GB: ~8
@@ -101,7 +87,7 @@ export function mergeLookups(
       handles.push({ offset, size });
       span.add(offset, size);
       const userLength = userKeys ? sepLength : sepLength - 8;
-      return compareBytes(sep, 0, Math.max(0, userLength), last, last.length) < 0;
+      return compareBytewise(sep, 0, Math.max(0, userLength), last, 0, last.length) < 0;
     },
     true,
     keyAt(keys, idx[0]!),

@@ -22,6 +22,7 @@ import { LsmscopeError } from "../util/errors.js";
 import { lowerBound } from "../util/lower_bound.js";
 import { statSync } from "node:fs";
 import { grownKeeping } from "../util/grow.js";
+import { compareBytewise } from "../base/comparator.js";
 
 export interface WalFileRef {
   path: string;
@@ -170,15 +171,8 @@ export function memEntry(m: MemEntries, i: number): MemEntry {
 
 /** Bytewise comparison of entry i's key with `key`. */
 export function compareMemKey(m: MemEntries, i: number, key: Uint8Array): number {
-  const b = m.bytes;
   const at = m.keyAt[i]!;
-  const len = m.keyLen[i]!;
-  const n = Math.min(len, key.length);
-  for (let k = 0; k < n; k++) {
-    const d = b[at + k]! - key[k]!;
-    if (d !== 0) return d;
-  }
-  return len - key.length;
+  return compareBytewise(m.bytes, at, at + m.keyLen[i]!, key, 0, key.length);
 }
 
 /** The first entry of [from, to) whose key is at or past `key`. */
@@ -338,12 +332,12 @@ class MemColumns {
       const bAt = keyAt[b]!;
       const aLen = keyLen[a]!;
       const bLen = keyLen[b]!;
-      const m = Math.min(aLen, bLen);
-      for (let k = from + 6; k < m; k++) {
-        const d = bytes[aAt + k]! - bytes[bAt + k]!;
-        if (d !== 0) return d;
-      }
-      return aLen - bLen || seqno[b]! - seqno[a]! || a - b;
+      const skip = Math.min(from + 6, aLen, bLen);
+      return (
+        compareBytewise(bytes, aAt + skip, aAt + aLen, bytes, bAt + skip, bAt + bLen) ||
+        seqno[b]! - seqno[a]! ||
+        a - b
+      );
     };
     for (let j = 0; j < n;) {
       const i = order[j]!;

@@ -8,7 +8,7 @@
 import type { ColumnFamilyModel, DatadirModel, InstanceModel } from "../datadir/model.js";
 import { incompleteReasons, inspectDatadir, noReadableStoreError } from "../datadir/inspect.js";
 import { unreadableStoreReason } from "../datadir/outcome.js";
-import { cmpBytes, type BlockSink } from "../lsm/merge.js";
+import { type BlockSink } from "../lsm/merge.js";
 import { LiveCursor, type LiveEntry } from "../lsm/live.js";
 import { sharedWalLayers, type WalLayers } from "../lsm/wal_layers.js";
 import { diffByHash, notAscending } from "./by_hash.js";
@@ -17,6 +17,7 @@ import { cfSelected } from "../datadir/cf_select.js";
 import { LsmscopeError } from "../util/errors.js";
 import { toHex } from "../util/bytes.js";
 import { asOnlyTableReader } from "../util/open_files.js";
+import { compareBytewise } from "../base/comparator.js";
 
 export type DifferenceKind = "changed" | "onlyInA" | "onlyInB";
 
@@ -264,7 +265,7 @@ function diffPair(p: Pair, limit: number, minRuns: number, progress: TableBytesR
     let a = inOrderA(ca?.next());
     let b = inOrderB(cb?.next());
     while (a || b) {
-      const c = !a ? 1 : !b ? -1 : cmpBytes(a.key, a.key.length, b.key, b.key.length);
+      const c = !a ? 1 : !b ? -1 : compareBytewise(a.key, 0, a.key.length, b.key, 0, b.key.length);
       if (c < 0) {
         note("onlyInA", a!.key);
         a = inOrderA(ca!.next());
@@ -300,7 +301,7 @@ function ascending(
   return (e) => {
     if (!e) return e;
     const k = e.key;
-    if (prevLen >= 0 && cmpBytes(prev, prevLen, k, k.length) >= 0) throw notAscending(store, cf);
+    if (prevLen >= 0 && compareBytewise(prev, 0, prevLen, k, 0, k.length) >= 0) throw notAscending(store, cf);
     if (k.length > prev.length) prev = Buffer.alloc(Math.max(k.length, 2 * prev.length));
     prev.set(k);
     prevLen = k.length;

@@ -24,17 +24,10 @@ import { internalKeySeqno } from "../base/internal_key.js";
 import { bySmallestKey } from "./version.js";
 import { compareMemKey, type MemEntries } from "../datadir/memtable.js";
 import { expectedFileSize } from "../datadir/model.js";
-import {
-  cmpBytes,
-  keyPrefix,
-  LoserTree,
-  mergeRuns,
-  prefixNumber,
-  type MergeSink,
-  type Run,
-} from "./merge_runs.js";
+import { keyPrefix, LoserTree, mergeRuns, prefixNumber, type MergeSink, type Run } from "./merge_runs.js";
+import { compareBytewise } from "../base/comparator.js";
 
-export { cmpBytes, keyPrefix, mergeRuns, prefixNumber, type MergeSink, type Run };
+export { keyPrefix, mergeRuns, prefixNumber, type MergeSink, type Run };
 
 /**
  * Who is told of each data block a run reads, and who gets each merged entry: objects with a method
@@ -275,8 +268,8 @@ export class TableRun implements Run {
       const first = c.key;
       const fl = c.keyLength - 8;
       const hi = this.hi;
-      if (hi !== undefined && cmpBytes(first, fl, hi, hi.length) >= 0) return false;
-      const counted = lo === undefined || cmpBytes(first, fl, lo, lo.length) >= 0;
+      if (hi !== undefined && compareBytewise(first, 0, fl, hi, 0, hi.length) >= 0) return false;
+      const counted = lo === undefined || compareBytewise(first, 0, fl, lo, 0, lo.length) >= 0;
       this.block = handle;
       const e = this.event;
       e.path = this.path!;
@@ -287,7 +280,7 @@ export class TableRun implements Run {
       this.cursor = c;
       // skip entries below lo (only in the block that straddles lo)
       if (!counted) {
-        while (cmpBytes(c.key, c.keyLength - 8, lo!, lo!.length) < 0) {
+        while (compareBytewise(c.key, 0, c.keyLength - 8, lo!, 0, lo!.length) < 0) {
           if (!c.next()) {
             this.cursor = undefined;
             break;
@@ -303,7 +296,7 @@ export class TableRun implements Run {
     const c = this.cursor!;
     const kl = c.keyLength;
     if (kl < 8) throw new RangeError(`internal key of ${kl} bytes`);
-    if (this.checkHi && cmpBytes(c.key, kl - 8, this.hi!, this.hi!.length) >= 0) return false;
+    if (this.checkHi && compareBytewise(c.key, 0, kl - 8, this.hi!, 0, this.hi!.length) >= 0) return false;
     const k = c.key;
     this.key = k;
     this.ukLen = kl - 8;
@@ -366,12 +359,12 @@ export class TableRun implements Run {
     if (this.done) return;
     const c = this.cursor;
     if (c !== undefined) {
-      if (cmpBytes(this.key, this.ukLen, target, target.length) >= 0) {
+      if (compareBytewise(this.key, 0, this.ukLen, target, 0, target.length) >= 0) {
         this.again = true;
         return;
       }
       while (c.next())
-        if (cmpBytes(c.key, c.keyLength - 8, target, target.length) >= 0) {
+        if (compareBytewise(c.key, 0, c.keyLength - 8, target, 0, target.length) >= 0) {
           this.again = this.load() || this.finish();
           return;
         }
@@ -503,8 +496,8 @@ export function rangeDeletedKey(
   for (const rd of rangeDels) {
     if (
       rd.seqno > seqno &&
-      cmpBytes(rd.start, rd.start.length, key, len) <= 0 &&
-      cmpBytes(key, len, rd.end, rd.end.length) < 0
+      compareBytewise(rd.start, 0, rd.start.length, key, 0, len) <= 0 &&
+      compareBytewise(key, 0, len, rd.end, 0, rd.end.length) < 0
     )
       return true;
   }

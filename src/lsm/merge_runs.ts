@@ -7,16 +7,6 @@
  */
 import type { BlockHandle } from "../format/handle.js";
 
-/** Bytewise comparison of a[0, al) and b[0, bl) (user keys), without a native call. */
-export function cmpBytes(a: Uint8Array, al: number, b: Uint8Array, bl: number): number {
-  const n = al < bl ? al : bl;
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return al - bl;
-}
-
 /**
  * Set `r.pfxHi`/`r.pfxLo` to the first 8 bytes of its user key, zero-padded, as two big-endian
  * uint32s, and `r.pfx` to those 8 bytes as one number (pfxHi * 2^32 + pfxLo, rounded to a double).

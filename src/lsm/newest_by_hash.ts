@@ -23,8 +23,9 @@
  * keep (diff's do, and it resolves them). Either throws UseMerge: the caller merges instead.
  */
 import { ValueType } from "../base/internal_key.js";
-import { cmpBytes, Fate, prefixNumber, rangeDeletedKey, type RangeTombstone, type Run } from "./merge.js";
+import { Fate, prefixNumber, rangeDeletedKey, type RangeTombstone, type Run } from "./merge.js";
 import { grownKeeping } from "../util/grow.js";
+import { compareBytewise } from "../base/comparator.js";
 
 /** The runs need the merge after all (see the module's comment); thrown having told some entries. */
 export class UseMerge extends Error {}
@@ -224,7 +225,7 @@ function userKeyHash(r: Run): number {
 function below(r: Run, bound: Uint8Array | undefined, boundPfx: number): boolean {
   if (bound === undefined) return true;
   if (r.pfx !== boundPfx) return r.pfx < boundPfx;
-  return cmpBytes(r.key, r.ukLen, bound, bound.length) < 0;
+  return compareBytewise(r.key, 0, r.ukLen, bound, 0, bound.length) < 0;
 }
 
 /**

@@ -38,7 +38,7 @@ import type { LookupTrace, ProbeFile, ProbeTarget } from "./types.js";
 import { plural } from "../util/words.js";
 import { PackedIndex } from "../format/packed_index.js";
 import type { LookupStats } from "../format/read_stats.js";
-import { cmpBytes } from "../lsm/merge.js";
+import { compareBytewise } from "../base/comparator.js";
 
 interface OpenedTable {
   file: ProbeFile;
@@ -269,8 +269,8 @@ export class LsmReader {
       // a JS compare: the key differs from most ranges' ends within a byte or two, and Buffer.compare's
       // native call cost more than the rest of the lookup on an L0 pile-up (4,354 files per lookup)
       if (
-        cmpBytes(key, kl, t.smallest, t.smallest.length) < 0 ||
-        cmpBytes(key, kl, t.largest, t.largest.length) > 0
+        compareBytewise(key, 0, kl, t.smallest, 0, t.smallest.length) < 0 ||
+        compareBytewise(key, 0, kl, t.largest, 0, t.largest.length) > 0
       )
         continue;
       const r = this.tableGet(t, key, tr);

@@ -16,7 +16,7 @@ import {
 } from "../../src/base/compression_type.js";
 import { CHECKSUM_NAMES, ChecksumType, checksumNameFromOptions } from "../../src/base/checksum_type.js";
 import { indexTypeName, indexTypeNameFromOptions } from "../../src/base/index_type.js";
-import { BYTEWISE_COMPARATOR, isBytewiseComparator } from "../../src/base/comparator.js";
+import { BYTEWISE_COMPARATOR, compareBytewise, isBytewiseComparator } from "../../src/base/comparator.js";
 import { wrapDecodeError } from "../../src/format/errors.js";
 import { CorruptionError } from "../../src/util/errors.js";
 
@@ -112,5 +112,30 @@ describe("comparator names", () => {
       "cockroach_comparator",
     ])
       expect(isBytewiseComparator(n), n).toBe(false);
+  });
+});
+
+describe("compareBytewise", () => {
+  it("orders byte ranges as Buffer.compare does (memcmp, then the shorter first), offsets on both sides", () => {
+    // short keys over a small alphabet, so that equal prefixes, prefixes of each other and equal keys
+    // all occur often
+    let seed = 12345;
+    const next = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    const pool = Buffer.from(Array.from({ length: 4096 }, () => [0, 1, 127, 128, 255][next(5)]!));
+    const view = new Uint8Array(pool.buffer, pool.byteOffset, pool.length);
+    const seen = { less: 0, equal: 0, greater: 0 };
+    for (let t = 0; t < 20_000; t++) {
+      const aStart = next(4000);
+      const aEnd = aStart + next(7);
+      const bStart = next(4000);
+      const bEnd = bStart + next(7);
+      const want = Math.sign(pool.compare(pool, bStart, bEnd, aStart, aEnd));
+      const got = Math.sign(compareBytewise(pool, aStart, aEnd, view, bStart, bEnd));
+      expect(got, `${aStart}-${aEnd} against ${bStart}-${bEnd}`).toBe(want);
+      if (got < 0) seen.less++;
+      else if (got === 0) seen.equal++;
+      else seen.greater++;
+    }
+    expect(Math.min(seen.less, seen.equal, seen.greater)).toBeGreaterThan(500);
   });
 });
