@@ -26,7 +26,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["bin/**/*.js", "scripts/**/*.mjs", "*.js"],
+    files: ["bin/**/*.js", "scripts/**/*.mjs", "test/fixtures/**/*.mjs", "*.js"],
     languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
   },
   {

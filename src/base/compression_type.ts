@@ -40,3 +40,24 @@ export function compressionName(t: number): string {
 export function compressionNameFromOptions(v: string): string | undefined {
   return BY_OPTIONS.get(v);
 }
+
+/**
+ * The compression a table states in its "rocksdb.compression" property, as a display name. Up to
+ * format_version 6 the property is one name ("LZ4"; the configured type when every block was stored
+ * raw). From 7 (FormatVersionUsesCompressionManagerName) it is `<manager>;<types>;`: the compression
+ * manager's compatibility name (empty when compression was off) and the types of the blocks stored
+ * compressed, two uppercase hex digits each, kNoCompression left out (BlockBasedTableBuilder's
+ * PostPopulateCompressionProperties), more fields possibly after. Read so: the types' names joined by
+ * "+" ("LZ4", "LZ4+ZSTD"), "NoCompression" when no block is compressed; a value that is not of that
+ * form is given as it stands.
+ */
+export function tableCompressionName(property: string, formatVersion: number): string {
+  if (formatVersion < 7) return property;
+  const fields = property.split(";");
+  const types = fields[1];
+  if (fields.length < 3 || types === undefined || !/^(?:[0-9A-F]{2})*$/.test(types)) return property;
+  if (types.length === 0) return compressionName(CompressionType.None);
+  const names: string[] = [];
+  for (let i = 0; i < types.length; i += 2) names.push(compressionName(parseInt(types.slice(i, i + 2), 16)));
+  return names.join("+");
+}

@@ -96,6 +96,7 @@ import { packIndex, type PackedIndex } from "./packed_index.js";
 import { pointLookup, type DataBlockReadOptions, type LastDataBlock } from "./table_get.js";
 import { countColumnarRangeKeys, countRowRangeKeys } from "./pebble_range_keys.js";
 import { isBytewiseComparator } from "../base/comparator.js";
+import { tableCompressionName } from "../base/compression_type.js";
 
 export { DataBlock, type EntryView } from "./data_block.js";
 export type { FilterInfo } from "./filter_reader.js";
@@ -246,9 +247,15 @@ export class SstTable {
     // compression dictionary (raw bytes, stored uncompressed)
     const dict = this.meta(META_COMPRESSION_DICT);
     if (dict) file.codecs!.dictionary = this.blocks.read(dict, BlockKind.CompressionDictionary);
+    const stated = this.props.compressionName;
     this.compression =
-      this.props.compressionName ??
-      (this.format === "leveldb" ? firstBlockCompression(this.index, this.file) : "unknown");
+      stated !== undefined
+        ? this.format === "block-based"
+          ? tableCompressionName(stated, this.formatVersion)
+          : stated
+        : this.format === "leveldb"
+          ? firstBlockCompression(this.index, this.file)
+          : "unknown";
   }
 
   /** The footer, from the file's last bytes (or a prefetched tail); configures the file's block reads. */
