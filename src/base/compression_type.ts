@@ -49,10 +49,13 @@ export function compressionNameFromOptions(v: string): string | undefined {
  * compressed, two uppercase hex digits each, kNoCompression left out (BlockBasedTableBuilder's
  * PostPopulateCompressionProperties), more fields possibly after. Read so: the types' names joined by
  * "+" ("LZ4", "LZ4+ZSTD"), "NoCompression" when no block is compressed; a value that is not of that
- * form is given as it stands.
+ * form is given as it stands; undefined without the property (LevelDB's tables have none).
  */
-export function tableCompressionName(property: string, formatVersion: number): string {
-  if (formatVersion < 7) return property;
+export function tableCompressionName(
+  property: string | undefined,
+  formatVersion: number,
+): string | undefined {
+  if (property === undefined || formatVersion < 7) return property;
   const fields = property.split(";");
   const types = fields[1];
   if (fields.length < 3 || types === undefined || !/^(?:[0-9A-F]{2})*$/.test(types)) return property;

@@ -247,15 +247,10 @@ export class SstTable {
     // compression dictionary (raw bytes, stored uncompressed)
     const dict = this.meta(META_COMPRESSION_DICT);
     if (dict) file.codecs!.dictionary = this.blocks.read(dict, BlockKind.CompressionDictionary);
-    const stated = this.props.compressionName;
+    const rocksdbFormatVersion = this.format === "block-based" ? this.formatVersion : 0; // not Pebble's
     this.compression =
-      stated !== undefined
-        ? this.format === "block-based"
-          ? tableCompressionName(stated, this.formatVersion)
-          : stated
-        : this.format === "leveldb"
-          ? firstBlockCompression(this.index, this.file)
-          : "unknown";
+      tableCompressionName(this.props.compressionName, rocksdbFormatVersion) ??
+      (this.format === "leveldb" ? firstBlockCompression(this.index, this.file) : "unknown");
   }
 
   /** The footer, from the file's last bytes (or a prefetched tail); configures the file's block reads. */

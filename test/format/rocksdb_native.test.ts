@@ -35,6 +35,7 @@ describe("the compression a table states (rocksdb.compression)", () => {
     expect(tableCompressionName("BuiltinV2;04;", 7)).toBe("LZ4");
     expect(tableCompressionName("BuiltinV2;0407;future;", 7)).toBe("LZ4+ZSTD");
     expect(tableCompressionName("LZ4", 6)).toBe("LZ4");
+    expect(tableCompressionName(undefined, 7)).toBeUndefined();
     // not of the form: given as it stands
     for (const v of ["LZ4", ";4;", ";zz;", "x;04"]) expect(tableCompressionName(v, 7)).toBe(v);
   });
