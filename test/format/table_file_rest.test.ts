@@ -6,7 +6,7 @@
  * opened every table again at every turn (`sizes --full` on 5,260 L0 tables under a budget of 5,000 a
  * thread: 37,525 opens; 19,346 with rest()). Run in a child process under a descriptor limit of 64:
  * a budget of 16 table descriptors (util/open_files.ts; 32 inside asOnlyTableReader), over ~60 tables
- * db_bench wrote (~60).
+ * db_bench wrote.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
