@@ -30,6 +30,8 @@ import { maskedCrc32c } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
 import { grownKeeping } from "../util/grow.js";
 import { readFixed32 } from "../util/coding.js";
+import { ZstdStreamDecoder } from "../format/zstd_stream.js";
+import { CompressionType } from "../base/compression_type.js";
 
 export const LOG_BLOCK_SIZE = 32768;
 export const LOG_HEADER_SIZE = 7;
@@ -215,6 +217,8 @@ class LogScanner {
   private firstRecordSeen = false;
   /** The log ends here (torn tail, zero tail, stale records, compressed records). */
   private stop = false;
+  /** After a SetCompressionType record of ZSTD: the stream the data fragments are pieces of. */
+  private zstd: ZstdStreamDecoder | undefined;
   // fragment assembly
   private assembling = false;
   private asmStart = 0;
@@ -434,6 +438,22 @@ class LogScanner {
 
   /** A good physical record by its type: a whole record, a fragment, or metadata. `next`: offset after it. */
   private deliver(h: PhysicalHeader, payload: Uint8Array, abs: number, next: number): void {
+    if (this.zstd && h.type >= LogRecordType.Full && h.type <= LogRecordType.RecyclableLast) {
+      // a compressed WAL: each data fragment is the stream's next piece (log_reader.cc decodes it so)
+      try {
+        payload = this.zstd.next(payload);
+      } catch (e) {
+        this.issues.push({
+          kind: "corruption",
+          offset: abs,
+          bytes: this.fileSize - abs,
+          message: `compressed record does not decode: ${(e as Error).message}`,
+        });
+        this.dropAssembly(abs, "compressed record does not decode");
+        this.stop = true;
+        return;
+      }
+    }
     switch (h.type) {
       case LogRecordType.Full:
       case LogRecordType.RecyclableFull:
@@ -512,11 +532,18 @@ class LogScanner {
     }
   }
 
-  /** WAL compression: the records after a non-zero type are one compressed stream, not decoded here. */
+  /**
+   * WAL compression: the records after a non-zero type are one compressed stream. ZSTD, the only type
+   * RocksDB's WAL writer takes (StreamingCompressionTypeSupported), is decoded; another is not.
+   */
   private setCompressionType(payload: Uint8Array, next: number): void {
     this.result.compressionType = payload.length > 0 ? payload[0] : 0;
     const rest = this.fileSize - (this.chunkPos + next);
     if (this.result.compressionType === 0) return;
+    if (this.result.compressionType === CompressionType.ZSTD) {
+      this.zstd = new ZstdStreamDecoder();
+      return;
+    }
     if (rest > 0 && !allZero(this.chunk, next, this.got))
       this.issues.push({
         kind: "compressed",

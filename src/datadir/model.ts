@@ -238,7 +238,7 @@ export interface WalFileModel {
   recyclable: boolean;
   /** Torn tail / stale recycled bytes / zero-filled tail at the end (normal). */
   tail?: { kind: string; offset: number; bytes: number; message: string };
-  /** WAL compression type when the WAL is compressed (records then not decoded). */
+  /** WAL compression type when the WAL is compressed (ZSTD's records are decoded, another type's not). */
   compressionType?: number;
 }
 

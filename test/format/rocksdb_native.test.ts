@@ -6,16 +6,14 @@
  * is the oracle here. Until session 52 `inspect` showed the tables' compression as the property's raw
  * ";;" (format 7 writes `<compression manager>;<types used>;`) and flagged it against the OPTIONS.
  */
-import { createHash } from "node:crypto";
-import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
-import { LiveCursor } from "../../src/lsm/live.js";
 import { computeSizes } from "../../src/sizes/compute.js";
 import { tableCompressionName } from "../../src/base/compression_type.js";
-import { REPO, snapshotTree, trackedTempDirs } from "../helpers/index.js";
+import { REPO, snapshotTree } from "../helpers/index.js";
+import { liveView, probeFound } from "../helpers/live_view.js";
 
 const STORE = join(REPO, "test", "fixtures", "rocksdb-native", "fv7-blob");
 interface CfView {
@@ -25,8 +23,6 @@ interface CfView {
   sha256: string;
 }
 const view = JSON.parse(readFileSync(join(STORE, "..", "view.json"), "utf8")) as Record<string, CfView>;
-const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-rocksdb-native-");
-afterAll(cleanupTemps);
 
 describe("the compression a table states (rocksdb.compression)", () => {
   it("format 7's `<manager>;<types>;` read as the types used; older formats' names as they stand", () => {
@@ -71,51 +67,21 @@ describe("a RocksDB 10.5.1 store (format_version 7, blob files, a live WAL)", ()
   });
 
   it("the live keys and values (tables, blob files and the WAL merged) hash as the writer's iterator's", async () => {
-    const m = await inspectDatadir(STORE, { tableDetails: "cheap" });
-    const inst = m.instances[0]!;
+    const inst = (await inspectDatadir(STORE, { tableDetails: "cheap" })).instances[0]!;
     for (const name of ["default", "state"]) {
       const cf = inst.columnFamilies.find((c) => c.displayName === name)!;
-      const hash = createHash("sha256");
-      const len = Buffer.alloc(4);
-      const c = new LiveCursor(inst, cf);
-      try {
-        for (let e = c.next(); e; e = c.next())
-          for (const b of [e.key, e.value]) {
-            len.writeUInt32BE(b.length, 0);
-            hash.update(len);
-            hash.update(b);
-          }
-      } finally {
-        c.close();
-      }
-      expect(hash.digest("hex"), name).toBe(view[name]!.sha256);
+      expect(liveView(inst, cf).sha256, name).toBe(view[name]!.sha256);
     }
   });
 
   it("probe's reader path finds every live key of the blob column family; nothing is written", async () => {
-    const m = await inspectDatadir(STORE, { tableDetails: "cheap" });
-    const inst = m.instances[0]!;
-    const keys: string[] = [];
-    const c = new LiveCursor(
+    const inst = (await inspectDatadir(STORE, { tableDetails: "cheap" })).instances[0]!;
+    const { keys } = liveView(
       inst,
       inst.columnFamilies.find((x) => x.displayName === "state")!,
     );
-    try {
-      for (let e = c.next(); e; e = c.next()) keys.push(Buffer.from(e.key).toString("hex"));
-    } finally {
-      c.close();
-    }
-    const file = join(tempDir(), "keys.txt");
-    writeFileSync(file, keys.join("\n") + "\n");
-    const r = spawnSync(
-      join(REPO, "bin", "lsmscope.js"),
-      ["probe", STORE, "--cf", "state", "--keys", file, "--count", String(keys.length), "--json"],
-      { encoding: "utf8" },
-    );
-    expect(r.status, r.stderr).toBe(0);
-    const point = (JSON.parse(r.stdout) as { points: { lookups: number; found: number }[] }).points[0]!;
-    expect(point.lookups).toBe(view.state!.entries);
-    expect(point.found).toBe(view.state!.entries);
+    expect(keys.length).toBe(view.state!.entries);
+    expect(probeFound(STORE, "state", keys)).toEqual({ lookups: keys.length, found: keys.length });
     expect(snapshotTree(STORE)).toEqual(before);
   });
 });

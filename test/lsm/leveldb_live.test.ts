@@ -8,41 +8,18 @@
  * `probe`'s reader path over every live key (and over the same keys with a byte appended, none of
  * them live) must agree with it.
  */
-import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { inspectDatadir } from "../../src/datadir/inspect.js";
-import { LiveCursor } from "../../src/lsm/live.js";
 import { computeSizes } from "../../src/sizes/compute.js";
-import { REPO, trackedTempDirs } from "../helpers/index.js";
+import { trackedTempDirs } from "../helpers/index.js";
+import { ContentsHash, liveView, probeFound } from "../helpers/live_view.js";
 
 const require = createRequire(import.meta.url);
 const { ClassicLevel } = require("classic-level") as typeof import("classic-level");
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-leveldb-live-");
 afterAll(cleanupTemps);
-
-/** A big-endian length, then the bytes, for each key and value in order: one hash of a store's contents. */
-class ContentsHash {
-  private readonly hash = createHash("sha256");
-  private readonly len = Buffer.alloc(4);
-  entries = 0;
-  valueBytes = 0;
-  add(key: Uint8Array, value: Uint8Array): void {
-    this.entries++;
-    this.valueBytes += value.length;
-    for (const b of [key, value]) {
-      this.len.writeUInt32BE(b.length, 0);
-      this.hash.update(this.len);
-      this.hash.update(b);
-    }
-  }
-  digest(): string {
-    return this.hash.digest("hex");
-  }
-}
 
 /** Writes the store for `seed`; returns LevelDB's own view of its live contents. */
 async function writeStore(
@@ -88,40 +65,16 @@ describe("LevelDB stores classic-level wrote, against its iterator", () => {
     const m = await inspectDatadir(dir, { tableDetails: "cheap" });
     const inst = m.instances[0]!;
     expect([...m.findings, ...inst.findings].filter((f) => f.severity !== "info")).toEqual([]);
-    const cf = inst.columnFamilies[0]!;
-    const got = new ContentsHash();
-    const keys: string[] = [];
-    const c = new LiveCursor(inst, cf);
-    try {
-      for (let e = c.next(); e; e = c.next()) {
-        got.add(e.key, e.value);
-        keys.push(Buffer.from(e.key).toString("hex"));
-      }
-    } finally {
-      c.close();
-    }
-    expect({ entries: got.entries, valueBytes: got.valueBytes, sha256: got.digest() }).toEqual(want);
+    const { keys, ...got } = liveView(inst, inst.columnFamilies[0]!);
+    expect(got).toEqual(want);
 
     const sizes = await computeSizes(dir, { mode: "full" });
     expect(sizes.columnFamilies[0]!.liveKeys).toBe(want.entries);
     expect(sizes.columnFamilies[0]!.valueSize.totalBytes).toBe(want.valueBytes);
 
+    expect(probeFound(dir, "default", keys)).toEqual({ lookups: keys.length, found: keys.length });
     const live = new Set(keys);
     const absent = keys.map((k) => `${k}ff`).filter((k) => !live.has(k));
-    for (const [list, found] of [
-      [keys, keys.length],
-      [absent, 0],
-    ] as const) {
-      const file = join(tempDir(), "keys.txt");
-      writeFileSync(file, list.join("\n") + "\n");
-      const r = spawnSync(
-        join(REPO, "bin", "lsmscope.js"),
-        ["probe", dir, "--cf", "default", "--keys", file, "--count", String(list.length), "--json"],
-        { encoding: "utf8" },
-      );
-      expect(r.status, r.stderr).toBe(0);
-      const point = (JSON.parse(r.stdout) as { points: { lookups: number; found: number }[] }).points[0]!;
-      expect([point.lookups, point.found]).toEqual([list.length, found]);
-    }
+    expect(probeFound(dir, "default", absent)).toEqual({ lookups: absent.length, found: 0 });
   });
 });
