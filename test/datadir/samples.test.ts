@@ -149,7 +149,6 @@ describe.skipIf(!have)("sample datadirs", () => {
           expect(cf.logNumber).toBe(ocf.logNumber);
         }
         for (const w of inst.wal) {
-          if (w.compressionType) continue; // ldb 7.8.3 cannot read compressed WALs
           const recs = ldbWal(w.path);
           expect(w.records).toBe(recs.length);
           if (recs.length) {

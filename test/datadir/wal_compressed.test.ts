@@ -5,7 +5,8 @@
  * with a warning: the live keys of the log were left out of `sizes`, `diff` and the rest, exit 0
  * (seeds of a random workload: 200 to 3,200 live writes missing). The store is written in a child
  * process (a process that loads RocksDB 9.7.4 beside the engine addon's 7.8.3 dies; vitest.config.ts),
- * which prints the writer's own view: its iterator's live keys and values, counted and hashed.
+ * which prints the writer's own view: its iterator's live keys and values, counted and hashed; `ldb
+ * dump_wal` (RocksDB 7.8.3, which reads compressed WALs) gives each log's batches and sequences.
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { inspectDatadir } from "../../src/datadir/inspect.js";
 import { computeSizes } from "../../src/sizes/compute.js";
 import { REPO, trackedTempDirs } from "../helpers/index.js";
 import { liveView, probeFound } from "../helpers/live_view.js";
+import { ldbWal } from "./helpers.js";
 
 const { tempDir, cleanupTemps } = trackedTempDirs("lsmscope-wal-zstd-");
 afterAll(cleanupTemps);
@@ -69,6 +71,13 @@ describe("a WAL compressed with zstd (RocksDB 9.7.4's wal_compression)", () => {
     expect(compressed.length).toBeGreaterThan(0);
     expect(compressed.reduce((n, w) => n + w.records, 0)).toBeGreaterThan(0);
     expect([...m.findings, ...inst.findings].filter((f) => f.severity !== "info")).toEqual([]);
+    // each log's batches and sequence numbers as RocksDB 7.8.3's `ldb dump_wal` reads them (it reads
+    // compressed WALs too)
+    for (const w of compressed) {
+      const recs = ldbWal(w.path);
+      expect(w.records, w.path).toBe(recs.length);
+      expect([w.firstSeq, w.lastSeq]).toEqual([recs[0]!.seq, recs.at(-1)!.seq + recs.at(-1)!.count - 1]);
+    }
     const { entries, valueBytes, sha256 } = liveView(inst, inst.columnFamilies[0]!);
     expect({ entries, valueBytes, sha256 }).toEqual(want);
   });
