@@ -215,7 +215,7 @@ class LogScanner {
   private chunkPos = 0;
   private got = 0;
   private firstRecordSeen = false;
-  /** The log ends here (torn tail, zero tail, stale records, compressed records). */
+  /** The log ends here (torn tail, zero tail, stale records, compressed records not decoded). */
   private stop = false;
   /** After a SetCompressionType record of ZSTD: the stream the data fragments are pieces of. */
   private zstd: ZstdStreamDecoder | undefined;

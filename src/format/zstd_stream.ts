@@ -44,8 +44,10 @@ export class ZstdStreamDecoder {
       );
       produced += wrote;
       consumed += read;
-      // all input read and room left in the output: everything this piece holds has been flushed
-      if (consumed === piece.length && produced < this.out.length) return this.out.subarray(0, produced);
+      // all input read, and room left in the output or nothing more written into it: everything this
+      // piece holds has been flushed (a full buffer only says there may be more)
+      if (consumed === piece.length && (produced < this.out.length || wrote === 0))
+        return this.out.subarray(0, produced);
       if (wrote === 0 && read === 0) throw new Error("the compressed WAL stream makes no progress");
     }
   }

@@ -66,7 +66,7 @@ export interface ScanTask {
   delegationHashes: number[];
   /** Live blob files of the column family by file number (blob-indexed values are sized from them). */
   blobFiles: Record<string, string>;
-  /** Those RocksDB would not open, with why (plan.ts refusedBlobFilesOf): their values count as unreadable. */
+  /** Those RocksDB would not open, with why (datadir/blob_file.ts refusedBlobFilesOf): their values count as unreadable. */
   refusedBlobFiles: Record<string, string>;
   /** Epoch ms after which no further data block is read (`sizes --timeout`): the result is partial. */
   deadline?: number;
