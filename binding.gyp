@@ -1,6 +1,7 @@
 {
   "variables": {
-    "lsmscope_codec%": "<!(node scripts/codec-headers.mjs)"
+    "lsmscope_codec%": "<!(node scripts/helper-headers.mjs codec)",
+    "lsmscope_checksum%": "<!(node scripts/helper-headers.mjs checksum)"
   },
   "targets": [
     {
@@ -36,6 +37,20 @@
             "defines": ["NAPI_VERSION=8"],
             "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
             "libraries": ["-lsnappy", "-llz4"]
+          }
+        ]
+      }
+    ],
+    [
+      "lsmscope_checksum==1",
+      {
+        "targets": [
+          {
+            "target_name": "lsmscope_checksum",
+            "sources": ["native/checksum.c"],
+            "defines": ["NAPI_VERSION=8"],
+            "cflags": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
+            "libraries": ["-lisal", "-lxxhash"]
           }
         ]
       }

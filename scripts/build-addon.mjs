@@ -5,8 +5,9 @@
 // Node's fs) and the launcher's file mapper (build/Release/lsmscope_map_file.node from
 // native/map_file.c; without it the launcher reads the CLI's bundle and code cache) and the block codec
 // helper (build/Release/lsmscope_codec.node from native/codec.c, over libsnappy and liblz4, which
-// librocksdb-dev brings; where their headers are missing it is not built, scripts/codec-headers.mjs,
-// and blocks are decompressed through the npm bindings). `--optional`
+// librocksdb-dev brings) and the checksum helper (build/Release/lsmscope_checksum.node from
+// native/checksum.c, over ISA-L and xxHash: libisal-dev, libxxhash-dev). Where a helper's headers
+// are missing it is not built (scripts/helper-headers.mjs) and the npm bindings do its work. `--optional`
 // (used by `npm install`): a missing header or a failed build prints one note and exits 0, since
 // everything read-only works without the engine.
 // Without it (`npm run build:addon`) any failure is an error. Either way node-gyp's output goes to
@@ -15,7 +16,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { codecHeaders } from "./codec-headers.mjs";
+import { helperHeaders } from "./helper-headers.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const optional = process.argv.includes("--optional");
@@ -56,15 +57,22 @@ const r = spawnSync(gyp[0], [...gyp.slice(1), ...args], { cwd: root, stdio: ["ig
 closeSync(log);
 if (r.error) giveUp(`${r.error.message}; full log: ${logFile}`);
 if (r.status !== 0) giveUp(`node-gyp exited with status ${r.status}; full log: ${logFile}`);
-// the block codec only where its libraries' headers are (binding.gyp asks the same)
-const codec = codecHeaders();
+// the helpers with system libraries only where their headers are (binding.gyp asks the same)
 const targets = ["lsmscope_engine", "lsmscope_readahead", "lsmscope_map_file"];
-for (const target of codec ? [...targets, "lsmscope_codec"] : targets)
+const codec = helperHeaders("codec");
+const checksum = helperHeaders("checksum");
+if (codec) targets.push("lsmscope_codec");
+if (checksum) targets.push("lsmscope_checksum");
+for (const target of targets)
   if (!existsSync(join(root, "build", "Release", `${target}.node`)))
     giveUp(`no build/Release/${target}.node`);
-// the helpers: the read-ahead helper, the file mapper, the block codec (80 columns)
+// the helpers: the read-ahead helper, the file mapper, the block codec, the checksums (80 columns)
 console.log(
-  codec
-    ? "lsmscope: engine addon built, with its three helpers: build/Release/"
-    : "lsmscope: engine addon built; no block codec (libsnappy-dev, liblz4-dev missing)",
+  codec && checksum
+    ? "lsmscope: engine addon built, with its four helpers: build/Release/"
+    : checksum
+      ? "lsmscope: engine addon built; no block codec (libsnappy-dev liblz4-dev)"
+      : codec
+        ? "lsmscope: engine addon built; no checksum helper (libisal-dev libxxhash-dev)"
+        : "lsmscope: engine addon built; no block codec or checksum helper (README)",
 );

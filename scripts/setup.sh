@@ -21,7 +21,9 @@ step() {
   fi
 }
 
-pkgs="librocksdb-dev rocksdb-tools tmux chromium"
+# libisal-dev and libxxhash-dev: the engine addon's checksum helper (native/checksum.c); without them
+# the npm bindings check the blocks
+pkgs="librocksdb-dev rocksdb-tools tmux chromium libisal-dev libxxhash-dev"
 missing=""
 for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -296,7 +296,8 @@ describe("CLI bundle", () => {
     // each binding's mimalloc would back its first arena with a 2 MiB transparent huge page (madvise);
     // the launcher sets MIMALLOC_ALLOW_THP=0 for the runs that read a few blocks, unless the user set it.
     // on samples/modern `inspect` and `check` load the crc32c and xxHash bindings, `sizes --full` crc32c's
-    // (its blocks: zstd-napi, no mimalloc; XXH3 in WebAssembly)
+    // (its blocks: zstd-napi, no mimalloc; XXH3 in WebAssembly), where the checksum helper does not check
+    // the blocks instead (it has no mimalloc): the runs here go without it (LSMSCOPE_NATIVE_CHECKSUM=0)
     const run = (args: string[], env: NodeJS.ProcessEnv) =>
       probedRun<{ setting: string | null; hugeKiB: number }>(
         `{
@@ -307,7 +308,7 @@ describe("CLI bundle", () => {
         args,
         env,
       );
-    const env = { ...process.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, LSMSCOPE_NATIVE_CHECKSUM: "0" };
     delete env["MIMALLOC_ALLOW_THP"];
     const inspect = run(["inspect", "--deep"], env);
     const check = run(["check"], env);
@@ -352,7 +353,7 @@ describe("CLI bundle", () => {
       // parts, worker_threads six modules, yargs' shim node:assert and its error classes (~0.7 ms), a
       // napi-rs package's loader reads /usr/bin/ldd and throws once (util/clock.ts, util/worker_heap.ts,
       // scripts/bundle-cli.mjs, util/napi_rs.ts); samples/modern's tables use XXH3, its MANIFEST crc32c:
-      // both bindings load. `check` plans its code-population rule with sizes, whose scan module named
+      // the checksum helper loads where it is built, else both bindings. `check` plans its code-population rule with sizes, whose scan module named
       // worker_threads' threadId (~3 ms of check's start): a worker gives its own (sizes/worker.ts)
       const { builtins, files, maps } = probedRun<{ builtins: string[]; files: string[]; maps: string }>(
         `{
@@ -370,12 +371,18 @@ describe("CLI bundle", () => {
       const native = [...new Set([...files, ...mapped])]
         .filter((f) => f.endsWith(".node"))
         .map((f) => f.replace(/.*node_modules\//, ""));
-      expect(native).toEqual(
-        expect.arrayContaining([
-          expect.stringMatching(/^@node-rs\/crc32-/),
-          expect.stringMatching(/^@node-rs\/xxhash-/),
-        ]),
+      const helper = native.some((f) => f.endsWith("/build/Release/lsmscope_checksum.node"));
+      expect(helper).toBe(
+        existsSync(fileURLToPath(new URL("../build/Release/lsmscope_checksum.node", import.meta.url))),
       );
+      if (helper) expect(native.filter((f) => f.startsWith("@node-rs/"))).toEqual([]);
+      else
+        expect(native).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^@node-rs\/crc32-/),
+            expect.stringMatching(/^@node-rs\/xxhash-/),
+          ]),
+        );
       if (process.platform === "linux" && process.arch === "x64")
         expect(files.filter((f) => /@node-rs\/(crc32|xxhash)\/index\.js$/.test(f))).toEqual([]);
     },

@@ -26,7 +26,7 @@
 import { throttleRead } from "../util/throttle.js";
 import { readSync, closeSync } from "node:fs";
 import { openRegularFile } from "../util/regular_file.js";
-import { maskedCrc32c } from "../base/crc.js";
+import { maskedCrc32cRange } from "../base/crc.js";
 import { LIMITS } from "../util/limits.js";
 import { grownKeeping } from "../util/grow.js";
 import { readFixed32 } from "../util/coding.js";
@@ -422,7 +422,7 @@ class LogScanner {
   ): boolean {
     if (!this.verify) return true;
     const end = p + h.headerSize + h.length;
-    if (readFixed32(this.chunk, p) === maskedCrc32c(this.chunk.subarray(p + 6, end))) return true;
+    if (readFixed32(this.chunk, p) === maskedCrc32cRange(this.chunk, p + 6, end)) return true;
     const endOfData = isLastBlock && allZero(this.chunk, end, this.got);
     this.issues.push({
       kind: endOfData ? "torn-tail" : "corruption",

@@ -13,7 +13,8 @@
  * (mod 2^32): base ^ (lower32(offset) + upper32(offset)), or 0 when base is 0.
  */
 import { createRequire } from "node:module";
-import { maskedCrc32c } from "../base/crc.js";
+import { maskedCrc32cRange } from "../base/crc.js";
+import { checksumHelper } from "../base/checksum_helper.js";
 import { ChecksumType } from "../base/checksum_type.js";
 import { napiRsBinding } from "../util/napi_rs.js";
 import { WasmHasher } from "../util/wasm_hasher.js";
@@ -36,10 +37,11 @@ const wasmXxh3 = new WasmHasher(() =>
 
 /**
  * Start loading the WASM XXH3 on this thread (compiled off the main thread; ~15 ms to ready); await
- * before a scan that checks many blocks. Failing to load leaves the native binding in use.
+ * before a scan that checks many blocks. Failing to load leaves the native binding in use. Nothing to
+ * load where the checksum helper is built (base/checksum_helper.ts): its XXH3 is faster still.
  */
 export function prepareChecksums(): Promise<void> {
-  return wasmXxh3.prepare();
+  return checksumHelper() ? Promise.resolve() : wasmXxh3.prepare();
 }
 
 /** Lower 32 bits of XXH3-64 (seed 0) of `data`. */
@@ -73,17 +75,21 @@ export function computeChecksumRange(
   start: number,
   end: number,
 ): number {
+  const helper = checksumHelper();
   switch (type) {
     case ChecksumType.CRC32c:
-      return maskedCrc32c(new Uint8Array(buf.buffer, buf.byteOffset + start, end - start));
+      return maskedCrc32cRange(buf, start, end);
     case ChecksumType.XXHash:
+      if (helper) return helper.xxh32(buf, start, end);
       return xx().xxh32(rangeBuffer(buf, start, end), 0) >>> 0;
     case ChecksumType.XXHash64:
+      if (helper) return helper.xxh64Low32(buf, start, end);
       return Number(xx().xxh64(rangeBuffer(buf, start, end), 0n) & 0xffffffffn);
     case ChecksumType.XXH3: {
       if (end <= start) return 0;
-      const body = new Uint8Array(buf.buffer, buf.byteOffset + start, end - 1 - start);
-      const v = xxh3Low32(body);
+      const v = helper
+        ? helper.xxh3Low32(buf, start, end - 1)
+        : xxh3Low32(new Uint8Array(buf.buffer, buf.byteOffset + start, end - 1 - start));
       return (v ^ Math.imul(buf[end - 1]!, 0x6b9083d9)) >>> 0;
     }
     default:

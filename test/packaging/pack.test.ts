@@ -115,8 +115,9 @@ describe("npm package", () => {
       "native/readahead.c",
       "native/map_file.c",
       "native/codec.c",
+      "native/checksum.c",
       "scripts/build-addon.mjs",
-      "scripts/codec-headers.mjs",
+      "scripts/helper-headers.mjs",
       "probes/besu-absent-account.json",
     ])
       expect(paths, p).toContain(p);
@@ -171,10 +172,22 @@ describe("npm package", () => {
     if (hasRocksdbHeaders) {
       expect(note[0]).toContain("engine addon built");
       expect(existsSync(addon)).toBe(true);
-      // and the block codec helper beside it, over the system's libsnappy and liblz4 where their headers
-      // are (scripts/codec-headers.mjs; librocksdb-dev brings them on Debian)
-      const codecHeaders = existsSync("/usr/include/snappy-c.h") && existsSync("/usr/include/lz4.h");
-      expect(existsSync(join(pkgDir, "build", "Release", "lsmscope_codec.node"))).toBe(codecHeaders);
+      // and the helpers beside it where their system libraries' headers are (scripts/helper-headers.mjs):
+      // the block codec over libsnappy and liblz4 (librocksdb-dev brings them on Debian), the
+      // checksums over ISA-L and xxHash (libisal-dev, libxxhash-dev)
+      for (const [target, helper] of [
+        ["lsmscope_codec", "codec"],
+        ["lsmscope_checksum", "checksum"],
+      ]) {
+        const headers = execFileSync(
+          process.execPath,
+          [join(pkgDir, "scripts", "helper-headers.mjs"), helper!],
+          {
+            encoding: "utf8",
+          },
+        );
+        expect(existsSync(join(pkgDir, "build", "Release", `${target}.node`)), target).toBe(headers === "1");
+      }
       // the engine path answers through the installed addon
       const plan = spawnSync(bin, ["compact", join(SAMPLES, "besu-generated")], { encoding: "utf8" });
       expect(plan.status, plan.stderr).toBe(0);
