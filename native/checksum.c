@@ -14,6 +14,8 @@
 // array. A separate target from the engine addon (binding.gyp): no librocksdb here.
 #include <node_api.h>
 
+#include "napi_helpers.h"
+
 #include <isa-l/crc.h>
 #include <limits.h>
 #include <stddef.h>
@@ -28,37 +30,18 @@
 #define XXH3_64BITS XXH3_64bits
 #endif
 
-static napi_value throw_type_error(napi_env env, const char* message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
-
-// A whole number in [0, most] (a range's bound); 0 when the argument is not one.
-static int index_of(napi_env env, napi_value v, size_t most, size_t* out) {
-  double d;
-  if (napi_get_value_double(env, v, &d) != napi_ok || !(d >= 0 && d <= (double)most) || d != (size_t)d)
-    return 0;
-  *out = (size_t)d;
-  return 1;
-}
-
 // The range src[start, end) of the arguments (src, start, end); 0 when they are not a Uint8Array and a
 // range inside it.
 static int range_of(napi_env env, napi_callback_info info, const unsigned char** data, size_t* length) {
   size_t argc = 3;
   napi_value argv[3];
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3) return 0;
-  napi_typedarray_type type;
-  size_t count;
-  void* base;
-  napi_value buffer;
-  size_t offset;
-  if (napi_get_typedarray_info(env, argv[0], &type, &count, &base, &buffer, &offset) != napi_ok ||
-      type != napi_uint8_array)
+  unsigned char* base;
+  size_t count, start, end;
+  if (!uint8_bytes(env, argv[0], &base, &count) || !index_of(env, argv[1], count, &start) ||
+      !index_of(env, argv[2], count, &end) || end < start)
     return 0;
-  size_t start, end;
-  if (!index_of(env, argv[1], count, &start) || !index_of(env, argv[2], count, &end) || end < start) return 0;
-  *data = (const unsigned char*)base + start;
+  *data = base + start;
   *length = end - start;
   return 1;
 }
@@ -104,15 +87,7 @@ static napi_value Xxh3Low32(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  static const struct {
-    const char* name;
-    napi_callback fn;
-  } calls[] = {{"crc32c", Crc32c}, {"xxh32", Xxh32}, {"xxh64Low32", Xxh64Low32}, {"xxh3Low32", Xxh3Low32}};
-  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-    napi_value fn;
-    if (napi_create_function(env, calls[i].name, NAPI_AUTO_LENGTH, calls[i].fn, NULL, &fn) != napi_ok ||
-        napi_set_named_property(env, exports, calls[i].name, fn) != napi_ok)
-      return NULL;
-  }
-  return exports;
+  static const ExportedCall calls[] = {
+      {"crc32c", Crc32c}, {"xxh32", Xxh32}, {"xxh64Low32", Xxh64Low32}, {"xxh3Low32", Xxh3Low32}};
+  return EXPORT_CALLS(env, exports, calls);
 }

@@ -13,38 +13,12 @@
 // No librocksdb here: this is a separate target from the engine addon (binding.gyp).
 #include <node_api.h>
 
+#include "napi_helpers.h"
+
 #include <limits.h>
 #include <lz4.h>
 #include <snappy-c.h>
 #include <stddef.h>
-
-static napi_value throw_type_error(napi_env env, const char* message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
-}
-
-// The bytes of a Uint8Array argument (its view: offset and length); 0 when it is not one.
-static int bytes_of(napi_env env, napi_value v, unsigned char** data, size_t* length) {
-  napi_typedarray_type type;
-  size_t count;
-  void* base;
-  napi_value buffer;
-  size_t offset;
-  if (napi_get_typedarray_info(env, v, &type, &count, &base, &buffer, &offset) != napi_ok) return 0;
-  if (type != napi_uint8_array) return 0;
-  *data = base;
-  *length = count;
-  return 1;
-}
-
-// A whole number in [0, most] (a range's bound); 0 when the argument is not one.
-static int index_of(napi_env env, napi_value v, size_t most, size_t* out) {
-  double d;
-  if (napi_get_value_double(env, v, &d) != napi_ok || !(d >= 0 && d <= (double)most) || d != (size_t)d)
-    return 0;
-  *out = (size_t)d;
-  return 1;
-}
 
 // The arguments of both calls (src, start, end, dst, capacity) as the input's first byte and length
 // and the output's first byte and room; 0 when they are not, or a range lies outside its array.
@@ -55,7 +29,7 @@ static int arguments(napi_env env, napi_callback_info info, const char** in, siz
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) return 0;
   unsigned char *src, *dst;
   size_t src_len, dst_len, start, end, capacity;
-  if (!bytes_of(env, argv[0], &src, &src_len) || !bytes_of(env, argv[3], &dst, &dst_len)) return 0;
+  if (!uint8_bytes(env, argv[0], &src, &src_len) || !uint8_bytes(env, argv[3], &dst, &dst_len)) return 0;
   if (!index_of(env, argv[1], src_len, &start) || !index_of(env, argv[2], src_len, &end) || end < start ||
       !index_of(env, argv[4], dst_len, &capacity))
     return 0;
@@ -99,11 +73,6 @@ static napi_value Lz4Into(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn;
-  if (napi_create_function(env, "snappyInto", NAPI_AUTO_LENGTH, SnappyInto, NULL, &fn) != napi_ok ||
-      napi_set_named_property(env, exports, "snappyInto", fn) != napi_ok ||
-      napi_create_function(env, "lz4Into", NAPI_AUTO_LENGTH, Lz4Into, NULL, &fn) != napi_ok ||
-      napi_set_named_property(env, exports, "lz4Into", fn) != napi_ok)
-    return NULL;
-  return exports;
+  static const ExportedCall calls[] = {{"snappyInto", SnappyInto}, {"lz4Into", Lz4Into}};
+  return EXPORT_CALLS(env, exports, calls);
 }

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 
+#include "napi_helpers.h"
+
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,11 +116,6 @@ static napi_value Bytes(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn;
-  if (napi_create_function(env, "latin1", NAPI_AUTO_LENGTH, Latin1, NULL, &fn) != napi_ok ||
-      napi_set_named_property(env, exports, "latin1", fn) != napi_ok ||
-      napi_create_function(env, "bytes", NAPI_AUTO_LENGTH, Bytes, NULL, &fn) != napi_ok ||
-      napi_set_named_property(env, exports, "bytes", fn) != napi_ok)
-    return NULL;
-  return exports;
+  static const ExportedCall calls[] = {{"latin1", Latin1}, {"bytes", Bytes}};
+  return EXPORT_CALLS(env, exports, calls);
 }

@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 
+#include "napi_helpers.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -78,11 +80,6 @@ static void complete(napi_env env, napi_status status, void* data) {
   }
   napi_delete_async_work(env, b->work);
   free_batch(b);
-}
-
-static napi_value throw_type_error(napi_env env, const char* message) {
-  napi_throw_type_error(env, NULL, message);
-  return NULL;
 }
 
 // A whole number in [0, 2^53): a file offset or length as JavaScript holds it.
@@ -392,12 +389,9 @@ static napi_value ReadTails(napi_env env, napi_callback_info info) {
 // through Node's fs (src/util/readahead_helper.ts finds no willNeed).
 NAPI_MODULE_INIT() {
 #ifdef POSIX_FADV_WILLNEED
-  napi_value fn;
-  if (napi_create_function(env, "willNeed", NAPI_AUTO_LENGTH, WillNeed, NULL, &fn) != napi_ok ||
-      napi_set_named_property(env, exports, "willNeed", fn) != napi_ok ||
-      napi_create_function(env, "readTails", NAPI_AUTO_LENGTH, ReadTails, NULL, &fn) != napi_ok ||
-      napi_set_named_property(env, exports, "readTails", fn) != napi_ok)
-    return NULL;
-#endif
+  static const ExportedCall calls[] = {{"willNeed", WillNeed}, {"readTails", ReadTails}};
+  return EXPORT_CALLS(env, exports, calls);
+#else
   return exports;
+#endif
 }

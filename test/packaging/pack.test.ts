@@ -116,6 +116,7 @@ describe("npm package", () => {
       "native/map_file.c",
       "native/codec.c",
       "native/checksum.c",
+      "native/napi_helpers.h",
       "scripts/build-addon.mjs",
       "scripts/helper-headers.mjs",
       "probes/besu-absent-account.json",
