@@ -17,9 +17,14 @@ let native: typeof import("@node-rs/crc32") | undefined;
 /** crc32c (Castagnoli) of `data[start, end)`, unmasked; callers apply `>>> 0` (the binding may return it signed). */
 export function crc32cRange(data: Uint8Array, start: number, end: number): number {
   const helper = checksumHelper();
+  // a range outside the array is a RangeError either way (the helper's; a view's below), which the
+  // readers report as a located corruption when it comes from a damaged block
   if (helper) return helper.crc32c(data, start, end);
   native ??= napiRsBinding<typeof import("@node-rs/crc32")>("@node-rs/crc32", "crc32");
-  return native.crc32c(start === 0 && end === data.length ? data : data.subarray(start, end));
+  if (start === 0 && end === data.length) return native.crc32c(data);
+  if (!(start >= 0 && end <= data.length && start <= end))
+    throw new RangeError("checksum range outside its array");
+  return native.crc32c(data.subarray(start, end));
 }
 
 /** crc32c (Castagnoli) of `data`, unmasked; callers apply `>>> 0`. */
