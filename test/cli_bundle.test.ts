@@ -353,8 +353,8 @@ describe("CLI bundle", () => {
       // parts, worker_threads six modules, yargs' shim node:assert and its error classes (~0.7 ms), a
       // napi-rs package's loader reads /usr/bin/ldd and throws once (util/clock.ts, util/worker_heap.ts,
       // scripts/bundle-cli.mjs, util/napi_rs.ts); samples/modern's tables use XXH3, its MANIFEST crc32c:
-      // the checksum helper loads where it is built, else both bindings. `check` plans its code-population rule with sizes, whose scan module named
-      // worker_threads' threadId (~3 ms of check's start): a worker gives its own (sizes/worker.ts)
+      // the checksum helper loads where it is built, else both bindings. `check` plans its
+      // code-population rule with sizes, whose scan module named worker_threads' threadId (~3 ms of check's start): a worker gives its own (sizes/worker.ts)
       const { builtins, files, maps } = probedRun<{ builtins: string[]; files: string[]; maps: string }>(
         `{
          builtins: process.moduleLoadList,
