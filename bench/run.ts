@@ -4,8 +4,8 @@
  * ratios; they are not timed tests. `npm run bench -- NAME` runs only modules whose file name contains
  * NAME.
  */
-import { readdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -15,6 +15,24 @@ const modules = readdirSync(here)
   .filter((f) => f.endsWith(".js") && f !== "run.js")
   .filter((f) => !filter || f.includes(filter))
   .sort();
+
+// which of the engine addon's helpers this build has: several rows depend on them (README, Performance:
+// the block codec, Checksums), and a helper switched off by its variable counts as absent
+const release = join(here, "..", "..", "build", "Release");
+const helpers = [
+  ["readahead", "lsmscope_readahead", undefined],
+  ["mapper", "lsmscope_map_file", undefined],
+  ["codec", "lsmscope_codec", "LSMSCOPE_NATIVE_CODEC"],
+  ["checksum", "lsmscope_checksum", "LSMSCOPE_NATIVE_CHECKSUM"],
+] as const;
+process.stdout.write(
+  `helpers: ${helpers
+    .map(([name, target, off]) => {
+      const built = existsSync(join(release, `${target}.node`));
+      return `${name} ${!built ? "no" : off && process.env[off] === "0" ? "off" : "yes"}`;
+    })
+    .join(", ")}\n`,
+);
 
 for (const f of modules) {
   const mod = (await import(pathToFileURL(`${here}/${f}`).href)) as { run?: () => Promise<void> };
