@@ -5,8 +5,9 @@
  * NAME.
  */
 import { existsSync, readdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { nativeBuildPath } from "../src/util/package_root.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2];
@@ -18,7 +19,6 @@ const modules = readdirSync(here)
 
 // which of the engine addon's helpers this build has: several rows depend on them (README, Performance:
 // the block codec, Checksums), and a helper switched off by its variable counts as absent
-const release = join(here, "..", "..", "build", "Release");
 const helpers = [
   ["readahead", "lsmscope_readahead", undefined],
   ["mapper", "lsmscope_map_file", undefined],
@@ -28,7 +28,8 @@ const helpers = [
 process.stdout.write(
   `helpers: ${helpers
     .map(([name, target, off]) => {
-      const built = existsSync(join(release, `${target}.node`));
+      const file = nativeBuildPath(target);
+      const built = file !== undefined && existsSync(file);
       return `${name} ${!built ? "no" : off && process.env[off] === "0" ? "off" : "yes"}`;
     })
     .join(", ")}\n`,
