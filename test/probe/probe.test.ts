@@ -192,7 +192,10 @@ describe("filters: absent keys", () => {
     const { buildTarget, resolveColumnFamily } = await import("../../src/probe/probe.js");
     const { inspectDatadir } = await import("../../src/datadir/inspect.js");
     const { tableDescriptorsOpened } = await import("../../src/format/table_file.js");
-    const model = await inspectDatadir(layered);
+    // the store of ~10 L0 tables (auto-compaction off): the layered store's table count depends on
+    // what background compactions finished before db_bench closed it (3 in a CI run on a loaded
+    // machine, 4-8 in runs side by side here), too few for this test now and then
+    const model = await inspectDatadir(partitioned);
     const { instance, cf } = resolveColumnFamily(model.instances, "default");
     const target = buildTarget(instance, cf);
     expect(target.files.length).toBeGreaterThan(3);
